@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that tests and scripts need (idempotent; skips apt when all are present).
+set -euo pipefail
+pkgs=(python3-torch python3-onnx python3-numpy libopenblas0-pthread poppler-utils tesseract-ocr
+      fonts-dejavu-core fonts-liberation2 fonts-noto-core cmake g++)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
