@@ -1,0 +1,43 @@
+// `ocr bench <what>`: a command group; other parts add their benchmarks with registerBenchTarget.
+import type { Command } from "commander";
+import { registerCommand, type CommandContext } from "./registry.js";
+
+export interface BenchTarget {
+  name: string;
+  description: string;
+  /** Adds options and the action to the `ocr bench <name>` sub-command. */
+  register(command: Command, context: CommandContext): void;
+}
+
+const targets = new Map<string, BenchTarget>();
+
+export function registerBenchTarget(target: BenchTarget): void {
+  if (targets.has(target.name)) throw new Error(`bench target "${target.name}" registered twice`);
+  targets.set(target.name, target);
+}
+
+export function registeredBenchTargets(): BenchTarget[] {
+  return [...targets.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+registerCommand({
+  name: "bench",
+  order: 50,
+  register(program, context) {
+    const group = program
+      .command("bench")
+      .description("benchmarks that print our figures beside their baselines")
+      .addHelpCommand(false);
+    for (const target of registeredBenchTargets()) {
+      target.register(group.command(target.name).description(target.description), context);
+    }
+    group.action(() => {
+      // Reached only without a sub-command: listing what exists is more useful than an error.
+      const names = registeredBenchTargets().map((t) => `  ${t.name.padEnd(12)} ${t.description}`);
+      context.stderr.write(
+        names.length ? `available benchmarks:\n${names.join("\n")}\n` : "no benchmarks are registered in this build\n",
+      );
+      context.exitCode = 2;
+    });
+  },
+});

@@ -1,0 +1,96 @@
+// CLI entry: builds the commander program from the registry and maps outcomes to exit codes.
+import { Command, CommanderError } from "commander";
+import { readFileSync } from "node:fs";
+import { ExitCode } from "../app/errors.js";
+import "./commands.js";
+import { registeredCommands, type CommandContext } from "./registry.js";
+
+export { registerCommand, registeredCommands, examples, type CommandContext, type CommandDefinition } from "./registry.js";
+export { registerBenchTarget, type BenchTarget } from "./bench.js";
+export { OPTIONS, buildOption, type OptionName, type OptionSpec } from "./options.js";
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+export function buildProgram(context: CommandContext): Command {
+  const program = new Command("ocr")
+    .description("Parse PDFs and page images into Markdown and JSON with an OCR model")
+    .version(packageVersion(), "-V, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({
+      writeOut: (s) => void context.stdout.write(s),
+      writeErr: (s) => void context.stderr.write(s),
+      outputError: (s, write) => write(s.startsWith("error:") ? `ocr: ${s}` : s),
+    })
+    .exitOverride();
+  for (const definition of registeredCommands()) definition.register(program, context);
+  // Sub-commands inherit output and exit handling.
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput(program.configureOutput());
+    for (const sub of command.commands) sub.exitOverride().configureOutput(program.configureOutput());
+  }
+  return program;
+}
+
+/** Errors raised by the app that carry their own exit code (UsageError 2, EnvironmentError 3). */
+function exitCodeOf(error: unknown): number | undefined {
+  const code = (error as { exitCode?: unknown })?.exitCode;
+  return typeof code === "number" ? code : undefined;
+}
+
+/** Runs the CLI and resolves to the exit status; never calls process.exit itself. */
+export async function main(argv: string[], context: CommandContext): Promise<number> {
+  const program = buildProgram(context);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return context.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version "errors" are successful exits.
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.exitCode === 0) {
+        return ExitCode.ok;
+      }
+      if (error.code === "commander.help") return ExitCode.ok;
+      return ExitCode.usage;
+    }
+    const code = exitCodeOf(error);
+    context.stderr.write(`ocr: ${(error as Error).message ?? String(error)}\n`);
+    if (code !== undefined) return code;
+    // Anything unexpected is a bug; show where it came from.
+    context.stderr.write(`${(error as Error).stack ?? ""}\n`);
+    return 70;
+  }
+}
+
+/** Runs against the real process: stdio, environment, Ctrl-C. Used by bin/ocr.js. */
+export async function run(argv = process.argv.slice(2)): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write("\nocr: interrupted; finishing the current page and cleaning up (Ctrl-C again to quit now)\n");
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onInterrupt);
+  process.on("SIGTERM", onInterrupt);
+  const context: CommandContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    signal: controller.signal,
+    exitCode: 0,
+  };
+  const code = await main(argv, context);
+  process.exitCode = controller.signal.aborted && code === 0 ? 130 : code;
+}

@@ -1,0 +1,232 @@
+// Every command-line option, declared once as data: flags, help, validation, default.
+import { InvalidArgumentError, Option } from "commander";
+import { parsePageSelection } from "../input/index.js";
+
+export interface OptionSpec {
+  /** commander flags, e.g. "-o, --output-dir <dir>". */
+  flags: string;
+  description: string;
+  /** Converts and validates the raw string; throw Error with a readable message to reject it. */
+  parse?: (value: string, previous: unknown) => unknown;
+  defaultValue?: unknown;
+  /** Shown in help instead of the default value itself. */
+  defaultDescription?: string;
+  choices?: readonly string[];
+  /** Environment variable that supplies the value when the flag is absent. */
+  env?: string;
+}
+
+function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+function ratio(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || n > 1) throw new Error(`${name} must be a number in (0, 1], got "${value}"`);
+    return n;
+  };
+}
+
+function list(name: string, allowed: readonly string[]) {
+  return (value: string): string[] => {
+    const items = value.split(",").map((s) => s.trim()).filter(Boolean);
+    const bad = items.filter((s) => !allowed.includes(s));
+    if (items.length === 0 || bad.length > 0) {
+      throw new Error(`${name} takes a comma list of ${allowed.join(", ")}; got "${value}"`);
+    }
+    return [...new Set(items)];
+  };
+}
+
+function integerList(name: string) {
+  return (value: string): number[] => {
+    const items = value.split(",").map((s) => s.trim());
+    if (items.some((s) => !/^\d+$/.test(s))) throw new Error(`${name} takes a comma list of layer numbers, got "${value}"`);
+    return items.map(Number);
+  };
+}
+
+function collect(value: string, previous: unknown): string[] {
+  return [...((previous as string[] | undefined) ?? []), value];
+}
+
+/** Output formats a parse run can write. */
+export const OUTPUT_FORMATS = ["md", "json"] as const;
+
+export const OPTIONS = {
+  // ---- input selection
+  include: {
+    flags: "--include <glob>",
+    description: "only documents matching this glob inside folders (repeatable)",
+    parse: collect,
+  },
+  exclude: {
+    flags: "--exclude <glob>",
+    description: "skip documents matching this glob inside folders (repeatable)",
+    parse: collect,
+  },
+  filesFrom: {
+    flags: "--files-from <file>",
+    description: 'read input paths from FILE, one a line ("-" = stdin)',
+  },
+  pages: {
+    flags: "--pages <list>",
+    description: "pages to process, 1-based: 1-3,7,10-",
+    parse: (v: string) => parsePageSelection(v),
+  },
+  password: {
+    flags: "--password <password>",
+    description: "password for encrypted PDFs",
+    env: "OCR_PDF_PASSWORD",
+  },
+  dpi: {
+    flags: "--dpi <n>",
+    description: "resolution PDF pages are rendered at",
+    parse: integer("--dpi", 18, 1200),
+    defaultValue: 150,
+  },
+  maxPixels: {
+    flags: "--max-pixels <n>",
+    description: "pixel cap per page; larger pages are scaled down with a warning",
+    parse: integer("--max-pixels", 1, 1_000_000_000),
+    defaultValue: 50_000_000,
+  },
+  // ---- output
+  outputDir: {
+    flags: "-o, --output-dir <dir>",
+    description: "folder for results; mirrors the input folders",
+    defaultValue: "ocr-out",
+    defaultDescription: "./ocr-out",
+  },
+  renderOutputDir: {
+    flags: "-o, --output-dir <dir>",
+    description: "folder for page-NNNN.png files (required)",
+  },
+  format: {
+    flags: "--format <list>",
+    description: "output formats, comma separated: md,json",
+    parse: list("--format", OUTPUT_FORMATS),
+    defaultValue: ["md", "json"],
+    defaultDescription: "md,json",
+  },
+  stdout: {
+    flags: "--stdout",
+    description: "write the Markdown of a single document to stdout instead of files",
+  },
+  resume: {
+    flags: "--resume",
+    description: "skip documents whose outputs are up to date for the same settings and model",
+  },
+  json: {
+    flags: "--json",
+    description: "print JSON instead of text",
+  },
+  // ---- engine and model
+  engine: {
+    flags: "--engine <name>",
+    description: "page decoder: model (the OCR model) or text (the PDF's own text layer)",
+    defaultValue: "model",
+  },
+  model: {
+    flags: "--model <dir>",
+    description: "model bundle folder",
+    env: "OCR_MODEL",
+    defaultDescription: "models/default",
+  },
+  mode: {
+    flags: "--mode <name>",
+    description: "prompt/resolution mode defined by the model bundle (e.g. markdown, free, grounding)",
+  },
+  maxTokens: {
+    flags: "--max-tokens <n>",
+    description: "stop decoding a page after this many tokens (the page is marked truncated)",
+    parse: integer("--max-tokens", 1, 1_000_000),
+  },
+  threads: {
+    flags: "--threads <n>",
+    description: "CPU threads for encoder and decoder",
+    parse: integer("--threads", 1, 1024),
+  },
+  attention: {
+    flags: "--attention <kind>",
+    description: "decoder attention: full or rswa (sliding window over generated text)",
+    choices: ["full", "rswa"],
+  },
+  window: {
+    flags: "--window <n>",
+    description: "R-SWA window in generated tokens",
+    parse: integer("--window", 1, 1_000_000),
+  },
+  focalKeep: {
+    flags: "--focal-keep <ratio>",
+    description: "share of visual tokens each decode step attends to, in (0, 1]",
+    parse: ratio("--focal-keep"),
+  },
+  focalLayers: {
+    flags: "--focal-layers <list>",
+    description: "focal layers, comma separated (default: chosen during warm-up)",
+    parse: integerList("--focal-layers"),
+  },
+  focalWarmup: {
+    flags: "--focal-warmup <n>",
+    description: "decode steps of full attention before focal pruning starts",
+    parse: integer("--focal-warmup", 0, 1_000_000),
+  },
+  noFocal: {
+    flags: "--no-focal",
+    description: "disable focal pruning",
+  },
+  fixations: {
+    flags: "--fixations <file>",
+    description: "write the visual tokens each step attended to (JSON Lines) to FILE",
+  },
+  // ---- running and reporting
+  jobs: {
+    flags: "-j, --jobs <n>",
+    description: "documents processed at once",
+    parse: integer("--jobs", 1, 256),
+    defaultValue: 1,
+  },
+  jsonl: {
+    flags: "--jsonl",
+    description: "print progress events as JSON Lines on stderr",
+  },
+  quiet: {
+    flags: "-q, --quiet",
+    description: "print only errors",
+  },
+  verbose: {
+    flags: "-v, --verbose",
+    description: "print per-page details and warnings as they happen",
+  },
+} satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** Builds commander Option objects for the named specs; the same data drives parsing and help. */
+export function buildOption(name: OptionName): Option {
+  const spec: OptionSpec = OPTIONS[name];
+  const option = new Option(spec.flags, spec.description);
+  if (spec.choices) option.choices(spec.choices);
+  if (spec.parse) {
+    const parse = spec.parse;
+    option.argParser((value: string, previous: unknown) => {
+      try {
+        return parse(value, previous);
+      } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+      }
+    });
+  }
+  if (spec.defaultValue !== undefined) option.default(spec.defaultValue, spec.defaultDescription);
+  else if (spec.defaultDescription) option.default(undefined, spec.defaultDescription);
+  if (spec.env) option.env(spec.env);
+  return option;
+}

@@ -1,0 +1,15 @@
+// Public surface of src/input: open documents, rasterise pages, read text layers, find files.
+export { openDocument, readDocumentBytes } from "./document.js";
+export { sniffKind, type DocumentKind } from "./detect.js";
+export { InputError, isInputError, type InputErrorCode } from "./errors.js";
+export { DEFAULT_DPI, DEFAULT_MAX_PIXELS, type RasterPage, type RenderOptions } from "./raster.js";
+export type {
+  DocumentMetadata,
+  OpenedDocument,
+  OpenOptions,
+  OutlineEntry,
+  PageSize,
+  PageText,
+  TextRun,
+} from "./types.js";
+export { formatPageSelection, parsePageSelection, resolvePages, type PageRange } from "./pages.js";

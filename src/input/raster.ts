@@ -1,0 +1,57 @@
+// Raster page type and the pixel cap shared by the PDF and image back ends.
+
+/** One rendered page: tightly packed 8-bit RGB, row-major, no padding. */
+export interface RasterPage {
+  width: number;
+  height: number;
+  channels: 3;
+  data: Buffer;
+  /** Effective resolution: the requested DPI for PDFs (lower if the pixel cap applied); undefined for images. */
+  dpi: number | undefined;
+  /** Factor from the source's own units (PDF points at 72/inch, or image pixels) to these pixels. */
+  scale: number;
+  /** Non-fatal notes, e.g. "downscaled to fit the pixel cap". */
+  warnings: string[];
+}
+
+export interface RenderOptions {
+  /** Resolution for PDF pages; ignored for images, which keep their own pixels. Default 150. */
+  dpi?: number;
+  /** Largest width*height allowed; bigger pages are scaled down to fit, with a warning. */
+  maxPixels?: number;
+}
+
+export const DEFAULT_DPI = 150;
+/** 50 megapixels: an A0 poster at ~150 DPI; beyond this memory per page grows past 150 MB of RGBA. */
+export const DEFAULT_MAX_PIXELS = 50_000_000;
+/** Skia (behind @napi-rs/canvas) and libvips both refuse sides beyond this. */
+export const MAX_SIDE = 32_000;
+
+/** Scale factor ≤ 1 that brings width×height within the pixel cap and side limit. */
+export function capScale(width: number, height: number, maxPixels: number): number {
+  let factor = 1;
+  if (width * height > maxPixels) factor = Math.sqrt(maxPixels / (width * height));
+  const side = Math.max(width, height) * factor;
+  if (side > MAX_SIDE) factor *= MAX_SIDE / side;
+  return factor;
+}
+
+/** Drops the alpha channel, compositing over white (what a printed page shows). */
+export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Buffer {
+  const pixels = width * height;
+  const rgb = Buffer.allocUnsafe(pixels * 3);
+  for (let p = 0, s = 0, d = 0; p < pixels; p++, s += 4, d += 3) {
+    const alpha = rgba[s + 3]!;
+    if (alpha === 255) {
+      rgb[d] = rgba[s]!;
+      rgb[d + 1] = rgba[s + 1]!;
+      rgb[d + 2] = rgba[s + 2]!;
+    } else {
+      const white = 255 * (255 - alpha);
+      rgb[d] = Math.round((rgba[s]! * alpha + white) / 255);
+      rgb[d + 1] = Math.round((rgba[s + 1]! * alpha + white) / 255);
+      rgb[d + 2] = Math.round((rgba[s + 2]! * alpha + white) / 255);
+    }
+  }
+  return rgb;
+}
