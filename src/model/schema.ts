@@ -1,0 +1,288 @@
+// The model.json schema (format "ocr-model/1", docs/bundle.md) as types plus a validator that names every bad field.
+import { ModelFileError } from "./errors.js";
+
+export const BUNDLE_FORMAT = "ocr-model/1";
+
+export type ModelFamily = "deepseek-ocr" | "unlimited-ocr";
+
+/** HF DeepSeek-V2 decoder settings with every default explicit. */
+export interface DecoderConfig {
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim: number;
+  intermediate_size: number;
+  moe_intermediate_size: number;
+  n_routed_experts: number;
+  num_experts_per_tok: number;
+  n_shared_experts: number;
+  first_k_dense_replace: number;
+  norm_topk_prob: boolean;
+  routed_scaling_factor: number;
+  scoring_func: "softmax";
+  topk_method: "greedy";
+  rms_norm_eps: number;
+  rope_theta: number;
+  max_position_embeddings: number;
+  tie_word_embeddings: boolean;
+  /** safetensors files or one `*.index.json`, relative to the bundle folder */
+  weights: string[];
+}
+
+export type ResizeKind = "pad" | "stretch";
+
+/** Tiles cut from a page larger than one tile (Gundam): grid by aspect ratio, each tile `size`. */
+export interface TileSpec {
+  size: [number, number];
+  grid: [number, number];
+  resize: "stretch";
+  min_tiles: number;
+  max_tiles: number;
+}
+
+/** One named preprocessing mode: the global view, and optionally tiles. `grid` is [rows, cols] of embeddings. */
+export interface ModeSpec {
+  size: [number, number];
+  resize: ResizeKind;
+  grid: [number, number];
+  tiles?: TileSpec;
+}
+
+export interface VisionConfig {
+  encoder: string;
+  mode: string;
+  modes: Record<string, ModeSpec>;
+  mean: [number, number, number];
+  std: [number, number, number];
+  pad_color: [number, number, number];
+  row_newline: boolean;
+  view_separator: boolean;
+}
+
+export interface TokenIds {
+  bos: number;
+  eos: number;
+  pad: number;
+  image: number;
+  /** `<PAGE>` as one token (streaming layout); absent when pages are separated by literal text */
+  page?: number;
+}
+
+export interface Prompts {
+  page: string;
+  /** prompt for several pages in one pass; absent when the model reads one page at a time */
+  document?: string;
+}
+
+export interface AttentionConfig {
+  kind: "full" | "rswa";
+  window: number;
+  focal?: { keep: number; layers: number; warmup: number };
+}
+
+export interface NoRepeatConfig {
+  n: number;
+  window: number;
+  /** window used when several pages are decoded in one pass (Unlimited-OCR uses 1024) */
+  document_window?: number;
+  exempt: number[];
+}
+
+export interface DecodingConfig {
+  max_tokens_per_page: number;
+  no_repeat_ngram?: NoRepeatConfig;
+}
+
+export interface ModelJson {
+  format: typeof BUNDLE_FORMAT;
+  name: string;
+  family: ModelFamily;
+  decoder: DecoderConfig;
+  vision: VisionConfig;
+  tokens: TokenIds;
+  prompts: Prompts;
+  layout: "streaming" | "prefix";
+  attention: AttentionConfig;
+  decoding: DecodingConfig;
+  /** where a converted checkpoint came from (hub id, revision); informational */
+  source?: { repo?: string; revision?: string; checkpoint?: string };
+}
+
+/** Collects problems as "field: what is wrong" so one error lists them all. */
+class Checker {
+  readonly problems: string[] = [];
+  fail(path: string, problem: string): void {
+    this.problems.push(`${path}: ${problem}`);
+  }
+  object(v: unknown, path: string): Record<string, unknown> | undefined {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) {
+      this.fail(path, `expected an object but found ${describe(v)}`);
+      return undefined;
+    }
+    return v as Record<string, unknown>;
+  }
+  int(o: Record<string, unknown>, key: string, path: string, min = 0): void {
+    const v = o[key];
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min)
+      this.fail(`${path}.${key}`, `expected an integer >= ${min} but found ${describe(v)}`);
+  }
+  num(o: Record<string, unknown>, key: string, path: string, positive = false): void {
+    const v = o[key];
+    if (typeof v !== "number" || !Number.isFinite(v) || (positive && v <= 0))
+      this.fail(`${path}.${key}`, `expected a ${positive ? "positive " : ""}number but found ${describe(v)}`);
+  }
+  bool(o: Record<string, unknown>, key: string, path: string): void {
+    if (typeof o[key] !== "boolean") this.fail(`${path}.${key}`, `expected true or false but found ${describe(o[key])}`);
+  }
+  str(o: Record<string, unknown>, key: string, path: string): void {
+    if (typeof o[key] !== "string" || (o[key] as string).length === 0)
+      this.fail(`${path}.${key}`, `expected a non-empty string but found ${describe(o[key])}`);
+  }
+  oneOf(o: Record<string, unknown>, key: string, path: string, allowed: readonly string[]): void {
+    if (!allowed.includes(o[key] as string))
+      this.fail(`${path}.${key}`, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")} but found ${describe(o[key])}`);
+  }
+  pair(o: Record<string, unknown>, key: string, path: string): void {
+    const v = o[key];
+    if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => Number.isSafeInteger(x) && x > 0))
+      this.fail(`${path}.${key}`, `expected two positive integers but found ${describe(v)}`);
+  }
+  triple(o: Record<string, unknown>, key: string, path: string, min: number, max: number): void {
+    const v = o[key];
+    if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === "number" && x >= min && x <= max))
+      this.fail(`${path}.${key}`, `expected three numbers in [${min}, ${max}] but found ${describe(v)}`);
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return "nothing";
+  const s = JSON.stringify(v);
+  return s.length > 60 ? s.slice(0, 57) + "..." : s;
+}
+
+/** Validates a parsed model.json; throws one ModelFileError listing every problem. */
+export function validateModelJson(value: unknown, file: string): ModelJson {
+  const c = new Checker();
+  const root = c.object(value, "model.json");
+  if (!root) throw new ModelFileError(file, c.problems.join("; "));
+  if (root.format !== BUNDLE_FORMAT)
+    c.fail("format", `expected ${JSON.stringify(BUNDLE_FORMAT)} but found ${describe(root.format)}`);
+  c.str(root, "name", "model");
+  c.oneOf(root, "family", "model", ["deepseek-ocr", "unlimited-ocr"]);
+  c.oneOf(root, "layout", "model", ["streaming", "prefix"]);
+
+  const dec = c.object(root.decoder, "decoder");
+  if (dec) {
+    for (const k of ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+      "head_dim", "intermediate_size", "max_position_embeddings"] as const) c.int(dec, k, "decoder", 1);
+    for (const k of ["moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts",
+      "first_k_dense_replace"] as const) c.int(dec, k, "decoder", 0);
+    c.bool(dec, "norm_topk_prob", "decoder");
+    c.bool(dec, "tie_word_embeddings", "decoder");
+    c.num(dec, "routed_scaling_factor", "decoder", true);
+    c.num(dec, "rms_norm_eps", "decoder", true);
+    c.num(dec, "rope_theta", "decoder", true);
+    c.oneOf(dec, "scoring_func", "decoder", ["softmax"]);
+    c.oneOf(dec, "topk_method", "decoder", ["greedy"]);
+    if (!Array.isArray(dec.weights) || dec.weights.length === 0 || !dec.weights.every((w) => typeof w === "string" && w.length > 0))
+      c.fail("decoder.weights", `expected a non-empty list of file names but found ${describe(dec.weights)}`);
+    else if (dec.weights.some((w: string) => w.startsWith("/") || w.split(/[\\/]/).includes("..")))
+      c.fail("decoder.weights", "file names must stay inside the bundle folder");
+    if (typeof dec.num_attention_heads === "number" && typeof dec.num_key_value_heads === "number" &&
+      dec.num_attention_heads % dec.num_key_value_heads !== 0)
+      c.fail("decoder.num_key_value_heads", "must divide num_attention_heads");
+    if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
+      dec.n_routed_experts > 0 && dec.num_experts_per_tok > dec.n_routed_experts)
+      c.fail("decoder.num_experts_per_tok", "exceeds n_routed_experts");
+  }
+
+  const vis = c.object(root.vision, "vision");
+  if (vis) {
+    c.str(vis, "encoder", "vision");
+    c.str(vis, "mode", "vision");
+    c.triple(vis, "mean", "vision", 0, 1);
+    c.triple(vis, "std", "vision", 1e-6, 10);
+    c.triple(vis, "pad_color", "vision", 0, 255);
+    c.bool(vis, "row_newline", "vision");
+    c.bool(vis, "view_separator", "vision");
+    const modes = c.object(vis.modes, "vision.modes");
+    if (modes) {
+      if (Object.keys(modes).length === 0) c.fail("vision.modes", "no modes defined");
+      for (const [name, spec] of Object.entries(modes)) {
+        const p = `vision.modes.${name}`;
+        const m = c.object(spec, p);
+        if (!m) continue;
+        c.pair(m, "size", p);
+        c.pair(m, "grid", p);
+        c.oneOf(m, "resize", p, ["pad", "stretch"]);
+        if (m.tiles !== undefined) {
+          const t = c.object(m.tiles, `${p}.tiles`);
+          if (t) {
+            c.pair(t, "size", `${p}.tiles`);
+            c.pair(t, "grid", `${p}.tiles`);
+            c.oneOf(t, "resize", `${p}.tiles`, ["stretch"]);
+            c.int(t, "min_tiles", `${p}.tiles`, 1);
+            c.int(t, "max_tiles", `${p}.tiles`, 1);
+            if ((t.min_tiles as number) > (t.max_tiles as number)) c.fail(`${p}.tiles`, "min_tiles exceeds max_tiles");
+          }
+        }
+      }
+      if (typeof vis.mode === "string" && !(vis.mode in modes))
+        c.fail("vision.mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
+    }
+  }
+
+  const tok = c.object(root.tokens, "tokens");
+  if (tok) {
+    for (const k of ["bos", "eos", "pad", "image"]) c.int(tok, k, "tokens", 0);
+    if (tok.page !== undefined) c.int(tok, "page", "tokens", 0);
+    const vocab = dec && typeof dec.vocab_size === "number" ? dec.vocab_size : Infinity;
+    for (const [k, v] of Object.entries(tok))
+      if (typeof v === "number" && v >= vocab) c.fail(`tokens.${k}`, `id ${v} is outside the vocabulary (${vocab})`);
+  }
+  const prompts = c.object(root.prompts, "prompts");
+  if (prompts) {
+    c.str(prompts, "page", "prompts");
+    if (prompts.document !== undefined) c.str(prompts, "document", "prompts");
+    for (const k of ["page", "document"]) {
+      const p = prompts[k];
+      if (typeof p === "string" && p.split("<image>").length !== 2)
+        c.fail(`prompts.${k}`, "must contain exactly one <image> placeholder");
+    }
+  }
+  if (root.layout === "streaming" && tok && tok.page === undefined)
+    c.fail("tokens.page", "the streaming layout needs a <PAGE> token id");
+
+  const att = c.object(root.attention, "attention");
+  if (att) {
+    c.oneOf(att, "kind", "attention", ["full", "rswa"]);
+    c.int(att, "window", "attention", 1);
+    if (att.focal !== undefined) {
+      const f = c.object(att.focal, "attention.focal");
+      if (f) {
+        c.num(f, "keep", "attention.focal", true);
+        if (typeof f.keep === "number" && f.keep > 1) c.fail("attention.focal.keep", "must be at most 1");
+        c.int(f, "layers", "attention.focal", 1);
+        c.int(f, "warmup", "attention.focal", 0);
+      }
+    }
+  }
+  const decoding = c.object(root.decoding, "decoding");
+  if (decoding) {
+    c.int(decoding, "max_tokens_per_page", "decoding", 1);
+    if (decoding.no_repeat_ngram !== undefined) {
+      const nr = c.object(decoding.no_repeat_ngram, "decoding.no_repeat_ngram");
+      if (nr) {
+        c.int(nr, "n", "decoding.no_repeat_ngram", 1);
+        c.int(nr, "window", "decoding.no_repeat_ngram", 1);
+        if (nr.document_window !== undefined) c.int(nr, "document_window", "decoding.no_repeat_ngram", 1);
+        if (!Array.isArray(nr.exempt) || !nr.exempt.every((x) => Number.isSafeInteger(x) && x >= 0))
+          c.fail("decoding.no_repeat_ngram.exempt", `expected a list of token ids but found ${describe(nr.exempt)}`);
+      }
+    }
+  }
+  if (c.problems.length > 0) throw new ModelFileError(file, `invalid model.json: ${c.problems.join("; ")}`);
+  return value as ModelJson;
+}
