@@ -2,7 +2,14 @@
 export { openDocument, readDocumentBytes } from "./document.js";
 export { sniffKind, type DocumentKind } from "./detect.js";
 export { InputError, isInputError, type InputErrorCode } from "./errors.js";
-export { DEFAULT_DPI, DEFAULT_MAX_PIXELS, type RasterPage, type RenderOptions } from "./raster.js";
+export {
+  DEFAULT_DPI,
+  DEFAULT_MAX_PIXELS,
+  pixelSize,
+  renderedSize,
+  type RasterPage,
+  type RenderOptions,
+} from "./raster.js";
 export type {
   DocumentMetadata,
   OpenedDocument,
@@ -13,3 +20,12 @@ export type {
   TextRun,
 } from "./types.js";
 export { formatPageSelection, parsePageSelection, resolvePages, type PageRange } from "./pages.js";
+export {
+  discoverDocuments,
+  parsePathList,
+  DOCUMENT_EXTENSIONS,
+  type DiscoveredDocument,
+  type Discovery,
+  type DiscoveryOptions,
+  type DiscoveryProblem,
+} from "./discover.js";

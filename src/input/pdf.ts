@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { InputError } from "./errors.js";
-import { capScale, DEFAULT_DPI, DEFAULT_MAX_PIXELS, rgbaToRgb, type RasterPage, type RenderOptions } from "./raster.js";
+import { capScale, DEFAULT_DPI, DEFAULT_MAX_PIXELS, pixelSize, rgbaToRgb, type RasterPage, type RenderOptions } from "./raster.js";
 import type { DocumentMetadata, OpenedDocument, OutlineEntry, PageSize, PageText, TextRun } from "./types.js";
 
 type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
@@ -219,13 +219,4 @@ interface CanvasLike {
   fillStyle: string;
   fillRect(x: number, y: number, w: number, h: number): void;
   getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
-}
-
-/**
- * Pixel dimensions for a page size in fractional pixels. Rounds like poppler's pdftoppm
- * (ceil after discarding float noise), so our rasters line up with the usual reference tool.
- */
-export function pixelSize(width: number, height: number): { width: number; height: number } {
-  const round = (v: number) => Math.max(1, Math.ceil(v - 1e-6));
-  return { width: round(width), height: round(height) };
 }

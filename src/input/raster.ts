@@ -55,3 +55,37 @@ export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, width: number, h
   }
   return rgb;
 }
+
+/**
+ * Pixel dimensions for a page size in fractional pixels. Rounds like poppler's pdftoppm
+ * (ceil after discarding float noise), so our rasters line up with the usual reference tool.
+ */
+export function pixelSize(width: number, height: number): { width: number; height: number } {
+  const round = (v: number) => Math.max(1, Math.ceil(v - 1e-6));
+  return { width: round(width), height: round(height) };
+}
+
+/**
+ * Size a page will have when rendered with these options, without rendering it: PDF pages
+ * (points) at the DPI, images at their own pixels; both after the pixel cap.
+ */
+export function renderedSize(
+  size: { width: number; height: number; unit: "pt" | "px" },
+  options: RenderOptions = {},
+): { width: number; height: number; dpi: number | undefined } {
+  const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
+  if (size.unit === "px") {
+    const shrink = capScale(size.width, size.height, maxPixels);
+    if (shrink >= 1) return { width: size.width, height: size.height, dpi: undefined };
+    return {
+      width: Math.max(1, Math.floor(size.width * shrink)),
+      height: Math.max(1, Math.floor(size.height * shrink)),
+      dpi: undefined,
+    };
+  }
+  const dpi = options.dpi ?? DEFAULT_DPI;
+  const wanted = pixelSize((size.width * dpi) / 72, (size.height * dpi) / 72);
+  const shrink = capScale(wanted.width, wanted.height, maxPixels);
+  const effective = shrink < 1 ? dpi * shrink : dpi;
+  return { ...pixelSize((size.width * effective) / 72, (size.height * effective) / 72), dpi: effective };
+}

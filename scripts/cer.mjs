@@ -1,0 +1,51 @@
+// Character error rate helpers for the benchmarks: normalisation and a banded edit distance.
+
+/** Unicode NFKC (ligatures → letters), whitespace runs → one space: layout spacing is not content. */
+export function normaliseForCer(text) {
+  return text.normalize("NFKC").replace(/\s+/g, " ").trim();
+}
+
+/** Levenshtein distance when it is ≤ band, else Infinity; O((n+m)·band). */
+function bandedDistance(a, b, band) {
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > band) return Infinity;
+  const width = 2 * band + 1;
+  let prev = new Int32Array(width).fill(1 << 29);
+  let cur = new Int32Array(width).fill(1 << 29);
+  // Row i holds columns j in [i - band, i + band]; slot = j - i + band.
+  for (let j = 0; j <= Math.min(m, band); j++) prev[j + band] = j;
+  for (let i = 1; i <= n; i++) {
+    cur.fill(1 << 29);
+    const lo = Math.max(0, i - band);
+    const hi = Math.min(m, i + band);
+    const ai = a.charCodeAt(i - 1);
+    for (let j = lo; j <= hi; j++) {
+      const slot = j - i + band;
+      let best;
+      if (j === 0) best = i;
+      else {
+        // prev row, same j: slot + 1; prev row, j - 1: slot; cur row, j - 1: slot - 1.
+        const sub = prev[slot] + (ai === b.charCodeAt(j - 1) ? 0 : 1);
+        const del = slot + 1 < width ? prev[slot + 1] + 1 : 1 << 29;
+        const ins = slot - 1 >= 0 ? cur[slot - 1] + 1 : 1 << 29;
+        best = Math.min(sub, del, ins);
+      }
+      cur[slot] = best;
+    }
+    [prev, cur] = [cur, prev];
+  }
+  const d = prev[m - n + band];
+  return d > band ? Infinity : d;
+}
+
+/** Exact Levenshtein distance, fast when the strings are similar (band doubles until it fits). */
+export function editDistance(a, b) {
+  let band = Math.max(64, Math.abs(a.length - b.length));
+  for (;;) {
+    const d = bandedDistance(a, b, band);
+    if (d !== Infinity) return d;
+    if (band >= Math.max(a.length, b.length)) return Math.max(a.length, b.length);
+    band *= 2;
+  }
+}

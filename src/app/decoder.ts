@@ -1,0 +1,95 @@
+// The page-decoder seam: engines (text layer, OCR model) turn a document's pages into Markdown + blocks.
+import type { DocumentKind, PageText, RasterPage } from "../input/index.js";
+import type { Block } from "../output/schema.js";
+import type { RunSettings } from "./settings.js";
+
+/** What a decoder may read of one document: selected pages, rendered on demand at the run's DPI. */
+export interface DocumentPages {
+  /** Path as given (or "-" for stdin). */
+  readonly source: string;
+  readonly kind: DocumentKind;
+  readonly pageCount: number;
+  /** 1-based page numbers selected by --pages, ascending. */
+  readonly pageNumbers: readonly number[];
+  /** Renders at the run's DPI and pixel cap; the app records any cap warnings. */
+  render(pageNumber: number): Promise<RasterPage>;
+  /** Pixel size a page has (or will have) when rendered; the space block boxes are given in. */
+  pixelSize(pageNumber: number): Promise<{ width: number; height: number; dpi: number | undefined }>;
+  /** The PDF's text layer, or undefined for images. */
+  textContent(pageNumber: number): Promise<PageText | undefined>;
+}
+
+/** One decoded page. Boxes are in the page's pixel space (width × height). */
+export interface DecodedPage {
+  pageNumber: number;
+  width: number;
+  height: number;
+  dpi: number | undefined;
+  markdown: string;
+  blocks: Block[];
+  /** Tokens the model generated for this page (0 for engines without tokens). */
+  tokenCount: number;
+  /** True when decoding stopped at --max-tokens (or the model's limit) before the page ended. */
+  truncated: boolean;
+  /** Milliseconds per stage, e.g. { render, encode, decode }. */
+  timings: Record<string, number>;
+  warnings: string[];
+}
+
+/** Identifies what produced the results; stored in NAME.json and part of --resume's key. */
+export interface ModelIdentity {
+  name: string;
+  /** Folder the bundle was loaded from, or null for engines without a model. */
+  dir: string | null;
+  /** Content identity (e.g. a hash of model.json and weight headers); changes when the model does. */
+  id: string;
+}
+
+export interface DecodeContext {
+  signal: AbortSignal;
+  /** Non-fatal notes for the current document (shown to the user, stored in NAME.json). */
+  warn(message: string, pageNumber?: number): void;
+}
+
+/**
+ * A loaded engine. decodeDocument yields pages in order as they finish, so multi-page
+ * models can carry state from page to page and the app can report progress per page.
+ */
+export interface PageDecoder {
+  readonly engine: string;
+  readonly model: ModelIdentity | null;
+  decodeDocument(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage>;
+  /** Frees the engine (native memory, sessions). Called once at the end of the run. */
+  close(): Promise<void>;
+}
+
+export interface DecoderDefinition {
+  name: string;
+  description: string;
+  /**
+   * Loads the engine once per run. Throws EnvironmentError (exit 3) when the machine lacks what
+   * it needs (no model, no addon), UsageError (exit 2) for settings it cannot honour.
+   */
+  create(settings: RunSettings): Promise<PageDecoder>;
+}
+
+const decoders = new Map<string, DecoderDefinition>();
+
+/**
+ * Registers an engine under its --engine name. `replace: true` swaps an existing one:
+ * this is how the real model engine takes over the "model" name.
+ */
+export function registerDecoder(definition: DecoderDefinition, options: { replace?: boolean } = {}): void {
+  if (decoders.has(definition.name) && !options.replace) {
+    throw new Error(`decoder "${definition.name}" is already registered (pass { replace: true } to swap it)`);
+  }
+  decoders.set(definition.name, definition);
+}
+
+export function getDecoder(name: string): DecoderDefinition | undefined {
+  return decoders.get(name);
+}
+
+export function registeredDecoders(): DecoderDefinition[] {
+  return [...decoders.values()];
+}

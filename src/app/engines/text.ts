@@ -1,0 +1,76 @@
+// The "text" engine: the PDF's own text layer as Markdown/JSON — fast path for born-digital PDFs, and a baseline.
+import type { PageText } from "../../input/index.js";
+import type { Block } from "../../output/schema.js";
+import { registerDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../decoder.js";
+import { headingLevels, layoutPage, pageLineStats } from "../text-layout.js";
+
+export function createTextDecoder(): PageDecoder {
+  return {
+    engine: "text",
+    model: null,
+    async *decodeDocument(pages: DocumentPages, context) {
+      if (pages.kind !== "pdf") {
+        context.warn(`${pages.kind.toUpperCase()} images have no text layer; the text engine yields empty pages (use --engine model)`);
+      }
+      // Heading levels are a document-wide judgement, so read every selected page's text first.
+      const texts = new Map<number, { text: PageText | undefined; ms: number }>();
+      for (const pageNumber of pages.pageNumbers) {
+        if (context.signal.aborted) return;
+        const started = performance.now();
+        const text = await pages.textContent(pageNumber);
+        texts.set(pageNumber, { text, ms: performance.now() - started });
+      }
+      const stats = [...texts.values()].flatMap(({ text }) => (text ? [pageLineStats(text)] : []));
+      const levels = headingLevels(stats.filter((s) => s.lines.length > 0));
+      for (const pageNumber of pages.pageNumbers) {
+        if (context.signal.aborted) return;
+        const started = performance.now();
+        const entry = texts.get(pageNumber)!;
+        const size = await pages.pixelSize(pageNumber);
+        const warnings: string[] = [];
+        let markdown = "";
+        let blocks: Block[] = [];
+        if (entry.text) {
+          const layout = layoutPage(entry.text, levels);
+          // Points → page pixels: the same space the rendered page (and the model's boxes) use.
+          const sx = size.width / entry.text.width;
+          const sy = size.height / entry.text.height;
+          blocks = layout.blocks.map(({ bboxPoints: b, ...block }) => ({
+            ...block,
+            bbox: [Math.round(b.x0 * sx), Math.round(b.y0 * sy), Math.round(b.x1 * sx), Math.round(b.y1 * sy)],
+          }));
+          markdown = layout.markdown;
+          if (blocks.length === 0 && pages.kind === "pdf") {
+            warnings.push(`page ${pageNumber} has no text layer (scanned?); use --engine model to recognise it`);
+          }
+        }
+        const page: DecodedPage = {
+          pageNumber,
+          width: size.width,
+          height: size.height,
+          dpi: size.dpi,
+          markdown,
+          blocks,
+          tokenCount: 0,
+          truncated: false,
+          timings: { text: round(entry.ms), layout: round(performance.now() - started) },
+          warnings,
+        };
+        yield page;
+      }
+    },
+    async close() {},
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+registerDecoder({
+  name: "text",
+  description: "the PDF's own text layer (born-digital PDFs; no model)",
+  async create() {
+    return createTextDecoder();
+  },
+});

@@ -1,0 +1,18 @@
+// Public surface of src/app: the batch runner, its events, settings, and the page-decoder registry.
+export { runBatch, readPathList, type BatchRequest } from "./run.js";
+export type { EventSink, RunEvent, RunSummary } from "./events.js";
+export {
+  getDecoder,
+  registerDecoder,
+  registeredDecoders,
+  type DecodeContext,
+  type DecodedPage,
+  type DecoderDefinition,
+  type DocumentPages,
+  type ModelIdentity,
+  type PageDecoder,
+} from "./decoder.js";
+export { defaultModelOptions, resultSettings, stableHash, type ModelOptions, type OutputFormat, type RunSettings } from "./settings.js";
+export { EnvironmentError, ExitCode, UsageError } from "./errors.js";
+export { defaultModelDir, modelDirFor } from "./engines/model.js";
+export { layoutPage, buildLines, readingOrder, headingLevels } from "./text-layout.js";

@@ -1,0 +1,249 @@
+// Batch orchestration: discover → open → decode pages → write outputs, one event stream, failures isolated.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import {
+  discoverDocuments,
+  InputError,
+  isInputError,
+  openDocument,
+  readDocumentBytes,
+  renderedSize,
+  resolvePages,
+  type DiscoveredDocument,
+  type OpenedDocument,
+  type PageRange,
+} from "../input/index.js";
+import { assignOutputStems, outputFileFor } from "../output/paths.js";
+import { DOCUMENT_SCHEMA, type DocumentRecord, type PageRecord } from "../output/schema.js";
+import { outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
+import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } from "./decoder.js";
+import "./engines/index.js";
+import { ExitCode, UsageError } from "./errors.js";
+import type { EventSink, RunSummary } from "./events.js";
+import { resultSettings, stableHash, type RunSettings } from "./settings.js";
+
+export interface BatchRequest {
+  /** Paths, folders, glob patterns, or "-" for one document's bytes on stdin. */
+  inputs: string[];
+  include?: string[];
+  exclude?: string[];
+  cwd: string;
+  settings: RunSettings;
+  pageRanges?: PageRange[];
+  password?: string;
+  /** Folder for NAME.md / NAME.json; null with --stdout. */
+  outputDir: string | null;
+  resume: boolean;
+  jobs: number;
+  /** Reads all of stdin (for the "-" input). */
+  readStdin: () => Promise<Buffer>;
+  /** Receives the Markdown of the single document in --stdout mode. */
+  writeMarkdown?: (markdown: string) => void;
+  emit: EventSink;
+  signal: AbortSignal;
+  /** Version written into NAME.json's producer field. */
+  version: string;
+}
+
+/**
+ * Runs a batch and resolves to its summary. Throws UsageError / EnvironmentError only for
+ * problems that stop every document (unknown engine, no model); a bad document never throws.
+ */
+export async function runBatch(request: BatchRequest): Promise<RunSummary> {
+  const started = performance.now();
+  const { settings, emit } = request;
+  const definition = getDecoder(settings.engine);
+  if (!definition) {
+    const names = registeredDecoders().map((d) => d.name).join(", ");
+    throw new UsageError(`unknown engine "${settings.engine}" (available: ${names})`);
+  }
+  const discovery = await discoverDocuments(request.inputs, {
+    cwd: request.cwd,
+    include: request.include,
+    exclude: request.exclude,
+  });
+  if (request.writeMarkdown && discovery.documents.length + discovery.problems.length > 1) {
+    throw new UsageError(
+      `--stdout writes one document, but the inputs name ${discovery.documents.length + discovery.problems.length}; use -o DIR for batches`,
+    );
+  }
+  const decoder = await definition.create(settings);
+  const summary: RunSummary = {
+    documents: discovery.documents.length + discovery.problems.length,
+    done: 0,
+    failed: 0,
+    skipped: 0,
+    pages: 0,
+    tokens: 0,
+    elapsedMs: 0,
+    interrupted: false,
+    exitCode: ExitCode.ok,
+  };
+  try {
+    emit({ type: "run-start", documents: summary.documents, engine: settings.engine, outputDir: request.outputDir });
+    for (const problem of discovery.problems) {
+      summary.failed++;
+      emit({ type: "document-failed", source: problem.path, code: problem.code, message: problem.message });
+    }
+    const stems = assignOutputStems(discovery.documents.map((d) => d.relative));
+    let next = 0;
+    const worker = async () => {
+      while (next < discovery.documents.length && !request.signal.aborted) {
+        const index = next++;
+        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index);
+        if (outcome.kind === "done") {
+          summary.done++;
+          summary.pages += outcome.pages;
+          summary.tokens += outcome.tokens;
+        } else if (outcome.kind === "skipped") summary.skipped++;
+        else if (outcome.kind === "failed") summary.failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(request.jobs, discovery.documents.length)) }, worker));
+  } finally {
+    await decoder.close();
+  }
+  summary.interrupted = request.signal.aborted;
+  summary.elapsedMs = Math.round(performance.now() - started);
+  summary.exitCode = summary.failed > 0 ? ExitCode.someFailed : ExitCode.ok;
+  emit({ type: "run-end", summary });
+  return summary;
+}
+
+type Outcome = { kind: "done"; pages: number; tokens: number } | { kind: "skipped" | "failed" | "interrupted" };
+
+async function processDocument(
+  request: BatchRequest,
+  decoder: PageDecoder,
+  found: DiscoveredDocument,
+  stem: string,
+  index: number,
+): Promise<Outcome> {
+  const { emit, settings } = request;
+  const source = found.display;
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  let document: OpenedDocument | undefined;
+  const warnings: string[] = [];
+  const pageWarnings = new Map<number, string[]>();
+  const warn = (message: string, page?: number) => {
+    emit({ type: "warning", source, page: page ?? null, message });
+    if (page === undefined) warnings.push(message);
+    else pageWarnings.set(page, [...(pageWarnings.get(page) ?? []), message]);
+  };
+  try {
+    const bytes = found.path === "-" ? await request.readStdin() : await readDocumentBytes(found.path);
+    if (bytes.length === 0) throw new InputError("EMPTY", "empty file (0 bytes)", source);
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const settingsRecord = resultSettings(settings);
+    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null });
+    const formats = settings.formats;
+    if (request.resume && request.outputDir && (await outputsUpToDate(request.outputDir, stem, formats, resumeKey))) {
+      emit({
+        type: "document-skipped",
+        source,
+        reason: "outputs up to date",
+        outputs: formats.map((f) => outputFileFor(request.outputDir!, stem, f)),
+      });
+      return { kind: "skipped" };
+    }
+    document = await openDocument(bytes, { password: request.password, name: source });
+    const opened = document;
+    const pageNumbers = resolvePages(request.pageRanges, opened.pageCount);
+    if (pageNumbers.length === 0) {
+      throw new InputError("PAGE_RANGE", `--pages ${settings.pages} selects no page (document has ${opened.pageCount})`, source);
+    }
+    const asked = request.pageRanges?.some((r) => (r.last ?? r.first) > opened.pageCount);
+    if (asked) warn(`--pages ${settings.pages} reaches past the last page (${opened.pageCount}); those pages are skipped`);
+    emit({ type: "document-start", source, index, pageCount: opened.pageCount, pages: pageNumbers.length });
+    const renderOptions = { dpi: settings.dpi, maxPixels: settings.maxPixels };
+    const pages: DocumentPages = {
+      source,
+      kind: opened.kind,
+      pageCount: opened.pageCount,
+      pageNumbers,
+      async render(pageNumber) {
+        const raster = await opened.renderPage(pageNumber, renderOptions);
+        for (const w of raster.warnings) warn(w, pageNumber);
+        return raster;
+      },
+      async pixelSize(pageNumber) {
+        return renderedSize(await opened.pageSize(pageNumber), renderOptions);
+      },
+      textContent: (pageNumber) => opened.textContent(pageNumber),
+    };
+    const records: PageRecord[] = [];
+    let tokens = 0;
+    let pageStarted = performance.now();
+    for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn })) {
+      const elapsedMs = performance.now() - pageStarted;
+      pageStarted = performance.now();
+      tokens += page.tokenCount;
+      records.push({
+        page: page.pageNumber,
+        width: page.width,
+        height: page.height,
+        dpi: page.dpi ?? null,
+        markdown: page.markdown,
+        blocks: page.blocks,
+        truncated: page.truncated,
+        tokenCount: page.tokenCount,
+        timings: { ...page.timings, total: Math.round(elapsedMs * 10) / 10 },
+        warnings: [...(pageWarnings.get(page.pageNumber) ?? []), ...page.warnings],
+      });
+      for (const w of page.warnings) emit({ type: "warning", source, page: page.pageNumber, message: w });
+      emit({
+        type: "page-done",
+        source,
+        page: page.pageNumber,
+        tokenCount: page.tokenCount,
+        truncated: page.truncated,
+        elapsedMs: Math.round(elapsedMs),
+      });
+    }
+    // An interrupted document is not written at all: a partial result would look complete.
+    if (request.signal.aborted) return { kind: "interrupted" };
+    const record: DocumentRecord = {
+      schema: DOCUMENT_SCHEMA,
+      producer: { name: "ocr", version: request.version },
+      source: { path: source, kind: opened.kind, bytes: bytes.length, sha256, pageCount: opened.pageCount },
+      settings: settingsRecord,
+      model: decoder.model ? { ...decoder.model } : null,
+      resumeKey,
+      pages: records,
+      warnings,
+      timings: {
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        totalMs: Math.round(performance.now() - started),
+      },
+    };
+    let outputs: string[] = [];
+    if (request.writeMarkdown) request.writeMarkdown(renderDocumentMarkdown(record));
+    else if (request.outputDir) outputs = await writeDocumentOutputs(record, request.outputDir, stem, settings.formats);
+    emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
+    return { kind: "done", pages: records.length, tokens };
+  } catch (error) {
+    if (isInputError(error)) {
+      emit({ type: "document-failed", source, code: error.code, message: error.message });
+      return { kind: "failed" };
+    }
+    // Environment and usage errors stop the batch; the CLI maps them to exit codes 3 and 2.
+    if ((error as { exitCode?: number })?.exitCode !== undefined) throw error;
+    const e = error as NodeJS.ErrnoException;
+    emit({ type: "document-failed", source, code: e.code ?? "ERROR", message: e.message ?? String(error) });
+    return { kind: "failed" };
+  } finally {
+    await document?.close().catch(() => {});
+  }
+}
+
+/** Reads a --files-from list from a file path, or from stdin for "-". */
+export async function readPathList(file: string, readStdin: () => Promise<Buffer>): Promise<string> {
+  if (file === "-") return (await readStdin()).toString("utf8");
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--files-from ${file}: ${(error as Error).message}`);
+  }
+}

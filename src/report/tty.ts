@@ -1,0 +1,77 @@
+// Interactive progress bars (documents, pages, pages/s, ETA) for a terminal; messages print above them.
+import cliProgress from "cli-progress";
+import type { RunEvent } from "../app/events.js";
+import { formatError, formatSummary, formatWarning, type Reporter } from "./reporter.js";
+
+export interface TtyStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter {
+  const multibar = new cliProgress.MultiBar(
+    {
+      stream: stream as NodeJS.WriteStream,
+      clearOnComplete: true,
+      hideCursor: true,
+      format: "{label} |{bar}| {value}/{total} {unit} {extra}",
+      barsize: 30,
+      fps: 8,
+      forceRedraw: false,
+    },
+    cliProgress.Presets.shades_grey,
+  );
+  let documentsBar: cliProgress.SingleBar | undefined;
+  let pagesBar: cliProgress.SingleBar | undefined;
+  let pagesTotal = 0;
+  let pagesDone = 0;
+  let startedAt = Date.now();
+  const log = (text: string) => multibar.log(text);
+  const rateText = () => {
+    const seconds = (Date.now() - startedAt) / 1000;
+    const rate = seconds > 0 ? pagesDone / seconds : 0;
+    const remaining = pagesTotal - pagesDone;
+    const eta = rate > 0 ? `ETA ${Math.ceil(remaining / rate)} s` : "";
+    return `${rate.toFixed(2)} pages/s ${eta}`;
+  };
+  return {
+    handle(event: RunEvent) {
+      switch (event.type) {
+        case "run-start":
+          startedAt = Date.now();
+          documentsBar = multibar.create(event.documents, 0, { label: "documents", unit: "", extra: "" });
+          pagesBar = multibar.create(0, 0, { label: "pages    ", unit: "", extra: "" });
+          break;
+        case "document-start":
+          // Page totals are known only as documents open, so the pages bar grows.
+          pagesTotal += event.pages;
+          pagesBar?.setTotal(pagesTotal);
+          break;
+        case "page-done":
+          pagesDone++;
+          pagesBar?.update(pagesDone, { extra: rateText() });
+          break;
+        case "document-done":
+        case "document-skipped":
+          documentsBar?.increment(1, { extra: event.source });
+          if (verbose && event.type === "document-done") log(`ocr: ${event.source}: ${event.pages} pages\n`);
+          break;
+        case "document-failed":
+          documentsBar?.increment(1, { extra: "" });
+          log(formatError(event.source, event.message));
+          break;
+        case "warning":
+          log(formatWarning(event.source, event.page, event.message));
+          break;
+        case "run-end":
+          multibar.stop();
+          stream.write(formatSummary(event.summary));
+          break;
+      }
+    },
+    close() {
+      multibar.stop();
+    },
+  };
+}
