@@ -81,9 +81,9 @@ def linear_matrix(in_size: int, out_size: torch.Tensor) -> torch.Tensor:
     return w_lo + w_hi
 
 
-def resize_grid_table(table: torch.Tensor, out_size: torch.Tensor) -> torch.Tensor:
+def resize_grid_table(table: torch.Tensor, side: int, out_size: torch.Tensor) -> torch.Tensor:
     """[S, S, C] position table → [T, T, C], bicubic antialiased (identity when T == S)."""
-    m = bicubic_aa_matrix(table.shape[0], out_size)
+    m = bicubic_aa_matrix(side, out_size)
     return torch.einsum("ti,ijc,uj->tuc", m, table, m)
 
 
@@ -119,13 +119,13 @@ class SamMlp(nn.Module):
         return self.lin2(F.gelu(self.lin1(x)))
 
 
-def relative_table(rel_pos: torch.Tensor, size: torch.Tensor) -> torch.Tensor:
+def relative_table(rel_pos: torch.Tensor, stored_rows: int, size: torch.Tensor) -> torch.Tensor:
     """Rows of the decomposed relative-position table for query/key extent `size`: [size, size, head_dim].
 
     The stored table has 2*S-1 rows; when the extent differs it is linearly resampled to 2*size-1 rows.
     """
     rows = 2 * size - 1
-    resized = linear_matrix(rel_pos.shape[0], rows) @ rel_pos
+    resized = linear_matrix(stored_rows, rows) @ rel_pos
     q = torch.arange(size)
     index = q[:, None] - q[None, :] + (size - 1)
     return resized[index]
@@ -139,6 +139,7 @@ class SamAttention(nn.Module):
         self.scale = head_dim ** -0.5
         self.qkv = nn.Linear(cfg.sam_width, 3 * cfg.sam_width)
         self.proj = nn.Linear(cfg.sam_width, cfg.sam_width)
+        self.table_rows = 2 * extent - 1
         self.rel_pos_h = nn.Parameter(torch.zeros(2 * extent - 1, head_dim))
         self.rel_pos_w = nn.Parameter(torch.zeros(2 * extent - 1, head_dim))
 
@@ -148,8 +149,8 @@ class SamAttention(nn.Module):
         q, k, v = qkv[0], qkv[1], qkv[2]  # [B, heads, H*W, d]
         logits = (q * self.scale) @ k.transpose(-2, -1)
         # decomposed relative positions: the bias is the *unscaled* query dotted with the row/column tables
-        rh = relative_table(self.rel_pos_h, torch.tensor(H) if isinstance(H, int) else H)
-        rw = relative_table(self.rel_pos_w, torch.tensor(W) if isinstance(W, int) else W)
+        rh = relative_table(self.rel_pos_h, self.table_rows, torch.tensor(H) if isinstance(H, int) else H)
+        rw = relative_table(self.rel_pos_w, self.table_rows, torch.tensor(W) if isinstance(W, int) else W)
         q_grid = q.reshape(B, self.heads, H, W, -1)
         bias_h = torch.einsum("bnhwc,hkc->bnhwk", q_grid, rh)
         bias_w = torch.einsum("bnhwc,wkc->bnhwk", q_grid, rw)
@@ -196,6 +197,7 @@ class SamEncoder(nn.Module):
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
         grid = cfg.sam_pretrain_size // cfg.sam_patch
+        self.table_side = grid
         self.patch_embed = SamPatchEmbed(cfg)
         self.pos_embed = nn.Parameter(torch.zeros(1, grid, grid, cfg.sam_width))
         self.blocks = nn.ModuleList(
@@ -213,8 +215,8 @@ class SamEncoder(nn.Module):
         x = self.patch_embed.proj(pixels).permute(0, 2, 3, 1)  # [B, h, w, C]
         grid = x.shape[1]
         table = self.pos_embed[0]
-        if not (isinstance(grid, int) and grid == table.shape[0]):
-            table = resize_grid_table(table, torch.tensor(grid) if isinstance(grid, int) else grid)
+        if not (isinstance(grid, int) and grid == self.table_side):
+            table = resize_grid_table(table, self.table_side, torch.tensor(grid) if isinstance(grid, int) else grid)
         x = x + table[None]
         for block in self.blocks:
             x = block(x)
@@ -230,6 +232,7 @@ class ClipEmbeddings(nn.Module):
         self.class_embedding = nn.Parameter(torch.zeros(cfg.clip_width))
         # present in the checkpoint but unused: the SAM grid replaces CLIP's own patchify
         self.patch_embedding = nn.Conv2d(3, cfg.clip_width, kernel_size=cfg.clip_patch, stride=cfg.clip_patch, bias=False)
+        self.table_side = cfg.clip_grid
         self.position_embedding = nn.Embedding(cfg.clip_grid ** 2 + 1, cfg.clip_width)
 
     def forward(self, sam_grid):  # [B, C, h, w] → [B, 1 + h*w, C]
@@ -238,11 +241,11 @@ class ClipEmbeddings(nn.Module):
         cls = self.class_embedding[None, None, :].expand(B, 1, C)
         x = torch.cat([cls, tokens], dim=1)
         table = self.position_embedding.weight
-        side = int(round((table.shape[0] - 1) ** 0.5))
-        patch_table = table[1:].reshape(side, side, C)
+        side = self.table_side
+        patch_table = table[1:].reshape(side, side, -1)
         if not (isinstance(h, int) and h == side):
-            patch_table = resize_grid_table(patch_table, torch.tensor(h) if isinstance(h, int) else h)
-        positions = torch.cat([table[:1], patch_table.reshape(-1, C)], dim=0)
+            patch_table = resize_grid_table(patch_table, side, torch.tensor(h) if isinstance(h, int) else h)
+        positions = torch.cat([table[:1], patch_table.reshape(h * w, -1)], dim=0)
         return x + positions[None]
 
 

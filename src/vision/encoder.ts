@@ -1,0 +1,157 @@
+// Runs a bundle's encoder.onnx in onnxruntime-node on a worker thread (session.run blocks), CUDA EP when available, else CPU.
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+export type EncoderDevice = "auto" | "cpu" | "cuda";
+
+export interface EncoderOptions {
+  device?: EncoderDevice;
+  /** intra-op threads for the CPU provider (default: onnxruntime's choice) */
+  threads?: number;
+}
+
+export interface EncoderOutput {
+  /** [n_views, rows, cols, hidden] */
+  data: Float32Array;
+  dims: [number, number, number, number];
+}
+
+// The worker is evaluated from a string so the same code runs from src/ under vitest and from dist/;
+// it resolves onnxruntime-node from this package, so src/vision stays its only importer.
+const WORKER_SOURCE = String.raw`
+const { parentPort, workerData } = require("node:worker_threads");
+const { createRequire } = require("node:module");
+const ort = createRequire(workerData.resolveFrom)("onnxruntime-node");
+let session;
+async function open() {
+  const base = { graphOptimizationLevel: "all" };
+  if (workerData.threads) base.intraOpNumThreads = workerData.threads;
+  const attempts = workerData.device === "cpu" ? [["cpu"]] : workerData.device === "cuda" ? [["cuda"]] : [["cuda", "cpu"], ["cpu"]];
+  let lastError;
+  for (const providers of attempts) {
+    try {
+      session = await ort.InferenceSession.create(workerData.path, { ...base, executionProviders: providers });
+      return providers[0];
+    } catch (err) { lastError = err; }
+  }
+  throw lastError;
+}
+parentPort.on("message", async (msg) => {
+  try {
+    if (msg.type === "open") {
+      const provider = await open();
+      parentPort.postMessage({ id: msg.id, ok: true, provider, inputs: session.inputNames, outputs: session.outputNames });
+    } else if (msg.type === "run") {
+      const pixels = new ort.Tensor("float32", new Float32Array(msg.buffer), msg.dims);
+      const result = await session.run({ pixels });
+      const out = result.embeddings;
+      const data = new Float32Array(out.data);
+      parentPort.postMessage({ id: msg.id, ok: true, dims: out.dims, buffer: data.buffer }, [data.buffer]);
+    } else if (msg.type === "close") {
+      if (session) await session.release();
+      parentPort.postMessage({ id: msg.id, ok: true });
+    }
+  } catch (err) {
+    parentPort.postMessage({ id: msg.id, ok: false, message: String(err && err.message || err) });
+  }
+});
+`;
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  message?: string;
+  provider?: string;
+  inputs?: string[];
+  outputs?: string[];
+  dims?: number[];
+  buffer?: ArrayBuffer;
+}
+
+export class EncoderError extends Error {
+  constructor(readonly file: string, message: string) {
+    super(`${file}: ${message}`);
+    this.name = "EncoderError";
+  }
+}
+
+/** One encoder session on its own thread; calls are queued in order. */
+export class VisionEncoder {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  private closed = false;
+
+  private constructor(private readonly worker: Worker, readonly path: string, public provider: "cpu" | "cuda" = "cpu") {
+    worker.on("message", (r: Reply) => {
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      this.pending.delete(r.id);
+      if (r.ok) p.resolve(r);
+      else p.reject(new EncoderError(this.path, r.message ?? "encoder failed"));
+    });
+    worker.on("error", (err) => this.failAll(err));
+    worker.on("exit", (code) => {
+      if (!this.closed) this.failAll(new Error(`encoder worker exited with code ${code}`));
+    });
+  }
+
+  private failAll(err: Error): void {
+    for (const p of this.pending.values()) p.reject(new EncoderError(this.path, err.message));
+    this.pending.clear();
+  }
+
+  private call(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<Reply> {
+    if (this.closed) return Promise.reject(new EncoderError(this.path, "encoder is closed"));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...msg, id }, transfer);
+    });
+  }
+
+  /** Opens `encoder.onnx`; the contract requires input `pixels` and output `embeddings`. */
+  static async open(path: string, options: EncoderOptions = {}): Promise<VisionEncoder> {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { path, device: options.device ?? "auto", threads: options.threads, resolveFrom: createRequire(import.meta.url).resolve("onnxruntime-node") },
+    });
+    const enc = new VisionEncoder(worker, path);
+    try {
+      const r = await enc.call({ type: "open" });
+      enc.provider = r.provider === "cuda" ? "cuda" : "cpu";
+      if (!r.inputs?.includes("pixels") || !r.outputs?.includes("embeddings"))
+        throw new EncoderError(path, `expected input "pixels" and output "embeddings", found inputs [${r.inputs}] outputs [${r.outputs}]`);
+    } catch (err) {
+      await enc.close().catch(() => undefined);
+      throw err;
+    }
+    return enc;
+  }
+
+  /**
+   * pixels [n_views, 3, H, W] → embeddings [n_views, rows, cols, hidden]. The pixel buffer is transferred to
+   * the worker (it is detached afterwards); pass a copy to keep using it.
+   */
+  async encode(pixels: Float32Array, dims: [number, number, number, number]): Promise<EncoderOutput> {
+    const [n, c, h, w] = dims;
+    if (c !== 3 || pixels.length !== n * c * h * w)
+      throw new EncoderError(this.path, `pixels hold ${pixels.length} values, dims [${dims}] need ${n * c * h * w} with 3 channels`);
+    const owned = pixels.byteOffset === 0 && pixels.byteLength === pixels.buffer.byteLength ? pixels : pixels.slice();
+    const r = await this.call({ type: "run", buffer: owned.buffer, dims }, [owned.buffer as ArrayBuffer]);
+    const outDims = r.dims as number[];
+    if (outDims.length !== 4 || outDims[0] !== n)
+      throw new EncoderError(this.path, `embeddings have shape [${outDims}], expected [${n}, rows, cols, hidden]`);
+    return { data: new Float32Array(r.buffer!), dims: outDims as [number, number, number, number] };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.call({ type: "close" });
+    } catch {
+      // a worker that already died has nothing left to release
+    }
+    this.closed = true;
+    await this.worker.terminate();
+  }
+}

@@ -1,0 +1,55 @@
+// The exported DeepEncoder (reduced widths, same code as full size) in onnxruntime-node against PyTorch's outputs.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VisionEncoder } from "../../src/vision/encoder.js";
+
+const FIXTURE = path.resolve("fixtures/deepencoder-tiny");
+
+/** Same formula as export_onnx.py's test_pixels: ((i·7919) mod 2001)/1000 − 1. */
+function testPixels(n: number, size: number): Float32Array {
+  const out = new Float32Array(n * 3 * size * size);
+  for (let i = 0; i < out.length; i++) out[i] = Math.fround(((i * 7919) % 2001) / 1000) - 1;
+  return out;
+}
+
+describe("vision encoder (onnxruntime-node, worker thread)", () => {
+  let encoder: VisionEncoder;
+  beforeAll(async () => {
+    encoder = await VisionEncoder.open(path.join(FIXTURE, "encoder.onnx"), { device: "cpu", threads: 1 });
+  });
+  afterAll(async () => encoder?.close());
+
+  const manifest = JSON.parse(readFileSync(path.join(FIXTURE, "manifest.json"), "utf8")) as {
+    cases: { views: number; size: number; file: string; dims: number[] }[];
+  };
+  for (const c of manifest.cases) {
+    it(`matches PyTorch for ${c.views} view(s) of ${c.size}×${c.size} (one graph, every view size)`, async () => {
+      const out = await encoder.encode(testPixels(c.views, c.size), [c.views, 3, c.size, c.size]);
+      expect(out.dims).toEqual(c.dims);
+      const buf = readFileSync(path.join(FIXTURE, c.file));
+      const ref = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+      let maxAbs = 0;
+      let maxRef = 0;
+      for (let i = 0; i < ref.length; i++) {
+        maxAbs = Math.max(maxAbs, Math.abs(out.data[i]! - ref[i]!));
+        maxRef = Math.max(maxRef, Math.abs(ref[i]!));
+      }
+      expect(maxRef).toBeGreaterThan(0.01);
+      // float32 graph vs float32 eager: only summation order differs
+      expect(maxAbs / maxRef).toBeLessThan(1e-4);
+    });
+  }
+
+  it("runs on the CPU provider when asked", () => {
+    expect(encoder.provider).toBe("cpu");
+  });
+
+  it("rejects pixels that do not match their dims, naming the encoder file", async () => {
+    await expect(encoder.encode(new Float32Array(10), [1, 3, 64, 64])).rejects.toThrow(/encoder\.onnx: pixels hold 10 values/);
+  });
+
+  it("reports a file that is not an ONNX model", async () => {
+    await expect(VisionEncoder.open(path.join(FIXTURE, "manifest.json"), { device: "cpu" })).rejects.toThrow(/manifest\.json/);
+  });
+});
