@@ -1,0 +1,117 @@
+// Checkpoint → bundle: model.json from config.json, encoder.onnx exported by the PyTorch DeepEncoder script; decoder weights stay in place.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBundle, type Bundle } from "./bundle.js";
+import { CheckpointConfigError, modelJsonFromCheckpointConfig } from "./checkpoint-config.js";
+import { ModelFileError } from "./errors.js";
+import type { ModelFamily } from "./schema.js";
+
+export interface ConvertOptions {
+  /** bundle folder; default: the checkpoint folder itself (model.json and encoder.onnx are added beside the weights) */
+  out?: string;
+  name?: string;
+  family?: ModelFamily;
+  mode?: string;
+  /** re-export encoder.onnx even when one exists */
+  force?: boolean;
+  /** Python with PyTorch and onnx (default: $OCR_PYTHON, else /usr/bin/python3 when present, else python3) */
+  python?: string;
+  /** receives the exporter's progress lines */
+  log?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function exportScriptPath(): string {
+  // src/model/ and dist/model/ both sit two levels under the package root
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/deepencoder/export_onnx.py");
+}
+
+export function defaultPython(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.OCR_PYTHON) return env.OCR_PYTHON;
+  return existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+/** Weights list for model.json: the shard index when there is one, else every .safetensors file. */
+async function weightsOf(dir: string): Promise<string[]> {
+  if (existsSync(path.join(dir, "model.safetensors.index.json"))) return ["model.safetensors.index.json"];
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".safetensors")).sort();
+  if (files.length === 0) throw new ModelFileError(dir, "no .safetensors weights (a PyTorch .bin checkpoint must be converted to safetensors first)");
+  return files;
+}
+
+function runExporter(python: string, args: string[], log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, [exportScriptPath(), ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+    let tail = "";
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-4000);
+      for (const line of text.split("\n")) if (line.trim() && !/Warning|_C\._jit/.test(line)) log(line.trimEnd());
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", (err) => reject(new Error(`cannot start ${python} (needs PyTorch and onnx; set OCR_PYTHON): ${err.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`encoder export failed (exit ${code}):\n${tail.trim().split("\n").slice(-8).join("\n")}`));
+    });
+  });
+}
+
+/** Converts a DeepSeek-OCR-family checkpoint folder into a bundle and returns it, validated. */
+export async function convertCheckpoint(checkpointDir: string, options: ConvertOptions = {}): Promise<Bundle> {
+  const src = path.resolve(checkpointDir);
+  const out = path.resolve(options.out ?? src);
+  const log = options.log ?? (() => undefined);
+  const env = options.env ?? process.env;
+  const configPath = path.join(src, "config.json");
+  let config: Record<string, unknown>;
+  try {
+    config = JSON.parse(await readFile(configPath, "utf8"));
+  } catch (err) {
+    throw new ModelFileError(configPath, `cannot read the checkpoint's config (${(err as Error).message})`);
+  }
+  for (const f of ["tokenizer.json"]) if (!existsSync(path.join(src, f))) throw new ModelFileError(path.join(src, f), "missing from the checkpoint");
+  const weights = await weightsOf(src);
+  let modelJson;
+  try {
+    modelJson = modelJsonFromCheckpointConfig(config, {
+      name: options.name ?? path.basename(out), weights, family: options.family, mode: options.mode,
+      source: { checkpoint: src },
+    });
+  } catch (err) {
+    if (err instanceof CheckpointConfigError) throw new ModelFileError(configPath, err.message.replace(/^config\.json: /, ""));
+    throw err;
+  }
+
+  await mkdir(out, { recursive: true });
+  if (out !== src) {
+    // the bundle refers to the checkpoint's files through links: multi-GB weights are never copied
+    const linked = new Set(["tokenizer.json", "tokenizer_config.json", ...weights]);
+    if (weights[0]!.endsWith(".json")) {
+      const index = JSON.parse(await readFile(path.join(src, weights[0]!), "utf8")) as { weight_map: Record<string, string> };
+      for (const shard of new Set(Object.values(index.weight_map))) linked.add(shard);
+    }
+    for (const f of linked) {
+      const from = path.join(src, f);
+      const to = path.join(out, f);
+      if (existsSync(from) && !existsSync(to)) await symlink(from, to);
+    }
+  }
+
+  const encoderPath = path.join(out, modelJson.vision.encoder);
+  if (options.force || !existsSync(encoderPath)) {
+    log(`exporting the DeepEncoder from ${src} to ${encoderPath}`);
+    await runExporter(options.python ?? defaultPython(env), ["--checkpoint", src, "--out", encoderPath], log, env);
+  } else {
+    log(`keeping the existing ${encoderPath} (--force re-exports it)`);
+  }
+  const target = path.join(out, "model.json");
+  const tmp = `${target}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(modelJson, null, 2) + "\n");
+  await rename(tmp, target);
+  return loadBundle(out);
+}
