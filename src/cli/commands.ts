@@ -3,3 +3,4 @@ import "./parse.js";
 import "./render.js";
 import "./info.js";
 import "./bench.js";
+import "./models.js";
