@@ -1,0 +1,126 @@
+// NativeModel: maps and validates a checkpoint (config validated in TypeScript; the C++ re-checks shapes).
+#include <napi.h>
+
+#include "bindings.h"
+
+namespace ocrnative {
+
+Napi::Error MakeError(Napi::Env env, const std::string& code, const std::string& message) {
+  Napi::Error e = Napi::Error::New(env, message);
+  e.Set("code", Napi::String::New(env, code));
+  return e;
+}
+
+ocr::DType ParseDType(Napi::Env env, const Napi::Value& v, const char* what) {
+  std::string s = v.IsString() ? v.As<Napi::String>().Utf8Value() : "";
+  if (s == "f32") return ocr::DType::F32;
+  if (s == "f16") return ocr::DType::F16;
+  if (s == "bf16") return ocr::DType::BF16;
+  throw MakeError(env, "BAD_OPTION", std::string("Expected 'f32', 'f16' or 'bf16' for ") + what);
+}
+
+namespace {
+
+int GetInt(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw MakeError(o.Env(), "BAD_CONFIG", std::string("decoder config: '") + key + "' must be a number");
+  return v.As<Napi::Number>().Int32Value();
+}
+float GetFloat(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw MakeError(o.Env(), "BAD_CONFIG", std::string("decoder config: '") + key + "' must be a number");
+  return v.As<Napi::Number>().FloatValue();
+}
+bool GetBool(const Napi::Object& o, const char* key) { return o.Get(key).ToBoolean().Value(); }
+
+class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
+ public:
+  static Napi::FunctionReference ctor;
+  std::shared_ptr<ocr::Model> model;
+
+  // new NativeModel(config, weightPaths: string[], { threads, kernels })
+  explicit ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 3 || !info[0].IsObject() || !info[1].IsArray() || !info[2].IsObject())
+      throw Napi::TypeError::New(env, "NativeModel(config, weightPaths, options)");
+    Napi::Object c = info[0].As<Napi::Object>();
+    ocr::DecoderConfig cfg;
+    cfg.vocab_size = GetInt(c, "vocab_size");
+    cfg.hidden_size = GetInt(c, "hidden_size");
+    cfg.num_hidden_layers = GetInt(c, "num_hidden_layers");
+    cfg.num_attention_heads = GetInt(c, "num_attention_heads");
+    cfg.num_key_value_heads = GetInt(c, "num_key_value_heads");
+    cfg.head_dim = GetInt(c, "head_dim");
+    cfg.intermediate_size = GetInt(c, "intermediate_size");
+    cfg.moe_intermediate_size = GetInt(c, "moe_intermediate_size");
+    cfg.n_routed_experts = GetInt(c, "n_routed_experts");
+    cfg.num_experts_per_tok = GetInt(c, "num_experts_per_tok");
+    cfg.n_shared_experts = GetInt(c, "n_shared_experts");
+    cfg.first_k_dense_replace = GetInt(c, "first_k_dense_replace");
+    cfg.norm_topk_prob = GetBool(c, "norm_topk_prob");
+    cfg.routed_scaling_factor = GetFloat(c, "routed_scaling_factor");
+    cfg.rms_norm_eps = GetFloat(c, "rms_norm_eps");
+    cfg.rope_theta = GetFloat(c, "rope_theta");
+    cfg.tie_word_embeddings = GetBool(c, "tie_word_embeddings");
+    std::vector<std::string> paths;
+    Napi::Array arr = info[1].As<Napi::Array>();
+    for (uint32_t i = 0; i < arr.Length(); i++) paths.push_back(arr.Get(i).As<Napi::String>().Utf8Value());
+    Napi::Object o = info[2].As<Napi::Object>();
+    ocr::ModelOptions opts;
+    if (o.Get("threads").IsNumber()) opts.threads = o.Get("threads").As<Napi::Number>().Int32Value();
+    if (o.Get("kernels").IsString()) opts.kernels = o.Get("kernels").As<Napi::String>().Utf8Value();
+    if (o.Get("minParallelWork").IsNumber()) opts.min_parallel_macs = o.Get("minParallelWork").As<Napi::Number>().Int64Value();
+    try {
+      model = std::make_shared<ocr::Model>(cfg, paths, opts);
+    } catch (const ocr::EngineError& e) {
+      throw MakeError(env, e.code, e.what());
+    }
+  }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("kernels", model->kernels().name);
+    o.Set("threads", model->pool().size());
+    o.Set("mappedBytes", static_cast<double>(model->store().mapped_bytes()));
+    o.Set("decodeWeightBytes", static_cast<double>(model->decode_weight_bytes()));
+    o.Set("weightDtype", ocr::dtype_name(model->lm_head->dtype));
+    return o;
+  }
+
+  // Token embedding rows and the layout rows, for drivers that assemble visual sequences.
+  Napi::Value LayoutRows(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    auto copy = [&](const std::vector<float>& v) -> Napi::Value {
+      if (v.empty()) return env.Null();
+      auto a = Napi::Float32Array::New(env, v.size());
+      std::memcpy(a.Data(), v.data(), v.size() * 4);
+      return a;
+    };
+    o.Set("imageNewline", copy(model->image_newline()));
+    o.Set("viewSeparator", copy(model->view_separator()));
+    return o;
+  }
+};
+
+Napi::FunctionReference ModelWrap::ctor;
+
+}  // namespace
+
+std::shared_ptr<ocr::Model> ModelFrom(const Napi::Value& v) {
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(ModelWrap::ctor.Value()))
+    throw Napi::TypeError::New(v.Env(), "expected a NativeModel");
+  return ModelWrap::Unwrap(v.As<Napi::Object>())->model;
+}
+
+void InitModel(Napi::Env env, Napi::Object exports) {
+  Napi::Function f = ModelWrap::DefineClass(env, "NativeModel",
+                                            {ModelWrap::InstanceMethod("info", &ModelWrap::Info),
+                                             ModelWrap::InstanceMethod("layoutRows", &ModelWrap::LayoutRows)});
+  ModelWrap::ctor = Napi::Persistent(f);
+  exports.Set("NativeModel", f);
+  exports.Set("cpuFeatures", Napi::String::New(env, ocr::cpu_features_string()));
+}
+
+}  // namespace ocrnative

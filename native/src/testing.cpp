@@ -1,0 +1,120 @@
+// Op-level surface for tests and the benchmark: runs one kernel set on JS buffers (no model needed).
+#include <napi.h>
+
+#include <cstring>
+
+#include "../../ops/bandwidth.h"
+#include "../../ops/cpu/ops.h"
+#include "bindings.h"
+
+namespace ocrnative {
+namespace {
+
+const ocr::Kernels& KernelsArg(const Napi::Value& v) {
+  try {
+    return ocr::kernels_select(v.As<Napi::String>().Utf8Value().c_str());
+  } catch (const ocr::EngineError& e) {
+    throw MakeError(v.Env(), e.code, e.what());
+  }
+}
+
+int64_t Int(const Napi::Value& v) { return v.As<Napi::Number>().Int64Value(); }
+
+// linearRows(kernels, x: Float32Array [n,in], n, in, wDtype, w: Uint8Array [rows*in*size], o0, o1) -> Float32Array [n, o1-o0]
+Napi::Value LinearRows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const ocr::Kernels& k = KernelsArg(info[0]);
+  auto x = info[1].As<Napi::Float32Array>();
+  const int64_t n = Int(info[2]), in = Int(info[3]);
+  ocr::DType dt = ParseDType(env, info[4], "wDtype");
+  auto w = info[5].As<Napi::Uint8Array>();
+  const int64_t o0 = Int(info[6]), o1 = Int(info[7]);
+  if (static_cast<int64_t>(x.ElementLength()) < n * in || static_cast<int64_t>(w.ByteLength()) < o1 * in * static_cast<int64_t>(ocr::dtype_size(dt)) || o0 > o1)
+    throw MakeError(env, "BAD_INPUT", "linearRows: buffer sizes do not match the shapes");
+  auto y = Napi::Float32Array::New(env, static_cast<size_t>(n * (o1 - o0)));
+  k.linear_rows(x.Data(), in, n, in, dt, w.Data(), o0, o1, y.Data(), o1 - o0);
+  return y;
+}
+
+// attention(kernels, q [nq,heads,d], nq, heads, kvHeads, d, kvDtype, k [cap, kvHeads*d], v, slots, visible, threads)
+Napi::Value Attention(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string set = info[0].As<Napi::String>().Utf8Value();
+  auto q = info[1].As<Napi::Float32Array>();
+  const int64_t nq = Int(info[2]), heads = Int(info[3]), kv_heads = Int(info[4]), d = Int(info[5]);
+  ocr::DType dt = ParseDType(env, info[6], "kvDtype");
+  auto kf = info[7].As<Napi::Float32Array>();
+  auto vf = info[8].As<Napi::Float32Array>();
+  auto slots = info[9].As<Napi::Int32Array>();
+  auto visible = info[10].As<Napi::Int32Array>();
+  const int threads = static_cast<int>(Int(info[11]));
+  ocr::KvLayer kv;
+  kv.dtype = dt;
+  kv.row_elems = kv_heads * d;
+  const int64_t cap = static_cast<int64_t>(kf.ElementLength()) / kv.row_elems;
+  for (size_t i = 0; i < slots.ElementLength(); i++)
+    if (slots[i] < 0 || slots[i] >= cap) throw MakeError(env, "BAD_INPUT", "attention: slot out of range");
+  for (size_t i = 0; i < visible.ElementLength(); i++)
+    if (visible[i] < 0 || static_cast<size_t>(visible[i]) > slots.ElementLength()) throw MakeError(env, "BAD_INPUT", "attention: visible count out of range");
+  kv.k.resize(static_cast<size_t>(cap * kv.row_elems) * ocr::dtype_size(dt));
+  kv.v.resize(kv.k.size());
+  const ocr::Kernels& r = ocr::kernels_ref();
+  r.store(dt, kf.Data(), kv.k.data(), cap * kv.row_elems);
+  r.store(dt, vf.Data(), kv.v.data(), cap * kv.row_elems);
+  auto out = Napi::Float32Array::New(env, static_cast<size_t>(nq * heads * d));
+  if (set == "reference") {
+    ocr::attention_ref(q.Data(), nq, heads, kv_heads, d, kv, slots.Data(), visible.Data(), out.Data());
+  } else {
+    ocr::ThreadPool pool(threads);
+    ocr::attention(KernelsArg(info[0]), pool, 0, q.Data(), nq, heads, kv_heads, d, kv, slots.Data(), visible.Data(), out.Data());
+  }
+  return out;
+}
+
+// routeTopk(logits: Float32Array [E], k, normTopk, scale) -> { ids: Int32Array, weights: Float32Array }
+Napi::Value RouteTopk(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto logits = info[0].As<Napi::Float32Array>();
+  const int64_t k = Int(info[1]);
+  if (k < 1 || k > static_cast<int64_t>(logits.ElementLength())) throw MakeError(env, "BAD_INPUT", "routeTopk: k out of range");
+  auto ids = Napi::Int32Array::New(env, static_cast<size_t>(k));
+  auto w = Napi::Float32Array::New(env, static_cast<size_t>(k));
+  ocr::route_topk(logits.Data(), static_cast<int64_t>(logits.ElementLength()), k, info[2].ToBoolean().Value(),
+                  info[3].As<Napi::Number>().FloatValue(), ids.Data(), w.Data());
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("ids", ids);
+  o.Set("weights", w);
+  return o;
+}
+
+// toDtype(dtype, x: Float32Array) -> Uint8Array of the converted elements
+Napi::Value ToDtype(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ocr::DType dt = ParseDType(env, info[0], "dtype");
+  auto x = info[1].As<Napi::Float32Array>();
+  auto out = Napi::Uint8Array::New(env, x.ElementLength() * ocr::dtype_size(dt));
+  ocr::kernels_ref().store(dt, x.Data(), out.Data(), static_cast<int64_t>(x.ElementLength()));
+  return out;
+}
+
+// measureBandwidth(megabytes, threads, repeats) -> GB/s
+Napi::Value MeasureBandwidth(const Napi::CallbackInfo& info) {
+  ocr::ThreadPool pool(static_cast<int>(Int(info[1])));
+  const double gbs = ocr::measure_read_bandwidth(ocr::kernels_select(nullptr), pool, static_cast<size_t>(Int(info[0])) << 20,
+                                                 static_cast<int>(Int(info[2])));
+  return Napi::Number::New(info.Env(), gbs);
+}
+
+}  // namespace
+
+void InitTesting(Napi::Env env, Napi::Object exports) {
+  Napi::Object t = Napi::Object::New(env);
+  t.Set("linearRows", Napi::Function::New(env, LinearRows));
+  t.Set("attention", Napi::Function::New(env, Attention));
+  t.Set("routeTopk", Napi::Function::New(env, RouteTopk));
+  t.Set("toDtype", Napi::Function::New(env, ToDtype));
+  t.Set("measureBandwidth", Napi::Function::New(env, MeasureBandwidth));
+  exports.Set("testing", t);
+}
+
+}  // namespace ocrnative

@@ -1,0 +1,56 @@
+// Runtime choice of the kernel set from what this CPU reports (cpuid via __builtin_cpu_supports).
+#include <cstring>
+#include <string>
+
+#include "kernels.h"
+
+namespace ocr {
+
+#ifndef OCR_HAVE_X86_SIMD
+const Kernels* kernels_avx2() { return nullptr; }
+const Kernels* kernels_avx512() { return nullptr; }
+#endif
+
+bool cpu_supports(const char* isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (std::strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (std::strcmp(isa, "avx512") == 0)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
+  if (std::strcmp(isa, "avx512bf16") == 0) return __builtin_cpu_supports("avx512bf16");
+#endif
+  (void)isa;
+  return false;
+}
+
+const char* cpu_features_string() {
+  static std::string s = [] {
+    std::string r = "ref";
+    if (cpu_supports("avx2")) r = "avx2 " + r;
+    if (cpu_supports("avx512")) r = "avx512 " + r;
+    if (cpu_supports("avx512bf16")) r = "avx512bf16 " + r;
+    return r;
+  }();
+  return s.c_str();
+}
+
+const Kernels& kernels_select(const char* force) {
+  if (force && *force) {
+    if (std::strcmp(force, "ref") == 0) return kernels_ref();
+    if (std::strcmp(force, "avx2") == 0) {
+      if (kernels_avx2() && cpu_supports("avx2")) return *kernels_avx2();
+      throw EngineError("BAD_OPTION", "kernel set 'avx2' is not supported by this CPU");
+    }
+    if (std::strcmp(force, "avx512") == 0) {
+      if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
+      throw EngineError("BAD_OPTION", "kernel set 'avx512' is not supported by this CPU");
+    }
+    throw EngineError("BAD_OPTION", std::string("unknown kernel set '") + force + "' (expected ref, avx2 or avx512)");
+  }
+  if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
+  if (kernels_avx2() && cpu_supports("avx2")) return *kernels_avx2();
+  return kernels_ref();
+}
+
+}  // namespace ocr

@@ -1,0 +1,37 @@
+// CPU kernel contract. Every kernel has a plain reference (kernels_ref.cpp) and SIMD versions
+// (AVX2+FMA+F16C, AVX-512F/BW/VL(+BF16)) chosen at run time; tests compare each against the reference.
+#pragma once
+#include <cstdint>
+
+#include "../common.h"
+
+namespace ocr {
+
+struct Kernels {
+  const char* name;
+  // y[t*ldy + (o - o0)] = sum_k x[t*ldx + k] * W[o][k]  for t in [0, n), o in [o0, o1).
+  // W is [rows, in] row-major in f32/f16/bf16; accumulation in f32, one fixed order per element
+  // (independent of n, o0 and o1, so thread partitioning never changes a result).
+  void (*linear_rows)(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
+                      int64_t o1, float* y, int64_t ldy);
+  // sum_k row[k] * x[k], row in dt.
+  float (*dot)(DType dt, const void* row, const float* x, int64_t len);
+  // y[k] += a * row[k].
+  void (*axpy)(DType dt, float a, const void* row, float* y, int64_t len);
+  // row[k] = convert(x[k]) (round to nearest even for 16-bit types).
+  void (*store)(DType dt, const float* x, void* row, int64_t len);
+  // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
+  float (*sum)(const float* x, int64_t len);
+};
+
+const Kernels& kernels_ref();
+const Kernels* kernels_avx2();    // nullptr when not compiled in
+const Kernels* kernels_avx512();  // nullptr when not compiled in
+
+// The fastest set this CPU supports; `force` ("ref", "avx2", "avx512") overrides for tests and benchmarks.
+const Kernels& kernels_select(const char* force = nullptr);
+// Names of the kernel sets usable on this CPU, fastest first.
+const char* cpu_features_string();
+bool cpu_supports(const char* isa);
+
+}  // namespace ocr

@@ -1,0 +1,61 @@
+// Plain reference kernels (portable C++): the baseline on any CPU and the ground truth in op tests.
+#include <cmath>
+
+#include "kernels.h"
+
+namespace ocr {
+namespace {
+
+inline float load_elem(DType dt, const void* p, int64_t i) {
+  switch (dt) {
+    case DType::F32: return static_cast<const float*>(p)[i];
+    case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(p)[i]);
+    default: return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+  }
+}
+
+float dot_ref(DType dt, const void* row, const float* x, int64_t len) {
+  float s = 0.f;
+  for (int64_t k = 0; k < len; k++) s += load_elem(dt, row, k) * x[k];
+  return s;
+}
+
+void linear_rows_ref(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
+                     int64_t o1, float* y, int64_t ldy) {
+  const size_t row_bytes = static_cast<size_t>(in) * dtype_size(wdt);
+  for (int64_t o = o0; o < o1; o++) {
+    const void* row = static_cast<const uint8_t*>(w) + static_cast<size_t>(o) * row_bytes;
+    for (int64_t t = 0; t < n; t++) y[t * ldy + (o - o0)] = dot_ref(wdt, row, x + t * ldx, in);
+  }
+}
+
+void axpy_ref(DType dt, float a, const void* row, float* y, int64_t len) {
+  for (int64_t k = 0; k < len; k++) y[k] += a * load_elem(dt, row, k);
+}
+
+void store_ref(DType dt, const float* x, void* row, int64_t len) {
+  switch (dt) {
+    case DType::F32:
+      for (int64_t k = 0; k < len; k++) static_cast<float*>(row)[k] = x[k];
+      break;
+    case DType::F16:
+      for (int64_t k = 0; k < len; k++) static_cast<uint16_t*>(row)[k] = f32_to_f16(x[k]);
+      break;
+    default:
+      for (int64_t k = 0; k < len; k++) static_cast<uint16_t*>(row)[k] = f32_to_bf16(x[k]);
+  }
+}
+
+float sum_ref(const float* x, int64_t len) {
+  float s = 0.f;
+  for (int64_t k = 0; k < len; k++) s += x[k];
+  return s;
+}
+
+const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, sum_ref};
+
+}  // namespace
+
+const Kernels& kernels_ref() { return kRef; }
+
+}  // namespace ocr

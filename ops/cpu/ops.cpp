@@ -1,0 +1,143 @@
+// CPU implementations of the small ops and of attention over an explicit list of key slots.
+#include "ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ocr {
+
+void rms_norm(const float* x, const float* w, float* y, int64_t n, int64_t dim, float eps) {
+  for (int64_t t = 0; t < n; t++) {
+    const float* xr = x + t * dim;
+    float* yr = y + t * dim;
+    float ss = 0.f;
+    for (int64_t i = 0; i < dim; i++) ss += xr[i] * xr[i];
+    const float inv = 1.0f / std::sqrt(ss / static_cast<float>(dim) + eps);
+    for (int64_t i = 0; i < dim; i++) yr[i] = w[i] * (xr[i] * inv);
+  }
+}
+
+void rope(float* x, const int64_t* positions, int64_t n, int64_t heads, int64_t head_dim, float theta) {
+  const int64_t half = head_dim / 2;
+  std::vector<float> inv_freq(static_cast<size_t>(half)), cs(static_cast<size_t>(head_dim));
+  for (int64_t i = 0; i < half; i++)
+    inv_freq[i] = 1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(head_dim));
+  for (int64_t t = 0; t < n; t++) {
+    const float pos = static_cast<float>(positions[t]);
+    for (int64_t i = 0; i < half; i++) {
+      const float a = pos * inv_freq[i];
+      cs[i] = std::cos(a);
+      cs[half + i] = std::sin(a);
+    }
+    for (int64_t h = 0; h < heads; h++) {
+      float* r = x + (t * heads + h) * head_dim;
+      for (int64_t i = 0; i < half; i++) {
+        const float x1 = r[i], x2 = r[i + half], c = cs[i], s = cs[half + i];
+        r[i] = x1 * c - x2 * s;
+        r[i + half] = x2 * c + x1 * s;
+      }
+    }
+  }
+}
+
+void silu_mul(const float* g, const float* u, float* h, int64_t n, int64_t dim) {
+  const int64_t total = n * dim;
+  for (int64_t i = 0; i < total; i++) {
+    const float a = g[i];
+    h[i] = (a / (1.0f + std::exp(-a))) * u[i];
+  }
+}
+
+void route_topk(const float* logits, int64_t n_experts, int64_t k, bool norm_topk, float scale, int32_t* ids, float* weights) {
+  std::vector<float> p(static_cast<size_t>(n_experts));
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t e = 0; e < n_experts; e++) mx = std::max(mx, logits[e]);
+  float sum = 0.f;
+  for (int64_t e = 0; e < n_experts; e++) sum += (p[e] = std::exp(logits[e] - mx));
+  for (int64_t e = 0; e < n_experts; e++) p[e] /= sum;
+  std::vector<uint8_t> taken(static_cast<size_t>(n_experts), 0);
+  for (int64_t j = 0; j < k; j++) {
+    int64_t best = -1;
+    for (int64_t e = 0; e < n_experts; e++)
+      if (!taken[e] && (best < 0 || p[e] > p[best])) best = e;  // strict '>' keeps the lowest index on ties
+    taken[best] = 1;
+    ids[j] = static_cast<int32_t>(best);
+    weights[j] = p[best];
+  }
+  if (norm_topk && k > 1) {
+    float s = 0.f;
+    for (int64_t j = 0; j < k; j++) s += weights[j];
+    s += 1e-20f;
+    for (int64_t j = 0; j < k; j++) weights[j] /= s;
+  } else {
+    for (int64_t j = 0; j < k; j++) weights[j] *= scale;
+  }
+}
+
+int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* banned) {
+  int64_t best = -1;
+  for (int64_t i = 0; i < n; i++) {
+    if (banned && (*banned)[static_cast<size_t>(i)]) continue;
+    if (best < 0 || x[i] > x[best]) best = i;
+  }
+  return best;
+}
+
+namespace {
+
+template <typename Dot, typename Axpy>
+void attend_one(const float* qh, int64_t head_dim, int64_t kv_off, const KvLayer& kv, const int32_t* slots, int32_t n_vis,
+                float* scores, float* oh, Dot dot, Axpy axpy) {
+  std::fill(oh, oh + head_dim, 0.f);
+  if (n_vis <= 0) return;
+  const size_t esz = dtype_size(kv.dtype);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int32_t j = 0; j < n_vis; j++) {
+    const float s = dot(kv.dtype, kv.k_row(slots[j]) + kv_off * esz, qh, head_dim) * scale;
+    scores[j] = s;
+    mx = std::max(mx, s);
+  }
+  float sum = 0.f;
+  for (int32_t j = 0; j < n_vis; j++) sum += (scores[j] = std::exp(scores[j] - mx));
+  const float inv = 1.0f / sum;
+  for (int32_t j = 0; j < n_vis; j++) axpy(kv.dtype, scores[j] * inv, kv.v_row(slots[j]) + kv_off * esz, oh, head_dim);
+}
+
+}  // namespace
+
+void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
+               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out) {
+  const int64_t group = heads / kv_heads;
+  int32_t max_vis = 0;
+  for (int64_t i = 0; i < n_q; i++) max_vis = std::max(max_vis, visible[i]);
+  // Interleaved (query, head) pairs balance causal prefill, where later queries see more keys.
+  const int64_t total = n_q * heads;
+  int64_t work = 0;
+  for (int64_t i = 0; i < n_q; i++) work += static_cast<int64_t>(visible[i]) * heads * head_dim;
+  const int64_t parts = work < min_parallel_macs ? 1 : std::min<int64_t>(pool.size(), total);
+  pool.parallel_for(parts, 1, [&](int64_t b, int64_t e) {
+    std::vector<float> scores(static_cast<size_t>(std::max<int32_t>(1, max_vis)));
+    for (int64_t part = b; part < e; part++)
+    for (int64_t w = part; w < total; w += parts) {
+      const int64_t i = w / heads, h = w % heads;
+      attend_one(q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
+                 out + (i * heads + h) * head_dim, kr.dot, kr.axpy);
+    }
+  });
+}
+
+void attention_ref(const float* q, int64_t n_q, int64_t heads, int64_t kv_heads, int64_t head_dim, const KvLayer& kv,
+                   const int32_t* slots, const int32_t* visible, float* out) {
+  const Kernels& ref = kernels_ref();
+  const int64_t group = heads / kv_heads;
+  for (int64_t i = 0; i < n_q; i++) {
+    std::vector<float> scores(static_cast<size_t>(std::max<int32_t>(1, visible[i])));
+    for (int64_t h = 0; h < heads; h++)
+      attend_one(q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
+                 out + (i * heads + h) * head_dim, ref.dot, ref.axpy);
+  }
+}
+
+}  // namespace ocr

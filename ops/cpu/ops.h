@@ -1,0 +1,50 @@
+// Element-wise and attention ops of the forward pass (CPU). Each states its shapes and formula; the
+// heavy inner loops go through the dispatched Kernels so every op runs on the chosen ISA.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../common.h"
+#include "../threadpool.h"
+#include "kernels.h"
+
+namespace ocr {
+
+// y[t] = w * (x[t] / sqrt(mean(x[t]^2) + eps)), all f32. x, y: [n, dim] (may alias).
+void rms_norm(const float* x, const float* w, float* y, int64_t n, int64_t dim, float eps);
+
+// Rotate-half RoPE in place. x: [n, heads, head_dim]; positions: [n].
+// For i < d/2 with f_i = theta^(-2i/d): (x_i, x_{i+d/2}) <- (x_i cos - x_{i+d/2} sin, x_{i+d/2} cos + x_i sin), angle = pos * f_i.
+void rope(float* x, const int64_t* positions, int64_t n, int64_t heads, int64_t head_dim, float theta);
+
+// h[t, i] = silu(g[t, i]) * u[t, i]. g, u, h: [n, dim] (h may alias g).
+void silu_mul(const float* g, const float* u, float* h, int64_t n, int64_t dim);
+
+// MoE routing for one token: softmax(logits) in f32, the k largest (ties: lowest expert index first),
+// then renormalised (norm_topk && k > 1) or multiplied by `scale` — as DeepSeek-V2's greedy gate.
+void route_topk(const float* logits, int64_t n_experts, int64_t k, bool norm_topk, float scale, int32_t* ids, float* weights);
+
+// Index of the largest value, ties to the lowest index; entries flagged in `banned` are skipped (-1 if all are).
+int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* banned);
+
+// Key/value cache of one layer: `capacity` slots of [kv_heads * head_dim] in `dtype`.
+struct KvLayer {
+  DType dtype = DType::F32;
+  int64_t row_elems = 0;  // kv_heads * head_dim
+  std::vector<uint8_t> k, v;
+  const uint8_t* k_row(int64_t slot) const { return k.data() + slot * row_elems * dtype_size(dtype); }
+  const uint8_t* v_row(int64_t slot) const { return v.data() + slot * row_elems * dtype_size(dtype); }
+};
+
+// Attention as a policy: query i attends exactly the slots slots[0 .. visible[i]) (in position order).
+// q: [n_q, heads, d] (rotated); out: [n_q, heads, d]. out = softmax(q.k / sqrt(d)) v per head, kv head
+// = head / (heads / kv_heads). A query with no visible slot gets zeros.
+// Runs on the calling thread when the work is below min_parallel_macs.
+void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
+               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out);
+
+// The same formula in three plain loops, for tests.
+void attention_ref(const float* q, int64_t n_q, int64_t heads, int64_t kv_heads, int64_t head_dim, const KvLayer& kv,
+                   const int32_t* slots, const int32_t* visible, float* out);
+
+}  // namespace ocr

@@ -1,0 +1,127 @@
+// ISA-generic kernel bodies, included by kernels_avx2.cpp and kernels_avx512.cpp after they define
+// `V` (a vector trait: W lanes, zero, loadx, loadw<DT>, fma, reduce, masked tails).
+// Register blocking: TT tokens x RR weight rows share each loaded vector.
+
+template <ocr::DType DT, int TT, int RR>
+static inline void linear_block(const float* x, int64_t ldx, int64_t in, const uint8_t* w, size_t row_bytes,
+                                float* y, int64_t ldy) {
+  typename V::reg acc[TT][RR];
+  for (int t = 0; t < TT; t++)
+    for (int r = 0; r < RR; r++) acc[t][r] = V::zero();
+  int64_t k = 0;
+  for (; k + V::W <= in; k += V::W) {
+    typename V::reg wv[RR];
+    for (int r = 0; r < RR; r++) wv[r] = V::template loadw<DT>(w + r * row_bytes, k);
+    for (int t = 0; t < TT; t++) {
+      typename V::reg xv = V::loadx(x + t * ldx, k);
+      for (int r = 0; r < RR; r++) acc[t][r] = V::fma(xv, wv[r], acc[t][r]);
+    }
+  }
+  if (k < in) {
+    const int64_t rem = in - k;
+    typename V::reg wv[RR];
+    for (int r = 0; r < RR; r++) wv[r] = V::template loadw_tail<DT>(w + r * row_bytes, k, rem);
+    for (int t = 0; t < TT; t++) {
+      typename V::reg xv = V::loadx_tail(x + t * ldx, k, rem);
+      for (int r = 0; r < RR; r++) acc[t][r] = V::fma(xv, wv[r], acc[t][r]);
+    }
+  }
+  for (int t = 0; t < TT; t++)
+    for (int r = 0; r < RR; r++) y[t * ldy + r] = V::reduce(acc[t][r]);
+}
+
+template <ocr::DType DT, int TT>
+static inline void linear_rows_tt(const float* x, int64_t ldx, int64_t in, const uint8_t* w, size_t row_bytes,
+                                  int64_t rows, float* y, int64_t ldy) {
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) linear_block<DT, TT, 4>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy);
+  switch (rows - r) {
+    case 3: linear_block<DT, TT, 3>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy); break;
+    case 2: linear_block<DT, TT, 2>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy); break;
+    case 1: linear_block<DT, TT, 1>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy); break;
+    default: break;
+  }
+}
+
+template <ocr::DType DT>
+static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0,
+                           int64_t o1, float* y, int64_t ldy) {
+  const size_t row_bytes = static_cast<size_t>(in) * ocr::dtype_size(DT);
+  const uint8_t* wb = static_cast<const uint8_t*>(w) + static_cast<size_t>(o0) * row_bytes;
+  // Token chunks keep their activations in L2 while this thread's weight rows stream by.
+  constexpr int64_t kTokenChunk = 64;
+  constexpr int64_t kRowChunk = 64;
+  for (int64_t tc = 0; tc < n; tc += kTokenChunk) {
+    const int64_t tn = std::min(kTokenChunk, n - tc);
+    for (int64_t rc = 0; rc < o1 - o0; rc += kRowChunk) {
+      const int64_t rn = std::min(kRowChunk, o1 - o0 - rc);
+      int64_t t = 0;
+      for (; t + V::TT <= tn; t += V::TT)
+        linear_rows_tt<DT, V::TT>(x + (tc + t) * ldx, ldx, in, wb + rc * row_bytes, row_bytes, rn, y + (tc + t) * ldy + rc, ldy);
+      for (; t < tn; t++)
+        linear_rows_tt<DT, 1>(x + (tc + t) * ldx, ldx, in, wb + rc * row_bytes, row_bytes, rn, y + (tc + t) * ldy + rc, ldy);
+    }
+  }
+}
+
+static void linear_rows_simd(const float* x, int64_t ldx, int64_t n, int64_t in, ocr::DType wdt, const void* w,
+                             int64_t o0, int64_t o1, float* y, int64_t ldy) {
+  switch (wdt) {
+    case ocr::DType::F32: linear_rows_dt<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    case ocr::DType::F16: linear_rows_dt<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    default: linear_rows_dt<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+  }
+}
+
+template <ocr::DType DT>
+static float dot_dt(const void* row, const float* x, int64_t len) {
+  const uint8_t* w = static_cast<const uint8_t*>(row);
+  typename V::reg a0 = V::zero(), a1 = V::zero();
+  int64_t k = 0;
+  for (; k + 2 * V::W <= len; k += 2 * V::W) {
+    a0 = V::fma(V::loadx(x, k), V::template loadw<DT>(w, k), a0);
+    a1 = V::fma(V::loadx(x, k + V::W), V::template loadw<DT>(w, k + V::W), a1);
+  }
+  for (; k + V::W <= len; k += V::W) a0 = V::fma(V::loadx(x, k), V::template loadw<DT>(w, k), a0);
+  if (k < len) a1 = V::fma(V::loadx_tail(x, k, len - k), V::template loadw_tail<DT>(w, k, len - k), a1);
+  return V::reduce(V::add(a0, a1));
+}
+
+static float dot_simd(ocr::DType dt, const void* row, const float* x, int64_t len) {
+  switch (dt) {
+    case ocr::DType::F32: return dot_dt<ocr::DType::F32>(row, x, len);
+    case ocr::DType::F16: return dot_dt<ocr::DType::F16>(row, x, len);
+    default: return dot_dt<ocr::DType::BF16>(row, x, len);
+  }
+}
+
+template <ocr::DType DT>
+static void axpy_dt(float a, const void* row, float* y, int64_t len) {
+  const uint8_t* w = static_cast<const uint8_t*>(row);
+  typename V::reg av = V::set1(a);
+  int64_t k = 0;
+  for (; k + V::W <= len; k += V::W) V::storex(y, k, V::fma(av, V::template loadw<DT>(w, k), V::loadx(y, k)));
+  if (k < len) V::storex_tail(y, k, len - k, V::fma(av, V::template loadw_tail<DT>(w, k, len - k), V::loadx_tail(y, k, len - k)));
+}
+
+static void axpy_simd(ocr::DType dt, float a, const void* row, float* y, int64_t len) {
+  switch (dt) {
+    case ocr::DType::F32: axpy_dt<ocr::DType::F32>(a, row, y, len); break;
+    case ocr::DType::F16: axpy_dt<ocr::DType::F16>(a, row, y, len); break;
+    default: axpy_dt<ocr::DType::BF16>(a, row, y, len); break;
+  }
+}
+
+static float sum_simd(const float* x, int64_t len) {
+  typename V::reg a0 = V::zero(), a1 = V::zero(), a2 = V::zero(), a3 = V::zero();
+  int64_t k = 0;
+  for (; k + 4 * V::W <= len; k += 4 * V::W) {
+    a0 = V::add(a0, V::loadx(x, k));
+    a1 = V::add(a1, V::loadx(x, k + V::W));
+    a2 = V::add(a2, V::loadx(x, k + 2 * V::W));
+    a3 = V::add(a3, V::loadx(x, k + 3 * V::W));
+  }
+  for (; k + V::W <= len; k += V::W) a0 = V::add(a0, V::loadx(x, k));
+  if (k < len) a1 = V::add(a1, V::loadx_tail(x, k, len - k));
+  return V::reduce(V::add(V::add(a0, a1), V::add(a2, a3)));
+}

@@ -1,0 +1,189 @@
+// The decoder forward pass, top to bottom: embed -> per layer (norm, attention, residual, norm,
+// MLP or MoE, residual) -> norm -> logits. Prefill runs n entries as matrix-matrix work; a decode step
+// is the same code with n = 1 (matrix-vector work).
+#include <algorithm>
+#include <cstring>
+
+#include "session.h"
+
+namespace ocr {
+namespace {
+
+struct LinearJob {
+  const float* x;  // [n, in]
+  int64_t n;
+  const TensorView* w;  // [rows, in]
+  float* y;             // [n, rows]
+};
+
+// Runs several independent y = x W^T products in one parallel pass, split by work (rows x tokens).
+void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
+  std::vector<int64_t> row_base(jobs.size() + 1, 0), cost_base(jobs.size() + 1, 0);
+  for (size_t j = 0; j < jobs.size(); j++) {
+    row_base[j + 1] = row_base[j] + jobs[j].w->rows();
+    cost_base[j + 1] = cost_base[j] + jobs[j].w->rows() * std::max<int64_t>(1, jobs[j].n);
+  }
+  // Small products (the tiny test models, MoE experts with few tokens) run on one thread: waking the
+  // pool costs more than it saves below ~256K multiply-adds.
+  int64_t macs = 0;
+  for (auto& j : jobs) macs += j.w->rows() * j.w->cols() * std::max<int64_t>(1, j.n);
+  const int64_t parts = macs < m.min_parallel_macs() ? 1 : m.pool().size();
+  auto boundary = [&](int64_t p) -> int64_t {  // global row index where part p starts
+    if (p >= parts) return row_base.back();
+    const int64_t c = cost_base.back() * p / parts;
+    size_t j = 0;
+    while (j + 1 < jobs.size() && cost_base[j + 1] <= c) j++;
+    const int64_t rows = jobs[j].w->rows();
+    int64_t r = (c - cost_base[j]) / std::max<int64_t>(1, jobs[j].n);
+    r = std::min(rows, (r + 2) / 4 * 4);  // keep 4-row register blocks whole
+    return row_base[j] + r;
+  };
+  const Kernels& k = m.kernels();
+  auto run = [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; p++) {
+      const int64_t g0 = boundary(p), g1 = boundary(p + 1);
+      for (size_t j = 0; j < jobs.size(); j++) {
+        const int64_t lo = std::max(g0, row_base[j]), hi = std::min(g1, row_base[j + 1]);
+        if (lo >= hi || jobs[j].n == 0) continue;
+        const LinearJob& J = jobs[j];
+        const int64_t rows = J.w->rows(), in = J.w->cols();
+        k.linear_rows(J.x, in, J.n, in, J.w->dtype, J.w->data, lo - row_base[j], hi - row_base[j],
+                      J.y + (lo - row_base[j]), rows);
+      }
+    }
+  };
+  if (parts == 1) run(0, 1);
+  else m.pool().parallel_for(parts, 1, run);
+}
+
+void mlp_forward(Model& m, const MlpWeights& w, const float* x, int64_t n, float* out) {
+  const int64_t inter = w.gate->rows(), H = w.down->rows();
+  std::vector<float> g(static_cast<size_t>(n * inter)), u(g.size());
+  linear_jobs(m, {{x, n, w.gate, g.data()}, {x, n, w.up, u.data()}});
+  silu_mul(g.data(), u.data(), g.data(), n, inter);
+  linear_jobs(m, {{g.data(), n, w.down, out}});
+  (void)H;
+}
+
+// DeepSeek-V2 MoE: routed experts (top-k of a softmax gate, weights applied in f32) plus shared experts.
+void moe_forward(Model& m, const LayerWeights& L, const float* x, int64_t n, float* out) {
+  const DecoderConfig& c = m.config();
+  const int64_t H = c.hidden_size, E = c.n_routed_experts, K = c.num_experts_per_tok, I = c.moe_intermediate_size;
+  std::vector<float> logits(static_cast<size_t>(n * E));
+  linear_jobs(m, {{x, n, L.router, logits.data()}});
+  std::vector<int32_t> ids(static_cast<size_t>(n * K));
+  std::vector<float> weights(static_cast<size_t>(n * K));
+  for (int64_t t = 0; t < n; t++)
+    route_topk(logits.data() + t * E, E, K, c.norm_topk_prob, c.routed_scaling_factor, ids.data() + t * K, weights.data() + t * K);
+  // Group (token, weight) pairs by expert, tokens in ascending order.
+  std::vector<std::vector<std::pair<int64_t, float>>> routed(static_cast<size_t>(E));
+  for (int64_t t = 0; t < n; t++)
+    for (int64_t j = 0; j < K; j++) routed[ids[t * K + j]].push_back({t, weights[t * K + j]});
+  std::vector<int64_t> offset(static_cast<size_t>(E + 1), 0);
+  for (int64_t e = 0; e < E; e++) offset[e + 1] = offset[e] + static_cast<int64_t>(routed[e].size());
+  const int64_t total = offset[E];
+  std::vector<float> xs(static_cast<size_t>(total * H)), g(static_cast<size_t>(total * I)), u(g.size()), y(xs.size());
+  std::vector<LinearJob> up_jobs, down_jobs;
+  for (int64_t e = 0; e < E; e++) {
+    const int64_t cnt = offset[e + 1] - offset[e];
+    if (cnt == 0) continue;
+    float* xe = xs.data() + offset[e] * H;
+    for (int64_t r = 0; r < cnt; r++) std::memcpy(xe + r * H, x + routed[e][r].first * H, sizeof(float) * H);
+    up_jobs.push_back({xe, cnt, L.experts[e].gate, g.data() + offset[e] * I});
+    up_jobs.push_back({xe, cnt, L.experts[e].up, u.data() + offset[e] * I});
+    down_jobs.push_back({g.data() + offset[e] * I, cnt, L.experts[e].down, y.data() + offset[e] * H});
+  }
+  std::vector<float> shared_g, shared_u;
+  const int64_t IS = L.shared.gate ? L.shared.gate->rows() : 0;
+  if (L.shared.gate) {  // shared experts ride in the same parallel passes
+    shared_g.resize(static_cast<size_t>(n * IS));
+    shared_u.resize(shared_g.size());
+    up_jobs.push_back({x, n, L.shared.gate, shared_g.data()});
+    up_jobs.push_back({x, n, L.shared.up, shared_u.data()});
+  }
+  linear_jobs(m, up_jobs);
+  silu_mul(g.data(), u.data(), g.data(), total, I);
+  std::vector<float> shared_out;
+  if (L.shared.gate) {
+    silu_mul(shared_g.data(), shared_u.data(), shared_g.data(), n, IS);
+    shared_out.resize(static_cast<size_t>(n * H));
+    down_jobs.push_back({shared_g.data(), n, L.shared.down, shared_out.data()});
+  }
+  linear_jobs(m, down_jobs);
+  std::fill(out, out + n * H, 0.f);
+  for (int64_t e = 0; e < E; e++)
+    for (int64_t r = 0; r < offset[e + 1] - offset[e]; r++) {
+      const auto& tw = routed[e][r];
+      const float* ye = y.data() + (offset[e] + r) * H;
+      float* o = out + tw.first * H;
+      for (int64_t i = 0; i < H; i++) o[i] += tw.second * ye[i];
+    }
+  if (L.shared.gate)
+    for (int64_t i = 0; i < n * H; i++) out[i] += shared_out[i];
+}
+
+}  // namespace
+
+void Session::forward(const float* x_in, int64_t n, Capture* capture) {
+  const DecoderConfig& c = model_.config();
+  const int64_t H = c.hidden_size, NH = c.num_attention_heads, NKV = c.num_key_value_heads, D = c.head_dim;
+  const int64_t first = static_cast<int64_t>(entries_.size()) - n;
+  const Kernels& k = model_.kernels();
+
+  // Keys each new entry may see: the live entries before this call, then the new ones up to itself.
+  std::vector<int32_t> slots;
+  slots.reserve(live_.size() + static_cast<size_t>(n));
+  for (int64_t p : live_)
+    if (p < first) slots.push_back(entries_[p].slot);
+  const int32_t n_old = static_cast<int32_t>(slots.size());
+  std::vector<int32_t> visible(static_cast<size_t>(n));
+  std::vector<int64_t> positions(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) {
+    slots.push_back(entries_[first + i].slot);
+    visible[i] = n_old + static_cast<int32_t>(i) + 1;
+    positions[i] = first + i;
+  }
+
+  std::vector<float> x(x_in, x_in + n * H), xn(static_cast<size_t>(n * H)), tmp(static_cast<size_t>(n * H));
+  std::vector<float> q(static_cast<size_t>(n * NH * D)), kk(static_cast<size_t>(n * NKV * D)), vv(kk.size()), att(q.size());
+  if (capture && capture->hidden) capture->hidden_states.assign(static_cast<size_t>(c.num_hidden_layers * n * H), 0.f);
+
+  for (int l = 0; l < c.num_hidden_layers; l++) {
+    const LayerWeights& L = model_.layers[l];
+    KvLayer& kv = kv_[l];
+    // Attention block.
+    rms_norm(x.data(), L.attn_norm.data(), xn.data(), n, H, c.rms_norm_eps);
+    linear_jobs(model_, {{xn.data(), n, L.q, q.data()}, {xn.data(), n, L.k, kk.data()}, {xn.data(), n, L.v, vv.data()}});
+    rope(q.data(), positions.data(), n, NH, D, c.rope_theta);
+    rope(kk.data(), positions.data(), n, NKV, D, c.rope_theta);
+    const size_t row_bytes = static_cast<size_t>(NKV * D) * dtype_size(kv.dtype);
+    for (int64_t i = 0; i < n; i++) {
+      const int32_t s = entries_[first + i].slot;
+      k.store(kv.dtype, kk.data() + i * NKV * D, kv.k.data() + s * row_bytes, NKV * D);
+      k.store(kv.dtype, vv.data() + i * NKV * D, kv.v.data() + s * row_bytes, NKV * D);
+    }
+    attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), n, NH, NKV, D, kv, slots.data(), visible.data(), att.data());
+    linear_jobs(model_, {{att.data(), n, L.o, tmp.data()}});
+    for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
+    // MLP block.
+    rms_norm(x.data(), L.mlp_norm.data(), xn.data(), n, H, c.rms_norm_eps);
+    if (L.moe) moe_forward(model_, L, xn.data(), n, tmp.data());
+    else mlp_forward(model_, L.dense, xn.data(), n, tmp.data());
+    for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
+    if (capture && capture->hidden)
+      std::memcpy(capture->hidden_states.data() + static_cast<size_t>(l) * n * H, x.data(), sizeof(float) * n * H);
+  }
+
+  // Final norm and logits: every row when captured, else only the last (the one decoding continues from).
+  const bool all = capture && capture->all_logits;
+  const int64_t rows = all ? n : 1;
+  const float* src = x.data() + (all ? 0 : (n - 1) * H);
+  rms_norm(src, model_.final_norm.data(), xn.data(), rows, H, c.rms_norm_eps);
+  std::vector<float> logits(static_cast<size_t>(rows * c.vocab_size));
+  linear_jobs(model_, {{xn.data(), rows, model_.lm_head, logits.data()}});
+  last_logits_.assign(logits.end() - c.vocab_size, logits.end());
+  if (all) capture->logits = std::move(logits);
+  else if (capture) capture->logits = last_logits_;
+}
+
+}  // namespace ocr

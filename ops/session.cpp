@@ -1,0 +1,148 @@
+// Session bookkeeping: slot allocation, the R-SWA ring, retiring, greedy decoding with the no-repeat rule.
+#include "session.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ocr {
+
+Session::Session(Model& model, const SessionOptions& opts) : model_(model), opts_(opts) {
+  if (opts.window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
+  const DecoderConfig& c = model.config();
+  kv_.resize(static_cast<size_t>(c.num_hidden_layers));
+  for (auto& kv : kv_) {
+    kv.dtype = opts.kv_dtype;
+    kv.row_elems = static_cast<int64_t>(c.num_key_value_heads) * c.head_dim;
+  }
+}
+
+size_t Session::cache_bytes() const {
+  size_t n = 0;
+  for (auto& kv : kv_) n += kv.k.size() + kv.v.size();
+  return n;
+}
+
+int32_t Session::alloc_slot() {
+  if (free_slots_.empty()) {
+    const int64_t grown = std::max<int64_t>(64, capacity_ * 2);
+    for (auto& kv : kv_) {
+      const size_t bytes = static_cast<size_t>(grown * kv.row_elems) * dtype_size(kv.dtype);
+      kv.k.resize(bytes);
+      kv.v.resize(bytes);
+    }
+    for (int64_t s = grown - 1; s >= capacity_; s--) free_slots_.push_back(static_cast<int32_t>(s));
+    capacity_ = grown;
+  }
+  const int32_t s = free_slots_.back();
+  free_slots_.pop_back();
+  return s;
+}
+
+void Session::release(int64_t position) {
+  Entry& e = entries_[position];
+  if (e.slot < 0) return;
+  free_slots_.push_back(e.slot);
+  e.slot = -1;
+  auto it = std::lower_bound(live_.begin(), live_.end(), position);
+  if (it != live_.end() && *it == position) live_.erase(it);
+}
+
+void Session::feed_pending() {
+  if (pending_ < 0) return;
+  const int32_t token = pending_;
+  pending_ = -1;
+  // R-SWA: the generated entry falling out of the window gives its slot to the new one (the ring).
+  if (opts_.window > 0 && static_cast<int>(ring_.size()) >= opts_.window) {
+    release(ring_.front());
+    ring_.pop_front();
+  }
+  const int64_t pos = static_cast<int64_t>(entries_.size());
+  entries_.push_back({EntryKind::Generated, alloc_slot()});
+  std::vector<float> x(static_cast<size_t>(model_.config().hidden_size));
+  model_.embed(token, x.data());
+  forward(x.data(), 1, nullptr);
+  live_.push_back(pos);
+  if (opts_.window > 0) ring_.push_back(pos);
+}
+
+void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int64_t n_embeds, Capture* capture) {
+  const int64_t H = model_.config().hidden_size;
+  int64_t needed = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (tokens[i] < 0) needed++;
+    else if (tokens[i] >= model_.config().vocab_size)
+      throw EngineError("BAD_INPUT", "token id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) + " is outside the vocabulary");
+  }
+  if (needed != n_embeds)
+    throw EngineError("BAD_INPUT", std::to_string(needed) + " embedding placeholders but " + std::to_string(n_embeds) + " embedding rows");
+  if (n <= 0) throw EngineError("BAD_INPUT", "extend needs at least one entry");
+  feed_pending();
+  std::vector<float> x(static_cast<size_t>(n * H));
+  int64_t row = 0;
+  const int64_t first = static_cast<int64_t>(entries_.size());
+  for (int64_t i = 0; i < n; i++) {
+    if (tokens[i] < 0) {
+      std::memcpy(x.data() + i * H, embeds + (row++) * H, sizeof(float) * H);
+      entries_.push_back({EntryKind::Visual, alloc_slot()});
+    } else {
+      model_.embed(tokens[i], x.data() + i * H);
+      entries_.push_back({EntryKind::Extended, alloc_slot()});
+    }
+  }
+  forward(x.data(), n, capture);
+  for (int64_t i = 0; i < n; i++) live_.push_back(first + i);
+}
+
+void Session::retire(int64_t begin, int64_t end) {
+  feed_pending();  // the pending token belongs before any later extension; keep order simple
+  const int64_t len = static_cast<int64_t>(entries_.size());
+  if (begin < 0 || end > len || begin > end)
+    throw EngineError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside the session (length " + std::to_string(len) + ")");
+  for (int64_t p = begin; p < end; p++) {
+    release(p);
+    if (entries_[p].kind == EntryKind::Generated) {
+      auto it = std::find(ring_.begin(), ring_.end(), p);
+      if (it != ring_.end()) ring_.erase(it);
+    }
+  }
+}
+
+std::string Session::generate(const GenerateOptions& opts, const std::function<void(int32_t)>& on_token,
+                              const std::atomic<bool>* cancel) {
+  if (last_logits_.empty() && pending_ < 0) throw EngineError("BAD_STATE", "generate called before any entry was added");
+  const int64_t V = model_.config().vocab_size;
+  std::vector<uint8_t> banned(static_cast<size_t>(V), 0);
+  std::vector<int32_t> banned_list;
+  for (int i = 0; i < opts.max_tokens; i++) {
+    if (cancel && cancel->load()) return "cancelled";
+    feed_pending();
+    // No-repeat rule: ban tokens that would complete an n-gram already present among the last
+    // `window` generated tokens (the exempt ones stay allowed).
+    const NoRepeatRule& nr = opts.no_repeat;
+    const int64_t len = static_cast<int64_t>(history_.size());
+    if (nr.n > 0 && len >= nr.n - 1) {
+      const int64_t start = nr.window > 0 ? std::max<int64_t>(0, len - nr.window) : 0;
+      for (int64_t s = start; s + nr.n <= len; s++) {
+        bool match = true;
+        for (int j = 0; j < nr.n - 1 && match; j++) match = history_[s + j] == history_[len - (nr.n - 1) + j];
+        if (!match) continue;
+        const int32_t t = history_[s + nr.n - 1];
+        if (std::find(nr.exempt.begin(), nr.exempt.end(), t) != nr.exempt.end()) continue;
+        banned[t] = 1;
+        banned_list.push_back(t);
+      }
+    }
+    int64_t tok = argmax_masked(last_logits_.data(), V, banned_list.empty() ? nullptr : &banned);
+    for (int32_t t : banned_list) banned[t] = 0;
+    banned_list.clear();
+    if (tok < 0) tok = argmax_masked(last_logits_.data(), V, nullptr);  // everything banned: fall back
+    const int32_t token = static_cast<int32_t>(tok);
+    history_.push_back(token);
+    pending_ = token;
+    on_token(token);
+    if (std::find(opts.stop_tokens.begin(), opts.stop_tokens.end(), token) != opts.stop_tokens.end()) return "stop";
+  }
+  return "length";
+}
+
+}  // namespace ocr

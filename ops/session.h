@@ -1,0 +1,91 @@
+// A decoding session: the KV cache with per-entry kinds, the attention policy, extend / retire / generate.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cpu/ops.h"
+#include "model.h"
+
+namespace ocr {
+
+enum class EntryKind : uint8_t { Extended = 0, Visual = 1, Generated = 2 };
+
+struct SessionOptions {
+  DType kv_dtype = DType::F32;
+  // Attention policy for generated entries: 0 = full (all of them); n > 0 = R-SWA, the last n generated
+  // entries including the current one (a ring of n slots per layer). Extended entries are always attended
+  // until retired.
+  int window = 0;
+};
+
+struct NoRepeatRule {
+  int n = 0;       // n-gram size; 0 disables
+  int window = 0;  // look back over this many generated tokens (0 = all)
+  std::vector<int32_t> exempt;
+};
+
+struct GenerateOptions {
+  int max_tokens = 0;
+  std::vector<int32_t> stop_tokens;
+  NoRepeatRule no_repeat;
+};
+
+// Optional per-call dumps for golden tests.
+struct Capture {
+  bool hidden = false;         // hidden state after each layer, [layers, n, hidden]
+  bool all_logits = false;     // logits of every new entry, [n, vocab] (else only the last)
+  std::vector<float> hidden_states, logits;
+};
+
+class Session {
+ public:
+  Session(Model& model, const SessionOptions& opts);
+
+  // Appends entries. tokens[i] >= 0 is a token id (kind Extended); tokens[i] < 0 takes the next row of
+  // `embeds` ([n_embeds, hidden], kind Visual). A token generated earlier and not yet fed is fed first.
+  void extend(const int32_t* tokens, int64_t n, const float* embeds, int64_t n_embeds, Capture* capture = nullptr);
+
+  // Stops attending entries at positions [begin, end) and reuses their cache slots.
+  void retire(int64_t begin, int64_t end);
+
+  // Greedy decoding from the last logits. on_token is called for each token as it is chosen.
+  // Returns "stop" (a stop token was produced, included in the output), "length" (max_tokens reached)
+  // or "cancelled".
+  std::string generate(const GenerateOptions& opts, const std::function<void(int32_t)>& on_token,
+                       const std::atomic<bool>* cancel);
+
+  int64_t length() const { return static_cast<int64_t>(entries_.size()) + (pending_ >= 0 ? 1 : 0); }
+  int64_t live_entries() const { return static_cast<int64_t>(live_.size()); }
+  size_t cache_bytes() const;  // bytes of KV storage currently allocated
+  const std::vector<float>& last_logits() const { return last_logits_; }
+  const SessionOptions& options() const { return opts_; }
+
+ private:
+  struct Entry {
+    EntryKind kind;
+    int32_t slot;  // -1 once retired or out of the window
+  };
+  void feed_pending();
+  int32_t alloc_slot();
+  void release(int64_t position);
+  // Runs the new entries (already appended to entries_, slots assigned) through every layer.
+  void forward(const float* x_in, int64_t n, Capture* capture);
+
+  Model& model_;
+  SessionOptions opts_;
+  std::vector<KvLayer> kv_;            // [layers]
+  int64_t capacity_ = 0;               // slots per layer
+  std::vector<int32_t> free_slots_;
+  std::vector<Entry> entries_;         // index = position
+  std::vector<int64_t> live_;          // positions holding a slot, ascending
+  std::deque<int64_t> ring_;           // generated positions in the window (R-SWA)
+  std::vector<int32_t> history_;       // generated tokens, for the no-repeat rule
+  std::vector<float> last_logits_;     // [vocab] after the latest entry
+  int32_t pending_ = -1;               // generated token not yet in the cache
+};
+
+}  // namespace ocr

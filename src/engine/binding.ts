@@ -1,0 +1,105 @@
+// The one typed seam to the native addon: declares everything build/native/Release/ocr_engine.node exports.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type NativeDtype = "f32" | "f16" | "bf16";
+
+/** Decoder numbers the native model reads (the `decoder` section of model.json). */
+export interface NativeDecoderConfig {
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim: number;
+  intermediate_size: number;
+  moe_intermediate_size: number;
+  n_routed_experts: number;
+  num_experts_per_tok: number;
+  n_shared_experts: number;
+  first_k_dense_replace: number;
+  norm_topk_prob: boolean;
+  routed_scaling_factor: number;
+  rms_norm_eps: number;
+  rope_theta: number;
+  tie_word_embeddings: boolean;
+}
+
+export interface NativeModelInfo {
+  kernels: string;
+  threads: number;
+  mappedBytes: number;
+  decodeWeightBytes: number;
+  weightDtype: NativeDtype;
+}
+
+export interface NativeModel {
+  info(): NativeModelInfo;
+  layoutRows(): { imageNewline: Float32Array | null; viewSeparator: Float32Array | null };
+}
+
+export interface NativeExtendResult {
+  logits: Float32Array;
+  hidden?: Float32Array;
+}
+
+export interface NativeGenerateOptions {
+  maxTokens: number;
+  stopTokens: Int32Array;
+  noRepeat?: { n: number; window: number; exempt: Int32Array };
+}
+
+export interface NativeSession {
+  /** tokens[i] < 0 takes the next row of `embeds` ([rows, hidden]). */
+  extend(tokens: Int32Array, embeds: Float32Array | null, capture: { hidden: boolean; allLogits: boolean }): Promise<NativeExtendResult>;
+  retire(begin: number, end: number): Promise<void>;
+  generate(options: NativeGenerateOptions, onTokens: (tokens: Int32Array) => void): Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
+  cancel(): void;
+  stats(): { length: number; liveEntries: number; cacheBytes: number; busy: boolean };
+  lastLogits(): Float32Array;
+}
+
+export interface NativeTesting {
+  linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype, w: Uint8Array, o0: number, o1: number): Float32Array;
+  attention(kernels: string, q: Float32Array, nq: number, heads: number, kvHeads: number, headDim: number, kvDtype: NativeDtype,
+    k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number): Float32Array;
+  routeTopk(logits: Float32Array, k: number, normTopk: boolean, scale: number): { ids: Int32Array; weights: Float32Array };
+  toDtype(dtype: NativeDtype, x: Float32Array): Uint8Array;
+  measureBandwidth(megabytes: number, threads: number, repeats: number): number;
+}
+
+export interface NativeAddon {
+  NativeModel: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeModel;
+  NativeSession: new (model: NativeModel, options: { kvDtype: NativeDtype; window: number }) => NativeSession;
+  cpuFeatures: string;
+  testing: NativeTesting;
+}
+
+/** The addon could not be loaded; the message says what to run. */
+export class EngineLoadError extends Error {
+  readonly code = "ADDON_MISSING";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "EngineLoadError";
+  }
+}
+
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const addonPath = process.env.OCR_ENGINE_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_engine.node");
+
+let cached: NativeAddon | undefined;
+
+/** Loads the addon once; throws EngineLoadError with the command to build it. */
+export function loadAddon(): NativeAddon {
+  if (cached) return cached;
+  const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
+  if (!existsSync(addonPath)) throw new EngineLoadError(`the native decoding engine is not built (${addonPath} is missing): ${rebuild}`);
+  try {
+    cached = createRequire(import.meta.url)(addonPath) as NativeAddon;
+  } catch (err) {
+    throw new EngineLoadError(`the native decoding engine at ${addonPath} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
+  }
+  return cached;
+}

@@ -1,0 +1,345 @@
+// The engine's TypeScript API: Engine.load(dir) maps a checkpoint, sessions extend / retire / generate.
+import { availableParallelism } from "node:os";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { loadAddon, type NativeDecoderConfig, type NativeDtype, type NativeModel, type NativeModelInfo, type NativeSession } from "./binding.js";
+import { badOption, EngineError, fromNative } from "./errors.js";
+
+export type KvDtype = NativeDtype;
+export type KernelChoice = "auto" | "ref" | "avx2" | "avx512";
+
+export interface EngineOptions {
+  /** Worker threads for one forward pass (default: the machine's cores). */
+  threads?: number;
+  /** Kernel set; "auto" (default) picks the fastest this CPU supports. */
+  kernels?: KernelChoice;
+  /** Ops below this many multiply-adds run on one thread (default 262144; tests pass 0 to exercise the pool). */
+  minParallelWork?: number;
+}
+
+/** Which generated entries a step attends (extended entries are attended until retired). */
+export type AttentionPolicy = { kind: "full" } | { kind: "rswa"; window: number };
+
+export interface SessionOptions {
+  /** KV cache element type (default f32). */
+  kvDtype?: KvDtype;
+  /** Default full attention. */
+  attention?: AttentionPolicy;
+}
+
+/** Entries to append: token ids, with embedding rows placed at given indices of this call's sequence. */
+export interface ExtendInput {
+  tokens: ArrayLike<number>;
+  /** [rows, hidden] row-major, e.g. visual tokens. */
+  embeddings?: Float32Array;
+  /** Index in the combined sequence (tokens.length + rows entries) of each embedding row, ascending.
+   *  Default: the rows come after the tokens. */
+  embeddingPositions?: ArrayLike<number>;
+}
+
+export interface ExtendOptions {
+  /** Return the hidden state after every layer for every new entry ([layers, n, hidden]). */
+  captureHidden?: boolean;
+  /** Return the logits of every new entry ([n, vocab]) instead of only the last. */
+  allLogits?: boolean;
+}
+
+export interface ExtendResult {
+  /** Logits of the last entry ([vocab]) or, with allLogits, of every new entry ([n, vocab]). */
+  logits: Float32Array;
+  hidden?: Float32Array;
+  /** Position of the first appended entry. */
+  start: number;
+  /** Number of entries appended. */
+  count: number;
+}
+
+export interface NoRepeatRule {
+  /** n-gram size (the rule bans the token that would repeat an n-gram). */
+  n: number;
+  /** Look back over this many generated tokens (0 = all). */
+  window: number;
+  /** Tokens never banned (e.g. <td>, </td>). */
+  exempt?: readonly number[];
+}
+
+export interface GenerateOptions {
+  maxTokens: number;
+  stopTokens?: readonly number[];
+  noRepeat?: NoRepeatRule;
+}
+
+export interface GenerateResult {
+  /** "stop": a stop token was generated (it is the last token); "length": maxTokens reached. */
+  reason: "stop" | "length" | "cancelled";
+  tokens: number[];
+}
+
+/** Tokens as they are generated; `result` settles when generation ends. */
+export interface TokenStream extends AsyncIterableIterator<number> {
+  readonly result: Promise<GenerateResult>;
+  /** Stops after the token being computed (reason "cancelled"). */
+  cancel(): void;
+}
+
+export interface SessionStats {
+  /** Entries ever appended (positions count every one). */
+  length: number;
+  /** Entries currently attended (not retired, inside the window). */
+  liveEntries: number;
+  /** Bytes of KV cache allocated. */
+  cacheBytes: number;
+}
+
+function checkInt(v: unknown, option: string, min: number): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min) throw badOption(`an integer >= ${min}`, option, v);
+  return v;
+}
+
+function toInt32(v: ArrayLike<number>, option: string): Int32Array {
+  const out = new Int32Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 0x7fffffff) throw badOption("non-negative integer ids", `${option}[${i}]`, x);
+    out[i] = x;
+  }
+  return out;
+}
+
+/** Reads the decoder numbers the engine needs, with clear errors (the bundle loader checks the rest). */
+export function nativeConfig(decoder: Record<string, unknown>, file: string): NativeDecoderConfig {
+  const ints = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+    "intermediate_size", "moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"] as const;
+  const out: Record<string, number | boolean> = {};
+  for (const k of ints) {
+    const v = decoder[k];
+    const min = ["moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"].includes(k) ? 0 : 1;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min)
+      throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} must be an integer >= ${min} (found ${JSON.stringify(v)})`);
+    out[k] = v;
+  }
+  for (const k of ["routed_scaling_factor", "rms_norm_eps", "rope_theta"] as const) {
+    const v = decoder[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0)
+      throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} must be a positive number (found ${JSON.stringify(v)})`);
+    out[k] = v;
+  }
+  for (const k of ["norm_topk_prob", "tie_word_embeddings"] as const) {
+    const v = decoder[k];
+    if (typeof v !== "boolean") throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} must be true or false (found ${JSON.stringify(v)})`);
+    out[k] = v;
+  }
+  for (const [k, allowed] of [["scoring_func", "softmax"], ["topk_method", "greedy"]] as const)
+    if (decoder[k] !== undefined && decoder[k] !== allowed)
+      throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} ${JSON.stringify(decoder[k])} is not supported (only ${JSON.stringify(allowed)})`);
+  const c = out as unknown as NativeDecoderConfig;
+  if (c.num_attention_heads % c.num_key_value_heads !== 0)
+    throw new EngineError("BAD_CONFIG", `${file}: decoder.num_key_value_heads must divide num_attention_heads`);
+  if (c.head_dim % 2 !== 0) throw new EngineError("BAD_CONFIG", `${file}: decoder.head_dim must be even (rotary halves)`);
+  if (c.n_routed_experts > 0 && (c.num_experts_per_tok < 1 || c.num_experts_per_tok > c.n_routed_experts))
+    throw new EngineError("BAD_CONFIG", `${file}: decoder.num_experts_per_tok must be in 1..n_routed_experts`);
+  return c;
+}
+
+export class Engine {
+  readonly config: NativeDecoderConfig;
+  readonly info: NativeModelInfo;
+  /** @internal */
+  readonly native: NativeModel;
+
+  private constructor(config: NativeDecoderConfig, native: NativeModel) {
+    this.config = config;
+    this.native = native;
+    this.info = native.info();
+  }
+
+  /** Loads the decoder of a bundle folder (model.json `decoder` section + its safetensors). */
+  static async load(dir: string, options: EngineOptions = {}): Promise<Engine> {
+    const file = path.join(path.resolve(dir), "model.json");
+    let json: { decoder?: Record<string, unknown> };
+    try {
+      json = JSON.parse(await readFile(file, "utf8")) as { decoder?: Record<string, unknown> };
+    } catch (err) {
+      throw new EngineError("BAD_CONFIG", `${file}: cannot read the model description (${(err as Error).message})`, { cause: err });
+    }
+    const decoder = json?.decoder;
+    if (!decoder || typeof decoder !== "object") throw new EngineError("BAD_CONFIG", `${file}: no "decoder" section`);
+    const weights = decoder.weights;
+    if (!Array.isArray(weights) || weights.length === 0 || !weights.every((w) => typeof w === "string" && w.length > 0 && !path.isAbsolute(w) && !w.split(/[\\/]/).includes("..")))
+      throw new EngineError("BAD_CONFIG", `${file}: decoder.weights must list file names inside the bundle folder`);
+    return Engine.fromConfig(nativeConfig(decoder, file), (weights as string[]).map((w) => path.join(path.dirname(file), w)), options);
+  }
+
+  /** Loads from an already validated config and absolute weight paths (.safetensors files or one *.index.json). */
+  static fromConfig(config: NativeDecoderConfig, weightPaths: string[], options: EngineOptions = {}): Engine {
+    const threads = options.threads ?? availableParallelism();
+    checkInt(threads, "threads", 1);
+    const kernels = options.kernels ?? "auto";
+    if (!["auto", "ref", "avx2", "avx512"].includes(kernels)) throw badOption('"auto", "ref", "avx2" or "avx512"', "kernels", kernels);
+    const minParallelWork = options.minParallelWork ?? 1 << 18;
+    checkInt(minParallelWork, "minParallelWork", 0);
+    const addon = loadAddon();
+    try {
+      return new Engine(config, new addon.NativeModel(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork }));
+    } catch (err) {
+      throw fromNative(err);
+    }
+  }
+
+  createSession(options: SessionOptions = {}): Session {
+    const kvDtype = options.kvDtype ?? "f32";
+    if (!["f32", "f16", "bf16"].includes(kvDtype)) throw badOption('"f32", "f16" or "bf16"', "kvDtype", kvDtype);
+    const policy = options.attention ?? { kind: "full" };
+    let window = 0;
+    if (policy.kind === "rswa") window = checkInt(policy.window, "attention.window", 1);
+    else if (policy.kind !== "full") throw badOption('{ kind: "full" } or { kind: "rswa", window }', "attention", policy);
+    const addon = loadAddon();
+    try {
+      return new Session(this, new addon.NativeSession(this.native, { kvDtype, window }));
+    } catch (err) {
+      throw fromNative(err);
+    }
+  }
+
+  /** The `model.image_newline` / `model.view_seperator` rows (null when the checkpoint lacks them). */
+  layoutRows(): { imageNewline: Float32Array | null; viewSeparator: Float32Array | null } {
+    return this.native.layoutRows();
+  }
+}
+
+export class Session {
+  readonly engine: Engine;
+  private readonly native: NativeSession;
+
+  /** @internal */
+  constructor(engine: Engine, native: NativeSession) {
+    this.engine = engine;
+    this.native = native;
+  }
+
+  /** Appends entries (the prefix, or a later page) and runs them as one matrix-matrix pass. */
+  async prefill(input: ExtendInput, options: ExtendOptions = {}): Promise<ExtendResult> {
+    const hidden = this.engine.config.hidden_size;
+    const tokens = toInt32(input.tokens, "tokens");
+    const emb = input.embeddings;
+    if (emb !== undefined && !(emb instanceof Float32Array)) throw badOption("a Float32Array", "embeddings", emb);
+    const rows = emb ? emb.length / hidden : 0;
+    if (!Number.isInteger(rows)) throw badOption(`a Float32Array whose length is a multiple of ${hidden}`, "embeddings", `${emb?.length} values`);
+    const total = tokens.length + rows;
+    if (total === 0) throw badOption("at least one token or embedding row", "tokens", input.tokens);
+    const seq = new Int32Array(total);
+    const at = input.embeddingPositions ? toInt32(input.embeddingPositions, "embeddingPositions") : Int32Array.from({ length: rows }, (_, i) => tokens.length + i);
+    if (at.length !== rows) throw badOption(`${rows} positions (one per embedding row)`, "embeddingPositions", `${at.length}`);
+    const isEmbed = new Uint8Array(total);
+    for (let i = 0; i < at.length; i++) {
+      const p = at[i]!;
+      if (p >= total || (i > 0 && p <= at[i - 1]!)) throw badOption(`ascending indices below ${total}`, `embeddingPositions[${i}]`, p);
+      isEmbed[p] = 1;
+    }
+    let t = 0;
+    for (let i = 0; i < total; i++) seq[i] = isEmbed[i] ? -1 : tokens[t++]!;
+    try {
+      const start = this.native.stats().length;
+      const r = await this.native.extend(seq, emb ?? null, { hidden: !!options.captureHidden, allLogits: !!options.allLogits });
+      return { logits: r.logits, hidden: r.hidden, start, count: total };
+    } catch (err) {
+      throw fromNative(err);
+    }
+  }
+
+  /** Same as prefill: appends entries at any point (e.g. the next page's visual tokens). */
+  extend(input: ExtendInput, options?: ExtendOptions): Promise<ExtendResult> {
+    return this.prefill(input, options);
+  }
+
+  /** Stops attending entries at positions [start, end) and reuses their cache memory. */
+  async retire(start: number, end: number): Promise<void> {
+    checkInt(start, "start", 0);
+    checkInt(end, "end", start);
+    try {
+      await this.native.retire(start, end);
+    } catch (err) {
+      throw fromNative(err);
+    }
+  }
+
+  /** Greedy decoding; iterate the stream for tokens as they come. */
+  generate(options: GenerateOptions): TokenStream {
+    checkInt(options.maxTokens, "maxTokens", 0);
+    const stop = toInt32(options.stopTokens ?? [], "stopTokens");
+    let noRepeat: { n: number; window: number; exempt: Int32Array } | undefined;
+    if (options.noRepeat) {
+      noRepeat = {
+        n: checkInt(options.noRepeat.n, "noRepeat.n", 1),
+        window: checkInt(options.noRepeat.window, "noRepeat.window", 0),
+        exempt: toInt32(options.noRepeat.exempt ?? [], "noRepeat.exempt"),
+      };
+    }
+    const queue: number[] = [];
+    const all: number[] = [];
+    let done = false;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    let native: Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
+    try {
+      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat }, (tokens) => {
+        for (const t of tokens) {
+          queue.push(t);
+          all.push(t);
+        }
+        notify();
+      });
+    } catch (err) {
+      native = Promise.reject(err);
+    }
+    const result: Promise<GenerateResult> = native.then(
+      (r) => {
+        done = true;
+        notify();
+        return { reason: r.reason, tokens: all };
+      },
+      (err) => {
+        done = true;
+        failure = fromNative(err);
+        notify();
+        throw failure;
+      },
+    );
+    result.catch(() => {}); // surfaced through the iterator or by awaiting result
+    const self = this.native;
+    const stream: TokenStream = {
+      result,
+      cancel: () => self.cancel(),
+      async next(): Promise<IteratorResult<number>> {
+        while (queue.length === 0 && !done) await new Promise<void>((r) => (wake = r));
+        if (queue.length > 0) return { value: queue.shift()!, done: false };
+        if (failure) throw failure;
+        return { value: undefined, done: true };
+      },
+      async return(): Promise<IteratorResult<number>> {
+        self.cancel();
+        await result.catch(() => {});
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return stream;
+      },
+    };
+    return stream;
+  }
+
+  stats(): SessionStats {
+    const s = this.native.stats();
+    return { length: s.length, liveEntries: s.liveEntries, cacheBytes: s.cacheBytes };
+  }
+
+  /** Logits after the latest entry ([vocab]); the next greedy token is chosen from them. */
+  lastLogits(): Float32Array {
+    return this.native.lastLogits();
+  }
+}
