@@ -1,0 +1,146 @@
+// Each SIMD kernel set against the plain reference kernels: shapes around the vector width, tails, ties.
+import { describe, expect, it } from "vitest";
+import { loadAddon, type NativeDtype } from "../../src/engine/binding.js";
+
+const addon = loadAddon();
+const t = addon.testing;
+const fastSets = addon.cpuFeatures.split(" ").filter((s) => s === "avx2" || s === "avx512");
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32 - 0.5;
+  };
+}
+
+function randomF32(n: number, r: () => number, scale = 1): Float32Array {
+  return Float32Array.from({ length: n }, () => r() * 2 * scale);
+}
+
+function nmse(a: Float32Array, b: Float32Array): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < b.length; i++) {
+    num += (a[i]! - b[i]!) ** 2;
+    den += b[i]! ** 2;
+  }
+  return num / Math.max(den, 1e-30);
+}
+
+function weightBytes(dtype: NativeDtype, values: Float32Array): Uint8Array {
+  return t.toDtype(dtype, values);
+}
+
+describe("kernel sets on this CPU", () => {
+  it("include at least the portable reference", () => {
+    expect(addon.cpuFeatures.split(" ")).toContain("ref");
+  });
+});
+
+describe.each(fastSets)("%s kernels vs reference", (set) => {
+  const dtypes: NativeDtype[] = ["f32", "f16", "bf16"];
+  it.each(dtypes)("linear_rows with %s weights: widths around the vector size, token and row tails", (dt) => {
+    const r = rng(42);
+    for (const inF of [1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100]) {
+      for (const n of [1, 2, 3, 4, 5, 7]) {
+        for (const rows of [1, 3, 4, 5, 9]) {
+          const x = randomF32(n * inF, r);
+          const w = weightBytes(dt, randomF32(rows * inF, r));
+          const want = t.linearRows("ref", x, n, inF, dt, w, 0, rows);
+          const got = t.linearRows(set, x, n, inF, dt, w, 0, rows);
+          // Only the summation order differs (vector lanes, then a tree reduction).
+          expect(nmse(got, want), `in=${inF} n=${n} rows=${rows}`).toBeLessThan(1e-11);
+        }
+      }
+    }
+  });
+
+  it.each(dtypes)("linear_rows with %s weights: a row split never changes a result (bitwise)", (dt) => {
+    const r = rng(7);
+    const n = 6, inF = 37, rows = 11;
+    const x = randomF32(n * inF, r);
+    const w = weightBytes(dt, randomF32(rows * inF, r));
+    const whole = t.linearRows(set, x, n, inF, dt, w, 0, rows);
+    for (const cut of [1, 4, 5, 10]) {
+      const a = t.linearRows(set, x, n, inF, dt, w, 0, cut);
+      const b = t.linearRows(set, x, n, inF, dt, w, cut, rows);
+      for (let tok = 0; tok < n; tok++)
+        for (let o = 0; o < rows; o++) {
+          const got = o < cut ? a[tok * cut + o] : b[tok * (rows - cut) + (o - cut)];
+          expect(got).toBe(whole[tok * rows + o]);
+        }
+    }
+  });
+
+  it.each(dtypes)("attention with a %s cache: slot lists, GQA, window edges, a fully masked query", (kvDt) => {
+    const r = rng(3);
+    for (const [heads, kvHeads, d] of [[4, 2, 16], [2, 2, 9], [3, 1, 33]] as const) {
+      const cap = 20;
+      const k = randomF32(cap * kvHeads * d, r, 2);
+      const v = randomF32(cap * kvHeads * d, r);
+      // Keys in a scrambled slot order (as after retiring and reusing slots).
+      const slots = Int32Array.from([5, 0, 19, 7, 3, 11, 12, 1, 8, 2, 17, 16]);
+      const visible = Int32Array.from([0, 1, 2, slots.length - 1, slots.length, 7]);
+      const nq = visible.length;
+      const q = randomF32(nq * heads * d, r, 2);
+      const want = t.attention("reference", q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 1);
+      for (const threads of [1, 2]) {
+        const got = t.attention(set, q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, threads);
+        expect(nmse(got, want), `h=${heads}/${kvHeads} d=${d} threads=${threads}`).toBeLessThan(1e-11);
+        // The query that sees nothing gets zeros, not NaN.
+        expect(Array.from(got.subarray(0, heads * d)).every((x) => x === 0)).toBe(true);
+      }
+    }
+  });
+});
+
+describe("reference kernels", () => {
+  it("attention of one visible key returns its value row", () => {
+    const heads = 2, kvHeads = 1, d = 4;
+    const k = Float32Array.from([1, 2, 3, 4, 9, 9, 9, 9]);
+    const v = Float32Array.from([0.5, -1, 2, 3, 7, 7, 7, 7]);
+    const q = Float32Array.from([1, 0, 0, 1, 0, 1, 1, 0]);
+    const out = t.attention("reference", q, 1, heads, kvHeads, d, "f32", k, v, Int32Array.from([0]), Int32Array.from([1]), 1);
+    expect(Array.from(out)).toEqual([0.5, -1, 2, 3, 0.5, -1, 2, 3]);
+  });
+
+  it("MoE routing: softmax top-k with ties broken by the lowest expert index", () => {
+    const logits = Float32Array.from([0.5, 2, 1, 2, 2, -1]);
+    const r = t.routeTopk(logits, 3, false, 1);
+    expect(Array.from(r.ids)).toEqual([1, 3, 4]);
+    const e = Array.from(logits, Math.exp);
+    const z = e.reduce((a, b) => a + b, 0);
+    for (const w of r.weights) expect(w).toBeCloseTo(Math.exp(2) / z, 6);
+    const tie2 = t.routeTopk(Float32Array.from([1, 1, 1, 1]), 2, false, 1);
+    expect(Array.from(tie2.ids)).toEqual([0, 1]);
+  });
+
+  it("MoE routing: renormalised top-k ignores the scaling factor; otherwise the factor multiplies", () => {
+    const logits = Float32Array.from([3, 1, 0, 2]);
+    const norm = t.routeTopk(logits, 2, true, 2.5);
+    expect(Array.from(norm.ids)).toEqual([0, 3]);
+    expect(norm.weights[0]! + norm.weights[1]!).toBeCloseTo(1, 6);
+    expect(norm.weights[0]! / norm.weights[1]!).toBeCloseTo(Math.E, 5);
+    const scaled = t.routeTopk(logits, 2, false, 2.5);
+    const z = Array.from(logits, Math.exp).reduce((a, b) => a + b, 0);
+    expect(scaled.weights[0]).toBeCloseTo((2.5 * Math.exp(3)) / z, 6);
+  });
+
+  it("f32 to bf16 rounds to nearest even", () => {
+    const f = new Float32Array(4);
+    const u = new Uint32Array(f.buffer);
+    u[0] = 0x3f808000; // exactly halfway between 0x3f80 and 0x3f81: ties to even (0x3f80)
+    u[1] = 0x3f818000; // halfway between 0x3f81 and 0x3f82: ties to even (0x3f82)
+    u[2] = 0x3f808001; // above halfway: rounds up
+    u[3] = 0x7fc00001; // NaN stays NaN
+    const b = new Uint16Array(t.toDtype("bf16", f).buffer);
+    expect(Array.from(b.subarray(0, 3))).toEqual([0x3f80, 0x3f82, 0x3f81]);
+    expect((b[3]! & 0x7f80) === 0x7f80 && (b[3]! & 0x7f) !== 0).toBe(true);
+  });
+
+  it("f32 to f16 handles normals, subnormals, overflow", () => {
+    const h = new Uint16Array(t.toDtype("f16", Float32Array.from([1, -2, 65504, 1e6, 2 ** -24, 0.1])).buffer);
+    expect(Array.from(h)).toEqual([0x3c00, 0xc000, 0x7bff, 0x7c00, 0x0001, 0x2e66]);
+  });
+});
