@@ -23,6 +23,8 @@ interface LineBlock extends Box {
 
 /** Share of the em square above the baseline; pdfjs' per-font ascent is unreliable for Type 3 fonts. */
 const ASCENT = 0.8;
+/** A horizontal gap wider than this many ems splits a line into separate segments (table cells, columns). */
+const COLUMN_GAP = 8;
 const DESCENT = 0.2;
 
 function runBox(run: TextRun): Box {
@@ -70,7 +72,7 @@ export function buildLines(runs: readonly TextRun[]): Line[] {
       const smaller = Math.min(current.y1 - current.y0, box.y1 - box.y0);
       const gapX = box.x0 - current.x1;
       // Same line only if it overlaps vertically and does not jump back left (a new line or column).
-      const sameLine = overlap >= 0.5 * smaller && gapX > -0.5 * run.fontSize && gapX < 8 * run.fontSize;
+      const sameLine = overlap >= 0.5 * smaller && gapX > -1.0 * run.fontSize && gapX < COLUMN_GAP * run.fontSize;
       if (!sameLine && !blank) flush();
     }
     if (blank) {

@@ -21,6 +21,15 @@ export async function openImage(bytes: Uint8Array, kind: DocumentKind, source: s
   if (!meta.width || !meta.height) {
     throw new InputError("CORRUPT_IMAGE", `corrupt ${kind.toUpperCase()} image: no dimensions`, source);
   }
+  // Headers can be intact while the pixel data is not; decode once now so a broken image fails
+  // when opened (whatever the engine), not halfway through a batch.
+  try {
+    await sharp(buffer, { page: 0, pages: 1, limitInputPixels: LIMIT_INPUT_PIXELS, failOn: "error" }).raw().toBuffer();
+  } catch (error) {
+    throw new InputError("CORRUPT_IMAGE", `corrupt ${kind.toUpperCase()} image: ${(error as Error).message}`, source, {
+      cause: error,
+    });
+  }
   // Only TIFF pages are document pages; GIF/WebP frames are animation, so we take the first.
   const pageCount = kind === "tiff" ? Math.max(1, meta.pages ?? 1) : 1;
   return new ImageDocument(buffer, kind, source, pageCount, meta);
@@ -42,7 +51,7 @@ class ImageDocument implements OpenedDocument {
   }
 
   private open(pageNumber: number): Sharp {
-    return sharp(this.buffer, { page: pageNumber - 1, pages: 1, limitInputPixels: LIMIT_INPUT_PIXELS });
+    return sharp(this.buffer, { page: pageNumber - 1, pages: 1, limitInputPixels: LIMIT_INPUT_PIXELS, failOn: "error" });
   }
 
   async pageSize(pageNumber: number): Promise<PageSize> {
