@@ -7,7 +7,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 import numpy as np
 import torch
 
-_NP = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "I64": np.int64, "I32": np.int32}
+_NP = {"F32": np.float32, "F16": np.float16, "BF16": np.int16, "I64": np.int64, "I32": np.int32}
 _SIZE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4}
 _ST = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.int64: "I64", torch.int32: "I32"}
 
