@@ -20,6 +20,12 @@ struct Kernels {
   void (*axpy)(DType dt, float a, const void* row, float* y, int64_t len);
   // row[k] = convert(x[k]) (round to nearest even for 16-bit types).
   void (*store)(DType dt, const float* x, void* row, int64_t len);
+  // Attention inner loops over a slot list (the row of slot s starts at base + s * stride bytes):
+  // out[j] = scale * sum_k row(slots[j])[k] * q[k]   and   out[k] += sum_j p[j] * row(slots[j])[k].
+  void (*scores)(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q,
+                 int64_t d, float scale, float* out);
+  void (*weighted_sum)(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p,
+                       int64_t d, float* out);
   // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
   float (*sum)(const float* x, int64_t len);
 };

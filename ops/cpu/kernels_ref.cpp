@@ -52,7 +52,17 @@ float sum_ref(const float* x, int64_t len) {
   return s;
 }
 
-const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, sum_ref};
+void scores_ref(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q, int64_t d,
+                float scale, float* out) {
+  for (int32_t j = 0; j < n; j++) out[j] = dot_ref(dt, base + slots[j] * stride, q, d) * scale;
+}
+
+void weighted_sum_ref(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p,
+                      int64_t d, float* out) {
+  for (int32_t j = 0; j < n; j++) axpy_ref(dt, p[j], base + slots[j] * stride, out, d);
+}
+
+const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, sum_ref};
 
 }  // namespace
 

@@ -86,23 +86,21 @@ int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* ban
 
 namespace {
 
-template <typename Dot, typename Axpy>
-void attend_one(const float* qh, int64_t head_dim, int64_t kv_off, const KvLayer& kv, const int32_t* slots, int32_t n_vis,
-                float* scores, float* oh, Dot dot, Axpy axpy) {
+void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv_off, const KvLayer& kv, const int32_t* slots,
+                int32_t n_vis, float* scores, float* oh) {
   std::fill(oh, oh + head_dim, 0.f);
   if (n_vis <= 0) return;
   const size_t esz = dtype_size(kv.dtype);
+  const int64_t stride = kv.row_elems * static_cast<int64_t>(esz);
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  kr.scores(kv.dtype, kv.k.data() + kv_off * esz, stride, slots, n_vis, qh, head_dim, scale, scores);
   float mx = -std::numeric_limits<float>::infinity();
-  for (int32_t j = 0; j < n_vis; j++) {
-    const float s = dot(kv.dtype, kv.k_row(slots[j]) + kv_off * esz, qh, head_dim) * scale;
-    scores[j] = s;
-    mx = std::max(mx, s);
-  }
+  for (int32_t j = 0; j < n_vis; j++) mx = std::max(mx, scores[j]);
   float sum = 0.f;
   for (int32_t j = 0; j < n_vis; j++) sum += (scores[j] = std::exp(scores[j] - mx));
   const float inv = 1.0f / sum;
-  for (int32_t j = 0; j < n_vis; j++) axpy(kv.dtype, scores[j] * inv, kv.v_row(slots[j]) + kv_off * esz, oh, head_dim);
+  for (int32_t j = 0; j < n_vis; j++) scores[j] *= inv;
+  kr.weighted_sum(kv.dtype, kv.v.data() + kv_off * esz, stride, slots, n_vis, scores, head_dim, oh);
 }
 
 }  // namespace
@@ -122,8 +120,8 @@ void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, c
     for (int64_t part = b; part < e; part++)
     for (int64_t w = part; w < total; w += parts) {
       const int64_t i = w / heads, h = w % heads;
-      attend_one(q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
-                 out + (i * heads + h) * head_dim, kr.dot, kr.axpy);
+      attend_one(kr, q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
+                 out + (i * heads + h) * head_dim);
     }
   });
 }
@@ -135,8 +133,8 @@ void attention_ref(const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
   for (int64_t i = 0; i < n_q; i++) {
     std::vector<float> scores(static_cast<size_t>(std::max<int32_t>(1, visible[i])));
     for (int64_t h = 0; h < heads; h++)
-      attend_one(q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
-                 out + (i * heads + h) * head_dim, ref.dot, ref.axpy);
+      attend_one(ref, q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
+                 out + (i * heads + h) * head_dim);
   }
 }
 

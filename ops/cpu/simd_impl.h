@@ -125,3 +125,33 @@ static float sum_simd(const float* x, int64_t len) {
   if (k < len) a1 = V::add(a1, V::loadx_tail(x, k, len - k));
   return V::reduce(V::add(V::add(a0, a1), V::add(a2, a3)));
 }
+
+template <ocr::DType DT>
+static void scores_dt(const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q, int64_t d,
+                      float scale, float* out) {
+  for (int32_t j = 0; j < n; j++) out[j] = dot_dt<DT>(base + slots[j] * stride, q, d) * scale;
+}
+
+static void scores_simd(ocr::DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q,
+                        int64_t d, float scale, float* out) {
+  switch (dt) {
+    case ocr::DType::F32: scores_dt<ocr::DType::F32>(base, stride, slots, n, q, d, scale, out); break;
+    case ocr::DType::F16: scores_dt<ocr::DType::F16>(base, stride, slots, n, q, d, scale, out); break;
+    default: scores_dt<ocr::DType::BF16>(base, stride, slots, n, q, d, scale, out); break;
+  }
+}
+
+template <ocr::DType DT>
+static void weighted_sum_dt(const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p, int64_t d,
+                            float* out) {
+  for (int32_t j = 0; j < n; j++) axpy_dt<DT>(p[j], base + slots[j] * stride, out, d);
+}
+
+static void weighted_sum_simd(ocr::DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n,
+                              const float* p, int64_t d, float* out) {
+  switch (dt) {
+    case ocr::DType::F32: weighted_sum_dt<ocr::DType::F32>(base, stride, slots, n, p, d, out); break;
+    case ocr::DType::F16: weighted_sum_dt<ocr::DType::F16>(base, stride, slots, n, p, d, out); break;
+    default: weighted_sum_dt<ocr::DType::BF16>(base, stride, slots, n, p, d, out); break;
+  }
+}

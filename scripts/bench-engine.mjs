@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// Benchmark of the native decoding engine: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
+// Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
+//                                      [--skip-large] [--skip-ort] [--cache DIR]
+// Needs `npm run build` (imports dist/engine) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
+// (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
+// with /usr/bin/python3 scripts/bench-engine.py. Results go to stdout, progress to stderr.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
+};
+const json = flag("--json");
+const threads = Number(option("--threads", String(os.availableParallelism())));
+const prefixes = option("--prefixes", "273,1024,4096").split(",").map(Number);
+const decodeTokens = Number(option("--decode-tokens", "32"));
+const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
+const python = process.env.OCR_PYTHON ?? "/usr/bin/python3";
+const log = (msg) => process.stderr.write(msg + "\n");
+
+if (!Number.isInteger(threads) || threads < 1) {
+  log(`bench-engine: --threads must be a positive integer (got ${option("--threads")})`);
+  process.exit(2);
+}
+if (prefixes.some((p) => !Number.isInteger(p) || p < 1)) {
+  log(`bench-engine: --prefixes must be a comma-separated list of positive integers`);
+  process.exit(2);
+}
+
+const engineEntry = path.join(repo, "dist/engine/index.js");
+if (!existsSync(engineEntry)) {
+  log(`bench-engine: ${engineEntry} is missing: run \`npm run build\` first`);
+  process.exit(3);
+}
+const { Engine, loadAddon } = await import(pathToFileURL(engineEntry).href);
+const addon = loadAddon();
+
+function ensure(file, args, what) {
+  if (existsSync(file)) return;
+  log(`bench-engine: generating ${what} (once) ...`);
+  execFileSync(python, [path.join(repo, "scripts/bench-engine.py"), ...args], { stdio: ["ignore", "inherit", "inherit"] });
+}
+
+// A deterministic prefix of ordinary token ids (the visual rows would only change the inputs, not the work).
+function prefixTokens(n, vocab) {
+  let s = 12345;
+  return Array.from({ length: n }, (_, i) => {
+    if (i === 0) return 0;
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return 5 + (s % (vocab - 5));
+  });
+}
+
+const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+async function benchOurs(dir, prefix, kvDtype) {
+  const engine = await Engine.load(dir, { threads });
+  const cfg = engine.config;
+  const session = engine.createSession({ kvDtype });
+  const tokens = prefixTokens(prefix, cfg.vocab_size);
+  let t0 = process.hrtime.bigint();
+  await session.prefill({ tokens });
+  const prefillTokPerS = prefix / seconds(t0);
+  await session.generate({ maxTokens: 3 }).result; // warm-up: pages of the experts in use, caches
+  const liveBefore = session.stats().liveEntries;
+  t0 = process.hrtime.bigint();
+  const r = await session.generate({ maxTokens: decodeTokens }).result;
+  const decodeTokPerS = r.tokens.length / seconds(t0);
+  // Bytes one step streams: weights (attention, dense MLP, router, top-k + shared experts, lm_head), the
+  // K and V rows it attends (average over the timed steps), and its embedding row.
+  const kvSize = kvDtype === "f32" ? 4 : 2;
+  const avgLive = liveBefore + (r.tokens.length + 1) / 2;
+  const kvBytes = avgLive * cfg.num_hidden_layers * 2 * cfg.num_key_value_heads * cfg.head_dim * kvSize;
+  const wSize = engine.info.weightDtype === "f32" ? 4 : 2;
+  const bytesPerToken = engine.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
+  return { prefillTokPerS, decodeTokPerS, bytesPerToken, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype };
+}
+
+async function benchOrt(onnxPath, cfg, prefix) {
+  const ort = await import("onnxruntime-node");
+  const session = await ort.InferenceSession.create(onnxPath, {
+    intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all",
+  });
+  const L = cfg.num_hidden_layers, KV = cfg.num_key_value_heads, D = cfg.head_dim;
+  const empty = new ort.Tensor("float32", new Float32Array(0), [L, KV, 0, D]);
+  const ids = BigInt64Array.from(prefixTokens(prefix, cfg.vocab_size), BigInt);
+  let t0 = process.hrtime.bigint();
+  let out = await session.run({ input_ids: new ort.Tensor("int64", ids, [1, prefix]), past_key: empty, past_value: empty });
+  const prefillTokPerS = prefix / seconds(t0);
+  const argmax = (logits) => {
+    let best = 0;
+    for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+    return best;
+  };
+  const step = async () => {
+    const tok = argmax(out.logits.data);
+    out = await session.run({
+      input_ids: new ort.Tensor("int64", BigInt64Array.of(BigInt(tok)), [1, 1]),
+      past_key: out.present_key, past_value: out.present_value,
+    });
+  };
+  for (let i = 0; i < 3; i++) await step();
+  t0 = process.hrtime.bigint();
+  for (let i = 0; i < decodeTokens; i++) await step();
+  const decodeTokPerS = decodeTokens / seconds(t0);
+  await session.release?.();
+  return { prefillTokPerS, decodeTokPerS };
+}
+
+const models = [
+  { name: "tiny", dir: path.join(repo, "fixtures/tiny-model"), kvDtype: "f32", ort: true },
+  { name: "deepseek-ocr-shape", dir: path.join(cacheDir, "deepseek-ocr-shape"), kvDtype: "bf16", ort: false, large: true },
+];
+
+log(`bench-engine: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
+log(`bench-engine: measuring streaming-read bandwidth ...`);
+const bandwidthGBs = addon.testing.measureBandwidth(1024, threads, 5);
+log(`bench-engine: ${bandwidthGBs.toFixed(1)} GB/s`);
+
+const rows = [];
+for (const m of models) {
+  if (m.large && flag("--skip-large")) continue;
+  if (m.large) ensure(path.join(m.dir, "model.safetensors"), ["checkpoint", "--out", m.dir], `the DeepSeek-OCR-shape random decoder in ${m.dir}`);
+  const onnxPath = path.join(cacheDir, `${m.name}-decoder.onnx`);
+  const withOrt = m.ort && !flag("--skip-ort");
+  if (withOrt) ensure(onnxPath, ["onnx", "--model", m.dir, "--out", onnxPath], `the ONNX export of ${m.name}`);
+  for (const prefix of prefixes) {
+    log(`bench-engine: ${m.name} prefix ${prefix} ...`);
+    const ours = await benchOurs(m.dir, prefix, m.kvDtype);
+    const boundTokPerS = (bandwidthGBs * 1e9) / ours.bytesPerToken;
+    const row = {
+      model: m.name, dtype: ours.weightDtype, kvDtype: m.kvDtype, kernels: ours.kernels, threads, prefix,
+      decodeTokPerS: ours.decodeTokPerS, prefillTokPerS: ours.prefillTokPerS,
+      bytesPerToken: ours.bytesPerToken, boundTokPerS, boundShare: ours.decodeTokPerS / boundTokPerS,
+    };
+    if (withOrt) {
+      const cfg = (await Engine.load(m.dir, { threads: 1 })).config;
+      const o = await benchOrt(onnxPath, cfg, prefix);
+      row.ortDecodeTokPerS = o.decodeTokPerS;
+      row.ortPrefillTokPerS = o.prefillTokPerS;
+      row.decodeVsOrt = ours.decodeTokPerS / o.decodeTokPerS;
+      row.prefillVsOrt = ours.prefillTokPerS / o.prefillTokPerS;
+    }
+    rows.push(row);
+  }
+}
+
+const machine = { cpu: os.cpus()[0]?.model ?? "unknown", cores: os.availableParallelism(), features: addon.cpuFeatures, loadavg: os.loadavg()[0] };
+if (json) {
+  process.stdout.write(JSON.stringify({ benchmark: "engine", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
+} else {
+  const f = (x, d = 1) => (x === undefined ? "-" : x.toFixed(d));
+  const header = ["model", "dtype", "prefix", "decode tok/s", "bound tok/s", "of bound", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
+  const lines = rows.map((r) => [
+    r.model, `${r.dtype}/kv ${r.kvDtype}`, String(r.prefix), f(r.decodeTokPerS), f(r.boundTokPerS), `${f(r.boundShare * 100, 0)}%`,
+    f(r.ortDecodeTokPerS), r.decodeVsOrt ? `${f(r.decodeVsOrt, 2)}x` : "-", f(r.prefillTokPerS), f(r.ortPrefillTokPerS),
+    r.prefillVsOrt ? `${f(r.prefillVsOrt, 2)}x` : "-",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  process.stdout.write(`engine benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
+    `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`);
+  process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
+  process.stdout.write("bound = measured bandwidth / bytes read per decode step (weights incl. top-k + shared experts, KV rows attended, lm_head).\n");
+  process.stdout.write("ORT = onnxruntime-node on the same decoder exported with past key/values (dense MoE: all experts computed, unrouted ones zero-weighted).\n");
+}
