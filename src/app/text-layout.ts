@@ -251,7 +251,7 @@ function joinLines(lines: string[]): string {
 
 /**
  * Heading font sizes for a set of pages, largest first. A size counts as a heading size when it is
- * clearly larger than the body (15 %+) and carries little text overall (headings are short).
+ * clearly larger than the body (10 %+) and carries little text overall (headings are short).
  */
 export function headingLevels(pages: readonly { lines: readonly Line[]; body: number }[]): number[] {
   const chars = new Map<number, number>();
@@ -269,7 +269,7 @@ export function headingLevels(pages: readonly { lines: readonly Line[]; body: nu
   let votes = -1;
   for (const [size, v] of bodyVotes) if (v > votes) [body, votes] = [size, v];
   return [...chars.entries()]
-    .filter(([size, c]) => size >= 1.15 * body && c <= Math.max(0.2 * total, 400))
+    .filter(([size, c]) => size >= 1.1 * body && c <= Math.max(0.2 * total, 400))
     .map(([size]) => size)
     .sort((a, b) => b - a)
     .slice(0, 6);

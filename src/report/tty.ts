@@ -19,6 +19,8 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
       barsize: 30,
       fps: 8,
       forceRedraw: false,
+      // Ctrl-C belongs to the CLI, which finishes cleanly; the bars must not take it over.
+      gracefulExit: false,
     },
     cliProgress.Presets.shades_grey,
   );
@@ -27,7 +29,16 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
   let pagesTotal = 0;
   let pagesDone = 0;
   let startedAt = Date.now();
-  const log = (text: string) => multibar.log(text);
+  let drawing = false;
+  // Messages go above the bars; the explicit redraw flushes them now rather than at the next tick.
+  const log = (text: string) => {
+    if (!drawing) {
+      stream.write(text);
+      return;
+    }
+    multibar.log(text);
+    (multibar as unknown as { update(): void }).update();
+  };
   const rateText = () => {
     const seconds = (Date.now() - startedAt) / 1000;
     const rate = seconds > 0 ? pagesDone / seconds : 0;
@@ -40,6 +51,7 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
       switch (event.type) {
         case "run-start":
           startedAt = Date.now();
+          drawing = true;
           documentsBar = multibar.create(event.documents, 0, { label: "documents", unit: "", extra: "" });
           pagesBar = multibar.create(0, 0, { label: "pages    ", unit: "", extra: "" });
           break;
@@ -65,12 +77,14 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
           log(formatWarning(event.source, event.page, event.message));
           break;
         case "run-end":
+          drawing = false;
           multibar.stop();
           stream.write(formatSummary(event.summary));
           break;
       }
     },
     close() {
+      drawing = false;
       multibar.stop();
     },
   };

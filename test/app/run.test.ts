@@ -1,0 +1,221 @@
+// The batch runner with the text engine on real pages: events, outputs, failures, resume, interruption.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  defaultModelOptions,
+  EnvironmentError,
+  registerDecoder,
+  runBatch,
+  UsageError,
+  type BatchRequest,
+  type RunEvent,
+  type RunSettings,
+} from "../../src/app/index.js";
+import { parsePageSelection } from "../../src/input/index.js";
+import type { DocumentRecord } from "../../src/output/index.js";
+import { fixture, tempDir } from "../helpers/paths.js";
+
+const tmp = tempDir();
+const input = path.join(tmp.dir, "in");
+beforeAll(() => {
+  mkdirSync(path.join(input, "sub"), { recursive: true });
+  copyFileSync(fixture("multi_page.pdf"), path.join(input, "multi.pdf"));
+  copyFileSync(fixture("blank_page.pdf"), path.join(input, "sub/blank.pdf"));
+  writeFileSync(path.join(input, "sub/notes.pdf"), "not a pdf at all\n");
+});
+afterAll(tmp.cleanup);
+
+function settings(engine = "text", extra: Partial<RunSettings> = {}): RunSettings {
+  return { engine, dpi: 150, maxPixels: 50_000_000, pages: "all", formats: ["md", "json"], model: defaultModelOptions(), ...extra };
+}
+
+function request(out: string, extra: Partial<BatchRequest> = {}): { request: BatchRequest; events: RunEvent[] } {
+  const events: RunEvent[] = [];
+  return {
+    events,
+    request: {
+      inputs: [input],
+      cwd: tmp.dir,
+      settings: settings(),
+      outputDir: out,
+      resume: false,
+      jobs: 1,
+      readStdin: async () => Buffer.alloc(0),
+      emit: (e) => events.push(e),
+      signal: new AbortController().signal,
+      version: "test",
+      ...extra,
+    },
+  };
+}
+
+describe("runBatch with the text engine", () => {
+  it("writes mirrored outputs, reports a bad document, and goes on", async () => {
+    const out = path.join(tmp.dir, "out1");
+    const { request: req, events } = request(out);
+    const summary = await runBatch(req);
+    expect(summary).toMatchObject({ documents: 3, done: 2, failed: 1, exitCode: 1, pages: 6 });
+    expect(events[0]).toMatchObject({ type: "run-start", documents: 3, engine: "text" });
+    expect(events.at(-1)).toMatchObject({ type: "run-end" });
+    expect(events.find((e) => e.type === "document-failed")).toMatchObject({
+      source: "in/sub/notes.pdf",
+      code: "UNSUPPORTED",
+      message: "looks like a text file, not a PDF or image",
+    });
+    const record = JSON.parse(readFileSync(path.join(out, "in/multi.json"), "utf8")) as DocumentRecord;
+    expect(record.schema).toBe("ocr-document/1");
+    expect(record.source).toMatchObject({ path: "in/multi.pdf", kind: "pdf", pageCount: 5 });
+    expect(record.settings).toMatchObject({ engine: "text", dpi: 150, pages: "all" });
+    expect(record.pages.map((p) => p.page)).toEqual([1, 2, 3, 4, 5]);
+    const first = record.pages[0]!;
+    expect([first.width, first.height]).toEqual([1240, 1754]);
+    expect(first.blocks.length).toBeGreaterThan(3);
+    for (const block of first.blocks) {
+      const [x0, y0, x1, y1] = block.bbox!;
+      expect(0 <= x0 && x0 <= x1 && x1 <= first.width && 0 <= y0 && y0 <= y1 && y1 <= first.height).toBe(true);
+    }
+    expect(first.blocks.some((b) => b.type === "heading")).toBe(true);
+    const markdown = readFileSync(path.join(out, "in/multi.md"), "utf8");
+    expect(markdown).toMatch(/^<!-- page 1 -->\n\n/);
+    expect(markdown).toMatch(/\n# /);
+    // The blank page produces an empty document and a warning, not a failure.
+    const blank = JSON.parse(readFileSync(path.join(out, "in/sub/blank.json"), "utf8")) as DocumentRecord;
+    expect(blank.pages[0]!.warnings.join()).toMatch(/no text layer/);
+  });
+
+  it("honours --pages and warns about pages past the end", async () => {
+    const out = path.join(tmp.dir, "out2");
+    const { request: req, events } = request(out, {
+      inputs: [path.join(input, "multi.pdf")],
+      pageRanges: parsePageSelection("2,4-9"),
+      settings: settings("text", { pages: "2,4-9" }),
+    });
+    await runBatch(req);
+    const record = JSON.parse(readFileSync(path.join(out, "in/multi.json"), "utf8")) as DocumentRecord;
+    expect(record.pages.map((p) => p.page)).toEqual([2, 4, 5]);
+    expect(events.some((e) => e.type === "warning" && /past the last page/.test(e.message))).toBe(true);
+  });
+
+  it("skips up-to-date documents with --resume and redoes them when settings change", async () => {
+    const out = path.join(tmp.dir, "out3");
+    const one = [path.join(input, "multi.pdf")];
+    await runBatch(request(out, { inputs: one }).request);
+    const json = path.join(out, "in/multi.json");
+    const before = statSync(json).mtimeMs;
+    const again = request(out, { inputs: one, resume: true });
+    const summary = await runBatch(again.request);
+    expect(summary).toMatchObject({ done: 0, skipped: 1 });
+    expect(statSync(json).mtimeMs).toBe(before);
+    const changed = await runBatch(request(out, { inputs: one, resume: true, settings: settings("text", { dpi: 100 }) }).request);
+    expect(changed).toMatchObject({ done: 1, skipped: 0 });
+    expect((JSON.parse(readFileSync(json, "utf8")) as DocumentRecord).pages[0]!.width).toBe(827);
+  });
+
+  it("stops between documents when interrupted and writes nothing partial", async () => {
+    const out = path.join(tmp.dir, "out4");
+    const controller = new AbortController();
+    const docs = Array.from({ length: 4 }, (_, i) => {
+      const file = path.join(tmp.dir, `copy${i}.pdf`);
+      copyFileSync(fixture("multi_page.pdf"), file);
+      return file;
+    });
+    const { request: req, events } = request(out, { inputs: docs, signal: controller.signal });
+    req.emit = (e) => {
+      events.push(e);
+      if (e.type === "document-done") controller.abort();
+    };
+    const summary = await runBatch(req);
+    expect(summary.interrupted).toBe(true);
+    expect(summary.done).toBe(1);
+    expect(readdirSync(out).sort()).toEqual(["copy0.json", "copy0.md"]);
+  });
+
+  it("sends a single document's Markdown to the writer in --stdout mode and refuses batches", async () => {
+    let markdown = "";
+    const { request: req } = request(null as never, {
+      inputs: [path.join(input, "multi.pdf")],
+      outputDir: null,
+      writeMarkdown: (m) => (markdown += m),
+    });
+    await runBatch(req);
+    expect(markdown).toMatch(/^<!-- page 1 -->/);
+    const batch = request(null as never, { outputDir: null, writeMarkdown: () => {} });
+    await expect(runBatch(batch.request)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it("reads one document from stdin", async () => {
+    const out = path.join(tmp.dir, "out5");
+    const { request: req } = request(out, { inputs: ["-"], readStdin: async () => readFileSync(fixture("blank_page.pdf")) });
+    const summary = await runBatch(req);
+    expect(summary.done).toBe(1);
+    expect(existsSync(path.join(out, "stdin.json"))).toBe(true);
+  });
+});
+
+describe("engines", () => {
+  it("fails the whole run with an environment error when no model is installed", async () => {
+    const missing = path.join(tmp.dir, "no-model");
+    const model = { ...defaultModelOptions(), dir: missing };
+    const { request: req } = request(path.join(tmp.dir, "out6"), { settings: settings("model", { model }) });
+    const error = await runBatch(req).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toBe(
+      `no model installed: ${path.join(missing, "model.json")} not found (pass --model DIR with a model bundle, or use --engine text for PDFs with a text layer)`,
+    );
+    expect(existsSync(path.join(tmp.dir, "out6"))).toBe(false);
+  });
+
+  it("rejects unknown engines as a usage error", async () => {
+    const { request: req } = request(path.join(tmp.dir, "out7"), { settings: settings("nope") });
+    await expect(runBatch(req)).rejects.toThrow(/unknown engine "nope" \(available: .*text.*\)/);
+  });
+
+  it("lets an engine render pages through the seam and replaces registrations only on request", async () => {
+    const definition = {
+      name: "test-ink",
+      description: "counts dark pixels of each rendered page (a test double for the seam)",
+      async create() {
+        return {
+          engine: "test-ink",
+          model: { name: "ink", dir: null, id: "ink-1" },
+          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+            for (const pageNumber of pages.pageNumbers) {
+              const raster = await pages.render(pageNumber);
+              let dark = 0;
+              for (let i = 0; i < raster.data.length; i += 3) if (raster.data[i]! < 128) dark++;
+              yield {
+                pageNumber,
+                width: raster.width,
+                height: raster.height,
+                dpi: raster.dpi,
+                markdown: `dark pixels: ${dark}`,
+                blocks: [],
+                tokenCount: 1,
+                truncated: false,
+                timings: {},
+                warnings: [],
+              };
+            }
+          },
+          async close() {},
+        };
+      },
+    };
+    registerDecoder(definition);
+    expect(() => registerDecoder(definition)).toThrow(/already registered/);
+    registerDecoder(definition, { replace: true });
+    const out = path.join(tmp.dir, "out8");
+    const { request: req } = request(out, {
+      inputs: [fixture("table.png")],
+      settings: settings("test-ink", { maxPixels: 30_000 }),
+    });
+    const summary = await runBatch(req);
+    expect(summary).toMatchObject({ done: 1, tokens: 1 });
+    const record = JSON.parse(readFileSync(path.join(out, "table.json"), "utf8")) as DocumentRecord;
+    expect(record.model).toEqual({ name: "ink", dir: null, id: "ink-1" });
+    expect(record.pages[0]!.width * record.pages[0]!.height).toBeLessThanOrEqual(30_000);
+    expect(record.pages[0]!.warnings.join()).toMatch(/pixel cap/);
+    expect(Number(record.pages[0]!.markdown.split(": ")[1])).toBeGreaterThan(100);
+  });
+});

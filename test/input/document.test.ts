@@ -1,0 +1,184 @@
+// openDocument on real pages: PDFs through pdfjs, images through sharp, and every unusable input.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { InputError, openDocument, readDocumentBytes, renderedSize } from "../../src/input/index.js";
+import { tableAs, tablePng, twoPageTiff } from "../helpers/images.js";
+import { fixture, tempDir } from "../helpers/paths.js";
+import { makePdf } from "../helpers/pdf.js";
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+async function expectInputError(promise: Promise<unknown>, code: string, message: RegExp) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(InputError);
+  expect((error as InputError).code).toBe(code);
+  expect((error as InputError).message).toMatch(message);
+}
+
+/** Share of pixels that are not near-white: a rendered page of text has some, a blank one none. */
+function inkShare(data: Buffer): number {
+  let ink = 0;
+  for (let i = 0; i < data.length; i += 3) if (data[i]! + data[i + 1]! + data[i + 2]! < 600) ink++;
+  return ink / (data.length / 3);
+}
+
+describe("PDF documents", () => {
+  it("opens a real multi-page PDF and renders pages at the requested DPI", async () => {
+    const doc = await openDocument(fixture("multi_page.pdf"));
+    try {
+      expect(doc.kind).toBe("pdf");
+      expect(doc.pageCount).toBe(5);
+      const size = await doc.pageSize(1);
+      expect(size.unit).toBe("pt");
+      expect(size.width).toBeCloseTo(595.2, 1);
+      const page = await doc.renderPage(1, { dpi: 72 });
+      expect(page.channels).toBe(3);
+      expect([page.width, page.height]).toEqual([596, 842]);
+      expect(page.data.length).toBe(page.width * page.height * 3);
+      expect(inkShare(page.data)).toBeGreaterThan(0.005);
+      const hi = await doc.renderPage(2, { dpi: 150 });
+      expect([hi.width, hi.height]).toEqual([1240, 1754]);
+      expect(renderedSize(await doc.pageSize(2), { dpi: 150 })).toMatchObject({ width: 1240, height: 1754 });
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it("reads the text layer with positions in points from the top-left", async () => {
+    const doc = await openDocument(fixture("multi_page.pdf"));
+    try {
+      const text = await doc.textContent(1);
+      expect(text).toBeDefined();
+      const runs = text!.runs.filter((r) => r.text.trim());
+      expect(runs.length).toBeGreaterThan(20);
+      for (const run of runs) {
+        expect(run.x).toBeGreaterThanOrEqual(0);
+        expect(run.baseline).toBeGreaterThan(0);
+        expect(run.baseline).toBeLessThanOrEqual(text!.height);
+        expect(run.fontSize).toBeGreaterThan(0);
+      }
+      // Reading top to bottom, the first run sits near the top of the page.
+      const top = Math.min(...runs.map((r) => r.baseline));
+      expect(top).toBeLessThan(text!.height / 3);
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it("reports metadata and has no text on an image-only page", async () => {
+    const doc = await openDocument(fixture("scanned_page.pdf"));
+    try {
+      const text = await doc.textContent(1);
+      expect(text!.runs.filter((r) => r.text.trim())).toHaveLength(0);
+      const page = await doc.renderPage(1, { dpi: 50 });
+      expect(inkShare(page.data)).toBeGreaterThan(0.001);
+      const meta = await doc.metadata();
+      expect(meta.info.Producer).toMatch(/cairo/);
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it("downscales a page over the pixel cap and says so", async () => {
+    const doc = await openDocument(makePdf({ width: 1440, height: 1440 }));
+    try {
+      const page = await doc.renderPage(1, { dpi: 150, maxPixels: 1_000_000 });
+      expect(page.width * page.height).toBeLessThanOrEqual(1_000_000);
+      expect(page.width).toBe(page.height);
+      expect(page.dpi).toBeLessThan(150);
+      expect(page.warnings.join()).toMatch(/over the pixel cap/);
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it("opens an encrypted PDF only with the right password", async () => {
+    const bytes = makePdf({ userPassword: "secret", text: "Top secret" });
+    await expectInputError(openDocument(bytes, { name: "enc.pdf" }), "PASSWORD_REQUIRED", /password is required/);
+    await expectInputError(openDocument(bytes, { name: "enc.pdf", password: "nope" }), "PASSWORD_WRONG", /wrong/);
+    const doc = await openDocument(bytes, { password: "secret" });
+    try {
+      const text = await doc.textContent(1);
+      expect(text!.runs.map((r) => r.text).join("")).toContain("Top secret");
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it("rejects corrupt and truncated PDFs with a reason", async () => {
+    const real = await readDocumentBytes(fixture("multi_page.pdf"));
+    await expectInputError(openDocument(real.subarray(0, real.length / 2), { name: "half.pdf" }), "CORRUPT_PDF", /corrupt or truncated/);
+    const garbage = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(4000, 7)]);
+    await expectInputError(openDocument(garbage, { name: "bad.pdf" }), "CORRUPT_PDF", /corrupt or truncated/);
+  });
+
+  it("rejects pages that do not exist", async () => {
+    const doc = await openDocument(fixture("blank_page.pdf"));
+    try {
+      await expectInputError(doc.renderPage(2), "PAGE_RANGE", /page 2 does not exist/);
+    } finally {
+      await doc.close();
+    }
+  });
+});
+
+describe("image documents", () => {
+  it("decodes PNG, JPEG, WebP, GIF and AVIF to the image's own RGB pixels", async () => {
+    for (const format of ["png", "jpeg", "webp", "gif", "avif"] as const) {
+      const bytes = format === "png" ? tablePng() : await tableAs(format);
+      const doc = await openDocument(bytes, { name: `table.${format}` });
+      expect(doc.kind).toBe(format);
+      expect(doc.pageCount).toBe(1);
+      const page = await doc.renderPage(1);
+      expect([page.width, page.height, page.channels]).toEqual([503, 180, 3]);
+      expect(page.dpi).toBeUndefined();
+      expect(await doc.textContent(1)).toBeUndefined();
+      expect(inkShare(page.data)).toBeGreaterThan(0.01);
+      await doc.close();
+    }
+  });
+
+  it("gives every page of a multi-page TIFF", async () => {
+    const doc = await openDocument(await twoPageTiff(), { name: "two.tiff" });
+    expect(doc.pageCount).toBe(2);
+    const first = await doc.renderPage(1);
+    const second = await doc.renderPage(2);
+    expect([second.width, second.height]).toEqual([503, 180]);
+    // The second page is the first flipped: same ink, different pixels.
+    expect(first.data.equals(second.data)).toBe(false);
+    expect(inkShare(second.data)).toBeCloseTo(inkShare(first.data), 2);
+  });
+
+  it("downscales an image over the pixel cap with a warning", async () => {
+    const doc = await openDocument(tablePng());
+    const page = await doc.renderPage(1, { maxPixels: 20_000 });
+    expect(page.width * page.height).toBeLessThanOrEqual(20_000);
+    expect(page.warnings.join()).toMatch(/over the pixel cap; downscaled/);
+  });
+
+  it("rejects empty and corrupt images", async () => {
+    await expectInputError(openDocument(Buffer.alloc(0), { name: "zero.png" }), "EMPTY", /empty file/);
+    const corrupt = Buffer.concat([tablePng().subarray(0, 120), Buffer.alloc(400, 3)]);
+    await expectInputError(openDocument(corrupt, { name: "bad.png" }), "CORRUPT_IMAGE", /corrupt PNG image/);
+    const jpeg = await tableAs("jpeg");
+    await expectInputError(openDocument(jpeg.subarray(0, 40), { name: "cut.jpg" }), "CORRUPT_IMAGE", /corrupt JPEG image/);
+  });
+});
+
+describe("files", () => {
+  it("names missing files, folders and text files posing as PDFs", async () => {
+    await expectInputError(openDocument(path.join(tmp.dir, "missing.pdf")), "ENOENT", /no such file/);
+    await expectInputError(openDocument(tmp.dir), "UNSUPPORTED", /is a folder/);
+    const textPdf = path.join(tmp.dir, "notes.pdf");
+    writeFileSync(textPdf, "This is not a PDF, only text.\n");
+    await expectInputError(openDocument(textPdf), "UNSUPPORTED", /looks like a text file/);
+    const empty = path.join(tmp.dir, "empty.pdf");
+    writeFileSync(empty, "");
+    await expectInputError(openDocument(empty), "EMPTY", /empty file/);
+  });
+});
