@@ -41,6 +41,36 @@ def self_check_resampling() -> None:
         assert (ref - linear_matrix(src, torch.tensor(dst)) @ t).abs().max() < 1e-4, f"linear {src}->{dst}"
 
 
+def config_from_checkpoint(tensors: dict, config: dict) -> EncoderConfig:
+    """Encoder widths and depths read off the tensor shapes (CLIP's head count, which shapes cannot show, from config.json)."""
+    shape = lambda name: list(tensors[name].shape)  # noqa: E731
+    sam_depth = len({k.split(".")[3] for k in tensors if k.startswith("model.sam_model.blocks.")})
+    sam_width = shape("model.sam_model.patch_embed.proj.weight")[0]
+    head_dim = shape("model.sam_model.blocks.0.attn.rel_pos_h")[1]
+    pos = shape("model.sam_model.pos_embed")
+    window = (shape("model.sam_model.blocks.0.attn.rel_pos_h")[0] + 1) // 2
+    global_blocks = tuple(i for i in range(sam_depth) if (shape(f"model.sam_model.blocks.{i}.attn.rel_pos_h")[0] + 1) // 2 != window)
+    clip_layers = len({k.split(".")[4] for k in tensors if k.startswith("model.vision_model.transformer.layers.")})
+    clip_width = shape("model.vision_model.pre_layrnorm.weight")[0]
+    clip_patch = shape("model.vision_model.embeddings.patch_embedding.weight")[2]
+    clip_positions = shape("model.vision_model.embeddings.position_embedding.weight")[0]
+    clip_side = int(round((clip_positions - 1) ** 0.5))
+    vision = config.get("vision_config", {}).get("width", {})
+    clip_heads = next((v.get("heads") for k, v in vision.items() if k.startswith("clip")), None) or 16
+    return EncoderConfig(
+        sam_width=sam_width, sam_depth=sam_depth, sam_heads=sam_width // head_dim, sam_global_blocks=global_blocks,
+        sam_window=window, sam_patch=shape("model.sam_model.patch_embed.proj.weight")[2],
+        sam_pretrain_size=pos[1] * shape("model.sam_model.patch_embed.proj.weight")[2],
+        sam_mlp_ratio=shape("model.sam_model.blocks.0.mlp.lin1.weight")[0] / sam_width,
+        sam_neck=shape("model.sam_model.neck.0.weight")[0],
+        sam_down=(shape("model.sam_model.net_2.weight")[0], shape("model.sam_model.net_3.weight")[0]),
+        clip_width=clip_width, clip_layers=clip_layers, clip_heads=clip_heads,
+        clip_ffn=shape("model.vision_model.transformer.layers.0.mlp.fc1.weight")[0],
+        clip_image=clip_side * clip_patch, clip_patch=clip_patch,
+        projector_out=shape("model.projector.layers.weight")[0],
+    )
+
+
 def randomise(model: DeepEncoder, seed: int) -> None:
     """Default init plus small random values where the reference zero-initialises (positions), so every path matters."""
     torch.manual_seed(seed)
@@ -65,11 +95,15 @@ def main() -> None:
 
     t0 = time.time()
     if args.checkpoint:
-        cfg = EncoderConfig()
+        tensors = load_tensors(args.checkpoint, lambda n: n.startswith(("model.sam_model.", "model.vision_model.", "model.projector.")))
+        if "model.sam_model.patch_embed.proj.weight" not in tensors:
+            raise SystemExit(f"{args.checkpoint}: no DeepEncoder tensors (model.sam_model.*) in the weights")
+        with open(os.path.join(args.checkpoint, "config.json"), encoding="utf-8") as f:
+            cfg = config_from_checkpoint(tensors, json.load(f))
+        print(f"encoder config from the checkpoint: {cfg}", file=sys.stderr)
         model = DeepEncoder(cfg)
-        state = encoder_state_from_checkpoint(
-            load_tensors(args.checkpoint, lambda n: n.startswith(("model.sam_model.", "model.vision_model.", "model.projector.")))
-        )
+        state = encoder_state_from_checkpoint(tensors)
+        del tensors
         missing, unexpected = model.load_state_dict(state, strict=False)
         if missing or unexpected:
             raise SystemExit(f"{args.checkpoint}: encoder tensors do not match the DeepEncoder: missing {missing[:5]}, unexpected {unexpected[:5]}")

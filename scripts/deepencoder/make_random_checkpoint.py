@@ -39,8 +39,15 @@ LANGUAGE = {
 }
 
 
-def config_json(unlimited: bool) -> dict:
+REDUCED = {"hidden_size": 24, "intermediate_size": 48, "moe_intermediate_size": 8, "n_routed_experts": 4,
+           "num_experts_per_tok": 2, "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 2}
+
+
+def config_json(unlimited: bool, reduced: bool = False) -> dict:
     lang = dict(LANGUAGE)
+    enc = EncoderConfig.reduced() if reduced else EncoderConfig()
+    if reduced:
+        lang.update(REDUCED)
     if unlimited:
         lang["max_position_embeddings"] = 32768
         lang["sliding_window_size"] = 128
@@ -51,15 +58,17 @@ def config_json(unlimited: bool) -> dict:
         "global_view_pos": "head",
         "language_config": lang,
         "model_type": "deepseek_vl_v2",
-        "projector_config": {"input_dim": 2048, "model_type": "mlp_projector", "n_embed": 1280, "projector_type": "linear"},
+        "projector_config": {"input_dim": 64 if reduced else 2048, "model_type": "mlp_projector", "n_embed": lang["hidden_size"],
+                             "projector_type": "linear"},
         "tile_tag": "2D",
         "torch_dtype": "bfloat16",
         "vision_config": {
             "image_size": 1024, "mlp_ratio": 3.7362, "model_name": "deeplip_b_l", "model_type": "vision",
             "width": {
-                "clip-l-14-224": {"heads": 16, "image_size": 224, "layers": 24, "patch_size": 14, "width": 1024},
-                "sam_vit_b": {"downsample_channels": [512, 1024], "global_attn_indexes": [2, 5, 8, 11], "heads": 12,
-                              "layers": 12, "width": 768},
+                "clip-l-14-224": {"heads": enc.clip_heads, "image_size": enc.clip_image, "layers": enc.clip_layers,
+                                  "patch_size": enc.clip_patch, "width": enc.clip_width},
+                "sam_vit_b": {"downsample_channels": list(enc.sam_down), "global_attn_indexes": list(enc.sam_global_blocks),
+                              "heads": enc.sam_heads, "layers": enc.sam_depth, "width": enc.sam_width},
             },
         },
         **{k: v for k, v in lang.items() if k != "architectures"},
@@ -118,14 +127,15 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.join(os.path.expanduser("~"), ".cache", "ocr", "random-deepseek-ocr"))
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reduced", action="store_true", help="toy widths (CI): same names and layout, tiny tensors")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
-    cfg = config_json(False)
+    cfg = config_json(False, args.reduced)
 
     t0 = time.time()
     torch.manual_seed(args.seed)
-    encoder = DeepEncoder(EncoderConfig())
+    encoder = DeepEncoder(EncoderConfig.reduced() if args.reduced else EncoderConfig())
     with torch.no_grad():
         for name, p in encoder.named_parameters():
             # the reference zero-initialises these; random values make every path of the encoder count
@@ -159,7 +169,7 @@ def main() -> None:
             os.remove(dst)
         os.link(os.path.join(args.out, name), dst)
     with open(os.path.join(unlimited, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config_json(True), f, indent=2)
+        json.dump(config_json(True, args.reduced), f, indent=2)
     print(f"{unlimited}: Unlimited-OCR config, weights hard-linked", file=sys.stderr)
 
 

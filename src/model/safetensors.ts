@@ -147,3 +147,40 @@ export async function readWeightsIndex(dir: string, weights: string[]): Promise<
   }
   return all;
 }
+
+/** Reads one tensor's values as float32 (F32, F16 or BF16 on disk), e.g. the image_newline row. */
+export async function readTensorF32(info: TensorInfo): Promise<Float32Array> {
+  const bytes = Buffer.alloc(info.byteLength);
+  const fh = await open(info.file, "r");
+  try {
+    await fh.read(bytes, 0, info.byteLength, info.offset);
+  } finally {
+    await fh.close();
+  }
+  const n = info.shape.reduce((a, b) => a * b, 1);
+  const out = new Float32Array(n);
+  if (info.dtype === "F32") {
+    for (let i = 0; i < n; i++) out[i] = bytes.readFloatLE(i * 4);
+  } else if (info.dtype === "BF16") {
+    const word = new Uint32Array(1);
+    const asFloat = new Float32Array(word.buffer);
+    for (let i = 0; i < n; i++) {
+      word[0] = bytes.readUInt16LE(i * 2) << 16;
+      out[i] = asFloat[0]!;
+    }
+  } else if (info.dtype === "F16") {
+    for (let i = 0; i < n; i++) out[i] = halfToFloat(bytes.readUInt16LE(i * 2));
+  } else {
+    throw new ModelFileError(info.file, `tensor ${info.name} is ${info.dtype}, not a float type`);
+  }
+  return out;
+}
+
+function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}

@@ -1,0 +1,90 @@
+// Checkpoint → bundle on a reduced-width random checkpoint with the real names and layout: the same generator,
+// exporter and converter as the full-size run, then tokenizer, preprocessing, encoder and layout on the result.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { lstat, mkdtemp, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Bundle } from "../../src/model/bundle.js";
+import { convertCheckpoint, defaultPython } from "../../src/model/convert.js";
+import { buildPrefixPrompt, promptFor } from "../../src/model/prompt.js";
+import { readTensorF32 } from "../../src/model/safetensors.js";
+import { Tokenizer } from "../../src/model/tokenizer.js";
+import { VisionEncoder } from "../../src/vision/encoder.js";
+import { assembleVisualEmbeddings } from "../../src/vision/layout.js";
+import { preparePage } from "../../src/vision/preprocess.js";
+
+describe("checkpoint conversion (reduced widths)", () => {
+  let root: string;
+  let unlimited: Bundle;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), "ckpt-"));
+    execFileSync(defaultPython(), ["scripts/deepencoder/make_random_checkpoint.py", "--reduced", "--threads", "1", "--out", path.join(root, "ds")], { stdio: "pipe" });
+    unlimited = await convertCheckpoint(path.join(root, "ds-unlimited"), { name: "tiny-unlimited" });
+  });
+
+  it("writes model.json from config.json with the Unlimited-OCR settings made explicit", async () => {
+    const m = unlimited.json;
+    expect(m).toMatchObject({
+      family: "unlimited-ocr", layout: "prefix", name: "tiny-unlimited",
+      attention: { kind: "rswa", window: 128 },
+      tokens: { bos: 0, eos: 1, image: 128815 },
+      prompts: { page: "<image>document parsing.", document: "<image>Multi page parsing." },
+      decoding: { no_repeat_ngram: { n: 35, window: 128, document_window: 1024, exempt: [128821, 128822] } },
+    });
+    expect(m.decoder).toMatchObject({ hidden_size: 24, head_dim: 12, n_routed_experts: 4, num_experts_per_tok: 2, max_position_embeddings: 32768, weights: ["model.safetensors.index.json"] });
+    expect(m.vision.mode).toBe("base");
+    const onDisk = JSON.parse(await readFile(path.join(unlimited.dir, "model.json"), "utf8"));
+    expect(onDisk).toEqual(m);
+  });
+
+  it("gives a runnable bundle: tokenizer, prompt, preprocessing, encoder and layout agree", async () => {
+    const tokenizer = await Tokenizer.load(unlimited.tokenizerPath);
+    const page = { width: 850, height: 1100, data: Buffer.alloc(850 * 1100 * 3, 200) };
+    const prepared = await preparePage(page, unlimited.json.vision);
+    expect(prepared.visualTokens).toBe(273);
+    const prompt = buildPrefixPrompt(tokenizer, unlimited.json, promptFor(unlimited.json, 1), prepared.visualTokens);
+    expect(prompt.ids.slice(-3)).toEqual([34030, 76466, 16]);
+
+    const encoder = await VisionEncoder.open(unlimited.encoderPath, { device: "cpu", threads: 1 });
+    try {
+      const out = await encoder.encode(prepared.global.pixels, [1, 3, 1024, 1024]);
+      expect(out.dims).toEqual([1, 16, 16, 24]);
+      const newline = await readTensorF32(unlimited.tensors.get("model.image_newline")!);
+      const separator = await readTensorF32(unlimited.tensors.get("model.view_seperator")!);
+      const visual = assembleVisualEmbeddings(prepared.layout, { hidden: 24, global: out.data, newline, separator });
+      expect(visual.length).toBe(273 * 24);
+      expect([...visual.subarray(16 * 24, 17 * 24)]).toEqual([...newline]); // after the first grid row
+      expect([...visual.subarray(272 * 24)]).toEqual([...separator]);
+      expect(visual.every(Number.isFinite)).toBe(true);
+    } finally {
+      await encoder.close();
+    }
+  });
+
+  it("detects DeepSeek-OCR from a config without a sliding window, and links weights into another folder", async () => {
+    const out = path.join(root, "bundle-ds");
+    const b = await convertCheckpoint(path.join(root, "ds"), { out, mode: "gundam" });
+    expect(b.json).toMatchObject({
+      family: "deepseek-ocr", attention: { kind: "full" },
+      prompts: { page: "<image>\n<|grounding|>Convert the document to markdown." },
+      decoding: { no_repeat_ngram: { n: 30, window: 90 } },
+    });
+    expect(b.json.vision.mode).toBe("gundam");
+    expect((await lstat(path.join(out, "model-00001-of-000001.safetensors"))).isSymbolicLink()).toBe(true);
+    expect((await lstat(path.join(out, "tokenizer.json"))).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(out, "encoder.onnx"))).toBe(true);
+    expect(b.decoderParameters).toBeGreaterThan(2 * 129280 * 24);
+  });
+
+  it("names config.json when the checkpoint uses an unsupported attention", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "mla-"));
+    const fs = await import("node:fs/promises");
+    await fs.writeFile(path.join(dir, "config.json"), JSON.stringify({ use_mla: true, kv_lora_rank: 512 }));
+    await fs.writeFile(path.join(dir, "tokenizer.json"), "{}");
+    await fs.writeFile(path.join(dir, "model.safetensors"), "");
+    await expect(convertCheckpoint(dir)).rejects.toThrow(/config\.json: multi-head latent attention/);
+  });
+});
