@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { InputError } from "./errors.js";
-import { capScale, DEFAULT_DPI, DEFAULT_MAX_PIXELS, pixelSize, rgbaToRgb, type RasterPage, type RenderOptions } from "./raster.js";
+import { DEFAULT_DPI, DEFAULT_MAX_PIXELS, pdfRasterSize, rgbaToRgb, type RasterPage, type RenderOptions } from "./raster.js";
 import type { DocumentMetadata, OpenedDocument, OutlineEntry, PageSize, PageText, TextRun } from "./types.js";
 
 type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
@@ -111,19 +111,15 @@ class PdfDocument implements OpenedDocument {
     const dpi = options.dpi ?? DEFAULT_DPI;
     const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
     const unit = page.getViewport({ scale: 1 });
-    let scale = dpi / 72;
     const warnings: string[] = [];
-    const wanted = pixelSize(unit.width * scale, unit.height * scale);
-    const shrink = capScale(wanted.width, wanted.height, maxPixels);
-    if (shrink < 1) {
-      scale *= shrink;
+    const { width, height, scale, capped, wanted } = pdfRasterSize(unit.width, unit.height, dpi, maxPixels);
+    if (capped) {
       warnings.push(
         `page ${pageNumber} at ${dpi} DPI would be ${wanted.width}x${wanted.height} pixels, over the pixel cap; ` +
-          `rendered at ${((scale * 72) | 0)} DPI instead`,
+          `rendered at ${Math.floor(scale * 72)} DPI (${width}x${height}) instead`,
       );
     }
     const viewport = page.getViewport({ scale });
-    const { width, height } = pixelSize(viewport.width, viewport.height);
     const factory = this.doc.canvasFactory as {
       create(w: number, h: number): { canvas: unknown; context: CanvasLike };
       destroy(entry: unknown): void;

@@ -66,6 +66,29 @@ export function pixelSize(width: number, height: number): { width: number; heigh
 }
 
 /**
+ * Pixel size and scale of a PDF page (in points) rendered at `dpi`, after the pixel cap.
+ * Uncapped sizes round like pdftoppm; capped ones round down so the cap holds exactly.
+ */
+export function pdfRasterSize(
+  widthPt: number,
+  heightPt: number,
+  dpi: number,
+  maxPixels: number,
+): { width: number; height: number; scale: number; capped: boolean; wanted: { width: number; height: number } } {
+  const wanted = pixelSize((widthPt * dpi) / 72, (heightPt * dpi) / 72);
+  const shrink = capScale(wanted.width, wanted.height, maxPixels);
+  if (shrink >= 1) return { ...wanted, scale: dpi / 72, capped: false, wanted };
+  const scale = (dpi / 72) * shrink;
+  return {
+    width: Math.max(1, Math.floor(widthPt * scale)),
+    height: Math.max(1, Math.floor(heightPt * scale)),
+    scale,
+    capped: true,
+    wanted,
+  };
+}
+
+/**
  * Size a page will have when rendered with these options, without rendering it: PDF pages
  * (points) at the DPI, images at their own pixels; both after the pixel cap.
  */
@@ -83,9 +106,6 @@ export function renderedSize(
       dpi: undefined,
     };
   }
-  const dpi = options.dpi ?? DEFAULT_DPI;
-  const wanted = pixelSize((size.width * dpi) / 72, (size.height * dpi) / 72);
-  const shrink = capScale(wanted.width, wanted.height, maxPixels);
-  const effective = shrink < 1 ? dpi * shrink : dpi;
-  return { ...pixelSize((size.width * effective) / 72, (size.height * effective) / 72), dpi: effective };
+  const raster = pdfRasterSize(size.width, size.height, options.dpi ?? DEFAULT_DPI, maxPixels);
+  return { width: raster.width, height: raster.height, dpi: raster.scale * 72 };
 }
