@@ -3,7 +3,7 @@ import { Command, CommanderError } from "commander";
 import { readFileSync } from "node:fs";
 import { ExitCode } from "../app/errors.js";
 import "./commands.js";
-import { registeredCommands, type CommandContext } from "./registry.js";
+import { examples, registeredCommands, type CommandContext } from "./registry.js";
 
 export { registerCommand, registeredCommands, examples, type CommandContext, type CommandDefinition } from "./registry.js";
 export { registerBenchTarget, type BenchTarget } from "./bench.js";
@@ -28,7 +28,16 @@ export function buildProgram(context: CommandContext): Command {
       writeErr: (s) => void context.stderr.write(s),
       outputError: (s, write) => write(s.startsWith("error:") ? `ocr: ${s}` : s),
     })
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      "after",
+      examples([
+        ["ocr parse report.pdf", "Markdown + JSON in ./ocr-out"],
+        ["ocr parse docs/ -o out --jobs 2", "a folder tree, two documents at a time"],
+        ["ocr render report.pdf -o pages/", "the page images the model sees"],
+        ["ocr info report.pdf --json", "pages, sizes, text layer, metadata"],
+      ]),
+    );
   for (const definition of registeredCommands()) definition.register(program, context);
   // Sub-commands inherit output and exit handling.
   for (const command of program.commands) {
