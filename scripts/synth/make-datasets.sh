@@ -1,0 +1,17 @@
+#!/bin/sh
+# Builds the synthetic data sets outside git: corpus, then train/val/test/test-unseen PDFs and their page images.
+# Usage: scripts/synth/make-datasets.sh [DATA_DIR] [TRAIN_DOCS]   (default /work/data/synth, 600)
+set -e
+DATA=${1:-/work/data/synth}
+TRAIN=${2:-600}
+cd "$(dirname "$0")/../.."
+[ -f "$DATA/corpus/en.jsonl" ] || /usr/bin/python3 scripts/synth/corpus.py --out "$DATA/corpus"
+[ -f dist/input/index.js ] || npm run build
+gen() { # name split fonts seed count
+  node scripts/synth/generate.mjs --corpus "$DATA/corpus" --out "$DATA/$1" --split "$2" --fonts "$3" --seed "$4" --count "$5"
+  node scripts/synth/rasterise.mjs "$DATA/$1"
+}
+gen val val seen 2 40
+gen test test seen 3 60
+gen test-unseen test unseen 4 40
+gen train train seen 1 "$TRAIN"
