@@ -1,5 +1,7 @@
 // Runs a bundle's encoder.onnx in onnxruntime-node on a worker thread (session.run blocks), CUDA EP when available, else CPU.
+import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 
 export type EncoderDevice = "auto" | "cpu" | "cuda";
@@ -26,7 +28,7 @@ let session;
 async function open() {
   const base = { graphOptimizationLevel: "all" };
   if (workerData.threads) base.intraOpNumThreads = workerData.threads;
-  const attempts = workerData.device === "cpu" ? [["cpu"]] : workerData.device === "cuda" ? [["cuda"]] : [["cuda", "cpu"], ["cpu"]];
+  const attempts = workerData.device === "cpu" ? [["cpu"]] : workerData.device === "cuda" ? [["cuda"]] : workerData.cudaInstalled ? [["cuda", "cpu"], ["cpu"]] : [["cpu"]];
   let lastError;
   for (const providers of attempts) {
     try {
@@ -56,6 +58,19 @@ parentPort.on("message", async (msg) => {
   }
 });
 `;
+
+/** True when onnxruntime-node's CUDA provider library is installed (npm run install-cuda puts it beside the binding). */
+export function cudaProviderInstalled(): boolean {
+  const binding = createRequire(import.meta.url).resolve("onnxruntime-node");
+  const root = path.resolve(path.dirname(binding), "..");
+  const bin = path.join(root, "bin");
+  if (!existsSync(bin)) return false;
+  for (const napi of readdirSync(bin)) {
+    const dir = path.join(bin, napi, process.platform, process.arch);
+    if (existsSync(path.join(dir, "libonnxruntime_providers_cuda.so")) || existsSync(path.join(dir, "onnxruntime_providers_cuda.dll"))) return true;
+  }
+  return false;
+}
 
 interface Reply {
   id: number;
@@ -113,7 +128,10 @@ export class VisionEncoder {
   static async open(path: string, options: EncoderOptions = {}): Promise<VisionEncoder> {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, device: options.device ?? "auto", threads: options.threads, resolveFrom: createRequire(import.meta.url).resolve("onnxruntime-node") },
+      workerData: {
+        path, device: options.device ?? "auto", threads: options.threads, cudaInstalled: cudaProviderInstalled(),
+        resolveFrom: createRequire(import.meta.url).resolve("onnxruntime-node"),
+      },
     });
     const enc = new VisionEncoder(worker, path);
     try {
@@ -123,6 +141,8 @@ export class VisionEncoder {
         throw new EncoderError(path, `expected input "pixels" and output "embeddings", found inputs [${r.inputs}] outputs [${r.outputs}]`);
     } catch (err) {
       await enc.close().catch(() => undefined);
+      if (options.device === "cuda" && !cudaProviderInstalled())
+        throw new EncoderError(path, "the CUDA execution provider is not installed (run: npm run install-cuda), or use --device cpu");
       throw err;
     }
     return enc;

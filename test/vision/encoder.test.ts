@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VisionEncoder } from "../../src/vision/encoder.js";
+import { cudaProviderInstalled, VisionEncoder } from "../../src/vision/encoder.js";
 
 const FIXTURE = path.resolve("fixtures/deepencoder-tiny");
 
@@ -43,6 +43,17 @@ describe("vision encoder (onnxruntime-node, worker thread)", () => {
 
   it("runs on the CPU provider when asked", () => {
     expect(encoder.provider).toBe("cpu");
+  });
+
+  it("opens with device auto, falling back to the CPU without a CUDA provider", async () => {
+    const auto = await VisionEncoder.open(path.join(FIXTURE, "encoder.onnx"), { device: "auto", threads: 1 });
+    try {
+      if (!cudaProviderInstalled()) expect(auto.provider).toBe("cpu");
+      const out = await auto.encode(testPixels(1, 512), [1, 3, 512, 512]);
+      expect(out.dims).toEqual([1, 8, 8, 24]);
+    } finally {
+      await auto.close();
+    }
   });
 
   it("rejects pixels that do not match their dims, naming the encoder file", async () => {
