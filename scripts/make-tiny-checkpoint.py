@@ -121,6 +121,16 @@ def make_golden(model, out_dir, seed):
     tensors["streaming.visual2"] = v2.contiguous()
     cases["streaming"] = {"window": 8, "prompt": prompt, "visualRows": 10, "page1": page1, "page2": page2,
                           "retire": [len(prompt), len(prompt) + 10], "minGap": min(g1, g2)}
+    # A longer prefix (above the kernels' 32-token packed-prefill threshold): per-layer states and logits only.
+    ids_long = [0] + torch.randint(5, model.cfg.vocab_size, (39,), generator=gen).tolist()
+    vis_long = torch.randn(24, H, generator=gen)
+    seq_long = ids_long[:8] + [-1] * 24 + ids_long[8:]
+    emb_long = torch.cat([model.embed(torch.tensor(ids_long[:8])), vis_long, model.embed(torch.tensor(ids_long[8:]))], 0)
+    logits_l, hidden_l = forward_all(model, emb_long, [KIND_EXTENDED] * len(seq_long), [], None)
+    tensors["prefix_long.visual"] = vis_long.contiguous()
+    tensors["prefix_long.hidden"] = torch.stack([h[0] for h in hidden_l]).contiguous()
+    tensors["prefix_long.logits"] = logits_l[0].contiguous()
+    cases["prefix_long"] = {"tokens": seq_long, "visualRows": 24}
     save_tensors(tensors, os.path.join(out_dir, "golden.safetensors"))
     with open(os.path.join(out_dir, "golden.json"), "w") as f:
         json.dump(cases, f, indent=1)

@@ -14,6 +14,7 @@ struct V {
   using reg = __m256;
   static constexpr int W = 8;
   static constexpr int TT = 2;  // 8 accumulators + 4 weight vectors + 1 activation fit the 16 ymm registers
+  static constexpr int PT = 6;  // tokens per packed-panel block (2 x PT accumulators)
   static inline reg zero() { return _mm256_setzero_ps(); }
   static inline reg set1(float a) { return _mm256_set1_ps(a); }
   static inline reg add(reg a, reg b) { return _mm256_add_ps(a, b); }

@@ -13,6 +13,7 @@ struct V {
   using reg = __m512;
   static constexpr int W = 16;
   static constexpr int TT = 4;  // tokens per register block (16 accumulators + 4 weight vectors)
+  static constexpr int PT = 12;  // tokens per packed-panel block (2 x PT accumulators)
   static inline reg zero() { return _mm512_setzero_ps(); }
   static inline reg set1(float a) { return _mm512_set1_ps(a); }
   static inline reg add(reg a, reg b) { return _mm512_add_ps(a, b); }

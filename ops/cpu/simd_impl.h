@@ -64,8 +64,105 @@ static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, c
   }
 }
 
+// ---- Prefill (n >= kPackedMinTokens): weight panels packed to f32 [k][2W rows], activations broadcast. ----
+// Each output element is one sequential FMA chain over k, whatever the panel, the row split or the token
+// block it falls in, so results do not depend on the thread count.
+constexpr int64_t kPackedMinTokens = 32;  // below this, packing costs more than it saves
+constexpr int64_t kPackK = 256;  // k-block: a 2W x 256 f32 panel stays in L1
+
+template <ocr::DType DT>
+static inline float elem(const uint8_t* row, int64_t k) {
+  if constexpr (DT == ocr::DType::F32) return reinterpret_cast<const float*>(row)[k];
+  else if constexpr (DT == ocr::DType::F16) return ocr::f16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
+  else return ocr::bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
+}
+
+template <ocr::DType DT>
+static void pack_panel(const uint8_t* w, size_t row_bytes, int64_t rows_valid, int64_t k0, int64_t kc, float* buf) {
+  constexpr int PW = 2 * V::W;
+  for (int r = 0; r < PW; r++) {
+    if (r < rows_valid) {
+      const uint8_t* row = w + r * row_bytes;
+      for (int64_t k = 0; k < kc; k++) buf[k * PW + r] = elem<DT>(row, k0 + k);
+    } else {
+      for (int64_t k = 0; k < kc; k++) buf[k * PW + r] = 0.f;
+    }
+  }
+}
+
+static inline typename V::reg load_rows(const float* p, int64_t j, int64_t rows_valid) {
+  const int64_t r = rows_valid - j * V::W;
+  if (r >= V::W) return V::loadx(p, j * V::W);
+  if (r <= 0) return V::zero();
+  return V::loadx_tail(p, j * V::W, r);
+}
+
+static inline void store_rows(float* p, int64_t j, int64_t rows_valid, typename V::reg v) {
+  const int64_t r = rows_valid - j * V::W;
+  if (r >= V::W) V::storex(p, j * V::W, v);
+  else if (r > 0) V::storex_tail(p, j * V::W, r, v);
+}
+
+template <int TT>
+static inline void panel_kernel(const float* x, int64_t ldx, int64_t k0, int64_t kc, const float* buf, float* y,
+                                int64_t ldy, int64_t rows_valid, bool first) {
+  constexpr int PW = 2 * V::W;
+  typename V::reg acc[TT][2];
+  for (int t = 0; t < TT; t++)
+    for (int j = 0; j < 2; j++) acc[t][j] = first ? V::zero() : load_rows(y + t * ldy, j, rows_valid);
+  const float* xk = x + k0;
+  for (int64_t k = 0; k < kc; k++) {
+    const typename V::reg w0 = V::loadx(buf + k * PW, 0), w1 = V::loadx(buf + k * PW, V::W);
+    for (int t = 0; t < TT; t++) {
+      const typename V::reg b = V::set1(xk[t * ldx + k]);
+      acc[t][0] = V::fma(b, w0, acc[t][0]);
+      acc[t][1] = V::fma(b, w1, acc[t][1]);
+    }
+  }
+  for (int t = 0; t < TT; t++)
+    for (int j = 0; j < 2; j++) store_rows(y + t * ldy, j, rows_valid, acc[t][j]);
+}
+
+template <int TT>
+static inline void panel_tail(int64_t r, const float* x, int64_t ldx, int64_t k0, int64_t kc, const float* buf, float* y,
+                              int64_t ldy, int64_t rows_valid, bool first) {
+  if constexpr (TT >= 1) {
+    if (r == TT) panel_kernel<TT>(x, ldx, k0, kc, buf, y, ldy, rows_valid, first);
+    else panel_tail<TT - 1>(r, x, ldx, k0, kc, buf, y, ldy, rows_valid, first);
+  }
+}
+
+template <ocr::DType DT>
+static void linear_packed_dt(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0, int64_t o1,
+                             float* y, int64_t ldy) {
+  constexpr int PW = 2 * V::W;
+  const size_t row_bytes = static_cast<size_t>(in) * ocr::dtype_size(DT);
+  alignas(64) static thread_local float buf[kPackK * PW];
+  const uint8_t* wb = static_cast<const uint8_t*>(w);
+  for (int64_t k0 = 0; k0 < in; k0 += kPackK) {
+    const int64_t kc = std::min(kPackK, in - k0);
+    for (int64_t p0 = o0; p0 < o1; p0 += PW) {
+      const int64_t rows_valid = std::min<int64_t>(PW, o1 - p0);
+      pack_panel<DT>(wb + static_cast<size_t>(p0) * row_bytes, row_bytes, rows_valid, k0, kc, buf);
+      float* yp = y + (p0 - o0);
+      int64_t t = 0;
+      for (; t + V::PT <= n; t += V::PT)
+        panel_kernel<V::PT>(x + t * ldx, ldx, k0, kc, buf, yp + t * ldy, ldy, rows_valid, k0 == 0);
+      if (t < n) panel_tail<V::PT - 1>(n - t, x + t * ldx, ldx, k0, kc, buf, yp + t * ldy, ldy, rows_valid, k0 == 0);
+    }
+  }
+}
+
 static void linear_rows_simd(const float* x, int64_t ldx, int64_t n, int64_t in, ocr::DType wdt, const void* w,
                              int64_t o0, int64_t o1, float* y, int64_t ldy) {
+  if (n >= kPackedMinTokens) {
+    switch (wdt) {
+      case ocr::DType::F32: linear_packed_dt<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+      case ocr::DType::F16: linear_packed_dt<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+      default: linear_packed_dt<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    }
+    return;
+  }
   switch (wdt) {
     case ocr::DType::F32: linear_rows_dt<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
     case ocr::DType::F16: linear_rows_dt<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;

@@ -24,12 +24,12 @@ for (const m of models) {
   describe(`${m.dir} (${m.what})`, () => {
     const g: Golden = loadGolden(m.dir);
 
-    for (const threads of [1, 2]) {
-      it(`prefill matches the reference layer by layer (${threads} thread${threads > 1 ? "s" : ""})`, async () => {
+    for (const [threads, which] of [[1, "prefix"], [2, "prefix"], [1, "prefix_long"], [2, "prefix_long"]] as const) {
+      it(`prefill of ${which} (${g.cases[which].tokens.length} entries) matches the reference layer by layer (${threads} thread${threads > 1 ? "s" : ""})`, async () => {
         const engine = await Engine.load(g.dir, { threads, minParallelWork: 0 });
         const s = engine.createSession();
-        const r = await s.prefill(prefixInput(g), { captureHidden: true, allLogits: true });
-        const hidden = g.tensors.get("prefix.hidden")!;
+        const r = await s.prefill(prefixInput(g, which), { captureHidden: true, allLogits: true });
+        const hidden = g.tensors.get(`${which}.hidden`)!;
         const [layers, T, H] = hidden.shape as [number, number, number];
         expect(r.count).toBe(T);
         for (let l = 0; l < layers; l++) {
@@ -37,9 +37,11 @@ for (const m of models) {
           const want = hidden.data.subarray(l * T * H, (l + 1) * T * H);
           expect(nmse(got, want), `layer ${l}`).toBeLessThan(TOL_F32_CACHE);
         }
-        expect(nmse(r.logits, g.tensors.get("prefix.logits")!.data)).toBeLessThan(TOL_F32_CACHE);
+        expect(nmse(r.logits, g.tensors.get(`${which}.logits`)!.data)).toBeLessThan(TOL_F32_CACHE);
       });
+    }
 
+    for (const threads of [1, 2]) {
       it(`greedy tokens match exactly: full attention, no-repeat rule, R-SWA (${threads} thread${threads > 1 ? "s" : ""})`, async () => {
         const engine = await Engine.load(g.dir, { threads, minParallelWork: 0 });
         const full = engine.createSession();

@@ -34,6 +34,7 @@ export interface Golden {
   tensors: Map<string, GoldenTensor>;
   cases: {
     prefix: { tokens: number[]; visualRows: number };
+    prefix_long: { tokens: number[]; visualRows: number };
     greedy_full: { maxTokens: number; tokens: number[] };
     greedy_no_repeat: { maxTokens: number; tokens: number[]; noRepeat: { n: number; window: number; exempt: number[] } };
     greedy_rswa: { window: number; maxTokens: number; tokens: number[] };
@@ -64,11 +65,11 @@ export function nmse(actual: ArrayLike<number>, expected: ArrayLike<number>): nu
 }
 
 /** Splits the golden prefix into token ids and embedding positions, as Session.prefill takes them. */
-export function prefixInput(g: Golden): { tokens: number[]; embeddings: Float32Array; embeddingPositions: number[] } {
-  const seq = g.cases.prefix.tokens;
+export function prefixInput(g: Golden, which: "prefix" | "prefix_long" = "prefix"): { tokens: number[]; embeddings: Float32Array; embeddingPositions: number[] } {
+  const seq = g.cases[which].tokens;
   return {
     tokens: seq.filter((t) => t >= 0),
-    embeddings: g.tensors.get("prefix.visual")!.data,
+    embeddings: g.tensors.get(`${which}.visual`)!.data,
     embeddingPositions: seq.flatMap((t, i) => (t < 0 ? [i] : [])),
   };
 }

@@ -40,7 +40,7 @@ describe("kernel sets on this CPU", () => {
 
 describe.each(fastSets)("%s kernels vs reference", (set) => {
   const dtypes: NativeDtype[] = ["f32", "f16", "bf16"];
-  it.each(dtypes)("linear_rows with %s weights: widths around the vector size, token and row tails", (dt) => {
+  it.each(dtypes)("linear_rows with %s weights: widths around the vector size, token and row tails (matrix-vector path)", (dt) => {
     const r = rng(42);
     for (const inF of [1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100]) {
       for (const n of [1, 2, 3, 4, 5, 7]) {
@@ -56,9 +56,28 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
     }
   });
 
-  it.each(dtypes)("linear_rows with %s weights: a row split never changes a result (bitwise)", (dt) => {
+  it.each(dtypes)("linear_rows with %s weights: packed prefill panels (n >= 32), k-blocks, panel and token tails", (dt) => {
+    const r = rng(43);
+    for (const inF of [5, 16, 255, 256, 257, 600]) {
+      for (const n of [32, 37, 45]) {
+        for (const rows of [1, 15, 16, 17, 33, 50]) {
+          const x = randomF32(n * inF, r);
+          const w = weightBytes(dt, randomF32(rows * inF, r));
+          const want = t.linearRows("ref", x, n, inF, dt, w, 0, rows);
+          const got = t.linearRows(set, x, n, inF, dt, w, 0, rows);
+          expect(nmse(got, want), `in=${inF} n=${n} rows=${rows}`).toBeLessThan(1e-11);
+        }
+      }
+    }
+  });
+
+  it.each(["f32", "bf16"] as NativeDtype[])("linear_rows with %s weights: a row split never changes a result (bitwise)", (dt) => {
+    for (const n of [6, 40]) splitCheck(dt, n);
+  });
+
+  function splitCheck(dt: NativeDtype, n: number) {
     const r = rng(7);
-    const n = 6, inF = 37, rows = 11;
+    const inF = 37, rows = 11;
     const x = randomF32(n * inF, r);
     const w = weightBytes(dt, randomF32(rows * inF, r));
     const whole = t.linearRows(set, x, n, inF, dt, w, 0, rows);
@@ -71,7 +90,7 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
           expect(got).toBe(whole[tok * rows + o]);
         }
     }
-  });
+  }
 
   it.each(dtypes)("attention with a %s cache: slot lists, GQA, window edges, a fully masked query", (kvDt) => {
     const r = rng(3);
