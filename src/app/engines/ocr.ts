@@ -1,0 +1,231 @@
+// The "model" engine: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout (DeepSeek-OCR, Unlimited-OCR)
+// or the streaming layout (our default model). Replaces the placeholder registration of model.ts.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { Engine, EngineError, type AttentionPolicy, type NoRepeatRule, type Session } from "../../engine/index.js";
+import { loadBundle, type Bundle } from "../../model/bundle.js";
+import { ModelFileError } from "../../model/errors.js";
+import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
+import { resolveModelDir } from "../../model/registry.js";
+import { readTensorF32 } from "../../model/safetensors.js";
+import { Tokenizer } from "../../model/tokenizer.js";
+import { parseGroundedPage, splitPages } from "../../output/grounding.js";
+import { VisionEncoder } from "../../vision/encoder.js";
+import { assembleVisualEmbeddings } from "../../vision/layout.js";
+import { preparePage, resolveMode, type PreparedPage } from "../../vision/preprocess.js";
+import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
+import { EnvironmentError, UsageError } from "../errors.js";
+import type { RunSettings } from "../settings.js";
+import { defaultModelDir } from "./model.js";
+
+/** Pages per pass for models that read several pages at once: 8 × (273 + a dense page of text) stays far inside 32K positions. */
+const PAGES_PER_PASS = 8;
+
+interface Loaded {
+  bundle: Bundle;
+  tokenizer: Tokenizer;
+  engine: Engine;
+  encoder: VisionEncoder;
+  newline?: Float32Array;
+  separator?: Float32Array;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+class OcrDecoder implements PageDecoder {
+  readonly engine = "model";
+  constructor(
+    private readonly m: Loaded,
+    readonly model: ModelIdentity,
+    private readonly mode: string,
+    private readonly attention: AttentionPolicy,
+    private readonly maxTokens: number,
+  ) {}
+
+  private noRepeat(pagesInPass: number): NoRepeatRule | undefined {
+    const rule = this.m.bundle.json.decoding.no_repeat_ngram;
+    if (!rule) return undefined;
+    const window = pagesInPass > 1 && rule.document_window ? rule.document_window : rule.window;
+    return { n: rule.n, window, exempt: rule.exempt };
+  }
+
+  /** Encodes a prepared page (global view, then tiles when present) into its visual sequence. */
+  private async visual(prepared: PreparedPage): Promise<Float32Array> {
+    const hidden = this.m.bundle.json.decoder.hidden_size;
+    const g = prepared.global;
+    const global = await this.m.encoder.encode(g.pixels.slice(), [1, 3, g.height, g.width]);
+    let tiles: Float32Array | undefined;
+    if (prepared.tiles) {
+      const t = prepared.tiles;
+      tiles = (await this.m.encoder.encode(t.pixels.slice(), [t.count, 3, t.height, t.width])).data;
+    }
+    if (global.dims[3] !== hidden)
+      throw new EnvironmentError(`${this.m.bundle.encoderPath}: embeddings are ${global.dims[3]} wide, the decoder expects ${hidden}`);
+    return assembleVisualEmbeddings(prepared.layout, { hidden, global: global.data, tiles, newline: this.m.newline, separator: this.m.separator });
+  }
+
+  private async preparePages(pages: DocumentPages, numbers: number[], timings: Map<number, Record<string, number>>) {
+    const out: { pageNumber: number; width: number; height: number; dpi: number | undefined; embeddings: Float32Array; count: number }[] = [];
+    for (const pageNumber of numbers) {
+      let t = performance.now();
+      const raster = await pages.render(pageNumber);
+      const render = performance.now() - t;
+      t = performance.now();
+      const prepared = await preparePage(raster, this.m.bundle.json.vision, this.mode);
+      const embeddings = await this.visual(prepared);
+      timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
+      out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens });
+    }
+    return out;
+  }
+
+  private page(p: { pageNumber: number; width: number; height: number; dpi: number | undefined }, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>): DecodedPage {
+    const grounded = parseGroundedPage(text, p.width, p.height);
+    const warnings = [...grounded.warnings];
+    if (truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${this.maxTokens}) before the model ended it`);
+    return { pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks, tokenCount, truncated, timings, warnings };
+  }
+
+  async *decodeDocument(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
+    if (this.m.bundle.json.layout === "streaming") yield* this.streaming(pages, context);
+    else yield* this.prefix(pages, context);
+  }
+
+  /** All pages of a pass at the one placeholder, then generate; several pages are split at <PAGE>. */
+  private async *prefix(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
+    const json = this.m.bundle.json;
+    const perPass = json.prompts.document ? PAGES_PER_PASS : 1;
+    const numbers = [...pages.pageNumbers];
+    for (let i = 0; i < numbers.length; i += perPass) {
+      if (context.signal.aborted) return;
+      const chunk = numbers.slice(i, i + perPass);
+      const timings = new Map<number, Record<string, number>>();
+      const prepared = await this.preparePages(pages, chunk, timings);
+      const visualCount = prepared.reduce((s, p) => s + p.count, 0);
+      const visual = new Float32Array(visualCount * json.decoder.hidden_size);
+      let at = 0;
+      for (const p of prepared) {
+        visual.set(p.embeddings, at);
+        at += p.embeddings.length;
+      }
+      const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, chunk.length), visualCount);
+      const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + visualCount);
+      const positions = Array.from({ length: visualCount }, (_, k) => prompt.visualStart + k);
+      const session = this.m.engine.createSession({ attention: this.attention });
+      let t = performance.now();
+      await session.prefill({ tokens: textIds, embeddings: visual, embeddingPositions: positions });
+      const prefill = performance.now() - t;
+      t = performance.now();
+      const stream = session.generate({ maxTokens: this.maxTokens * chunk.length, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(chunk.length) });
+      const onAbort = () => stream.cancel();
+      context.signal.addEventListener("abort", onAbort, { once: true });
+      const result = await stream.result.finally(() => context.signal.removeEventListener("abort", onAbort));
+      const decode = performance.now() - t;
+      const ended = result.reason === "stop";
+      const ids = ended ? result.tokens.slice(0, -1) : result.tokens;
+      const text = this.m.tokenizer.decode(ids);
+      const texts = chunk.length > 1 ? splitPages(text) : [text];
+      if (texts.length > chunk.length) {
+        context.warn(`the model wrote ${texts.length} pages for ${chunk.length}; the extra text is kept on the last page`);
+        texts.splice(chunk.length - 1, texts.length, texts.slice(chunk.length - 1).join("\n\n"));
+      }
+      for (let k = 0; k < chunk.length; k++) {
+        const p = prepared[k]!;
+        const share = { ...timings.get(p.pageNumber)!, prefill: round(prefill / chunk.length), decode: round(decode / chunk.length) };
+        const present = k < texts.length;
+        // a page is complete when a <PAGE> follows it or the pass ended with EOS after it
+        const truncated = !present || (k === texts.length - 1 && !ended);
+        const page = this.page(p, present ? texts[k]! : "", Math.round(result.tokens.length / chunk.length), truncated, share);
+        if (!present) page.warnings.push(`the pass ended before page ${p.pageNumber}`);
+        yield page;
+      }
+    }
+  }
+
+  /** BOS + prompt once; per page: retire the previous page's visual range, extend this page's, generate to <PAGE>. */
+  private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
+    const json = this.m.bundle.json;
+    const pageToken = json.tokens.page!;
+    const session: Session = this.m.engine.createSession({ attention: this.attention });
+    await session.prefill({ tokens: buildStreamingPrompt(this.m.tokenizer, json, promptFor(json, 1)).ids });
+    let previous: [number, number] | undefined;
+    for (const pageNumber of pages.pageNumbers) {
+      if (context.signal.aborted) return;
+      const timings = new Map<number, Record<string, number>>();
+      const [p] = await this.preparePages(pages, [pageNumber], timings);
+      if (previous) await session.retire(previous[0], previous[1]);
+      let t = performance.now();
+      const ext = await session.extend({ tokens: [], embeddings: p!.embeddings });
+      previous = [ext.start, ext.start + ext.count];
+      const prefill = performance.now() - t;
+      t = performance.now();
+      const stream = session.generate({ maxTokens: this.maxTokens, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) });
+      const onAbort = () => stream.cancel();
+      context.signal.addEventListener("abort", onAbort, { once: true });
+      const result = await stream.result.finally(() => context.signal.removeEventListener("abort", onAbort));
+      const ended = result.reason === "stop";
+      const ids = ended ? result.tokens.slice(0, -1) : result.tokens;
+      yield this.page(p!, this.m.tokenizer.decode(ids), result.tokens.length, !ended,
+        { ...timings.get(pageNumber)!, prefill: round(prefill), decode: round(performance.now() - t) });
+      if (!ended) {
+        // the page never ended: close it so the next page starts after a <PAGE>, as in training
+        await session.extend({ tokens: [pageToken] });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.m.encoder.close();
+  }
+}
+
+async function modelIdentity(bundle: Bundle): Promise<ModelIdentity> {
+  const h = createHash("sha256");
+  h.update(await readFile(bundle.modelJsonPath));
+  for (const t of [...bundle.tensors.values()].sort((a, b) => a.name.localeCompare(b.name))) h.update(`${t.name}:${t.dtype}:${t.shape}:${t.byteLength};`);
+  return { name: bundle.json.name, dir: bundle.dir, id: h.digest("hex").slice(0, 16) };
+}
+
+export async function createOcrDecoder(settings: RunSettings): Promise<PageDecoder> {
+  const requested = settings.model.dir;
+  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
+  if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
+  let bundle: Bundle;
+  try {
+    bundle = await loadBundle(dir);
+  } catch (err) {
+    if (err instanceof ModelFileError) throw new EnvironmentError(`no usable model: ${err.message}`, { cause: err });
+    throw err;
+  }
+  const json = bundle.json;
+  let mode: string;
+  try {
+    [mode] = resolveMode(json.vision, settings.model.mode);
+  } catch (err) {
+    throw new UsageError(`--mode: ${(err as Error).message}`);
+  }
+  const kind = settings.model.attention ?? json.attention.kind;
+  const attention: AttentionPolicy = kind === "rswa" ? { kind: "rswa", window: settings.model.window ?? json.attention.window } : { kind: "full" };
+  const maxTokens = settings.model.maxTokens ?? json.decoding.max_tokens_per_page;
+  let engine: Engine;
+  try {
+    engine = await Engine.load(bundle.dir, { threads: settings.model.threads });
+  } catch (err) {
+    if (err instanceof EngineError) throw new EnvironmentError(err.message, { cause: err });
+    throw err;
+  }
+  const encoder = await VisionEncoder.open(bundle.encoderPath, { threads: settings.model.threads }).catch((err: Error) => {
+    throw new EnvironmentError(err.message, { cause: err });
+  });
+  const tokenizer = await Tokenizer.load(bundle.tokenizerPath);
+  const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
+  const loaded: Loaded = { bundle, tokenizer, engine, encoder, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
+  return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens);
+}
+
+registerDecoder(
+  { name: "model", description: "the OCR model (vision encoder + native decoder)", create: createOcrDecoder },
+  { replace: true },
+);
