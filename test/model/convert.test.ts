@@ -14,6 +14,7 @@ import { Tokenizer } from "../../src/model/tokenizer.js";
 import { VisionEncoder } from "../../src/vision/encoder.js";
 import { assembleVisualEmbeddings } from "../../src/vision/layout.js";
 import { preparePage } from "../../src/vision/preprocess.js";
+import { ocr } from "../helpers/cli.js";
 
 describe("checkpoint conversion (reduced widths)", () => {
   let root: string;
@@ -77,6 +78,20 @@ describe("checkpoint conversion (reduced widths)", () => {
     expect((await lstat(path.join(out, "tokenizer.json"))).isSymbolicLink()).toBe(true);
     expect(existsSync(path.join(out, "encoder.onnx"))).toBe(true);
     expect(b.decoderParameters).toBeGreaterThan(2 * 129280 * 24);
+  });
+
+  it("runs end to end through ocr parse: structure, truncation and timings (meaningless text)", async () => {
+    const out = path.join(root, "parsed");
+    const r = await ocr(["parse", "fixtures/docs/multi_page.pdf", "--pages", "1-2", "--model", unlimited.dir, "--max-tokens", "6", "--threads", "1", "-o", out, "-q"]);
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.exitCode).toBe(0);
+    const doc = JSON.parse(await readFile(path.join(out, "fixtures/docs/multi_page.json"), "utf8"));
+    expect(doc.model).toMatchObject({ name: "tiny-unlimited", dir: unlimited.dir });
+    expect(doc.pages.map((p: { page: number }) => p.page)).toEqual([1, 2]);
+    // one pass over both pages (Multi page parsing.), 2 × 6 tokens without EOS or <PAGE>: nothing ended properly
+    expect(doc.pages.every((p: { truncated: boolean }) => p.truncated)).toBe(true);
+    expect(Object.keys(doc.pages[0].timings)).toEqual(expect.arrayContaining(["render", "encode", "prefill", "decode"]));
+    expect([doc.pages[0].width, doc.pages[0].height]).toEqual([1240, 1754]); // A4 at 150 dpi
   });
 
   it("names config.json when the checkpoint uses an unsupported attention", async () => {
