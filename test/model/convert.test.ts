@@ -83,7 +83,7 @@ describe("checkpoint conversion (reduced widths)", () => {
   it("runs end to end through ocr parse: structure, truncation and timings (meaningless text)", async () => {
     const out = path.join(root, "parsed");
     const r = await ocr(["parse", "fixtures/docs/multi_page.pdf", "--pages", "1-2", "--model", unlimited.dir, "--max-tokens", "6", "--threads", "1", "-o", out, "-q"]);
-    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.stderr, r.stderr).not.toMatch(/error/i);
     expect(r.exitCode).toBe(0);
     const doc = JSON.parse(await readFile(path.join(out, "fixtures/docs/multi_page.json"), "utf8"));
     expect(doc.model).toMatchObject({ name: "tiny-unlimited", dir: unlimited.dir });
