@@ -15,4 +15,5 @@ export {
 export { defaultModelOptions, resultSettings, stableHash, type ModelOptions, type OutputFormat, type RunSettings } from "./settings.js";
 export { EnvironmentError, ExitCode, UsageError } from "./errors.js";
 export { defaultModelDir, modelDirFor } from "./engines/model.js";
-export { layoutPage, buildLines, readingOrder, headingLevels } from "./text-layout.js";
+export { blockStats, headingLevels, layoutBlocks, layoutPage } from "./text-layout.js";
+export { buildWords, pageBlocks, type TextBlock, type TextLine, type Word } from "./text-blocks.js";

@@ -174,6 +174,9 @@ class PdfDocument implements OpenedDocument {
         fontSize,
         fontName: item.fontName,
         fontFamily: style?.fontFamily ?? "",
+        // pdfjs reports 0/0 or absurd values for fonts without metrics; keep only plausible ones.
+        ascent: style && style.ascent > 0.3 && style.ascent < 1.5 ? style.ascent : undefined,
+        descent: style && style.descent < 0 && style.descent > -1 ? style.descent : undefined,
         endOfLine: item.hasEOL,
         direction: item.dir,
       });

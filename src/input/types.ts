@@ -17,6 +17,9 @@ export interface TextRun {
   fontName: string;
   /** Family guess from the font's own name (e.g. "serif", or the embedded font name). */
   fontFamily: string;
+  /** Font ascent and descent as fractions of the font size (descent negative), when the font says. */
+  ascent: number | undefined;
+  descent: number | undefined;
   /** True when the PDF marked an end of line after this run. */
   endOfLine: boolean;
   /** "ltr", "rtl" or "ttb". */

@@ -154,15 +154,14 @@ describe("runBatch with the text engine", () => {
 });
 
 describe("engines", () => {
-  it("fails the whole run with an environment error when no model is installed", async () => {
-    const missing = path.join(tmp.dir, "no-model");
-    const model = { ...defaultModelOptions(), dir: missing };
+  it("fails the whole run with an environment error when the model folder holds no model", async () => {
+    const empty = path.join(tmp.dir, "no-model");
+    mkdirSync(empty, { recursive: true });
+    const model = { ...defaultModelOptions(), dir: empty };
     const { request: req } = request(path.join(tmp.dir, "out6"), { settings: settings("model", { model }) });
     const error = await runBatch(req).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);
-    expect((error as Error).message).toBe(
-      `no model installed: ${path.join(missing, "model.json")} not found (pass --model DIR with a model bundle, or use --engine text for PDFs with a text layer)`,
-    );
+    expect((error as Error).message).toContain(path.join(empty, "model.json"));
     expect(existsSync(path.join(tmp.dir, "out6"))).toBe(false);
   });
 

@@ -1,6 +1,7 @@
-// Text-layer layout: runs → lines → blocks, reading order across columns, headings by size.
+// Text-layer layout: runs → words → blocks (poppler-style growth), XY-cut reading order, headings by size.
 import { describe, expect, it } from "vitest";
-import { buildLines, headingLevels, layoutPage, pageLineStats, readingOrder } from "../../src/app/text-layout.js";
+import { buildWords, pageBlocks } from "../../src/app/text-blocks.js";
+import { headingLevels, layoutPage, pageLineStats } from "../../src/app/text-layout.js";
 import type { PageText, TextRun } from "../../src/input/index.js";
 
 /** A run of text with a plausible width (0.5 em per character). */
@@ -13,6 +14,8 @@ function run(text: string, x: number, baseline: number, fontSize = 10, extra: Pa
     fontSize,
     fontName: "f",
     fontFamily: "serif",
+    ascent: undefined,
+    descent: undefined,
     endOfLine: false,
     direction: "ltr",
     ...extra,
@@ -20,29 +23,46 @@ function run(text: string, x: number, baseline: number, fontSize = 10, extra: Pa
 }
 
 const page = (runs: TextRun[]): PageText => ({ width: 600, height: 800, runs });
+const texts = (runs: TextRun[]) => pageBlocks(runs).map((b) => b.lines.map((l) => l.text).join(" / "));
 
-describe("buildLines", () => {
-  it("joins runs on one baseline, inserting spaces only at real gaps", () => {
-    const lines = buildLines([run("Hel", 100, 100), run("lo", 115, 100), run("world", 135, 100), run("next", 100, 114)]);
-    expect(lines.map((l) => l.text)).toEqual(["Hello world", "next"]);
+describe("buildWords", () => {
+  it("splits at spaces and wide gaps, joins runs that touch", () => {
+    const words = buildWords([run("Hel", 100, 100), run("lo world", 115, 100), run("far", 300, 100)]);
+    expect(words.map((w) => w.text)).toEqual(["Hello", "world", "far"]);
+    expect(words[0]!.spaceAfter).toBe(true);
+    expect(words[0]!.xMin).toBe(100);
+    expect(words[0]!.xMax).toBeCloseTo(125, 5);
   });
 
-  it("keeps superscripts in their line", () => {
-    const lines = buildLines([run("E = mc", 100, 100), run("2", 130, 96, 6), run("!", 134, 100)]);
-    expect(lines.map((l) => l.text)).toEqual(["E = mc2!"]);
+  it("uses the font's ascent and descent for the word box when known", () => {
+    const [word] = buildWords([run("Ag", 0, 100, 10, { ascent: 0.9, descent: -0.25 })]);
+    expect([word!.yMin, word!.yMax]).toEqual([91, 102.5]);
   });
 });
 
-describe("readingOrder", () => {
+describe("pageBlocks", () => {
+  it("keeps a paragraph's lines together and joins a superscript without a space", () => {
+    expect(texts([run("E = mc", 100, 100), run("2", 130, 96, 7), run("is famous", 100, 112)])).toEqual(["E = mc2 / is famous"]);
+  });
+
+  it("separates blocks at a wide vertical gap and at a font size change", () => {
+    expect(texts([run("Title", 50, 40, 20), run("first para line", 50, 80), run("second para", 50, 140)])).toEqual([
+      "Title",
+      "first para line",
+      "second para",
+    ]);
+  });
+
   it("reads a two-column page column by column under a full-width title", () => {
-    const runs = [run("Title across the page", 100, 60, 10)];
+    const runs = [run("A title across the whole page width here", 50, 60, 10)];
+    // Word gaps differ from line to line, as in real text: a gap shared by every line is a gutter.
+    const left = ["a bb ccc dd", "dddd e ff", "ff ggg h ii", "iiiii jj k"];
+    const right = ["lll m nn", "o pppp qq", "rr s tttt", "uuu vv w"];
     for (let i = 0; i < 4; i++) {
-      runs.push(run(`left ${i}`, 50, 100 + 14 * i));
-      runs.push(run(`right ${i}`, 320, 100 + 14 * i));
+      runs.push(run(left[i]!, 50, 100 + 12 * i));
+      runs.push(run(right[i]!, 320, 100 + 12 * i));
     }
-    const lines = buildLines(runs);
-    const order = readingOrder(lines, 10).map((l) => l.text);
-    expect(order).toEqual(["Title across the page", "left 0", "left 1", "left 2", "left 3", "right 0", "right 1", "right 2", "right 3"]);
+    expect(texts(runs)).toEqual(["A title across the whole page width here", left.join(" / "), right.join(" / ")]);
   });
 });
 
@@ -54,13 +74,14 @@ describe("layoutPage", () => {
         run("First paragraph line that goes on and", 50, 80),
         run("on to a second line.", 50, 92),
         run("• an item", 50, 120),
-        run("x <- 1", 50, 150, 10, { fontFamily: "monospace" }),
-        run("print(x)", 50, 162, 10, { fontFamily: "monospace" }),
+        run("• another item", 50, 132),
+        run("x <- 1", 50, 160, 10, { fontFamily: "monospace" }),
+        run("print(x)", 50, 172, 10, { fontFamily: "monospace" }),
       ]),
     );
-    expect(layout.blocks.map((b) => b.type)).toEqual(["heading", "paragraph", "list-item", "code"]);
+    expect(layout.blocks.map((b) => b.type)).toEqual(["heading", "paragraph", "list-item", "list-item", "code"]);
     expect(layout.markdown).toBe(
-      "# Big Title\n\nFirst paragraph line that goes on and on to a second line.\n\n- an item\n\n```\nx <- 1\nprint(x)\n```",
+      "# Big Title\n\nFirst paragraph line that goes on and on to a second line.\n\n- an item\n\n- another item\n\n```\nx <- 1\nprint(x)\n```",
     );
     const heading = layout.blocks[0]!;
     expect(heading.bboxPoints.x0).toBe(50);

@@ -2,7 +2,8 @@
 import type { PageText } from "../../input/index.js";
 import type { Block } from "../../output/schema.js";
 import { registerDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../decoder.js";
-import { headingLevels, layoutPage, pageLineStats } from "../text-layout.js";
+import { pageBlocks, type TextBlock } from "../text-blocks.js";
+import { blockStats, headingLevels, layoutBlocks } from "../text-layout.js";
 
 export function createTextDecoder(): PageDecoder {
   return {
@@ -13,14 +14,15 @@ export function createTextDecoder(): PageDecoder {
         context.warn(`${pages.kind.toUpperCase()} images have no text layer; the text engine yields empty pages (use --engine model)`);
       }
       // Heading levels are a document-wide judgement, so read every selected page's text first.
-      const texts = new Map<number, { text: PageText | undefined; ms: number }>();
+      const texts = new Map<number, { text: PageText | undefined; blocks: TextBlock[]; ms: number }>();
       for (const pageNumber of pages.pageNumbers) {
         if (context.signal.aborted) return;
         const started = performance.now();
         const text = await pages.textContent(pageNumber);
-        texts.set(pageNumber, { text, ms: performance.now() - started });
+        const blocks = text ? pageBlocks(text.runs) : [];
+        texts.set(pageNumber, { text, blocks, ms: performance.now() - started });
       }
-      const stats = [...texts.values()].flatMap(({ text }) => (text ? [pageLineStats(text)] : []));
+      const stats = [...texts.values()].flatMap(({ text, blocks }) => (text ? [blockStats(blocks)] : []));
       const levels = headingLevels(stats.filter((s) => s.lines.length > 0));
       for (const pageNumber of pages.pageNumbers) {
         if (context.signal.aborted) return;
@@ -31,7 +33,7 @@ export function createTextDecoder(): PageDecoder {
         let markdown = "";
         let blocks: Block[] = [];
         if (entry.text) {
-          const layout = layoutPage(entry.text, levels);
+          const layout = layoutBlocks(entry.blocks, levels);
           // Points → page pixels: the same space the rendered page (and the model's boxes) use.
           const sx = size.width / entry.text.width;
           const sy = size.height / entry.text.height;

@@ -1,0 +1,312 @@
+// Text-layer blocks and reading order: words grow into blocks by proximity, blocks are read by XY-cut.
+//
+// Blocks are grown the way xpdf/poppler's text extractor (behind `pdftotext`, the usual baseline)
+// grows them: from its upper-left word a block takes words on the lines just above and below that
+// overlap it and share its font size, words on its own lines within a narrow gap, and a few outlying
+// words at its sides. Reading order is our own: a recursive XY-cut over the blocks.
+import type { TextRun } from "../input/index.js";
+
+export interface Word {
+  text: string;
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+  /** Baseline, down from the top of the page (points). */
+  base: number;
+  fontSize: number;
+  monospace: boolean;
+  /** The word ended at a space (or line end) in the text, rather than at a gap or baseline change. */
+  spaceAfter: boolean;
+}
+
+export interface TextLine {
+  words: Word[];
+  text: string;
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+  base: number;
+}
+
+export interface TextBlock {
+  lines: TextLine[];
+  /** Font size of the block's first word: what the grouping rules compare against. */
+  fontSize: number;
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+}
+
+/** Share of the em square above / below the baseline (pdfjs' per-font metrics are unreliable for Type 3). */
+const ASCENT = 0.8;
+const DESCENT = 0.2;
+/** A gap wider than this (× font size) between glyph runs splits a word. */
+const WORD_BREAK = 0.1;
+/** Overlap deeper than this (× font size) also splits a word (overprinted or duplicated text). */
+const DUPLICATE_OVERLAP = 0.2;
+/** Baselines within this many points share a pool bucket when looking for a block's first word. */
+const BUCKET = 4;
+/** Lines above/below join a block when their baselines are within this (× font size). */
+const LINE_SPACING = 1.5;
+/** Words on a block's lines join it when no further than this (× font size) from its sides. */
+const COLUMN_SPACING_NEAR = 0.3;
+/** Outlying words at a block's sides join it when nearer than this (× font size), at most three lines. */
+const COLUMN_SPACING_FAR = 1.0;
+/** Words within this (× font size) of a line's baseline belong to it (sub- and superscripts). */
+const INTRA_LINE = 0.5;
+/** Words in one line are at most this far apart (× font size); a wider gap starts a new line. */
+const WORD_SPACING_MAX = 1.5;
+/** Words may overlap this much (× font size) and still follow each other in a line. */
+const CHAR_SPACING_MIN = -0.5;
+
+function isMonospace(run: TextRun): boolean {
+  return /mono|courier|typewriter|\btt\b|cmtt|code/i.test(run.fontFamily);
+}
+
+/**
+ * Splits runs into words. pdfjs gives runs without per-glyph positions, so a glyph's advance is
+ * taken as the run's width shared evenly among its characters.
+ */
+export function buildWords(runs: readonly TextRun[]): Word[] {
+  const words: Word[] = [];
+  let current: Word | undefined;
+  let lastChar: { x: number; base: number; fontSize: number } | undefined;
+  const end = (spaceAfter = false) => {
+    if (current && current.text) words.push({ ...current, spaceAfter });
+    current = undefined;
+  };
+  for (const run of runs) {
+    if (run.fontSize <= 0 || run.direction === "ttb" || !run.text) continue;
+    const chars = [...run.text];
+    const advance = chars.length ? Math.max(run.width, 0) / chars.length : 0;
+    const fs = run.fontSize;
+    chars.forEach((char, i) => {
+      const x = run.x + i * advance;
+      if (/\s/.test(char)) {
+        end(true);
+        lastChar = undefined;
+        return;
+      }
+      if (current && lastChar) {
+        const gap = x - current.xMax;
+        const sameBase = Math.abs(run.baseline - current.base) <= 0.5;
+        if (!sameBase || gap > WORD_BREAK * current.fontSize || gap < -DUPLICATE_OVERLAP * current.fontSize) end();
+      }
+      if (!current) {
+        current = {
+          text: "",
+          xMin: x,
+          xMax: x,
+          yMin: run.baseline - (run.ascent ?? ASCENT) * fs,
+          yMax: run.baseline - (run.descent ?? -DESCENT) * fs,
+          base: run.baseline,
+          fontSize: fs,
+          monospace: isMonospace(run),
+          spaceAfter: false,
+        };
+      }
+      current.text += char;
+      current.xMin = Math.min(current.xMin, x);
+      current.xMax = Math.max(current.xMax, x + advance);
+      lastChar = { x, base: run.baseline, fontSize: fs };
+    });
+    if (run.endOfLine) {
+      end(true);
+      lastChar = undefined;
+    }
+  }
+  end();
+  return words;
+}
+
+const bucketOf = (base: number) => Math.floor(base / BUCKET);
+
+/** The word a block (or line) starts from: the left-most among the top four baseline buckets. */
+function pickStart(pool: readonly Word[]): Word {
+  let top = Infinity;
+  for (const w of pool) top = Math.min(top, bucketOf(w.base));
+  let best: Word | undefined;
+  for (const w of pool) {
+    if (bucketOf(w.base) < top + 4 && (!best || w.xMin < best.xMin)) best = w;
+  }
+  return best!;
+}
+
+function grow(box: { xMin: number; xMax: number; yMin: number; yMax: number }, w: Word): void {
+  box.xMin = Math.min(box.xMin, w.xMin);
+  box.xMax = Math.max(box.xMax, w.xMax);
+  box.yMin = Math.min(box.yMin, w.yMin);
+  box.yMax = Math.max(box.yMax, w.yMax);
+}
+
+/** Groups a page's words into blocks (unordered). */
+function groupBlocks(all: readonly Word[]): { words: Word[]; fontSize: number }[] {
+  const pool = new Set(all);
+  const blocks: { words: Word[]; fontSize: number }[] = [];
+  while (pool.size > 0) {
+    const seed = pickStart([...pool]);
+    pool.delete(seed);
+    const words = [seed];
+    const box = { xMin: seed.xMin, xMax: seed.xMax, yMin: seed.yMin, yMax: seed.yMax };
+    const fs = seed.fontSize;
+    let minBase = seed.base;
+    let maxBase = seed.base;
+    const take = (w: Word) => {
+      pool.delete(w);
+      words.push(w);
+      grow(box, w);
+    };
+    const sameSize = (w: Word, tolerance: number) => Math.abs(w.fontSize - fs) < tolerance * fs;
+    for (;;) {
+      let found = false;
+      let newMin = minBase;
+      for (const w of [...pool]) {
+        if (w.base < minBase && w.base >= minBase - LINE_SPACING * fs && w.xMin < box.xMax && w.xMax > box.xMin && sameSize(w, 0.05)) {
+          take(w);
+          newMin = Math.min(newMin, w.base);
+          found = true;
+        }
+      }
+      minBase = newMin;
+      let newMax = maxBase;
+      for (const w of [...pool]) {
+        if (w.base > maxBase && w.base <= maxBase + LINE_SPACING * fs && w.xMin < box.xMax && w.xMax > box.xMin && sameSize(w, 0.05)) {
+          take(w);
+          newMax = Math.max(newMax, w.base);
+          found = true;
+        }
+      }
+      maxBase = newMax;
+      const near = COLUMN_SPACING_NEAR * fs;
+      for (const w of [...pool]) {
+        if (
+          w.base >= minBase - INTRA_LINE * fs &&
+          w.base <= maxBase + INTRA_LINE * fs &&
+          w.xMin < box.xMax + near &&
+          w.xMax > box.xMin - near &&
+          sameSize(w, 0.6)
+        ) {
+          take(w);
+          found = true;
+        }
+      }
+      if (found) continue;
+      // Outliers at the sides (a line number, a closing bracket): taken only when few lines have one.
+      for (const side of ["left", "right"] as const) {
+        const far = COLUMN_SPACING_FAR * fs;
+        const byBucket = new Map<number, Word>();
+        for (const w of pool) {
+          if (w.base < minBase - INTRA_LINE * fs || w.base > maxBase + INTRA_LINE * fs || !sameSize(w, 0.2)) continue;
+          const beside =
+            side === "left" ? w.xMax <= box.xMin && w.xMax > box.xMin - far : w.xMin >= box.xMax && w.xMin < box.xMax + far;
+          if (!beside) continue;
+          const b = bucketOf(w.base);
+          const prev = byBucket.get(b);
+          if (!prev || w.xMin < prev.xMin) byBucket.set(b, w);
+        }
+        if (byBucket.size > 0 && byBucket.size <= 3) {
+          for (const w of byBucket.values()) {
+            take(w);
+            minBase = Math.min(minBase, w.base);
+            maxBase = Math.max(maxBase, w.base);
+          }
+          found = true;
+        }
+      }
+      if (!found) break;
+    }
+    blocks.push({ words, fontSize: fs });
+  }
+  return blocks;
+}
+
+/**
+ * A line's text: words are separated by a space where the text had one or where the gap is wider
+ * than a tenth of the font size; a superscript or a logo's raised letter joins its neighbour.
+ */
+function lineText(words: readonly Word[]): string {
+  let text = words[0]!.text;
+  for (let i = 1; i < words.length; i++) {
+    const prev = words[i - 1]!;
+    const word = words[i]!;
+    const gap = word.xMin - prev.xMax;
+    text += (prev.spaceAfter || gap > WORD_BREAK * Math.min(prev.fontSize, word.fontSize) ? " " : "") + word.text;
+  }
+  return text;
+}
+
+/** Orders a block's words into lines: left to right along a baseline, lines top to bottom. */
+function buildLinesOf(words: readonly Word[]): TextLine[] {
+  const pool = new Set(words);
+  const lines: TextLine[] = [];
+  while (pool.size > 0) {
+    const seed = pickStart([...pool]);
+    pool.delete(seed);
+    const line: Word[] = [seed];
+    const fs = seed.fontSize;
+    let last = seed;
+    for (;;) {
+      let best: Word | undefined;
+      for (const w of pool) {
+        if (Math.abs(w.base - seed.base) > INTRA_LINE * fs) continue;
+        const delta = w.xMin - last.xMax;
+        if (delta >= CHAR_SPACING_MIN * fs && delta < WORD_SPACING_MAX * fs && (!best || w.xMin < best.xMin)) best = w;
+      }
+      if (!best) break;
+      pool.delete(best);
+      line.push(best);
+      last = best;
+    }
+    const box = { xMin: seed.xMin, xMax: seed.xMax, yMin: seed.yMin, yMax: seed.yMax };
+    for (const w of line) grow(box, w);
+    lines.push({ words: line, text: lineText(line), ...box, base: seed.base });
+  }
+  return lines.sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
+}
+
+/**
+ * Blocks of a page in reading order: recursive XY-cut over the blocks' boxes. The page is split
+ * at its widest empty band, top before bottom, left before right; a vertical band (a gutter) must be
+ * at least a body font size wide and wider than any horizontal one, so a table whose columns are
+ * blocks reads column by column, while a full-width title stays above the columns under it.
+ */
+export function pageBlocks(runs: readonly TextRun[]): TextBlock[] {
+  const blocks = groupBlocks(buildWords(runs)).map((b) => {
+    const lines = buildLinesOf(b.words);
+    const box = { xMin: Infinity, xMax: -Infinity, yMin: Infinity, yMax: -Infinity };
+    for (const w of b.words) grow(box, w);
+    return { lines, fontSize: b.fontSize, ...box };
+  });
+  const sizes = blocks.map((b) => b.fontSize).sort((a, b) => a - b);
+  return xyCut(blocks, sizes[Math.floor(sizes.length / 2)] ?? 10);
+}
+
+/** Largest empty band between block extents along one axis: cut position and width. */
+function widestGap(items: readonly TextBlock[], axis: "x" | "y"): { at: number; gap: number } | undefined {
+  const spans = items.map((b) => (axis === "x" ? [b.xMin, b.xMax] : [b.yMin, b.yMax]) as [number, number]).sort((a, b) => a[0] - b[0]);
+  let best: { at: number; gap: number } | undefined;
+  let reach = spans[0]![1];
+  for (let i = 1; i < spans.length; i++) {
+    const [start, end] = spans[i]!;
+    if (start > reach && (!best || start - reach > best.gap)) best = { at: (start + reach) / 2, gap: start - reach };
+    reach = Math.max(reach, end);
+  }
+  return best;
+}
+
+function xyCut(blocks: TextBlock[], body: number): TextBlock[] {
+  // Blocks overlapping on both axes (overprinted text) fall through to plain top-to-bottom order.
+  if (blocks.length <= 1) return blocks;
+  const h = widestGap(blocks, "y");
+  const v = widestGap(blocks, "x");
+  if (v && v.gap >= body && (!h || v.gap > h.gap)) {
+    return [...xyCut(blocks.filter((b) => (b.xMin + b.xMax) / 2 < v.at), body), ...xyCut(blocks.filter((b) => (b.xMin + b.xMax) / 2 >= v.at), body)];
+  }
+  if (h) {
+    return [...xyCut(blocks.filter((b) => (b.yMin + b.yMax) / 2 < h.at), body), ...xyCut(blocks.filter((b) => (b.yMin + b.yMax) / 2 >= h.at), body)];
+  }
+  return [...blocks].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
+}
