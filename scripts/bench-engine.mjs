@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Benchmark of the native decoding engine: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
 // Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
-//                                      [--skip-large] [--skip-ort] [--cache DIR]
+//                                      [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
+//                                      [--bandwidth-mb 1024]
 // Needs `npm run build` (imports dist/engine) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
 // (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
 // with /usr/bin/python3 scripts/bench-engine.py. Results go to stdout, progress to stderr.
@@ -22,6 +23,8 @@ const json = flag("--json");
 const threads = Number(option("--threads", String(os.availableParallelism())));
 const prefixes = option("--prefixes", "273,1024,4096").split(",").map(Number);
 const decodeTokens = Number(option("--decode-tokens", "32"));
+const bandwidthMB = Number(option("--bandwidth-mb", "1024"));
+const kernels = option("--kernels", "auto");
 const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
 const python = process.env.OCR_PYTHON ?? "/usr/bin/python3";
 const log = (msg) => process.stderr.write(msg + "\n");
@@ -62,7 +65,7 @@ function prefixTokens(n, vocab) {
 const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 async function benchOurs(dir, prefix, kvDtype) {
-  const engine = await Engine.load(dir, { threads });
+  const engine = await Engine.load(dir, { threads, kernels });
   const cfg = engine.config;
   const session = engine.createSession({ kvDtype });
   const tokens = prefixTokens(prefix, cfg.vocab_size);
@@ -122,7 +125,7 @@ const models = [
 
 log(`bench-engine: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
 log(`bench-engine: measuring streaming-read bandwidth ...`);
-const bandwidthGBs = addon.testing.measureBandwidth(1024, threads, 5);
+const bandwidthGBs = addon.testing.measureBandwidth(bandwidthMB, threads, 5);
 log(`bench-engine: ${bandwidthGBs.toFixed(1)} GB/s`);
 
 const rows = [];

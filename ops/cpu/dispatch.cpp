@@ -9,6 +9,7 @@ namespace ocr {
 #ifndef OCR_HAVE_X86_SIMD
 const Kernels* kernels_avx2() { return nullptr; }
 const Kernels* kernels_avx512() { return nullptr; }
+const Kernels* kernels_avx512bf16() { return nullptr; }
 #endif
 
 bool cpu_supports(const char* isa) {
@@ -46,7 +47,11 @@ const Kernels& kernels_select(const char* force) {
       if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
       throw EngineError("BAD_OPTION", "kernel set 'avx512' is not supported by this CPU");
     }
-    throw EngineError("BAD_OPTION", std::string("unknown kernel set '") + force + "' (expected ref, avx2 or avx512)");
+    if (std::strcmp(force, "avx512bf16") == 0) {
+      if (kernels_avx512bf16() && cpu_supports("avx512") && cpu_supports("avx512bf16")) return *kernels_avx512bf16();
+      throw EngineError("BAD_OPTION", "kernel set 'avx512bf16' is not supported by this CPU");
+    }
+    throw EngineError("BAD_OPTION", std::string("unknown kernel set '") + force + "' (expected ref, avx2, avx512 or avx512bf16)");
   }
   if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
   if (kernels_avx2() && cpu_supports("avx2")) return *kernels_avx2();

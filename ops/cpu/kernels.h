@@ -12,7 +12,7 @@ struct Kernels {
   // y[t*ldy + (o - o0)] = sum_k x[t*ldx + k] * W[o][k]  for t in [0, n), o in [o0, o1).
   // W is [rows, in] row-major in f32/f16/bf16; accumulation in f32 in one fixed order per element that
   // does not depend on o0/o1 (so thread partitioning never changes a result). SIMD sets use a different
-  // order for n >= 32 (packed prefill panels) than for matrix-vector work.
+  // order for n == 1 (row-streaming matrix-vector), 2 <= n < 32 (register blocks) and n >= 32 (packed panels).
   void (*linear_rows)(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                       int64_t o1, float* y, int64_t ldy);
   // sum_k row[k] * x[k], row in dt.
@@ -32,10 +32,17 @@ struct Kernels {
 };
 
 const Kernels& kernels_ref();
+// The reference f32 -> dtype conversion, shared by every set (kept out of the hot path).
+void store_ref(DType dt, const float* x, void* row, int64_t len);
+// Entry of the avx512bf16 set (kernels_avx512bf16.cpp, compiled with -mavx512bf16).
+void linear_rows_dpbf16(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
+                        int64_t o1, float* y, int64_t ldy);
 const Kernels* kernels_avx2();    // nullptr when not compiled in
 const Kernels* kernels_avx512();  // nullptr when not compiled in
+// Opt-in only (never chosen automatically): bf16 x bf16 dot products round the activations to bf16.
+const Kernels* kernels_avx512bf16();
 
-// The fastest set this CPU supports; `force` ("ref", "avx2", "avx512") overrides for tests and benchmarks.
+// The fastest exact set this CPU supports; `force` ("ref", "avx2", "avx512", "avx512bf16") overrides.
 const Kernels& kernels_select(const char* force = nullptr);
 // Names of the kernel sets usable on this CPU, fastest first.
 const char* cpu_features_string();

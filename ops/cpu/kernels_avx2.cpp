@@ -58,7 +58,7 @@ struct V {
 
 #include "simd_impl.h"
 
-const Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, kernels_ref().store, scores_simd, weighted_sum_simd, sum_simd};
+constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, sum_simd};
 
 }  // namespace
 

@@ -49,10 +49,13 @@ struct V {
 
 #include "simd_impl.h"
 
-const Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, kernels_ref().store, scores_simd, weighted_sum_simd, sum_simd};
+// Constant-initialised tables: no code compiled for AVX-512 may run before dispatch has checked the CPU.
+constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, sum_simd};
+constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, sum_simd};
 
 }  // namespace
 
 const Kernels* kernels_avx512() { return &kAvx512; }
+const Kernels* kernels_avx512bf16() { return &kAvx512Bf16; }
 
 }  // namespace ocr

@@ -33,6 +33,8 @@ void axpy_ref(DType dt, float a, const void* row, float* y, int64_t len) {
   for (int64_t k = 0; k < len; k++) y[k] += a * load_elem(dt, row, k);
 }
 
+}  // namespace
+
 void store_ref(DType dt, const float* x, void* row, int64_t len) {
   switch (dt) {
     case DType::F32:
@@ -45,6 +47,8 @@ void store_ref(DType dt, const float* x, void* row, int64_t len) {
       for (int64_t k = 0; k < len; k++) static_cast<uint16_t*>(row)[k] = f32_to_bf16(x[k]);
   }
 }
+
+namespace {
 
 float sum_ref(const float* x, int64_t len) {
   float s = 0.f;

@@ -15,6 +15,7 @@ interface BenchEngineOptions {
   skipLarge?: boolean;
   skipOrt?: boolean;
   cache?: string;
+  kernels?: string;
 }
 
 registerBenchTarget({
@@ -29,6 +30,7 @@ registerBenchTarget({
       .option("--skip-large", "only the tiny model (skips the ~6 GB DeepSeek-OCR-shape decoder)")
       .option("--skip-ort", "without the onnxruntime-node baseline")
       .option("--cache <dir>", "where generated benchmark models live (default ~/.cache/ocr/bench)")
+      .option("--kernels <set>", "kernel set of our engine: auto, avx2, avx512 or avx512bf16", "auto")
       .action(async (o: BenchEngineOptions) => {
         if (!existsSync(script)) {
           context.stderr.write(`ocr: ${script} is missing (the benchmark ships with the source tree)\n`);
@@ -43,6 +45,7 @@ registerBenchTarget({
         if (o.skipLarge) args.push("--skip-large");
         if (o.skipOrt) args.push("--skip-ort");
         if (o.cache) args.push("--cache", o.cache);
+        if (o.kernels) args.push("--kernels", o.kernels);
         const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: context.env });
         child.stdout.pipe(context.stdout, { end: false });
         child.stderr.pipe(context.stderr, { end: false });

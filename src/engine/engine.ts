@@ -6,7 +6,8 @@ import { loadAddon, type NativeDecoderConfig, type NativeDtype, type NativeModel
 import { badOption, EngineError, fromNative } from "./errors.js";
 
 export type KvDtype = NativeDtype;
-export type KernelChoice = "auto" | "ref" | "avx2" | "avx512";
+/** "avx512bf16" (opt-in) multiplies bf16 weights with bf16-rounded activations (_mm512_dpbf16_ps). */
+export type KernelChoice = "auto" | "ref" | "avx2" | "avx512" | "avx512bf16";
 
 export interface EngineOptions {
   /** Worker threads for one forward pass (default: the machine's cores). */
@@ -175,7 +176,8 @@ export class Engine {
     const threads = options.threads ?? availableParallelism();
     checkInt(threads, "threads", 1);
     const kernels = options.kernels ?? "auto";
-    if (!["auto", "ref", "avx2", "avx512"].includes(kernels)) throw badOption('"auto", "ref", "avx2" or "avx512"', "kernels", kernels);
+    if (!["auto", "ref", "avx2", "avx512", "avx512bf16"].includes(kernels))
+      throw badOption('"auto", "ref", "avx2", "avx512" or "avx512bf16"', "kernels", kernels);
     const minParallelWork = options.minParallelWork ?? 1 << 18;
     checkInt(minParallelWork, "minParallelWork", 0);
     const addon = loadAddon();

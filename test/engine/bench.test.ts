@@ -7,7 +7,7 @@ import { fixturesDir } from "./helpers.js";
 describe("ocr bench engine --json", () => {
   it("prints one object whose rows carry model, dtype, prefix and the tokens/s figures", () => {
     const script = path.resolve(fixturesDir, "../scripts/bench-engine.mjs");
-    const out = execFileSync(process.execPath, [script, "--json", "--skip-large", "--skip-ort", "--prefixes", "8,20", "--decode-tokens", "2", "--threads", "1"], {
+    const out = execFileSync(process.execPath, [script, "--json", "--skip-large", "--skip-ort", "--prefixes", "8,20", "--decode-tokens", "2", "--threads", "1", "--bandwidth-mb", "64"], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -4,7 +4,10 @@ import { loadAddon, type NativeDtype } from "../../src/engine/binding.js";
 
 const addon = loadAddon();
 const t = addon.testing;
-const fastSets = addon.cpuFeatures.split(" ").filter((s) => s === "avx2" || s === "avx512");
+const fastSets = addon.cpuFeatures.split(" ").filter((s) => s === "avx2" || s === "avx512" || s === "avx512bf16");
+// avx512bf16 rounds activations to bf16 before its bf16 x bf16 dot products: ~2^-9 relative error per
+// product, so its bf16-weight results are compared with a looser bound (other dtypes use the exact path).
+const tolerance = (set: string, dt: NativeDtype) => (set === "avx512bf16" && dt === "bf16" ? 1e-4 : 1e-11);
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -50,7 +53,7 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
           const want = t.linearRows("ref", x, n, inF, dt, w, 0, rows);
           const got = t.linearRows(set, x, n, inF, dt, w, 0, rows);
           // Only the summation order differs (vector lanes, then a tree reduction).
-          expect(nmse(got, want), `in=${inF} n=${n} rows=${rows}`).toBeLessThan(1e-11);
+          expect(nmse(got, want), `in=${inF} n=${n} rows=${rows}`).toBeLessThan(tolerance(set, dt));
         }
       }
     }
@@ -65,7 +68,7 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
           const w = weightBytes(dt, randomF32(rows * inF, r));
           const want = t.linearRows("ref", x, n, inF, dt, w, 0, rows);
           const got = t.linearRows(set, x, n, inF, dt, w, 0, rows);
-          expect(nmse(got, want), `in=${inF} n=${n} rows=${rows}`).toBeLessThan(1e-11);
+          expect(nmse(got, want), `in=${inF} n=${n} rows=${rows}`).toBeLessThan(tolerance(set, dt));
         }
       }
     }
