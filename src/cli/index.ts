@@ -1,7 +1,8 @@
 // CLI entry: builds the commander program from the registry and maps outcomes to exit codes.
 import { Command, CommanderError } from "commander";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { ExitCode } from "../app/errors.js";
+import { removePendingTempFilesSync } from "../output/atomic.js";
 import "./commands.js";
 import { examples, registeredCommands, type CommandContext } from "./registry.js";
 
@@ -87,6 +88,8 @@ export async function run(argv = process.argv.slice(2)): Promise<void> {
       process.stderr.write("\nocr: interrupted; finishing the current page and cleaning up (Ctrl-C again to quit now)\n");
       controller.abort();
     } else {
+      // Quitting now: writes in flight must not leave their temporary files behind.
+      removePendingTempFilesSync(rmSync);
       process.exit(130);
     }
   };
