@@ -3,5 +3,6 @@ import "./parse.js";
 import "./render.js";
 import "./info.js";
 import "./bench-engine.js";
+import "./bench-input.js";
 import "./bench.js";
 import "./models.js";
