@@ -61,7 +61,7 @@ export function layoutBlocks(textBlocks: readonly TextBlock[], headingSizes?: re
   const parts: string[] = [];
   for (const block of textBlocks.flatMap(splitListItems)) {
     const lines = block.lines;
-    const plain = lines.map((l) => l.text).join("\n");
+    const plain = blockText(lines.map((l) => l.text));
     const level = levels.findIndex((s) => Math.abs(s - Math.round(block.fontSize * 2) / 2) < 0.25) + 1;
     const box: Box = { x0: block.xMin, y0: block.yMin, x1: block.xMax, y1: block.yMax };
     if (level > 0 && lines.length <= 3 && plain.length <= 200) {
@@ -72,7 +72,7 @@ export function layoutBlocks(textBlocks: readonly TextBlock[], headingSizes?: re
       // Indentation in code matters: recover it from x offsets in character widths (about 0.525 em in monospace).
       const charWidth = 0.525 * block.fontSize;
       const code = lines.map((l) => " ".repeat(Math.max(0, Math.round((l.xMin - block.xMin) / charWidth))) + l.text).join("\n");
-      blocks.push({ type: "code", text: plain, bbox: null, bboxPoints: box });
+      blocks.push({ type: "code", text: lines.map((l) => l.text).join("\n"), bbox: null, bboxPoints: box });
       parts.push("```\n" + code.replace(/```/g, "`\u200b``") + "\n```");
     } else if (BULLET.test(lines[0]!.text)) {
       blocks.push({ type: "list-item", text: plain, bbox: null, bboxPoints: box });
@@ -110,13 +110,22 @@ export function blockStats(blocks: readonly TextBlock[]): { lines: LineStat[]; b
   return { lines, body: lines.length ? bodyFontSize(lines) : 0 };
 }
 
-/** Joins a paragraph's lines, undoing end-of-line hyphenation when a lowercase word follows. */
+/** Joins a paragraph's lines into one Markdown line, undoing end-of-line hyphenation. */
 function joinLines(lines: string[]): string {
+  return blockText(lines).replace(/\n/g, " ");
+}
+
+/**
+ * A block's text, one line per line, except that a line ending in a hyphen after a letter is joined
+ * to the next without the hyphen: typesetting hyphenation is not part of the words (pdftotext does
+ * the same).
+ */
+export function blockText(lines: readonly string[]): string {
   let out = "";
   for (const line of lines) {
     if (!out) out = line;
-    else if (/[a-zà-ÿ]-$/.test(out) && /^[a-zà-ÿ]/.test(line)) out = out.slice(0, -1) + line;
-    else out += " " + line;
+    else if (/\p{L}-$/u.test(out)) out = out.slice(0, -1) + line;
+    else out += "\n" + line;
   }
   return out;
 }

@@ -88,10 +88,10 @@ describe("layoutPage", () => {
     expect(heading.bboxPoints.y0).toBeCloseTo(50 - 16, 5);
   });
 
-  it("undoes end-of-line hyphenation in Markdown but keeps the block text verbatim", () => {
-    const layout = layoutPage(page([run("an exam-", 50, 80), run("ple of it", 50, 92)]));
-    expect(layout.markdown).toBe("an example of it");
-    expect(layout.blocks[0]!.text).toBe("an exam-\nple of it");
+  it("undoes end-of-line hyphenation, keeping other line breaks in the block text", () => {
+    const layout = layoutPage(page([run("an exam-", 50, 80), run("ple of it", 50, 92), run("2-3 items", 50, 104), run("and more", 50, 116)]));
+    expect(layout.markdown).toBe("an example of it 2-3 items and more");
+    expect(layout.blocks[0]!.text).toBe("an example of it\n2-3 items\nand more");
   });
 
   it("gives an empty layout for a page without text", () => {
