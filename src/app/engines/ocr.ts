@@ -81,10 +81,11 @@ class OcrDecoder implements PageDecoder {
     return out;
   }
 
-  private page(p: { pageNumber: number; width: number; height: number; dpi: number | undefined }, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>): DecodedPage {
+  private page(p: { pageNumber: number; width: number; height: number; dpi: number | undefined }, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false): DecodedPage {
     const grounded = parseGroundedPage(text, p.width, p.height);
     const warnings = [...grounded.warnings];
-    if (truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${this.maxTokens}) before the model ended it`);
+    if (missing) warnings.push(`the pass ended (token limit ${this.maxTokens} per page) before the model reached page ${p.pageNumber}`);
+    else if (truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${this.maxTokens}) before the model ended it`);
     return { pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks, tokenCount, truncated, timings, warnings };
   }
 
@@ -137,9 +138,7 @@ class OcrDecoder implements PageDecoder {
         const present = k < texts.length;
         // a page is complete when a <PAGE> follows it or the pass ended with EOS after it
         const truncated = !present || (k === texts.length - 1 && !ended);
-        const page = this.page(p, present ? texts[k]! : "", Math.round(result.tokens.length / chunk.length), truncated, share);
-        if (!present) page.warnings.push(`the pass ended before page ${p.pageNumber}`);
-        yield page;
+        yield this.page(p, present ? texts[k]! : "", Math.round(result.tokens.length / chunk.length), truncated, share, !present);
       }
     }
   }
