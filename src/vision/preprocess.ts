@@ -1,8 +1,8 @@
-// Page pixels → normalised float32 CHW views for a bundle's preprocessing mode (stretch, pad with grey, tiles).
-import sharp from "sharp";
+// Page pixels → normalised float32 CHW views for a bundle's preprocessing mode (stretch, pad with grey, tiles), as PIL would.
 import type { ModeSpec, VisionConfig } from "../model/schema.js";
 import type { VisualLayout } from "./layout.js";
 import { visualTokenCount } from "./layout.js";
+import { resizeBicubic } from "./resample.js";
 import { chooseTileGrid, needsTiles } from "./tiles.js";
 
 /** Raw RGB page pixels, as the rasteriser produces them. */
@@ -50,16 +50,17 @@ export function padPlacement(pageWidth: number, pageHeight: number, viewWidth: n
   return { x: roundHalfEven((viewWidth - width) * 0.5), y: 0, width, height: viewHeight };
 }
 
-function rawInput(page: PagePixels): ReturnType<typeof sharp> {
+function checkPixels(page: PagePixels): void {
   if (page.data.length !== page.width * page.height * 3)
     throw new Error(`page pixels hold ${page.data.length} bytes, ${page.width}×${page.height} RGB needs ${page.width * page.height * 3}`);
-  return sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } });
 }
 
 async function resizeRaw(page: PagePixels, width: number, height: number): Promise<Buffer> {
   if (width === page.width && height === page.height) return page.data;
-  // bicubic, as PIL's default resize; libvips widens the kernel when shrinking, like PIL
-  return rawInput(page).resize(width, height, { fit: "fill", kernel: "cubic" }).raw().toBuffer();
+  checkPixels(page);
+  // PIL's bicubic, bit for bit: libvips' cubic differs by several grey levels when enlarging
+  const out = resizeBicubic(page.data, page.width, page.height, width, height);
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /** Writes an RGB region into a [3, H, W] float32 plane set, normalised (x/255 − mean)/std. */
@@ -92,14 +93,14 @@ async function globalView(page: PagePixels, mode: ModeSpec, vision: VisionConfig
     content = padPlacement(page.width, page.height, viewWidth, viewHeight);
     const inner = await resizeRaw(page, content.width, content.height);
     const [r, g, b] = vision.pad_color;
-    rgb = await sharp(inner, { raw: { width: content.width, height: content.height, channels: 3 } })
-      .extend({
-        top: content.y, left: content.x,
-        bottom: viewHeight - content.height - content.y, right: viewWidth - content.width - content.x,
-        background: { r, g, b },
-      })
-      .raw()
-      .toBuffer();
+    rgb = Buffer.alloc(viewWidth * viewHeight * 3);
+    for (let i = 0; i < rgb.length; i += 3) {
+      rgb[i] = r;
+      rgb[i + 1] = g;
+      rgb[i + 2] = b;
+    }
+    for (let y = 0; y < content.height; y++)
+      inner.copy(rgb, ((content.y + y) * viewWidth + content.x) * 3, y * content.width * 3, (y + 1) * content.width * 3);
   }
   const pixels = new Float32Array(3 * viewWidth * viewHeight);
   normaliseInto(pixels, 0, rgb, viewWidth, { x: 0, y: 0, width: viewWidth, height: viewHeight }, vision.mean, vision.std);
@@ -117,6 +118,7 @@ export function resolveMode(vision: VisionConfig, name?: string): [string, ModeS
 /** Prepares one page for the encoder: the global view, tiles when the mode has them and the page is large enough. */
 export async function preparePage(page: PagePixels, vision: VisionConfig, modeName?: string): Promise<PreparedPage> {
   if (!(page.width > 0 && page.height > 0)) throw new Error(`page has no pixels (${page.width}×${page.height})`);
+  checkPixels(page);
   const [name, mode] = resolveMode(vision, modeName);
   const global = await globalView(page, mode, vision);
   const layout: VisualLayout = {
