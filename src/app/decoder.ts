@@ -17,6 +17,8 @@ export interface DocumentPages {
   pixelSize(pageNumber: number): Promise<{ width: number; height: number; dpi: number | undefined }>;
   /** The PDF's text layer, or undefined for images. */
   textContent(pageNumber: number): Promise<PageText | undefined>;
+  /** Folder, relative to the Markdown file, that figure crops go to; undefined when no files are written. */
+  readonly figureDir?: string;
 }
 
 /** One decoded page. Boxes are in the page's pixel space (width × height). */
@@ -34,6 +36,8 @@ export interface DecodedPage {
   /** Milliseconds per stage, e.g. { render, encode, decode }. */
   timings: Record<string, number>;
   warnings: string[];
+  /** Figure crops the Markdown links to, each at `file` relative to the Markdown file's folder. */
+  figures?: { file: string; png: Uint8Array }[];
 }
 
 /** Identifies what produced the results; stored in NAME.json and part of --resume's key. */

@@ -1,6 +1,7 @@
 // Batch orchestration: discover → open → decode pages → write outputs, one event stream, failures isolated.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import {
   discoverDocuments,
   InputError,
@@ -13,6 +14,7 @@ import {
   type OpenedDocument,
   type PageRange,
 } from "../input/index.js";
+import { writeFileAtomic } from "../output/atomic.js";
 import { assignOutputStems, outputFileFor } from "../output/paths.js";
 import { DOCUMENT_SCHEMA, type DocumentRecord, type PageRecord } from "../output/schema.js";
 import { outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
@@ -157,8 +159,10 @@ async function processDocument(
     if (asked) warn(`--pages ${settings.pages} reaches past the last page (${opened.pageCount}); those pages are skipped`);
     emit({ type: "document-start", source, index, pageCount: opened.pageCount, pages: pageNumbers.length });
     const renderOptions = { dpi: settings.dpi, maxPixels: settings.maxPixels };
+    const writesFiles = !request.writeMarkdown && !!request.outputDir && settings.formats.includes("md");
     const pages: DocumentPages = {
       source,
+      figureDir: writesFiles ? `${path.basename(stem)}.figures` : undefined,
       kind: opened.kind,
       pageCount: opened.pageCount,
       pageNumbers,
@@ -173,12 +177,14 @@ async function processDocument(
       textContent: (pageNumber) => opened.textContent(pageNumber),
     };
     const records: PageRecord[] = [];
+    const figures: { file: string; png: Uint8Array }[] = [];
     let tokens = 0;
     let pageStarted = performance.now();
     for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn })) {
       const elapsedMs = performance.now() - pageStarted;
       pageStarted = performance.now();
       tokens += page.tokenCount;
+      if (page.figures) figures.push(...page.figures);
       records.push({
         page: page.pageNumber,
         width: page.width,
@@ -220,7 +226,16 @@ async function processDocument(
     };
     let outputs: string[] = [];
     if (request.writeMarkdown) request.writeMarkdown(renderDocumentMarkdown(record));
-    else if (request.outputDir) outputs = await writeDocumentOutputs(record, request.outputDir, stem, settings.formats);
+    else if (request.outputDir) {
+      // figures first: the Markdown that links to them must not appear before they exist
+      const figureFiles: string[] = [];
+      for (const f of writesFiles ? figures : []) {
+        const file = path.join(request.outputDir, path.dirname(stem), f.file);
+        await writeFileAtomic(file, f.png);
+        figureFiles.push(file);
+      }
+      outputs = [...(await writeDocumentOutputs(record, request.outputDir, stem, settings.formats)), ...figureFiles];
+    }
     emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
     return { kind: "done", pages: records.length, tokens };
   } catch (error) {

@@ -12,7 +12,8 @@ import { Tokenizer } from "../../model/tokenizer.js";
 import { parseGroundedPage, splitPages } from "../../output/grounding.js";
 import { VisionEncoder } from "../../vision/encoder.js";
 import { assembleVisualEmbeddings } from "../../vision/layout.js";
-import { preparePage, resolveMode, type PreparedPage } from "../../vision/preprocess.js";
+import { cropRegionPng } from "../../vision/crop.js";
+import { preparePage, resolveMode, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
 import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { RunSettings } from "../settings.js";
@@ -20,6 +21,16 @@ import { defaultModelDir } from "./model.js";
 
 /** Pages per pass for models that read several pages at once: 8 × (273 + a dense page of text) stays far inside 32K positions. */
 const PAGES_PER_PASS = 8;
+
+interface PreparedPixels {
+  pageNumber: number;
+  width: number;
+  height: number;
+  dpi: number | undefined;
+  embeddings: Float32Array;
+  count: number;
+  pixels: PagePixels;
+}
 
 interface Loaded {
   bundle: Bundle;
@@ -66,8 +77,8 @@ class OcrDecoder implements PageDecoder {
     return assembleVisualEmbeddings(prepared.layout, { hidden, global: global.data, tiles, newline: this.m.newline, separator: this.m.separator });
   }
 
-  private async preparePages(pages: DocumentPages, numbers: number[], timings: Map<number, Record<string, number>>) {
-    const out: { pageNumber: number; width: number; height: number; dpi: number | undefined; embeddings: Float32Array; count: number }[] = [];
+  private async preparePages(pages: DocumentPages, numbers: number[], timings: Map<number, Record<string, number>>): Promise<PreparedPixels[]> {
+    const out: PreparedPixels[] = [];
     for (const pageNumber of numbers) {
       let t = performance.now();
       const raster = await pages.render(pageNumber);
@@ -76,17 +87,15 @@ class OcrDecoder implements PageDecoder {
       const prepared = await preparePage(raster, this.m.bundle.json.vision, this.mode);
       const embeddings = await this.visual(prepared);
       timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
-      out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens });
+      // pixels are kept for figure crops only when the run writes files
+      const pixels = pages.figureDir ? raster : { width: 0, height: 0, data: Buffer.alloc(0) };
+      out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens, pixels });
     }
     return out;
   }
 
-  private page(p: { pageNumber: number; width: number; height: number; dpi: number | undefined }, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false): DecodedPage {
-    const grounded = parseGroundedPage(text, p.width, p.height);
-    const warnings = [...grounded.warnings];
-    if (missing) warnings.push(`the pass ended (token limit ${this.maxTokens} per page) before the model reached page ${p.pageNumber}`);
-    else if (truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${this.maxTokens}) before the model ended it`);
-    return { pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks, tokenCount, truncated, timings, warnings };
+  private page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false): Promise<DecodedPage> {
+    return decodedPageFromText(text, p, { figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens });
   }
 
   async *decodeDocument(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
@@ -138,7 +147,7 @@ class OcrDecoder implements PageDecoder {
         const present = k < texts.length;
         // a page is complete when a <PAGE> follows it or the pass ended with EOS after it
         const truncated = !present || (k === texts.length - 1 && !ended);
-        yield this.page(p, present ? texts[k]! : "", Math.round(result.tokens.length / chunk.length), truncated, share, !present);
+        yield await this.page(pages, p, present ? texts[k]! : "", Math.round(result.tokens.length / chunk.length), truncated, share, !present);
       }
     }
   }
@@ -166,7 +175,7 @@ class OcrDecoder implements PageDecoder {
       const result = await stream.result.finally(() => context.signal.removeEventListener("abort", onAbort));
       const ended = result.reason === "stop";
       const ids = ended ? result.tokens.slice(0, -1) : result.tokens;
-      yield this.page(p!, this.m.tokenizer.decode(ids), result.tokens.length, !ended,
+      yield await this.page(pages, p!, this.m.tokenizer.decode(ids), result.tokens.length, !ended,
         { ...timings.get(pageNumber)!, prefill: round(prefill), decode: round(performance.now() - t) });
       if (!ended) {
         // the page never ended: close it so the next page starts after a <PAGE>, as in training
@@ -178,6 +187,32 @@ class OcrDecoder implements PageDecoder {
   async close(): Promise<void> {
     await this.m.encoder.close();
   }
+}
+
+/**
+ * A page from the model's grounded text: blocks with boxes in page pixels, Markdown cleaned of the tags, figure
+ * regions cropped from the page pixels to PNGs under `figureDir` (relative to the Markdown file) and linked.
+ */
+export async function decodedPageFromText(
+  text: string,
+  p: { pageNumber: number; width: number; height: number; dpi: number | undefined; pixels: PagePixels },
+  o: { figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number },
+): Promise<DecodedPage> {
+  const dir = o.figureDir;
+  const grounded = parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
+  const warnings = [...grounded.warnings];
+  const figures: { file: string; png: Uint8Array }[] = [];
+  for (const f of grounded.figures) {
+    const png = await cropRegionPng(p.pixels, f.bbox);
+    if (png) figures.push({ file: f.path, png });
+    else warnings.push(`figure ${f.index} on page ${p.pageNumber} has an empty box`);
+  }
+  if (o.missing) warnings.push(`the pass ended (token limit ${o.maxTokens} per page) before the model reached page ${p.pageNumber}`);
+  else if (o.truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${o.maxTokens}) before the model ended it`);
+  return {
+    pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks,
+    tokenCount: o.tokenCount, truncated: o.truncated, timings: o.timings, warnings, ...(figures.length ? { figures } : {}),
+  };
 }
 
 async function modelIdentity(bundle: Bundle): Promise<ModelIdentity> {
