@@ -136,13 +136,13 @@ export const OPTIONS = {
   },
   model: {
     flags: "--model <dir>",
-    description: "model bundle folder",
+    description: "model bundle folder, or a model from `ocr models list` (e.g. deepseek-ai/DeepSeek-OCR)",
     env: "OCR_MODEL",
     defaultDescription: "models/default",
   },
   mode: {
     flags: "--mode <name>",
-    description: "prompt/resolution mode defined by the model bundle (e.g. markdown, free, grounding)",
+    description: "preprocessing mode defined by the model bundle (DeepSeek-OCR family: tiny, small, base, large, gundam; see ocr models info)",
   },
   maxTokens: {
     flags: "--max-tokens <n>",
