@@ -119,7 +119,48 @@ export function buildWords(runs: readonly TextRun[]): Word[] {
     }
   }
   end();
-  return words;
+  return attachAccents(words);
+}
+
+/** Spacing accents TeX and others draw as separate glyphs, and the combining marks they stand for. */
+const COMBINING: Record<string, string> = {
+  "\u02c6": "\u0302", "^": "\u0302", "\u02dc": "\u0303", "~": "\u0303", "\u00a8": "\u0308", "\u00b4": "\u0301",
+  "`": "\u0300", "\u02d8": "\u0306", "\u02c7": "\u030c", "\u00af": "\u0304", "\u02c9": "\u0304", "\u02d9": "\u0307",
+  "\u02da": "\u030a", "\u00b8": "\u0327", "\u02db": "\u0328", "\u02dd": "\u030b",
+};
+
+function combiningFor(text: string): string | undefined {
+  if (/^[\u0300-\u036f]$/.test(text)) return text;
+  return COMBINING[text];
+}
+
+/**
+ * Puts accents drawn as glyphs of their own (TeX's \^o, \~u) onto the letter under them, as one
+ * composed character: a one-glyph accent word whose centre lies over a letter of a word on the same
+ * line (within an em vertically) becomes that letter's combining mark.
+ */
+function attachAccents(words: Word[]): Word[] {
+  const accents = words.filter((w) => [...w.text].length === 1 && combiningFor(w.text) !== undefined);
+  if (accents.length === 0) return words;
+  const removed = new Set<Word>();
+  for (const accent of accents) {
+    const centre = (accent.xMin + accent.xMax) / 2;
+    let target: Word | undefined;
+    for (const w of words) {
+      if (w === accent || removed.has(w) || combiningFor(w.text) !== undefined) continue;
+      if (centre < w.xMin || centre > w.xMax || Math.abs(w.base - accent.base) > w.fontSize) continue;
+      if (!target || Math.abs(w.base - accent.base) < Math.abs(target.base - accent.base)) target = w;
+    }
+    if (!target) continue;
+    const chars = [...target.text];
+    const width = (target.xMax - target.xMin) / chars.length;
+    const index = Math.min(chars.length - 1, Math.max(0, Math.floor((centre - target.xMin) / width)));
+    chars[index] = chars[index]! + combiningFor(accent.text)!;
+    target.text = chars.join("").normalize("NFC");
+    target.yMin = Math.min(target.yMin, accent.yMin);
+    removed.add(accent);
+  }
+  return words.filter((w) => !removed.has(w));
 }
 
 const bucketOf = (base: number) => Math.floor(base / BUCKET);
@@ -270,8 +311,8 @@ function buildLinesOf(words: readonly Word[]): TextLine[] {
 /**
  * Blocks of a page in reading order: recursive XY-cut over the blocks' boxes. The page is split
  * at its widest empty band, top before bottom, left before right; a vertical band (a gutter) must be
- * at least a body font size wide and wider than any horizontal one, so a table whose columns are
- * blocks reads column by column, while a full-width title stays above the columns under it.
+ * at least a body font size wide and clearly wider than any horizontal one, so page columns read
+ * one after the other while a full-width title stays above the columns under it.
  */
 export function pageBlocks(runs: readonly TextRun[]): TextBlock[] {
   const blocks = groupBlocks(buildWords(runs)).map((b) => {
@@ -283,6 +324,12 @@ export function pageBlocks(runs: readonly TextRun[]): TextBlock[] {
   const sizes = blocks.map((b) => b.fontSize).sort((a, b) => a - b);
   return xyCut(blocks, sizes[Math.floor(sizes.length / 2)] ?? 10);
 }
+
+/**
+ * A vertical cut (between columns) wins only when its band is this many times wider than the best
+ * horizontal one: a running header's page number or a table's label column is not a page column.
+ */
+const GUTTER_OVER_GAP = 2;
 
 /** Largest empty band between block extents along one axis: cut position and width. */
 function widestGap(items: readonly TextBlock[], axis: "x" | "y"): { at: number; gap: number } | undefined {
@@ -302,7 +349,7 @@ function xyCut(blocks: TextBlock[], body: number): TextBlock[] {
   if (blocks.length <= 1) return blocks;
   const h = widestGap(blocks, "y");
   const v = widestGap(blocks, "x");
-  if (v && v.gap >= body && (!h || v.gap > h.gap)) {
+  if (v && v.gap >= body && (!h || v.gap > GUTTER_OVER_GAP * h.gap)) {
     return [...xyCut(blocks.filter((b) => (b.xMin + b.xMax) / 2 < v.at), body), ...xyCut(blocks.filter((b) => (b.xMin + b.xMax) / 2 >= v.at), body)];
   }
   if (h) {
