@@ -67,7 +67,7 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
         case "document-done":
         case "document-skipped":
           documentsBar?.increment(1, { extra: event.source });
-          if (verbose && event.type === "document-done") log(`ocr: ${event.source}: ${event.pages} pages\n`);
+          if (verbose && event.type === "document-done") log(`ocr: ${event.source}: ${event.pages} page${event.pages === 1 ? "" : "s"}\n`);
           break;
         case "document-failed":
           documentsBar?.increment(1, { extra: "" });
