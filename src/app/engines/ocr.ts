@@ -147,7 +147,9 @@ class OcrDecoder implements PageDecoder {
         const present = k < texts.length;
         // a page is complete when a <PAGE> follows it or the pass ended with EOS after it
         const truncated = !present || (k === texts.length - 1 && !ended);
-        yield await this.page(pages, p, present ? texts[k]! : "", Math.round(result.tokens.length / chunk.length), truncated, share, !present);
+        // tokens per page of a shared pass: re-encoding the page's text (the <PAGE> separators are not counted)
+        const tokenCount = chunk.length === 1 ? result.tokens.length : present ? this.m.tokenizer.encode(texts[k]!).length : 0;
+        yield await this.page(pages, p, present ? texts[k]! : "", tokenCount, truncated, share, !present);
       }
     }
   }
