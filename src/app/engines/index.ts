@@ -1,4 +1,3 @@
-// Built-in engines: importing this registers them. The real model engine replaces "model" on import.
+// Built-in engines: importing this registers them ("text" here, "model" in ocr.ts).
 import "./text.js";
-import "./model.js";
 import "./ocr.js";
