@@ -27,6 +27,8 @@ struct Kernels {
                  int64_t d, float scale, float* out);
   void (*weighted_sum)(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p,
                        int64_t d, float* out);
+  // x[j] <- exp(x[j] - max) / sum (SIMD sets use a polynomial exp, ~1 ulp).
+  void (*softmax)(float* x, int32_t n);
   // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
   float (*sum)(const float* x, int64_t len);
 };

@@ -19,6 +19,37 @@ struct V {
   static inline reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static inline reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static inline float reduce(reg a) { return _mm512_reduce_add_ps(a); }
+  static inline reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static inline reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  static inline reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
+  static inline float reduce_max(reg a) { return _mm512_reduce_max_ps(a); }
+  static inline reg keep_tail(reg a, int64_t rem) { return _mm512_maskz_mov_ps(tail_mask(rem), a); }
+  // Eight horizontal sums at once: fold each to 8 lanes, then the AVX2 hadd tree.
+  static inline void reduce8_store(const reg* a, float* out) {
+    __m256 h[8];
+    for (int i = 0; i < 8; i++)
+      h[i] = _mm256_add_ps(_mm512_castps512_ps256(a[i]), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a[i]), 1)));
+    const __m256 t0 = _mm256_hadd_ps(h[0], h[1]), t1 = _mm256_hadd_ps(h[2], h[3]);
+    const __m256 t2 = _mm256_hadd_ps(h[4], h[5]), t3 = _mm256_hadd_ps(h[6], h[7]);
+    const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
+    _mm256_storeu_ps(out, _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31)));
+  }
+  // exp (Cephes expf polynomial, ~1 ulp on the clamped range).
+  static inline reg exp(reg x) {
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)), _mm512_set1_ps(88.3f));
+    const __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    x = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+    x = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), x);
+    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+    y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(1.3981999507e-3f));
+    y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(8.3334519073e-3f));
+    y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(4.1665795894e-2f));
+    y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(1.6666665459e-1f));
+    y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_add_ps(_mm512_fmadd_ps(y, _mm512_mul_ps(x, x), x), _mm512_set1_ps(1.0f));
+    const __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
+    return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
+  }
   static inline __mmask16 tail_mask(int64_t rem) { return static_cast<__mmask16>((1u << rem) - 1u); }
   static inline reg loadx(const float* p, int64_t k) { return _mm512_loadu_ps(p + k); }
   static inline reg loadx_tail(const float* p, int64_t k, int64_t rem) { return _mm512_maskz_loadu_ps(tail_mask(rem), p + k); }
@@ -50,8 +81,8 @@ struct V {
 #include "simd_impl.h"
 
 // Constant-initialised tables: no code compiled for AVX-512 may run before dispatch has checked the CPU.
-constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, sum_simd};
-constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, sum_simd};
+constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd};
+constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd};
 
 }  // namespace
 

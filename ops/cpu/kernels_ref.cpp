@@ -1,5 +1,7 @@
 // Plain reference kernels (portable C++): the baseline on any CPU and the ground truth in op tests.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kernels.h"
 
@@ -66,7 +68,16 @@ void weighted_sum_ref(DType dt, const uint8_t* base, int64_t stride, const int32
   for (int32_t j = 0; j < n; j++) axpy_ref(dt, p[j], base + slots[j] * stride, out, d);
 }
 
-const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, sum_ref};
+void softmax_ref(float* x, int32_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int32_t j = 0; j < n; j++) mx = std::max(mx, x[j]);
+  float sum = 0.f;
+  for (int32_t j = 0; j < n; j++) sum += (x[j] = std::exp(x[j] - mx));
+  const float inv = 1.0f / sum;
+  for (int32_t j = 0; j < n; j++) x[j] *= inv;
+}
+
+const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, sum_ref};
 
 }  // namespace
 

@@ -94,12 +94,7 @@ void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv
   const int64_t stride = kv.row_elems * static_cast<int64_t>(esz);
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   kr.scores(kv.dtype, kv.k.data() + kv_off * esz, stride, slots, n_vis, qh, head_dim, scale, scores);
-  float mx = -std::numeric_limits<float>::infinity();
-  for (int32_t j = 0; j < n_vis; j++) mx = std::max(mx, scores[j]);
-  float sum = 0.f;
-  for (int32_t j = 0; j < n_vis; j++) sum += (scores[j] = std::exp(scores[j] - mx));
-  const float inv = 1.0f / sum;
-  for (int32_t j = 0; j < n_vis; j++) scores[j] *= inv;
+  kr.softmax(scores, n_vis);
   kr.weighted_sum(kv.dtype, kv.v.data() + kv_off * esz, stride, slots, n_vis, scores, head_dim, oh);
 }
 
