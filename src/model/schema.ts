@@ -47,6 +47,8 @@ export interface ModeSpec {
   size: [number, number];
   resize: ResizeKind;
   grid: [number, number];
+  /** where a padded page sits: "center" (default; the DeepSeek-OCR reference) or "top-left" (no resize when it fits) */
+  anchor?: "center" | "top-left";
   tiles?: TileSpec;
 }
 
@@ -217,6 +219,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         c.pair(m, "size", p);
         c.pair(m, "grid", p);
         c.oneOf(m, "resize", p, ["pad", "stretch"]);
+        if (m.anchor !== undefined) c.oneOf(m, "anchor", p, ["center", "top-left"]);
         if (m.tiles !== undefined) {
           const t = c.object(m.tiles, `${p}.tiles`);
           if (t) {

@@ -50,6 +50,13 @@ export function padPlacement(pageWidth: number, pageHeight: number, viewWidth: n
   return { x: roundHalfEven((viewWidth - width) * 0.5), y: 0, width, height: viewHeight };
 }
 
+/** Top-left placement: the page keeps its pixels when it fits; a larger page is shrunk to fit, aspect kept. */
+export function topLeftPlacement(pageWidth: number, pageHeight: number, viewWidth: number, viewHeight: number): ContentBox {
+  if (pageWidth <= viewWidth && pageHeight <= viewHeight) return { x: 0, y: 0, width: pageWidth, height: pageHeight };
+  const scale = Math.min(viewWidth / pageWidth, viewHeight / pageHeight);
+  return { x: 0, y: 0, width: Math.max(1, Math.round(pageWidth * scale)), height: Math.max(1, Math.round(pageHeight * scale)) };
+}
+
 function checkPixels(page: PagePixels): void {
   if (page.data.length !== page.width * page.height * 3)
     throw new Error(`page pixels hold ${page.data.length} bytes, ${page.width}×${page.height} RGB needs ${page.width * page.height * 3}`);
@@ -90,7 +97,9 @@ async function globalView(page: PagePixels, mode: ModeSpec, vision: VisionConfig
     content = { x: 0, y: 0, width: viewWidth, height: viewHeight };
     rgb = await resizeRaw(page, viewWidth, viewHeight);
   } else {
-    content = padPlacement(page.width, page.height, viewWidth, viewHeight);
+    content = mode.anchor === "top-left"
+      ? topLeftPlacement(page.width, page.height, viewWidth, viewHeight)
+      : padPlacement(page.width, page.height, viewWidth, viewHeight);
     const inner = await resizeRaw(page, content.width, content.height);
     const [r, g, b] = vision.pad_color;
     rgb = Buffer.alloc(viewWidth * viewHeight * 3);

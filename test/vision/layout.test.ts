@@ -162,3 +162,18 @@ describe("preprocessing pixels", () => {
     expect(Math.abs(p.global.pixels[700 * 1024 + x]! - expected)).toBeLessThan(0.02);
   });
 });
+
+describe("top-left anchor", () => {
+  it("keeps a page that fits at its own pixels in the corner, padding right and bottom", async () => {
+    const vision: VisionConfig = { ...VISION, pad_color: [255, 255, 255], modes: { page: { size: [64, 48], resize: "pad", grid: [3, 4], anchor: "top-left" } }, mode: "page" };
+    const p = await preparePage(solidPage(40, 30, () => [0, 0, 0]), vision);
+    expect(p.global.content).toEqual({ x: 0, y: 0, width: 40, height: 30 });
+    const plane = 64 * 48;
+    expect(p.global.pixels[0]).toBeCloseTo(-1, 5); // page (black)
+    expect(p.global.pixels[39]).toBeCloseTo(-1, 5);
+    expect(p.global.pixels[40]).toBeCloseTo(1, 5); // white padding right of it
+    expect(p.global.pixels[2 * plane + 47 * 64]).toBeCloseTo(1, 5); // bottom row padding
+    const big = await preparePage(solidPage(128, 64, () => [0, 0, 0]), vision);
+    expect(big.global.content).toEqual({ x: 0, y: 0, width: 64, height: 32 });
+  });
+});
