@@ -1,7 +1,7 @@
 // Checkpoint → bundle: model.json from config.json, encoder.onnx exported by the PyTorch DeepEncoder script; decoder weights stay in place.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { access, mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type Bundle } from "./bundle.js";
@@ -87,7 +87,12 @@ export async function convertCheckpoint(checkpointDir: string, options: ConvertO
     throw err;
   }
 
-  await mkdir(out, { recursive: true });
+  try {
+    await mkdir(out, { recursive: true });
+    await access(out, constants.W_OK);
+  } catch (err) {
+    throw new ModelFileError(out, `cannot write the bundle here (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pass --out DIR to write it elsewhere`);
+  }
   if (out !== src) {
     // the bundle refers to the checkpoint's files through links: multi-GB weights are never copied
     const linked = new Set(["tokenizer.json", "tokenizer_config.json", ...weights]);
