@@ -1,7 +1,7 @@
 // Checkpoint → bundle on a reduced-width random checkpoint with the real names and layout: the same generator,
 // exporter and converter as the full-size run, then tokenizer, preprocessing, encoder and layout on the result.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { lstat, mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -92,6 +92,20 @@ describe("checkpoint conversion (reduced widths)", () => {
     expect(doc.pages.every((p: { truncated: boolean }) => p.truncated)).toBe(true);
     expect(Object.keys(doc.pages[0].timings)).toEqual(expect.arrayContaining(["render", "encode", "prefill", "decode"]));
     expect([doc.pages[0].width, doc.pages[0].height]).toEqual([1240, 1754]); // A4 at 150 dpi
+  });
+
+  it("runs the native decoder as the PyTorch reference does, layer by layer, full attention and R-SWA", () => {
+    // the full-size check is the same two scripts on the 6.7 GB random checkpoint (docs/real-models.md)
+    const dump = path.join(root, "decoder-dump");
+    execFileSync(process.execPath, ["scripts/deepencoder/check_decoder.mjs", unlimited.dir, dump, "--tokens", "12", "--window", "4", "--threads", "1"], { stdio: "pipe" });
+    execFileSync(defaultPython(), ["scripts/deepencoder/check_decoder.py", unlimited.dir, dump], { stdio: "pipe" });
+    const report = JSON.parse(readFileSync(path.join(dump, "report.json"), "utf8"));
+    // a token may differ only where the reference's own top-2 margin is inside rounding (kernel sets differ by CPU)
+    expect(report.full.clear_disagreements).toBe(0);
+    expect(report.rswa.clear_disagreements).toBe(0);
+    expect(report.full.layers.every((l: { rel_rms: number }) => l.rel_rms < 1e-4)).toBe(true);
+    expect(report.full.layers).toHaveLength(2);
+    expect(report.full_vs_rswa_probe_max_abs).toBeGreaterThan(100 * report.rswa.probe_logits_max_abs);
   });
 
   it("names config.json when the checkpoint uses an unsupported attention", async () => {
