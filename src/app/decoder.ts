@@ -38,6 +38,10 @@ export interface DecodedPage {
   warnings: string[];
   /** Figure crops the Markdown links to, each at `file` relative to the Markdown file's folder. */
   figures?: { file: string; png: Uint8Array }[];
+  /** Why the page has no text (it could not be rendered or encoded); the other pages go on. */
+  error?: string;
+  /** Milliseconds spent generating tokens (for tokens/s); absent for engines without tokens. */
+  decodeMs?: number;
 }
 
 /** Identifies what produced the results; stored in NAME.json and part of --resume's key. */
@@ -53,6 +57,8 @@ export interface DecodeContext {
   signal: AbortSignal;
   /** Non-fatal notes for the current document (shown to the user, stored in NAME.json). */
   warn(message: string, pageNumber?: number): void;
+  /** Tokens generated so far on a page being decoded; the app throttles what it reports. */
+  progress?(pageNumber: number, tokens: number, decodeMs: number): void;
 }
 
 /**

@@ -7,6 +7,10 @@ export interface RunSummary {
   skipped: number;
   pages: number;
   tokens: number;
+  /** Pages whose decoding was ended by the token cap or the runaway rule (marked `truncated`). */
+  truncatedPages: number;
+  /** Pages that could not be rendered or decoded; their documents were written without their text. */
+  failedPages: number;
   elapsedMs: number;
   interrupted: boolean;
   exitCode: number;
@@ -22,6 +26,18 @@ export type RunEvent =
       tokenCount: number;
       truncated: boolean;
       elapsedMs: number;
+      /** Generated tokens per second of decoding time (0 for engines without tokens). */
+      tokensPerSecond: number;
+      /** Set when the page could not be read; the document goes on without its text. */
+      error?: string;
+    }
+  | {
+      /** While a page decodes, at most a few times a second: tokens so far and the decoding rate. */
+      type: "page-progress";
+      source: string;
+      page: number;
+      tokens: number;
+      tokensPerSecond: number;
     }
   | { type: "document-done"; source: string; outputs: string[]; pages: number; elapsedMs: number }
   | { type: "document-skipped"; source: string; reason: string; outputs: string[] }

@@ -77,6 +77,8 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     skipped: 0,
     pages: 0,
     tokens: 0,
+    truncatedPages: 0,
+    failedPages: 0,
     elapsedMs: 0,
     interrupted: false,
     exitCode: ExitCode.ok,
@@ -97,6 +99,8 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
           summary.done++;
           summary.pages += outcome.pages;
           summary.tokens += outcome.tokens;
+          summary.truncatedPages += outcome.truncated;
+          summary.failedPages += outcome.failedPages;
         } else if (outcome.kind === "skipped") summary.skipped++;
         else if (outcome.kind === "failed") summary.failed++;
       }
@@ -107,12 +111,19 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   }
   summary.interrupted = request.signal.aborted;
   summary.elapsedMs = Math.round(performance.now() - started);
-  summary.exitCode = summary.failed > 0 ? ExitCode.someFailed : ExitCode.ok;
+  // a page that could not be read is a failure a pipeline must notice, even though its document was written
+  summary.exitCode = summary.failed > 0 || summary.failedPages > 0 ? ExitCode.someFailed : ExitCode.ok;
   emit({ type: "run-end", summary });
   return summary;
 }
 
-type Outcome = { kind: "done"; pages: number; tokens: number } | { kind: "skipped" | "failed" | "interrupted" };
+const PROGRESS_MS = 250;
+
+function rate(tokens: number, ms: number): number {
+  return ms > 0 ? Math.round((tokens / ms) * 10000) / 10 : 0;
+}
+
+type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number; failedPages: number } | { kind: "skipped" | "failed" | "interrupted" };
 
 async function processDocument(
   request: BatchRequest,
@@ -179,11 +190,23 @@ async function processDocument(
     const records: PageRecord[] = [];
     const figures: { file: string; png: Uint8Array }[] = [];
     let tokens = 0;
+    let truncated = 0;
+    let failedPages = 0;
     let pageStarted = performance.now();
-    for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn })) {
+    // progress events at most every PROGRESS_MS per document: a page may generate hundreds of tokens a second
+    let lastProgress = 0;
+    const progress = (page: number, count: number, decodeMs: number) => {
+      const now = performance.now();
+      if (decodeMs < PROGRESS_MS || now - lastProgress < PROGRESS_MS) return;
+      lastProgress = now;
+      emit({ type: "page-progress", source, page, tokens: count, tokensPerSecond: rate(count, decodeMs) });
+    };
+    for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn, progress })) {
       const elapsedMs = performance.now() - pageStarted;
       pageStarted = performance.now();
       tokens += page.tokenCount;
+      if (page.truncated) truncated++;
+      if (page.error !== undefined) failedPages++;
       if (page.figures) figures.push(...page.figures);
       records.push({
         page: page.pageNumber,
@@ -205,6 +228,8 @@ async function processDocument(
         tokenCount: page.tokenCount,
         truncated: page.truncated,
         elapsedMs: Math.round(elapsedMs),
+        tokensPerSecond: page.decodeMs ? rate(page.tokenCount, page.decodeMs) : 0,
+        ...(page.error !== undefined ? { error: page.error } : {}),
       });
     }
     // An interrupted document is not written at all: a partial result would look complete.
@@ -237,7 +262,7 @@ async function processDocument(
       outputs = [...(await writeDocumentOutputs(record, request.outputDir, stem, settings.formats)), ...figureFiles];
     }
     emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
-    return { kind: "done", pages: records.length, tokens };
+    return { kind: "done", pages: records.length, tokens, truncated, failedPages };
   } catch (error) {
     if (isInputError(error)) {
       emit({ type: "document-failed", source, code: error.code, message: error.message });

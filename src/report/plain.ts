@@ -28,7 +28,8 @@ export function createPlainReporter(sink: TextSink, verbosity: Verbosity): Repor
           break;
         case "page-done":
           if (verbosity === "verbose") {
-            const tokens = event.tokenCount ? `, ${event.tokenCount} tokens` : "";
+            const speed = event.tokensPerSecond ? ` (${event.tokensPerSecond.toFixed(1)} tokens/s)` : "";
+            const tokens = event.tokenCount ? `, ${event.tokenCount} tokens${speed}` : "";
             const cut = event.truncated ? " (truncated)" : "";
             sink.write(`ocr: ${event.source}: page ${event.page} in ${event.elapsedMs} ms${tokens}${cut}\n`);
           }
@@ -37,6 +38,7 @@ export function createPlainReporter(sink: TextSink, verbosity: Verbosity): Repor
           if (verbosity !== "quiet") sink.write(formatSummary(event.summary));
           break;
         case "run-start":
+        case "page-progress":
           break;
       }
     },

@@ -29,10 +29,15 @@ export function formatSummary(summary: RunSummary): string {
   if (summary.skipped) parts.push(`${summary.skipped} up to date`);
   if (summary.failed) parts.push(`${summary.failed} failed`);
   const tokens = summary.tokens ? `, ${summary.tokens} tokens` : "";
+  // runaway and unreadable pages are never silent: the summary counts them
+  const notes: string[] = [];
+  if (summary.truncatedPages) notes.push(`${summary.truncatedPages} truncated`);
+  if (summary.failedPages) notes.push(`${summary.failedPages} unreadable`);
+  const pageNotes = notes.length ? ` (${notes.join(", ")})` : "";
   const interrupted = summary.interrupted ? " (interrupted)" : "";
   return (
     `ocr: ${summary.documents} document${summary.documents === 1 ? "" : "s"}: ${parts.join(", ")}; ` +
-    `${summary.pages} page${summary.pages === 1 ? "" : "s"}${tokens} in ${seconds.toFixed(1)} s ` +
+    `${summary.pages} page${summary.pages === 1 ? "" : "s"}${pageNotes}${tokens} in ${seconds.toFixed(1)} s ` +
     `(${rate.toFixed(2)} pages/s)${interrupted}\n`
   );
 }

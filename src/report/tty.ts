@@ -39,12 +39,13 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
     multibar.log(text);
     (multibar as unknown as { update(): void }).update();
   };
+  let tokensText = "";
   const rateText = () => {
     const seconds = (Date.now() - startedAt) / 1000;
     const rate = seconds > 0 ? pagesDone / seconds : 0;
     const remaining = pagesTotal - pagesDone;
     const eta = rate > 0 ? `ETA ${Math.ceil(remaining / rate)} s` : "";
-    return `${rate.toFixed(2)} pages/s ${eta}`;
+    return `${rate.toFixed(2)} pages/s ${eta}${tokensText}`;
   };
   return {
     handle(event: RunEvent) {
@@ -60,8 +61,13 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
           pagesTotal += event.pages;
           pagesBar?.setTotal(pagesTotal);
           break;
+        case "page-progress":
+          tokensText = ` · page ${event.page}: ${event.tokens} tokens, ${event.tokensPerSecond.toFixed(0)} tokens/s`;
+          pagesBar?.update(pagesDone, { extra: rateText() });
+          break;
         case "page-done":
           pagesDone++;
+          tokensText = event.tokensPerSecond ? ` · ${event.tokensPerSecond.toFixed(0)} tokens/s` : "";
           pagesBar?.update(pagesDone, { extra: rateText() });
           break;
         case "document-done":

@@ -16,6 +16,8 @@ import { cropRegionPng } from "../../vision/crop.js";
 import { preparePage, resolveMode, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
 import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
 import { EnvironmentError, UsageError } from "../errors.js";
+import { InputError, isInputError } from "../../input/index.js";
+import { RunawayDetector } from "../runaway.js";
 import type { RunSettings } from "../settings.js";
 import { defaultModelDir } from "./model.js";
 
@@ -24,6 +26,7 @@ const PAGES_PER_PASS = 8;
 
 interface PreparedPixels {
   pageNumber: number;
+  timings?: Record<string, number>;
   width: number;
   height: number;
   dpi: number | undefined;
@@ -154,36 +157,108 @@ class OcrDecoder implements PageDecoder {
     }
   }
 
-  /** BOS + prompt once; per page: retire the previous page's visual range, extend this page's, generate to <PAGE>. */
+  /**
+   * One pass per document. BOS + prompt once; per page: retire the previous page's visual range, extend this
+   * page's, generate to <PAGE>. Page k+1 is rendered and encoded (encoder on its worker thread) while page k
+   * decodes, so at most two pages of visual embeddings exist at once besides the text window.
+   */
   private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const pageToken = json.tokens.page!;
     const session: Session = this.m.engine.createSession({ attention: this.attention });
-    await session.prefill({ tokens: buildStreamingPrompt(this.m.tokenizer, json, promptFor(json, 1)).ids });
-    let previous: [number, number] | undefined;
-    for (const pageNumber of pages.pageNumbers) {
-      if (context.signal.aborted) return;
+    const numbers = pages.pageNumbers;
+    const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
-      const [p] = await this.preparePages(pages, [pageNumber], timings);
-      if (previous) await session.retire(previous[0], previous[1]);
-      let t = performance.now();
-      const ext = await session.extend({ tokens: [], embeddings: p!.embeddings });
-      previous = [ext.start, ext.start + ext.count];
-      const prefill = performance.now() - t;
-      t = performance.now();
-      const stream = session.generate({ maxTokens: this.maxTokens, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) });
-      const onAbort = () => stream.cancel();
-      context.signal.addEventListener("abort", onAbort, { once: true });
-      const result = await stream.result.finally(() => context.signal.removeEventListener("abort", onAbort));
-      const ended = result.reason === "stop";
-      const ids = ended ? result.tokens.slice(0, -1) : result.tokens;
-      yield await this.page(pages, p!, this.m.tokenizer.decode(ids), result.tokens.length, !ended,
-        { ...timings.get(pageNumber)!, prefill: round(prefill), decode: round(performance.now() - t) });
-      if (!ended) {
-        // the page never ended: close it so the next page starts after a <PAGE>, as in training
-        await session.extend({ tokens: [pageToken] });
+      return this.preparePages(pages, [pageNumber], timings).then(
+        ([p]) => Object.assign(p!, { timings: timings.get(pageNumber)! }),
+        // a page that cannot be read becomes an empty page with its reason; the document goes on
+        (err: unknown) => {
+          if (isInputError(err)) return err;
+          throw err;
+        },
+      );
+    };
+    let next: Promise<PreparedPixels | InputError> | undefined = numbers.length ? prepare(numbers[0]!) : undefined;
+    next?.catch(() => {});
+    try {
+      await session.prefill({ tokens: buildStreamingPrompt(this.m.tokenizer, json, promptFor(json, 1)).ids });
+      let previous: [number, number] | undefined;
+      for (let i = 0; i < numbers.length; i++) {
+        const pageNumber = numbers[i]!;
+        if (context.signal.aborted) return;
+        const p = await next!;
+        next = i + 1 < numbers.length ? prepare(numbers[i + 1]!) : undefined;
+        next?.catch(() => {});
+        if (p instanceof InputError) {
+          yield await this.failedPage(pages, pageNumber, p.message);
+          continue;
+        }
+        if (previous) await session.retire(previous[0], previous[1]);
+        let t = performance.now();
+        const ext = await session.extend({ tokens: [], embeddings: p.embeddings });
+        previous = [ext.start, ext.start + ext.count];
+        const prefill = performance.now() - t;
+        t = performance.now();
+        const run = await this.generatePage(session, pageNumber, [pageToken, json.tokens.eos], context);
+        const decodeMs = performance.now() - t;
+        const ended = run.reason === "stop";
+        const ids = ended ? run.tokens.slice(0, -1) : run.tokens;
+        const page = await this.page(pages, p, this.m.tokenizer.decode(ids), run.tokens.length, !ended && run.reason !== "cancelled",
+          { ...p.timings, prefill: round(prefill), decode: round(decodeMs) });
+        if (run.reason === "runaway") {
+          page.warnings = page.warnings.filter((w) => !w.includes("token limit"));
+          page.warnings.push(`page ${pageNumber} was ended after ${run.tokens.length} tokens: the output kept repeating itself`);
+        }
+        page.decodeMs = decodeMs;
+        yield page;
+        if (!ended) {
+          // the page never ended: close it so the next page starts after a <PAGE>, as in training
+          await session.extend({ tokens: [pageToken] });
+        }
+      }
+    } finally {
+      // frees the KV cache now rather than at garbage collection; an addon built before dispose existed frees it then
+      try {
+        (session as { dispose?: () => void }).dispose?.();
+      } catch {
+        /* garbage collection frees it */
       }
     }
+  }
+
+  /** Greedy decoding of one page with progress callbacks and the runaway rule; the cap is --max-tokens. */
+  private async generatePage(session: Session, pageNumber: number, stopTokens: number[], context: DecodeContext):
+    Promise<{ reason: "stop" | "length" | "cancelled" | "runaway"; tokens: number[] }> {
+    const stream = session.generate({ maxTokens: this.maxTokens, stopTokens, noRepeat: this.noRepeat(1) });
+    const onAbort = () => stream.cancel();
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    const started = performance.now();
+    const detector = new RunawayDetector();
+    let count = 0;
+    let runaway = false;
+    try {
+      for await (const token of stream) {
+        count++;
+        context.progress?.(pageNumber, count, performance.now() - started);
+        if (!runaway && detector.push(token)) {
+          runaway = true;
+          stream.cancel();
+        }
+      }
+      const result = await stream.result;
+      if (runaway) return { reason: "runaway", tokens: result.tokens };
+      return result;
+    } finally {
+      context.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async failedPage(pages: DocumentPages, pageNumber: number, message: string): Promise<DecodedPage> {
+    const size = await pages.pixelSize(pageNumber).catch(() => ({ width: 0, height: 0, dpi: undefined }));
+    return {
+      pageNumber, width: size.width, height: size.height, dpi: size.dpi, markdown: "", blocks: [], tokenCount: 0, truncated: false,
+      timings: {}, warnings: [`page ${pageNumber} has no text: ${message}`], error: message,
+    };
   }
 
   async close(): Promise<void> {
