@@ -14,6 +14,11 @@ export {
   type TextRun,
 } from "./input/index.js";
 export {
+  parse,
+  parseEvents,
+  ParseError,
+  type ParseEvent,
+  type ParseOptions,
   runBatch,
   registerDecoder,
   defaultModelOptions,

@@ -39,6 +39,8 @@ export interface BatchRequest {
   jobs: number;
   /** Reads all of stdin (for the "-" input). */
   readStdin: () => Promise<Buffer>;
+  /** Receives every finished document's record (the programmatic API returns it). */
+  onRecord?: (record: DocumentRecord) => void;
   /** Receives the Markdown of the single document in --stdout mode. */
   writeMarkdown?: (markdown: string) => void;
   emit: EventSink;
@@ -250,6 +252,7 @@ async function processDocument(
       },
     };
     let outputs: string[] = [];
+    request.onRecord?.(record);
     if (request.writeMarkdown) request.writeMarkdown(renderDocumentMarkdown(record));
     else if (request.outputDir) {
       // figures first: the Markdown that links to them must not appear before they exist

@@ -1,0 +1,144 @@
+// The programmatic API: parse(input, options) → the same DocumentRecord that NAME.json holds, with progress events.
+import { readFileSync } from "node:fs";
+import { formatPageSelection, parsePageSelection, type PageRange } from "../input/index.js";
+import type { DocumentRecord } from "../output/schema.js";
+import type { RunEvent } from "./events.js";
+import { runBatch } from "./run.js";
+import { defaultModelOptions, type RunSettings } from "./settings.js";
+
+export interface ParseOptions {
+  /** "model" (default: the OCR model) or "text" (a PDF's own text layer). */
+  engine?: string;
+  /** Model bundle folder or pulled model name; default the package's models/default (or OCR_MODEL). */
+  model?: string;
+  /** Preprocessing mode of the bundle (e.g. "base", "gundam"). */
+  mode?: string;
+  /** Per-page token cap; default the bundle's decoding.max_tokens_per_page. A page that hits it is `truncated`. */
+  maxTokens?: number;
+  /** CPU threads for the encoder and the decoder. */
+  threads?: number;
+  attention?: "full" | "rswa";
+  /** R-SWA window in generated tokens. */
+  window?: number;
+  focal?: { enabled?: boolean; keep?: number; layers?: number[]; warmup?: number };
+  /** PDF rendering resolution (default 150). */
+  dpi?: number;
+  /** Pixel cap per page (default 50 megapixels). */
+  maxPixels?: number;
+  /** Pages to parse, 1-based: "1-3,7,10-" or ranges. */
+  pages?: string | PageRange[];
+  password?: string;
+  /** Name used for the document in events and in the record's source.path when the input is bytes. */
+  name?: string;
+  /** Called for every event (page-progress, page-done, warning, …) as it happens. */
+  onEvent?: (event: RunEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** A failed document: `code` is the input layer's reason code (CORRUPT_PDF, NOT_FOUND, …). */
+export class ParseError extends Error {
+  constructor(readonly code: string, message: string, readonly source: string) {
+    super(`${source}: ${message}`);
+    this.name = "ParseError";
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+function settingsFor(o: ParseOptions, ranges: PageRange[] | undefined): RunSettings {
+  const model = defaultModelOptions();
+  model.dir = o.model ?? process.env.OCR_MODEL;
+  model.mode = o.mode;
+  model.maxTokens = o.maxTokens;
+  model.threads = o.threads;
+  model.attention = o.attention;
+  model.window = o.window;
+  model.focal = { enabled: o.focal?.enabled !== false, keep: o.focal?.keep, layers: o.focal?.layers, warmup: o.focal?.warmup };
+  return { engine: o.engine ?? "model", dpi: o.dpi ?? 150, maxPixels: o.maxPixels ?? 50_000_000, pages: formatPageSelection(ranges), formats: ["json"], model };
+}
+
+/**
+ * Parses one document (a path, or its bytes) and resolves to its record. Rejects with ParseError when the
+ * document cannot be read, and with UsageError / EnvironmentError (exitCode 2 / 3) for bad options or no model.
+ * Nothing is written to disk.
+ */
+export async function parse(input: string | Buffer | Uint8Array, options: ParseOptions = {}): Promise<DocumentRecord> {
+  const ranges = typeof options.pages === "string" ? parsePageSelection(options.pages) : options.pages;
+  const bytes = typeof input === "string" ? undefined : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  let record: DocumentRecord | undefined;
+  let failure: ParseError | undefined;
+  const summary = await runBatch({
+    inputs: [bytes ? "-" : (input as string)],
+    cwd: process.cwd(),
+    settings: settingsFor(options, ranges),
+    pageRanges: ranges,
+    password: options.password,
+    outputDir: null,
+    resume: false,
+    jobs: 1,
+    readStdin: async () => bytes!,
+    onRecord: (r) => {
+      record = r;
+      if (bytes && options.name) record.source.path = options.name;
+    },
+    emit: (event) => {
+      if (event.type === "document-failed") failure = new ParseError(event.code, event.message, bytes ? options.name ?? "-" : event.source);
+      options.onEvent?.(event);
+    },
+    signal: options.signal ?? new AbortController().signal,
+    version: packageVersion(),
+  });
+  if (failure) throw failure;
+  if (!record) throw new ParseError(summary.interrupted ? "INTERRUPTED" : "NO_RESULT", summary.interrupted ? "interrupted" : "no result", typeof input === "string" ? input : options.name ?? "-");
+  return record;
+}
+
+/** What parseEvents yields: every run event, then the finished document. */
+export type ParseEvent = RunEvent | { type: "document"; document: DocumentRecord };
+
+/**
+ * The same as parse, as an async iterator: events as they happen, ending with { type: "document" }.
+ * Breaking out of the loop aborts the run.
+ */
+export async function* parseEvents(input: string | Buffer | Uint8Array, options: Omit<ParseOptions, "onEvent"> = {}): AsyncGenerator<ParseEvent> {
+  const queue: ParseEvent[] = [];
+  let wake: (() => void) | undefined;
+  let finished = false;
+  let error: unknown;
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onOuterAbort = () => controller.abort();
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const push = (e: ParseEvent) => {
+    queue.push(e);
+    wake?.();
+  };
+  parse(input, { ...options, signal: controller.signal, onEvent: push }).then(
+    (document) => push({ type: "document", document }),
+    (err: unknown) => (error = err),
+  ).finally(() => {
+    finished = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      while (queue.length === 0 && !finished) await new Promise<void>((r) => (wake = r));
+      wake = undefined;
+      if (queue.length > 0) {
+        yield queue.shift()!;
+        continue;
+      }
+      if (error) throw error;
+      return;
+    }
+  } finally {
+    controller.abort();
+    outer?.removeEventListener("abort", onOuterAbort);
+  }
+}
