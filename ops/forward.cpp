@@ -156,11 +156,12 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture) {
     linear_jobs(model_, {{xn.data(), n, L.q, q.data()}, {xn.data(), n, L.k, kk.data()}, {xn.data(), n, L.v, vv.data()}});
     rope(q.data(), positions.data(), n, NH, D, c.rope_theta);
     rope(kk.data(), positions.data(), n, NKV, D, c.rope_theta);
-    const size_t row_bytes = static_cast<size_t>(NKV * D) * dtype_size(kv.dtype);
     for (int64_t i = 0; i < n; i++) {
       const int32_t s = entries_[first + i].slot;
-      k.store(kv.dtype, kk.data() + i * NKV * D, kv.k.data() + s * row_bytes, NKV * D);
-      k.store(kv.dtype, vv.data() + i * NKV * D, kv.v.data() + s * row_bytes, NKV * D);
+      for (int64_t g = 0; g < NKV; g++) {
+        k.store(kv.dtype, kk.data() + (i * NKV + g) * D, kv.k.data() + kv.offset(g, s), D);
+        k.store(kv.dtype, vv.data() + (i * NKV + g) * D, kv.v.data() + kv.offset(g, s), D);
+      }
     }
     attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), n, NH, NKV, D, kv, slots.data(), visible.data(), att.data());
     linear_jobs(model_, {{att.data(), n, L.o, tmp.data()}});

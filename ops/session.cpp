@@ -12,7 +12,8 @@ Session::Session(Model& model, const SessionOptions& opts) : model_(model), opts
   kv_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (auto& kv : kv_) {
     kv.dtype = opts.kv_dtype;
-    kv.row_elems = static_cast<int64_t>(c.num_key_value_heads) * c.head_dim;
+    kv.kv_heads = c.num_key_value_heads;
+    kv.head_dim = c.head_dim;
   }
 }
 
@@ -25,11 +26,7 @@ size_t Session::cache_bytes() const {
 int32_t Session::alloc_slot() {
   if (free_slots_.empty()) {
     const int64_t grown = std::max<int64_t>(64, capacity_ * 2);
-    for (auto& kv : kv_) {
-      const size_t bytes = static_cast<size_t>(grown * kv.row_elems) * dtype_size(kv.dtype);
-      kv.k.resize(bytes);
-      kv.v.resize(bytes);
-    }
+    for (auto& kv : kv_) kv.grow(grown);
     for (int64_t s = grown - 1; s >= capacity_; s--) free_slots_.push_back(static_cast<int32_t>(s));
     capacity_ = grown;
   }

@@ -162,6 +162,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   }
 
   void Acquire(Napi::Env env) {
+    if (!state->session) throw MakeError(env, "BAD_STATE", "the session was disposed");
     bool expected = false;
     if (!state->busy.compare_exchange_strong(expected, true))
       throw MakeError(env, "BUSY", "the session is already running a call; await it before starting another");
@@ -234,8 +235,17 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     return info.Env().Undefined();
   }
 
+  // Frees the KV cache now instead of at garbage collection.
+  Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (state->busy) throw MakeError(env, "BUSY", "the session is running a call; cancel or await it before disposing");
+    state->session.reset();
+    return env.Undefined();
+  }
+
   Napi::Value Stats(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    if (!state->session) throw MakeError(env, "BAD_STATE", "the session was disposed");
     if (state->busy) throw MakeError(env, "BUSY", "the session is running a call");
     Napi::Object o = Napi::Object::New(env);
     auto& s = *state->session;
@@ -249,6 +259,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value LastLogits(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (state->busy) throw MakeError(env, "BUSY", "the session is running a call");
+    if (!state->session) throw MakeError(env, "BAD_STATE", "the session was disposed");
     const auto& v = state->session->last_logits();
     auto a = Napi::Float32Array::New(env, v.size());
     if (!v.empty()) std::memcpy(a.Data(), v.data(), v.size() * 4);
@@ -265,6 +276,7 @@ void InitSession(Napi::Env env, Napi::Object exports) {
                                                SessionWrap::InstanceMethod("generate", &SessionWrap::Generate),
                                                SessionWrap::InstanceMethod("cancel", &SessionWrap::Cancel),
                                                SessionWrap::InstanceMethod("stats", &SessionWrap::Stats),
+                                               SessionWrap::InstanceMethod("dispose", &SessionWrap::Dispose),
                                                SessionWrap::InstanceMethod("lastLogits", &SessionWrap::LastLogits)});
   exports.Set("NativeSession", f);
 }

@@ -50,17 +50,20 @@ Napi::Value Attention(const Napi::CallbackInfo& info) {
   const int threads = static_cast<int>(Int(info[11]));
   ocr::KvLayer kv;
   kv.dtype = dt;
-  kv.row_elems = kv_heads * d;
-  const int64_t cap = static_cast<int64_t>(kf.ElementLength()) / kv.row_elems;
+  kv.kv_heads = kv_heads;
+  kv.head_dim = d;
+  const int64_t cap = static_cast<int64_t>(kf.ElementLength()) / (kv_heads * d);
   for (size_t i = 0; i < slots.ElementLength(); i++)
     if (slots[i] < 0 || slots[i] >= cap) throw MakeError(env, "BAD_INPUT", "attention: slot out of range");
   for (size_t i = 0; i < visible.ElementLength(); i++)
     if (visible[i] < 0 || static_cast<size_t>(visible[i]) > slots.ElementLength()) throw MakeError(env, "BAD_INPUT", "attention: visible count out of range");
-  kv.k.resize(static_cast<size_t>(cap * kv.row_elems) * ocr::dtype_size(dt));
-  kv.v.resize(kv.k.size());
+  kv.grow(cap);
   const ocr::Kernels& r = ocr::kernels_ref();
-  r.store(dt, kf.Data(), kv.k.data(), cap * kv.row_elems);
-  r.store(dt, vf.Data(), kv.v.data(), cap * kv.row_elems);
+  for (int64_t s = 0; s < cap; s++)  // input rows are [slot][kv_heads * d]; the cache is head-major
+    for (int64_t g = 0; g < kv_heads; g++) {
+      r.store(dt, kf.Data() + (s * kv_heads + g) * d, kv.k.data() + kv.offset(g, s), d);
+      r.store(dt, vf.Data() + (s * kv_heads + g) * d, kv.v.data() + kv.offset(g, s), d);
+    }
   auto out = Napi::Float32Array::New(env, static_cast<size_t>(nq * heads * d));
   if (set == "reference") {
     ocr::attention_ref(q.Data(), nq, heads, kv_heads, d, kv, slots.Data(), visible.Data(), out.Data());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace ocr {
@@ -84,18 +85,30 @@ int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* ban
   return best;
 }
 
+void KvLayer::grow(int64_t slots) {
+  if (slots <= capacity) return;
+  const size_t rb = row_bytes();
+  std::vector<uint8_t> nk(static_cast<size_t>(kv_heads * slots) * rb), nv(nk.size());
+  for (int64_t h = 0; h < kv_heads; h++) {
+    std::memcpy(nk.data() + static_cast<size_t>(h * slots) * rb, k.data() + offset(h, 0), static_cast<size_t>(capacity) * rb);
+    std::memcpy(nv.data() + static_cast<size_t>(h * slots) * rb, v.data() + offset(h, 0), static_cast<size_t>(capacity) * rb);
+  }
+  k.swap(nk);
+  v.swap(nv);
+  capacity = slots;
+}
+
 namespace {
 
-void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv_off, const KvLayer& kv, const int32_t* slots,
+void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv_head, const KvLayer& kv, const int32_t* slots,
                 int32_t n_vis, float* scores, float* oh) {
   std::fill(oh, oh + head_dim, 0.f);
   if (n_vis <= 0) return;
-  const size_t esz = dtype_size(kv.dtype);
-  const int64_t stride = kv.row_elems * static_cast<int64_t>(esz);
+  const int64_t stride = static_cast<int64_t>(kv.row_bytes());
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  kr.scores(kv.dtype, kv.k.data() + kv_off * esz, stride, slots, n_vis, qh, head_dim, scale, scores);
+  kr.scores(kv.dtype, kv.k.data() + kv.offset(kv_head, 0), stride, slots, n_vis, qh, head_dim, scale, scores);
   kr.softmax(scores, n_vis);
-  kr.weighted_sum(kv.dtype, kv.v.data() + kv_off * esz, stride, slots, n_vis, scores, head_dim, oh);
+  kr.weighted_sum(kv.dtype, kv.v.data() + kv.offset(kv_head, 0), stride, slots, n_vis, scores, head_dim, oh);
 }
 
 }  // namespace
@@ -115,7 +128,7 @@ void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, c
     for (int64_t part = b; part < e; part++)
     for (int64_t w = part; w < total; w += parts) {
       const int64_t i = w / heads, h = w % heads;
-      attend_one(kr, q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
+      attend_one(kr, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
                  out + (i * heads + h) * head_dim);
     }
   });
@@ -128,7 +141,7 @@ void attention_ref(const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
   for (int64_t i = 0; i < n_q; i++) {
     std::vector<float> scores(static_cast<size_t>(std::max<int32_t>(1, visible[i])));
     for (int64_t h = 0; h < heads; h++)
-      attend_one(ref, q + (i * heads + h) * head_dim, head_dim, (h / group) * head_dim, kv, slots, visible[i], scores.data(),
+      attend_one(ref, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
                  out + (i * heads + h) * head_dim);
   }
 }

@@ -27,13 +27,16 @@ void route_topk(const float* logits, int64_t n_experts, int64_t k, bool norm_top
 // Index of the largest value, ties to the lowest index; entries flagged in `banned` are skipped (-1 if all are).
 int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* banned);
 
-// Key/value cache of one layer: `capacity` slots of [kv_heads * head_dim] in `dtype`.
+// Key/value cache of one layer, head-major: k, v are [kv_heads, capacity, head_dim] in `dtype`, so the
+// keys one head scans are contiguous (a query streams them instead of gathering strided pieces).
 struct KvLayer {
   DType dtype = DType::F32;
-  int64_t row_elems = 0;  // kv_heads * head_dim
+  int64_t kv_heads = 0, head_dim = 0, capacity = 0;
   std::vector<uint8_t> k, v;
-  const uint8_t* k_row(int64_t slot) const { return k.data() + slot * row_elems * dtype_size(dtype); }
-  const uint8_t* v_row(int64_t slot) const { return v.data() + slot * row_elems * dtype_size(dtype); }
+  size_t row_bytes() const { return static_cast<size_t>(head_dim) * dtype_size(dtype); }
+  size_t offset(int64_t head, int64_t slot) const { return (static_cast<size_t>(head) * capacity + slot) * row_bytes(); }
+  // Grows to `slots` slots per head, keeping every stored row at its slot.
+  void grow(int64_t slots);
 };
 
 // Attention as a policy: query i attends exactly the slots slots[0 .. visible[i]) (in position order).

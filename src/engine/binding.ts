@@ -59,6 +59,7 @@ export interface NativeSession {
   cancel(): void;
   stats(): { length: number; liveEntries: number; cacheBytes: number; busy: boolean };
   lastLogits(): Float32Array;
+  dispose(): void;
 }
 
 export interface NativeTesting {

@@ -336,12 +336,30 @@ export class Session {
   }
 
   stats(): SessionStats {
-    const s = this.native.stats();
+    let s: ReturnType<NativeSession["stats"]>;
+    try {
+      s = this.native.stats();
+    } catch (err) {
+      throw fromNative(err);
+    }
     return { length: s.length, liveEntries: s.liveEntries, cacheBytes: s.cacheBytes };
+  }
+
+  /** Frees the KV cache now (otherwise at garbage collection); later calls fail with BAD_STATE. */
+  dispose(): void {
+    try {
+      this.native.dispose();
+    } catch (err) {
+      throw fromNative(err);
+    }
   }
 
   /** Logits after the latest entry ([vocab]); the next greedy token is chosen from them. */
   lastLogits(): Float32Array {
-    return this.native.lastLogits();
+    try {
+      return this.native.lastLogits();
+    } catch (err) {
+      throw fromNative(err);
+    }
   }
 }

@@ -36,6 +36,16 @@ describe("session memory and positions", () => {
     await expect(s.retire(0, 10_000)).rejects.toMatchObject({ code: "BAD_INPUT" });
   });
 
+  it("dispose frees the session; later calls fail with BAD_STATE", async () => {
+    const engine = await Engine.load(g.dir, { threads: 1 });
+    const s = engine.createSession();
+    await s.prefill(prefixInput(g));
+    expect(s.stats().cacheBytes).toBeGreaterThan(0);
+    s.dispose();
+    expect(() => s.stats()).toThrow(expect.objectContaining({ code: "BAD_STATE" }));
+    await expect(s.prefill({ tokens: [1] })).rejects.toMatchObject({ code: "BAD_STATE" });
+  });
+
   it("stop tokens end generation and are included; cancel stops early", async () => {
     const engine = await Engine.load(g.dir, { threads: 1 });
     const s = engine.createSession();
