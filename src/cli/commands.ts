@@ -4,5 +4,6 @@ import "./render.js";
 import "./info.js";
 import "./bench-engine.js";
 import "./bench-input.js";
+import "./bench-parse.js";
 import "./bench.js";
 import "./models.js";

@@ -1,0 +1,66 @@
+// `ocr bench parse`: runs scripts/bench-parse.mjs (ocr parse vs Tesseract 5: CER, word F1, s/page, peak RSS; scaling with page count).
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { registerBenchTarget } from "./bench.js";
+
+const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/bench-parse.mjs");
+
+interface BenchParseOptions {
+  json?: boolean;
+  synth?: string;
+  real?: string;
+  docs?: string;
+  maxTokens?: string;
+  scalePages?: string;
+  scaleMaxTokens?: string;
+  threads?: string;
+  model?: string;
+  skipTesseract?: boolean;
+  skipScale?: boolean;
+  skipQuality?: boolean;
+}
+
+registerBenchTarget({
+  name: "parse",
+  description: "ocr parse vs Tesseract 5 on documents with ground truth (CER, word F1, s/page, peak RSS) and memory vs page count",
+  register(command, context) {
+    command
+      .option("--json", "print one JSON object (documents, overall, scaling)")
+      .option("--synth <dir>", "synthetic test set (doc-N.pdf + doc-N.json)", "/work/data/synth/test")
+      .option("--real <dir>", "real documents (debian/, docling/)", "../shared/data/real beside the checkout")
+      .option("--docs <n>", "synthetic documents to use", "6")
+      .option("--max-tokens <n>", "our per-page token cap", "1500")
+      .option("--scale-pages <n>", "pages of the scaling document", "100")
+      .option("--scale-max-tokens <n>", "per-page token cap in the scaling pass", "64")
+      .option("--threads <n>", "our CPU threads", "1")
+      .option("--model <dir>", "model bundle (default models/default)")
+      .option("--skip-tesseract", "without the Tesseract baseline")
+      .option("--skip-scale", "without the page-count scaling pass")
+      .option("--skip-quality", "only the scaling pass")
+      .action(async (o: BenchParseOptions) => {
+        if (!existsSync(script)) {
+          context.stderr.write(`ocr: ${script} is missing (the benchmark ships with the source tree)\n`);
+          context.exitCode = 3;
+          return;
+        }
+        const args = [script];
+        if (o.json) args.push("--json");
+        for (const [flag, v] of [["--synth", o.synth], ["--docs", o.docs], ["--max-tokens", o.maxTokens], ["--scale-pages", o.scalePages],
+          ["--scale-max-tokens", o.scaleMaxTokens], ["--threads", o.threads], ["--model", o.model]] as const)
+          if (v) args.push(flag, v);
+        if (o.real && !o.real.includes("beside the checkout")) args.push("--real", o.real);
+        if (o.skipTesseract) args.push("--skip-tesseract");
+        if (o.skipScale) args.push("--skip-scale");
+        if (o.skipQuality) args.push("--skip-quality");
+        const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: context.env });
+        child.stdout.pipe(context.stdout, { end: false });
+        child.stderr.pipe(context.stderr, { end: false });
+        const onAbort = () => child.kill("SIGINT");
+        context.signal.addEventListener("abort", onAbort, { once: true });
+        context.exitCode = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+        context.signal.removeEventListener("abort", onAbort);
+      });
+  },
+});
