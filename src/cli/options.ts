@@ -146,7 +146,7 @@ export const OPTIONS = {
   },
   maxTokens: {
     flags: "--max-tokens <n>",
-    description: "stop decoding a page after this many tokens (the page is marked truncated)",
+    description: "stop decoding a page after this many tokens (the page is marked truncated; default: the model's max_tokens_per_page)",
     parse: integer("--max-tokens", 1, 1_000_000),
   },
   threads: {
@@ -196,7 +196,7 @@ export const OPTIONS = {
   },
   jsonl: {
     flags: "--jsonl",
-    description: "print progress events as JSON Lines on stderr",
+    description: "print every event (pages, tokens/s, warnings, summary) as JSON Lines on stdout (on stderr with --stdout)",
   },
   quiet: {
     flags: "-q, --quiet",
