@@ -74,9 +74,13 @@ async function benchOurs(dir, prefix, kvDtype) {
   const prefillTokPerS = prefix / seconds(t0);
   await session.generate({ maxTokens: 3 }).result; // warm-up: pages of the experts in use, caches
   const liveBefore = session.stats().liveEntries;
+  // The machine may be shared: bandwidth is measured right before and after the timed decode, and the
+  // row's bound uses their mean, so both sides of the ratio see the same conditions.
+  const bwBefore = addon.testing.measureBandwidth(bandwidthMB, threads, 3);
   t0 = process.hrtime.bigint();
   const r = await session.generate({ maxTokens: decodeTokens }).result;
   const decodeTokPerS = r.tokens.length / seconds(t0);
+  const bwAfter = addon.testing.measureBandwidth(bandwidthMB, threads, 3);
   // Bytes one step streams: weights (attention, dense MLP, router, top-k + shared experts, lm_head), the
   // K and V rows it attends (average over the timed steps), and its embedding row.
   const kvSize = kvDtype === "f32" ? 4 : 2;
@@ -84,7 +88,7 @@ async function benchOurs(dir, prefix, kvDtype) {
   const kvBytes = avgLive * cfg.num_hidden_layers * 2 * cfg.num_key_value_heads * cfg.head_dim * kvSize;
   const wSize = engine.info.weightDtype === "f32" ? 4 : 2;
   const bytesPerToken = engine.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
-  return { prefillTokPerS, decodeTokPerS, bytesPerToken, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype };
+  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype };
 }
 
 async function benchOrt(onnxPath, cfg, prefix) {
@@ -138,9 +142,9 @@ for (const m of models) {
   for (const prefix of prefixes) {
     log(`bench-engine: ${m.name} prefix ${prefix} ...`);
     const ours = await benchOurs(m.dir, prefix, m.kvDtype);
-    const boundTokPerS = (bandwidthGBs * 1e9) / ours.bytesPerToken;
+    const boundTokPerS = (ours.bandwidthGBs * 1e9) / ours.bytesPerToken;
     const row = {
-      model: m.name, dtype: ours.weightDtype, kvDtype: m.kvDtype, kernels: ours.kernels, threads, prefix,
+      model: m.name, dtype: ours.weightDtype, kvDtype: m.kvDtype, kernels: ours.kernels, threads, prefix, bandwidthGBs: ours.bandwidthGBs,
       decodeTokPerS: ours.decodeTokPerS, prefillTokPerS: ours.prefillTokPerS,
       bytesPerToken: ours.bytesPerToken, boundTokPerS, boundShare: ours.decodeTokPerS / boundTokPerS,
     };
@@ -161,17 +165,18 @@ if (json) {
   process.stdout.write(JSON.stringify({ benchmark: "engine", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
 } else {
   const f = (x, d = 1) => (x === undefined ? "-" : x.toFixed(d));
-  const header = ["model", "dtype", "prefix", "decode tok/s", "bound tok/s", "of bound", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
+  const header = ["model", "dtype", "prefix", "decode tok/s", "GB/s", "bound tok/s", "of bound", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
   const lines = rows.map((r) => [
-    r.model, `${r.dtype}/kv ${r.kvDtype}`, String(r.prefix), f(r.decodeTokPerS), f(r.boundTokPerS), `${f(r.boundShare * 100, 0)}%`,
+    r.model, `${r.dtype}/kv ${r.kvDtype}`, String(r.prefix), f(r.decodeTokPerS), f(r.bandwidthGBs), f(r.boundTokPerS), `${f(r.boundShare * 100, 0)}%`,
     f(r.ortDecodeTokPerS), r.decodeVsOrt ? `${f(r.decodeVsOrt, 2)}x` : "-", f(r.prefillTokPerS), f(r.ortPrefillTokPerS),
     r.prefillVsOrt ? `${f(r.prefillVsOrt, 2)}x` : "-",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   process.stdout.write(`engine benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
-    `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`);
+    `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s at start, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`);
   process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
-  process.stdout.write("bound = measured bandwidth / bytes read per decode step (weights incl. top-k + shared experts, KV rows attended, lm_head).\n");
+  process.stdout.write("bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +
+    "        (weights incl. router, top-k + shared experts and lm_head; the K/V rows attended; the embedding row).\n");
   process.stdout.write("ORT = onnxruntime-node on the same decoder exported with past key/values (dense MoE: all experts computed, unrouted ones zero-weighted).\n");
 }
