@@ -78,9 +78,17 @@ describe("ocr parse with the default model", () => {
     const r = await ocr(["parse", "broken-frame.tif", "-o", out, ...common], { cwd });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/broken-frame\.tif: warning: page 2 has no text: corrupt TIFF image \(page 2\)/);
-    expect(r.stderr).toMatch(/3 pages \(2 truncated, 1 unreadable\)/);
     const doc = record(path.join(out, "broken-frame.json"));
-    expect(doc.pages.map((p) => [p.page, p.tokenCount])).toEqual([[1, 24], [2, 0], [3, 24]]);
+    expect(doc.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+    // the good pages hold one short line: a model that reads may end them before the cap
+    for (const p of [doc.pages[0]!, doc.pages[2]!]) {
+      expect(p.tokenCount).toBeGreaterThan(0);
+      expect(p.tokenCount).toBeLessThanOrEqual(24);
+      expect(p.truncated).toBe(p.tokenCount === 24);
+    }
+    const truncated = doc.pages.filter((p) => p.truncated).length;
+    expect(r.stderr).toContain(`3 pages (${truncated ? `${truncated} truncated, ` : ""}1 unreadable)`);
+    expect(doc.pages[1]!.tokenCount).toBe(0);
     expect(doc.pages[1]).toMatchObject({ markdown: "", truncated: false, width: 600, height: 400 });
     expect(doc.pages[1]!.warnings[0]).toMatch(/corrupt TIFF image \(page 2\)/);
   });
