@@ -23,6 +23,8 @@ const { values: o } = parseArgs({
     "skip-tesseract": { type: "boolean" },
     "skip-scale": { type: "boolean" },
     "skip-quality": { type: "boolean" },
+    // prints the tables of an earlier --json run without running anything
+    from: { type: "string" },
   },
 });
 const log = (s) => process.stderr.write(s + "\n");
@@ -162,8 +164,8 @@ async function tesseract(doc) {
   return { text, seconds, peakMiB };
 }
 
-const result = { settings: { maxTokens: Number(o["max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default" }, documents: [], overall: {}, scaling: [] };
-try {
+const result = o.from ? JSON.parse(readFileSync(o.from, "utf8")) : { settings: { maxTokens: Number(o["max-tokens"]), scaleMaxTokens: Number(o["scale-max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default" }, documents: [], overall: {}, scaling: [] };
+if (!o.from) try {
   if (!o["skip-quality"]) {
     const docs = collect();
     const totals = { ours: { errors: 0, refChars: 0, common: 0, hyp: 0, ref: 0, seconds: 0, pages: 0, peak: 0 }, tess: { errors: 0, refChars: 0, common: 0, hyp: 0, ref: 0, seconds: 0, pages: 0, peak: 0 } };
@@ -267,7 +269,7 @@ else {
   const pad = (s, n) => String(s).padEnd(n);
   const padl = (s, n) => String(s).padStart(n);
   if (result.documents.length) {
-    console.log(`quality (ours: --max-tokens ${o["max-tokens"]}, --threads ${o.threads}; Tesseract 5: eng, --psm 3, OMP_THREAD_LIMIT=1; same 150 DPI pixels)`);
+    console.log(`quality (ours: --max-tokens ${result.settings.maxTokens}, --threads ${result.settings.threads}; Tesseract 5: eng, --psm 3, OMP_THREAD_LIMIT=1; same 150 DPI pixels)`);
     console.log(`${pad("document", 34)} ${pad("set", 10)} ${padl("pg", 3)} | ${padl("CER", 7)} ${padl("wordF1", 7)} ${padl("s/pg", 6)} ${padl("RSS MiB", 8)} ${padl("trunc", 5)} | ${padl("tess CER", 8)} ${padl("wordF1", 7)} ${padl("s/pg", 6)} ${padl("RSS MiB", 8)}`);
     for (const r of result.documents) {
       const t = r.tesseract;
@@ -281,7 +283,7 @@ else {
   }
   if (result.scaling.length) {
     console.log("");
-    console.log(`scaling: one streaming pass (--max-tokens ${o["scale-max-tokens"]}), read as pages finish`);
+    console.log(`scaling: one streaming pass (--max-tokens ${result.settings.scaleMaxTokens ?? o["scale-max-tokens"]}), read as pages finish`);
     console.log(`${padl("pages", 5)} ${padl("peak RSS MiB", 12)} ${padl("RSS MiB", 8)} ${padl("tokens/s", 9)} ${padl("s/page", 7)}`);
     for (const r of result.scaling) console.log(`${padl(r.pages, 5)} ${padl(num(r.peakRssMiB, 0), 12)} ${padl(num(r.rssMiB, 0), 8)} ${padl(num(r.tokensPerSecond, 0), 9)} ${padl(num(r.secondsPerPage, 2), 7)}`);
   }

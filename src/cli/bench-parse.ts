@@ -20,6 +20,7 @@ interface BenchParseOptions {
   skipTesseract?: boolean;
   skipScale?: boolean;
   skipQuality?: boolean;
+  from?: string;
 }
 
 registerBenchTarget({
@@ -39,6 +40,7 @@ registerBenchTarget({
       .option("--skip-tesseract", "without the Tesseract baseline")
       .option("--skip-scale", "without the page-count scaling pass")
       .option("--skip-quality", "only the scaling pass")
+      .option("--from <file>", "print the tables of an earlier --json run")
       .action(async (o: BenchParseOptions) => {
         if (!existsSync(script)) {
           context.stderr.write(`ocr: ${script} is missing (the benchmark ships with the source tree)\n`);
@@ -54,6 +56,7 @@ registerBenchTarget({
         if (o.skipTesseract) args.push("--skip-tesseract");
         if (o.skipScale) args.push("--skip-scale");
         if (o.skipQuality) args.push("--skip-quality");
+        if (o.from) args.push("--from", o.from);
         const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: context.env });
         child.stdout.pipe(context.stdout, { end: false });
         child.stderr.pipe(context.stderr, { end: false });
