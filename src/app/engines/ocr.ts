@@ -2,7 +2,7 @@
 // or the streaming layout (our default model). Replaces the placeholder registration of model.ts.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { Engine, EngineError, type AttentionPolicy, type NoRepeatRule, type Session } from "../../engine/index.js";
+import { Engine, EngineError, type AttentionPolicy, type GenerateOptions, type NoRepeatRule, type Session } from "../../engine/index.js";
 import { loadBundle, type Bundle } from "../../model/bundle.js";
 import { ModelFileError } from "../../model/errors.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
@@ -131,12 +131,10 @@ class OcrDecoder implements PageDecoder {
       await session.prefill({ tokens: textIds, embeddings: visual, embeddingPositions: positions });
       const prefill = performance.now() - t;
       t = performance.now();
-      const stream = session.generate({ maxTokens: this.maxTokens * chunk.length, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(chunk.length) });
-      const onAbort = () => stream.cancel();
-      context.signal.addEventListener("abort", onAbort, { once: true });
-      const result = await stream.result.finally(() => context.signal.removeEventListener("abort", onAbort));
+      const result = await this.generatePage(session, chunk[0]!, { maxTokens: this.maxTokens * chunk.length, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(chunk.length) }, context);
       const decode = performance.now() - t;
       const ended = result.reason === "stop";
+      if (result.reason === "runaway") context.warn(`the pass over pages ${chunk[0]}-${chunk.at(-1)} was ended after ${result.tokens.length} tokens: the output kept repeating itself`);
       const ids = ended ? result.tokens.slice(0, -1) : result.tokens;
       const text = this.m.tokenizer.decode(ids);
       const texts = chunk.length > 1 ? splitPages(text) : [text];
@@ -199,7 +197,7 @@ class OcrDecoder implements PageDecoder {
         previous = [ext.start, ext.start + ext.count];
         const prefill = performance.now() - t;
         t = performance.now();
-        const run = await this.generatePage(session, pageNumber, [pageToken, json.tokens.eos], context);
+        const run = await this.generatePage(session, pageNumber, { maxTokens: this.maxTokens, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
         const decodeMs = performance.now() - t;
         const ended = run.reason === "stop";
         const ids = ended ? run.tokens.slice(0, -1) : run.tokens;
@@ -226,10 +224,10 @@ class OcrDecoder implements PageDecoder {
     }
   }
 
-  /** Greedy decoding of one page with progress callbacks and the runaway rule; the cap is --max-tokens. */
-  private async generatePage(session: Session, pageNumber: number, stopTokens: number[], context: DecodeContext):
+  /** Greedy decoding with progress callbacks (reported against `pageNumber`) and the runaway rule. */
+  private async generatePage(session: Session, pageNumber: number, options: GenerateOptions, context: DecodeContext):
     Promise<{ reason: "stop" | "length" | "cancelled" | "runaway"; tokens: number[] }> {
-    const stream = session.generate({ maxTokens: this.maxTokens, stopTokens, noRepeat: this.noRepeat(1) });
+    const stream = session.generate(options);
     const onAbort = () => stream.cancel();
     context.signal.addEventListener("abort", onAbort, { once: true });
     const started = performance.now();
