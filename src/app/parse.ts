@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { formatPageSelection, parsePageSelection, type PageRange } from "../input/index.js";
 import type { DocumentRecord } from "../output/schema.js";
 import type { RunEvent } from "./events.js";
+import { UsageError } from "./errors.js";
 import { runBatch } from "./run.js";
 import { defaultModelOptions, type RunSettings } from "./settings.js";
 
@@ -73,6 +74,13 @@ export async function parse(input: string | Buffer | Uint8Array, options: ParseO
   const bytes = typeof input === "string" ? undefined : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   let record: DocumentRecord | undefined;
   let failure: ParseError | undefined;
+  // a folder or glob would give several documents: parse() answers for one, runBatch is for batches
+  let documents = 0;
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onOuterAbort = () => controller.abort();
+  if (outer?.aborted) controller.abort();
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
   const summary = await runBatch({
     inputs: [bytes ? "-" : (input as string)],
     cwd: process.cwd(),
@@ -88,12 +96,15 @@ export async function parse(input: string | Buffer | Uint8Array, options: ParseO
       if (bytes && options.name) record.source.path = options.name;
     },
     emit: (event) => {
+      if (event.type === "run-start") documents = event.documents;
+      if (event.type === "run-start" && event.documents > 1) controller.abort();
       if (event.type === "document-failed") failure = new ParseError(event.code, event.message, bytes ? options.name ?? "-" : event.source);
       options.onEvent?.(event);
     },
-    signal: options.signal ?? new AbortController().signal,
+    signal: controller.signal,
     version: packageVersion(),
-  });
+  }).finally(() => outer?.removeEventListener("abort", onOuterAbort));
+  if (documents > 1) throw new UsageError(`${String(input)} names ${documents} documents; parse() reads one (runBatch reads many)`);
   if (failure) throw failure;
   if (!record) throw new ParseError(summary.interrupted ? "INTERRUPTED" : "NO_RESULT", summary.interrupted ? "interrupted" : "no result", typeof input === "string" ? input : options.name ?? "-");
   return record;
