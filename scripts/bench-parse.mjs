@@ -223,6 +223,7 @@ async function scaling(total) {
   let pages = 0;
   let tokens = 0;
   let decodeSec = 0;
+  let cache = { entries: NaN, bytes: NaN };
   let buffered = "";
   const started = performance.now();
   const status = () => {
@@ -250,9 +251,10 @@ async function scaling(total) {
       pages++;
       tokens += e.tokenCount;
       if (e.tokensPerSecond) decodeSec += e.tokenCount / e.tokensPerSecond;
+      if (e.cacheEntries !== undefined) cache = { entries: e.cacheEntries, bytes: e.cacheBytes };
       if (marks.includes(pages)) {
         const s = status();
-        rows.push({ pages, peakRssMiB: s.hwm, rssMiB: s.rss, tokensPerSecond: decodeSec ? tokens / decodeSec : 0, secondsPerPage: (performance.now() - started) / 1000 / pages });
+        rows.push({ pages, peakRssMiB: s.hwm, rssMiB: s.rss, kvEntries: cache.entries, kvMiB: cache.bytes / 2 ** 20, tokensPerSecond: decodeSec ? tokens / decodeSec : 0, secondsPerPage: (performance.now() - started) / 1000 / pages });
         log(`  after ${pages} pages: peak RSS ${s.hwm.toFixed(0)} MiB, ${(tokens / decodeSec).toFixed(0)} tokens/s`);
       }
     }
@@ -284,7 +286,7 @@ else {
   if (result.scaling.length) {
     console.log("");
     console.log(`scaling: one streaming pass (--max-tokens ${result.settings.scaleMaxTokens ?? o["scale-max-tokens"]}), read as pages finish`);
-    console.log(`${padl("pages", 5)} ${padl("peak RSS MiB", 12)} ${padl("RSS MiB", 8)} ${padl("tokens/s", 9)} ${padl("s/page", 7)}`);
-    for (const r of result.scaling) console.log(`${padl(r.pages, 5)} ${padl(num(r.peakRssMiB, 0), 12)} ${padl(num(r.rssMiB, 0), 8)} ${padl(num(r.tokensPerSecond, 0), 9)} ${padl(num(r.secondsPerPage, 2), 7)}`);
+    console.log(`${padl("pages", 5)} ${padl("peak RSS MiB", 12)} ${padl("RSS MiB", 8)} ${padl("KV entries", 10)} ${padl("KV MiB", 7)} ${padl("tokens/s", 9)} ${padl("s/page", 7)}`);
+    for (const r of result.scaling) console.log(`${padl(r.pages, 5)} ${padl(num(r.peakRssMiB, 0), 12)} ${padl(num(r.rssMiB, 0), 8)} ${padl(r.kvEntries ?? "—", 10)} ${padl(num(r.kvMiB, 1), 7)} ${padl(num(r.tokensPerSecond, 0), 9)} ${padl(num(r.secondsPerPage, 2), 7)}`);
   }
 }

@@ -42,6 +42,8 @@ export interface DecodedPage {
   error?: string;
   /** Milliseconds spent generating tokens (for tokens/s); absent for engines without tokens. */
   decodeMs?: number;
+  /** Decoder KV cache after the page: entries attended and bytes allocated (shows retirement at work). */
+  cache?: { liveEntries: number; bytes: number };
 }
 
 /** Identifies what produced the results; stored in NAME.json and part of --resume's key. */

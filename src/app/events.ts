@@ -30,6 +30,9 @@ export type RunEvent =
       tokensPerSecond: number;
       /** Set when the page could not be read; the document goes on without its text. */
       error?: string;
+      /** Model engines: KV cache entries still attended and bytes allocated after this page. */
+      cacheEntries?: number;
+      cacheBytes?: number;
     }
   | {
       /** While a page decodes, at most a few times a second: tokens so far and the decoding rate. */

@@ -232,6 +232,7 @@ async function processDocument(
         elapsedMs: Math.round(elapsedMs),
         tokensPerSecond: page.decodeMs ? rate(page.tokenCount, page.decodeMs) : 0,
         ...(page.error !== undefined ? { error: page.error } : {}),
+        ...(page.cache ? { cacheEntries: page.cache.liveEntries, cacheBytes: page.cache.bytes } : {}),
       });
     }
     // An interrupted document is not written at all: a partial result would look complete.

@@ -64,6 +64,11 @@ describe("ocr parse with the default model", () => {
       expect(e).toMatchObject({ tokenCount: 24, truncated: true });
       expect(e.tokensPerSecond).toBeGreaterThan(0);
     }
+    // page 1's visual tokens retired when page 2's came in: what stays attended grows by the text window at most
+    const [c1, c2] = done.map((e) => e.cacheEntries as number);
+    expect(c1).toBeGreaterThan(1000);
+    expect(c2! - c1!).toBeLessThanOrEqual(128 + 2);
+    expect(done[1]!.cacheBytes).toBe(done[0]!.cacheBytes);
     const end = ev.at(-1)!;
     expect(end).toMatchObject({ type: "run-end", summary: { done: 1, pages: 2, tokens: 48, truncatedPages: 2, failedPages: 0, exitCode: 0 } });
     const doc = record(path.join(out, "synth-2pages.json"));

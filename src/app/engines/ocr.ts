@@ -208,6 +208,8 @@ class OcrDecoder implements PageDecoder {
           page.warnings.push(`page ${pageNumber} was ended after ${run.tokens.length} tokens: the output kept repeating itself`);
         }
         page.decodeMs = decodeMs;
+        const stats = session.stats();
+        page.cache = { liveEntries: stats.liveEntries, bytes: stats.cacheBytes };
         yield page;
         if (!ended) {
           // the page never ended: close it so the next page starts after a <PAGE>, as in training
