@@ -2,6 +2,8 @@
 // MLP or MoE, residual) -> norm -> logits. Prefill runs n entries as matrix-matrix work; a decode step
 // is the same code with n = 1 (matrix-vector work).
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "session.h"
@@ -124,7 +126,10 @@ void moe_forward(Model& m, const LayerWeights& L, const float* x, int64_t n, flo
 
 }  // namespace
 
-void Session::forward(const float* x_in, int64_t n, Capture* capture) {
+void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decode) {
+  using clock = std::chrono::steady_clock;
+  const auto t_step = clock::now();
+  double attn_s = 0;
   const DecoderConfig& c = model_.config();
   const int64_t H = c.hidden_size, NH = c.num_attention_heads, NKV = c.num_key_value_heads, D = c.head_dim;
   const int64_t first = static_cast<int64_t>(entries_.size()) - n;
@@ -143,6 +148,44 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture) {
     visible[i] = n_old + static_cast<int32_t>(i) + 1;
     positions[i] = first + i;
   }
+
+  // Focal pruning (decode steps only; prefill always attends everything). warm-up: full lists, every
+  // layer reports its visual share. After it: a focal layer attends all visual entries and keeps the top
+  // ceil(keep * N) by head-averaged probability (ties: lowest position); other layers attend the current
+  // set, which carries over from the previous step until the first focal layer replaces it.
+  const bool focal = decode && n == 1 && focal_on();
+  const bool warm = focal && focal_steps_ < opts_.focal.warmup;
+  std::vector<int64_t> key_pos;  // positions of `slots` (focal steps only)
+  std::vector<int64_t> all_visual;
+  if (focal) {
+    for (int64_t p : live_)
+      if (p < first) {
+        key_pos.push_back(p);
+        if (entries_[p].kind == EntryKind::Visual) all_visual.push_back(p);
+      }
+    key_pos.push_back(first);
+    if (visual_share_.empty()) visual_share_.assign(static_cast<size_t>(c.num_hidden_layers), 0.0);
+    if (focus_valid_) {  // the set must still be live (retire / extend reset it, this guards anyway)
+      for (int64_t p : focus_)
+        if (entries_[p].slot < 0) { focus_valid_ = false; break; }
+    }
+  }
+  std::vector<int32_t> layer_slots;
+  std::vector<float> probs;
+  std::vector<double> avg;
+  // Slots of the non-visual keys plus `visual_set` (both ascending by position), then the new entry.
+  auto build_pruned = [&](const std::vector<int64_t>& visual_set) {
+    layer_slots.clear();
+    size_t j = 0;
+    for (size_t i = 0; i + 1 < key_pos.size(); i++) {
+      const int64_t p = key_pos[i];
+      if (entries_[p].kind == EntryKind::Visual) continue;
+      while (j < visual_set.size() && visual_set[j] < p) layer_slots.push_back(entries_[visual_set[j++]].slot);
+      layer_slots.push_back(entries_[p].slot);
+    }
+    while (j < visual_set.size()) layer_slots.push_back(entries_[visual_set[j++]].slot);
+    layer_slots.push_back(entries_[first].slot);
+  };
 
   std::vector<float> x(x_in, x_in + n * H), xn(static_cast<size_t>(n * H)), tmp(static_cast<size_t>(n * H));
   std::vector<float> q(static_cast<size_t>(n * NH * D)), kk(static_cast<size_t>(n * NKV * D)), vv(kk.size()), att(q.size());
@@ -163,7 +206,53 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture) {
         k.store(kv.dtype, vv.data() + (i * NKV + g) * D, kv.v.data() + kv.offset(g, s), D);
       }
     }
-    attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), n, NH, NKV, D, kv, slots.data(), visible.data(), att.data());
+    const auto t_attn = clock::now();
+    if (!focal) {
+      attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), n, NH, NKV, D, kv, slots.data(), visible.data(), att.data());
+    } else {
+      const bool full_layer = warm || is_focal_[l] || !focus_valid_;
+      const bool want_probs = warm || is_focal_[l];
+      const int32_t* use = slots.data();
+      int32_t nv = visible[0];
+      if (!full_layer) {
+        build_pruned(focus_);
+        use = layer_slots.data();
+        nv = static_cast<int32_t>(layer_slots.size());
+      }
+      if (want_probs) probs.assign(static_cast<size_t>(NH * nv), 0.f);
+      attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), 1, NH, NKV, D, kv, use, &nv, att.data(),
+                want_probs ? probs.data() : nullptr);
+      if (want_probs) {
+        // Head-averaged probability of every visual key (the list is the full one here).
+        avg.assign(all_visual.size(), 0.0);
+        double share = 0;
+        size_t vi = 0;
+        for (int32_t j = 0; j < nv; j++) {
+          if (j + 1 == nv || entries_[key_pos[j]].kind != EntryKind::Visual) continue;
+          double a = 0;
+          for (int64_t h = 0; h < NH; h++) a += probs[static_cast<size_t>(h * nv + j)];
+          a /= static_cast<double>(NH);
+          avg[vi++] = a;
+          share += a;
+        }
+        if (warm) visual_share_[l] += share;
+        else if (!all_visual.empty()) {
+          const int64_t N = static_cast<int64_t>(all_visual.size());
+          const int64_t keep = std::min<int64_t>(N, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(opts_.focal.keep * static_cast<double>(N)))));
+          std::vector<int32_t> order(static_cast<size_t>(N));
+          for (int64_t i = 0; i < N; i++) order[i] = static_cast<int32_t>(i);
+          std::partial_sort(order.begin(), order.begin() + keep, order.end(), [&](int32_t a, int32_t b) {
+            return avg[a] != avg[b] ? avg[a] > avg[b] : a < b;
+          });
+          order.resize(static_cast<size_t>(keep));
+          std::sort(order.begin(), order.end());
+          focus_.resize(order.size());
+          for (size_t i = 0; i < order.size(); i++) focus_[i] = all_visual[order[i]];
+          focus_valid_ = true;
+        }
+      }
+    }
+    if (decode) attn_s += std::chrono::duration<double>(clock::now() - t_attn).count();
     linear_jobs(model_, {{att.data(), n, L.o, tmp.data()}});
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     // MLP block.
@@ -185,6 +274,16 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture) {
   last_logits_.assign(logits.end() - c.vocab_size, logits.end());
   if (all) capture->logits = std::move(logits);
   else if (capture) capture->logits = last_logits_;
+  if (decode) {
+    stats_.decode_steps++;
+    stats_.attention_seconds += attn_s;
+    stats_.decode_seconds += std::chrono::duration<double>(clock::now() - t_step).count();
+  }
+  if (focal) {
+    if (!warm && opts_.record_fixations && focus_valid_) fixations_.push_back({first, focus_});
+    focal_steps_++;
+    if (focal_steps_ == opts_.focal.warmup) choose_focal_layers();
+  }
 }
 
 }  // namespace ocr

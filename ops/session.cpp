@@ -9,6 +9,11 @@ namespace ocr {
 Session::Session(Model& model, const SessionOptions& opts) : model_(model), opts_(opts) {
   if (opts.window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
   const DecoderConfig& c = model.config();
+  const auto& f = opts.focal;
+  if (f.layers < 0 || f.layers > c.num_hidden_layers)
+    throw EngineError("BAD_OPTION", "focal layers must be in 0.." + std::to_string(c.num_hidden_layers) + " (the model's layer count)");
+  if (f.layers > 0 && !(f.keep > 0 && f.keep <= 1)) throw EngineError("BAD_OPTION", "focal keep must be in (0, 1]");
+  if (f.layers > 0 && f.warmup < 1) throw EngineError("BAD_OPTION", "focal warm-up must be at least 1 decode step (it chooses the focal layers)");
   kv_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (auto& kv : kv_) {
     kv.dtype = opts.kv_dtype;
@@ -57,7 +62,7 @@ void Session::feed_pending() {
   entries_.push_back({EntryKind::Generated, alloc_slot()});
   std::vector<float> x(static_cast<size_t>(model_.config().hidden_size));
   model_.embed(token, x.data());
-  forward(x.data(), 1, nullptr);
+  forward(x.data(), 1, nullptr, true);
   live_.push_back(pos);
   if (opts_.window > 0) ring_.push_back(pos);
 }
@@ -88,6 +93,7 @@ void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int6
   }
   forward(x.data(), n, capture);
   for (int64_t i = 0; i < n; i++) live_.push_back(first + i);
+  focus_valid_ = false;  // new visual entries compete again: the next focal layer chooses among all
 }
 
 void Session::retire(int64_t begin, int64_t end) {
@@ -95,6 +101,7 @@ void Session::retire(int64_t begin, int64_t end) {
   const int64_t len = static_cast<int64_t>(entries_.size());
   if (begin < 0 || end > len || begin > end)
     throw EngineError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside the session (length " + std::to_string(len) + ")");
+  focus_valid_ = false;
   for (int64_t p = begin; p < end; p++) {
     release(p);
     if (entries_[p].kind == EntryKind::Generated) {
@@ -102,6 +109,23 @@ void Session::retire(int64_t begin, int64_t end) {
       if (it != ring_.end()) ring_.erase(it);
     }
   }
+}
+
+// The K layers with the highest visual share over the warm-up (ties: lowest layer index).
+void Session::choose_focal_layers() {
+  const int L = model_.config().num_hidden_layers;
+  std::vector<int> order(static_cast<size_t>(L));
+  for (int i = 0; i < L; i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return visual_share_[a] > visual_share_[b]; });
+  is_focal_.assign(static_cast<size_t>(L), 0);
+  for (int i = 0; i < opts_.focal.layers; i++) is_focal_[order[i]] = 1;
+}
+
+std::vector<int> Session::focal_layers() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < is_focal_.size(); i++)
+    if (is_focal_[i]) out.push_back(static_cast<int>(i));
+  return out;
 }
 
 std::string Session::generate(const GenerateOptions& opts, const std::function<void(int32_t)>& on_token,

@@ -20,6 +20,26 @@ struct SessionOptions {
   // entries including the current one (a ring of n slots per layer). Extended entries are always attended
   // until retired.
   int window = 0;
+  // Focal pruning (FastOCR, training-free) on decode steps; layers = 0 turns it off. See session.cpp.
+  struct Focal {
+    double keep = 1.0;  // share tau of the visual entries kept in a focal layer, 0 < keep <= 1
+    int layers = 0;     // number of focal layers K chosen after the warm-up
+    int warmup = 0;     // decode steps with full attention that measure each layer's visual share
+  } focal;
+  bool record_fixations = false;  // keep, per focal decode step, the visual positions selected
+};
+
+// One focal decode step's selection: the position of the entry being fed and the visual positions the
+// last focal layer kept (ascending).
+struct Fixation {
+  int64_t position;
+  std::vector<int64_t> visual;
+};
+
+struct AttentionStats {
+  int64_t decode_steps = 0;    // single-entry forward passes (generated tokens fed back)
+  double decode_seconds = 0;   // their whole time
+  double attention_seconds = 0;  // their attention time: key lists, kernels and focal selection
 };
 
 struct NoRepeatRule {
@@ -63,6 +83,11 @@ class Session {
   size_t cache_bytes() const;  // bytes of KV storage currently allocated
   const std::vector<float>& last_logits() const { return last_logits_; }
   const SessionOptions& options() const { return opts_; }
+  const AttentionStats& attention_stats() const { return stats_; }
+  // Focal layers chosen after the warm-up (empty before, or with focal pruning off).
+  std::vector<int> focal_layers() const;
+  // Hands over the fixations recorded since the last call.
+  std::vector<Fixation> take_fixations() { return std::move(fixations_); }
 
  private:
   struct Entry {
@@ -73,7 +98,9 @@ class Session {
   int32_t alloc_slot();
   void release(int64_t position);
   // Runs the new entries (already appended to entries_, slots assigned) through every layer.
-  void forward(const float* x_in, int64_t n, Capture* capture);
+  void forward(const float* x_in, int64_t n, Capture* capture, bool decode = false);
+  bool focal_on() const { return opts_.focal.layers > 0; }
+  void choose_focal_layers();
 
   Model& model_;
   SessionOptions opts_;
@@ -86,6 +113,14 @@ class Session {
   std::vector<int32_t> history_;       // generated tokens, for the no-repeat rule
   std::vector<float> last_logits_;     // [vocab] after the latest entry
   int32_t pending_ = -1;               // generated token not yet in the cache
+  // Focal state.
+  int64_t focal_steps_ = 0;             // decode steps seen (warm-up counts these)
+  std::vector<double> visual_share_;    // [layers] summed head-averaged visual probability over the warm-up
+  std::vector<uint8_t> is_focal_;       // [layers], set after the warm-up
+  bool focus_valid_ = false;            // focus_ holds the last focal layer's set (else: all visual entries)
+  std::vector<int64_t> focus_;          // visual positions kept, ascending
+  std::vector<Fixation> fixations_;
+  AttentionStats stats_;
 };
 
 }  // namespace ocr

@@ -154,6 +154,13 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     ocr::SessionOptions opts;
     opts.kv_dtype = ParseDType(env, o.Get("kvDtype"), "option kvDtype");
     if (o.Get("window").IsNumber()) opts.window = o.Get("window").As<Napi::Number>().Int32Value();
+    if (o.Get("focal").IsObject()) {  // { keep, layers, warmup }
+      Napi::Object f = o.Get("focal").As<Napi::Object>();
+      opts.focal.keep = f.Get("keep").As<Napi::Number>().DoubleValue();
+      opts.focal.layers = f.Get("layers").As<Napi::Number>().Int32Value();
+      opts.focal.warmup = f.Get("warmup").As<Napi::Number>().Int32Value();
+    }
+    opts.record_fixations = o.Get("recordFixations").ToBoolean().Value();
     try {
       state->session = std::make_unique<ocr::Session>(*state->model, opts);
     } catch (const ocr::EngineError& e) {
@@ -253,7 +260,33 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     o.Set("liveEntries", static_cast<double>(s.live_entries()));
     o.Set("cacheBytes", static_cast<double>(s.cache_bytes()));
     o.Set("busy", state->busy.load());
+    const auto& a = s.attention_stats();
+    o.Set("decodeSteps", static_cast<double>(a.decode_steps));
+    o.Set("decodeMs", a.decode_seconds * 1e3);
+    o.Set("attentionMs", a.attention_seconds * 1e3);
+    const auto layers = s.focal_layers();
+    auto fl = Napi::Array::New(env, layers.size());
+    for (size_t i = 0; i < layers.size(); i++) fl.Set(static_cast<uint32_t>(i), layers[i]);
+    o.Set("focalLayers", fl);
     return o;
+  }
+
+  // [{ position, visual: Float64Array }] recorded since the last call.
+  Napi::Value TakeFixations(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!state->session) throw MakeError(env, "BAD_STATE", "the session was disposed");
+    if (state->busy) throw MakeError(env, "BUSY", "the session is running a call");
+    auto fx = state->session->take_fixations();
+    auto arr = Napi::Array::New(env, fx.size());
+    for (size_t i = 0; i < fx.size(); i++) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("position", static_cast<double>(fx[i].position));
+      auto v = Napi::Float64Array::New(env, fx[i].visual.size());
+      for (size_t j = 0; j < fx[i].visual.size(); j++) v[j] = static_cast<double>(fx[i].visual[j]);
+      o.Set("visual", v);
+      arr.Set(static_cast<uint32_t>(i), o);
+    }
+    return arr;
   }
 
   Napi::Value LastLogits(const Napi::CallbackInfo& info) {
@@ -276,6 +309,7 @@ void InitSession(Napi::Env env, Napi::Object exports) {
                                                SessionWrap::InstanceMethod("generate", &SessionWrap::Generate),
                                                SessionWrap::InstanceMethod("cancel", &SessionWrap::Cancel),
                                                SessionWrap::InstanceMethod("stats", &SessionWrap::Stats),
+                                               SessionWrap::InstanceMethod("takeFixations", &SessionWrap::TakeFixations),
                                                SessionWrap::InstanceMethod("dispose", &SessionWrap::Dispose),
                                                SessionWrap::InstanceMethod("lastLogits", &SessionWrap::LastLogits)});
   exports.Set("NativeSession", f);

@@ -101,20 +101,21 @@ void KvLayer::grow(int64_t slots) {
 namespace {
 
 void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv_head, const KvLayer& kv, const int32_t* slots,
-                int32_t n_vis, float* scores, float* oh) {
+                int32_t n_vis, float* scores, float* oh, float* probs = nullptr) {
   std::fill(oh, oh + head_dim, 0.f);
   if (n_vis <= 0) return;
   const int64_t stride = static_cast<int64_t>(kv.row_bytes());
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   kr.scores(kv.dtype, kv.k.data() + kv.offset(kv_head, 0), stride, slots, n_vis, qh, head_dim, scale, scores);
   kr.softmax(scores, n_vis);
+  if (probs) std::memcpy(probs, scores, sizeof(float) * static_cast<size_t>(n_vis));
   kr.weighted_sum(kv.dtype, kv.v.data() + kv.offset(kv_head, 0), stride, slots, n_vis, scores, head_dim, oh);
 }
 
 }  // namespace
 
 void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
-               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out) {
+               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out, float* probs) {
   const int64_t group = heads / kv_heads;
   int32_t max_vis = 0;
   for (int64_t i = 0; i < n_q; i++) max_vis = std::max(max_vis, visible[i]);
@@ -129,7 +130,7 @@ void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, c
     for (int64_t w = part; w < total; w += parts) {
       const int64_t i = w / heads, h = w % heads;
       attend_one(kr, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
-                 out + (i * heads + h) * head_dim);
+                 out + (i * heads + h) * head_dim, probs ? probs + (i * heads + h) * static_cast<int64_t>(max_vis) : nullptr);
     }
   });
 }

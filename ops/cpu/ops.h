@@ -42,9 +42,10 @@ struct KvLayer {
 // Attention as a policy: query i attends exactly the slots slots[0 .. visible[i]) (in position order).
 // q: [n_q, heads, d] (rotated); out: [n_q, heads, d]. out = softmax(q.k / sqrt(d)) v per head, kv head
 // = head / (heads / kv_heads). A query with no visible slot gets zeros.
-// Runs on the calling thread when the work is below min_parallel_macs.
+// Runs on the calling thread when the work is below min_parallel_macs. With `probs` ([n_q, heads, max(visible)])
+// the softmax weights of each (query, head) are copied out too (focal pruning reads them).
 void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
-               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out);
+               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out, float* probs = nullptr);
 
 // The same formula in three plain loops, for tests.
 void attention_ref(const float* q, int64_t n_q, int64_t heads, int64_t kv_heads, int64_t head_dim, const KvLayer& kv,

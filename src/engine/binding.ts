@@ -57,7 +57,8 @@ export interface NativeSession {
   retire(begin: number, end: number): Promise<void>;
   generate(options: NativeGenerateOptions, onTokens: (tokens: Int32Array) => void): Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
   cancel(): void;
-  stats(): { length: number; liveEntries: number; cacheBytes: number; busy: boolean };
+  stats(): { length: number; liveEntries: number; cacheBytes: number; busy: boolean; decodeSteps: number; decodeMs: number; attentionMs: number; focalLayers: number[] };
+  takeFixations(): { position: number; visual: Float64Array }[];
   lastLogits(): Float32Array;
   dispose(): void;
 }
@@ -73,7 +74,7 @@ export interface NativeTesting {
 
 export interface NativeAddon {
   NativeModel: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeModel;
-  NativeSession: new (model: NativeModel, options: { kvDtype: NativeDtype; window: number }) => NativeSession;
+  NativeSession: new (model: NativeModel, options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean }) => NativeSession;
   cpuFeatures: string;
   testing: NativeTesting;
 }

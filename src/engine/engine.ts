@@ -21,11 +21,31 @@ export interface EngineOptions {
 /** Which generated entries a step attends (extended entries are attended until retired). */
 export type AttentionPolicy = { kind: "full" } | { kind: "rswa"; window: number };
 
+/** Focal pruning (FastOCR, training-free) of visual entries on decode steps. */
+export interface FocalOptions {
+  /** Share tau of the visual entries a focal layer keeps, 0 < keep <= 1 (1 = exactly unpruned). */
+  keep: number;
+  /** Number of focal layers, chosen after the warm-up by their share of attention on visual entries. */
+  layers: number;
+  /** Decode steps run with full attention to measure that share (>= 1). */
+  warmup: number;
+}
+
 export interface SessionOptions {
   /** KV cache element type (default f32). */
   kvDtype?: KvDtype;
   /** Default full attention. */
   attention?: AttentionPolicy;
+  /** Focal pruning on top of the attention policy (default off). */
+  focal?: FocalOptions;
+  /** Record, per focal decode step, the visual positions kept (read them with takeFixations). */
+  recordFixations?: boolean;
+}
+
+/** The visual positions the last focal layer kept while the entry at `position` was fed (it produced the next token). */
+export interface Fixation {
+  position: number;
+  visual: number[];
 }
 
 /** Entries to append: token ids, with embedding rows placed at given indices of this call's sequence. */
@@ -90,6 +110,13 @@ export interface SessionStats {
   liveEntries: number;
   /** Bytes of KV cache allocated. */
   cacheBytes: number;
+  /** Single-entry forward passes so far (generated tokens fed back) and their total time. */
+  decodeSteps: number;
+  decodeMs: number;
+  /** Attention time within those steps (key lists, kernels, focal selection). */
+  attentionMs: number;
+  /** Focal layers chosen after the warm-up (empty before it or with focal pruning off). */
+  focalLayers: number[];
 }
 
 function checkInt(v: unknown, option: string, min: number): number {
@@ -195,9 +222,16 @@ export class Engine {
     let window = 0;
     if (policy.kind === "rswa") window = checkInt(policy.window, "attention.window", 1);
     else if (policy.kind !== "full") throw badOption('{ kind: "full" } or { kind: "rswa", window }', "attention", policy);
+    let focal: FocalOptions | undefined;
+    if (options.focal) {
+      const f = options.focal;
+      if (typeof f.keep !== "number" || !(f.keep > 0 && f.keep <= 1)) throw badOption("a number in (0, 1]", "focal.keep", f.keep);
+      focal = { keep: f.keep, layers: checkInt(f.layers, "focal.layers", 1), warmup: checkInt(f.warmup, "focal.warmup", 1) };
+      if (focal.layers > this.config.num_hidden_layers) throw badOption(`an integer <= ${this.config.num_hidden_layers} (the model's layers)`, "focal.layers", f.layers);
+    }
     const addon = loadAddon();
     try {
-      return new Session(this, new addon.NativeSession(this.native, { kvDtype, window }));
+      return new Session(this, new addon.NativeSession(this.native, { kvDtype, window, focal, recordFixations: !!options.recordFixations }));
     } catch (err) {
       throw fromNative(err);
     }
@@ -342,7 +376,17 @@ export class Session {
     } catch (err) {
       throw fromNative(err);
     }
-    return { length: s.length, liveEntries: s.liveEntries, cacheBytes: s.cacheBytes };
+    return { length: s.length, liveEntries: s.liveEntries, cacheBytes: s.cacheBytes, decodeSteps: s.decodeSteps, decodeMs: s.decodeMs,
+      attentionMs: s.attentionMs, focalLayers: s.focalLayers };
+  }
+
+  /** Fixations recorded since the last call (needs recordFixations). */
+  takeFixations(): Fixation[] {
+    try {
+      return this.native.takeFixations().map((f) => ({ position: f.position, visual: Array.from(f.visual) }));
+    } catch (err) {
+      throw fromNative(err);
+    }
   }
 
   /** Frees the KV cache now (otherwise at garbage collection); later calls fail with BAD_STATE. */

@@ -1,0 +1,64 @@
+// Focal pruning: tau = 1 is exactly unpruned; pruned runs equal the PyTorch focal reference token for token.
+import { describe, expect, it } from "vitest";
+import { Engine, EngineError } from "../../src/engine/index.js";
+import { collect, loadAttentionCases } from "./attention-cases.js";
+import { loadGolden, prefixInput } from "./helpers.js";
+
+describe("focal pruning (tiny-model, f32)", () => {
+  const g = loadGolden("tiny-model");
+  const visualRows = g.cases.prefix_long.visualRows;
+
+  for (const [attention, layers] of [[{ kind: "full" as const }, 1], [{ kind: "rswa" as const, window: 8 }, 2]] as const) {
+    it(`keep = 1 gives exactly the unpruned tokens and logits (${attention.kind}, ${layers} focal layer${layers > 1 ? "s" : ""})`, async () => {
+      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const plain = engine.createSession({ attention });
+      const focal = engine.createSession({ attention, focal: { keep: 1, layers, warmup: 2 }, recordFixations: true });
+      await plain.prefill(prefixInput(g, "prefix_long"));
+      await focal.prefill(prefixInput(g, "prefix_long"));
+      expect(await collect(focal, 40)).toEqual(await collect(plain, 40));
+      expect(Array.from(focal.lastLogits())).toEqual(Array.from(plain.lastLogits()));
+      expect(focal.stats().focalLayers).toHaveLength(layers);
+      const fx = focal.takeFixations();
+      expect(fx.length).toBe(40 - 1 - 2); // decode steps after the warm-up
+      for (const f of fx) expect(f.visual).toHaveLength(visualRows);
+    });
+  }
+
+  for (const c of loadAttentionCases("tiny-model").filter((x) => x.focal)) {
+    it(`${c.name}: keep ${c.focal!.keep}, ${c.focal!.layers} layer(s), warm-up ${c.focal!.warmup}${c.window ? `, R-SWA ${c.window}` : ""} equals the reference`, async () => {
+      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const s = engine.createSession({
+        attention: c.window ? { kind: "rswa", window: c.window } : { kind: "full" },
+        focal: c.focal!,
+        recordFixations: true,
+      });
+      await s.prefill(prefixInput(g, "prefix_long"));
+      expect(await collect(s, c.maxTokens)).toEqual(c.tokens);
+      expect(s.stats().focalLayers).toEqual(c.focalLayers);
+      const fx = s.takeFixations();
+      expect(fx.map((f) => f.visual)).toEqual(c.fixations);
+      for (const f of fx) expect(f.visual).toHaveLength(Math.ceil(c.focal!.keep * visualRows));
+      expect(s.takeFixations()).toEqual([]);
+    });
+  }
+
+  it("pruning changes what the model attends: keep 0.1 and keep 1 give different logits", async () => {
+    const engine = await Engine.load(g.dir, { threads: 1 });
+    const a = engine.createSession({ focal: { keep: 1, layers: 1, warmup: 1 } });
+    const b = engine.createSession({ focal: { keep: 0.1, layers: 1, warmup: 1 } });
+    await a.prefill(prefixInput(g, "prefix_long"));
+    await b.prefill(prefixInput(g, "prefix_long"));
+    await collect(a, 6);
+    await collect(b, 6);
+    expect(Array.from(a.lastLogits())).not.toEqual(Array.from(b.lastLogits()));
+    expect(b.stats().decodeSteps).toBe(5);
+    expect(b.stats().attentionMs).toBeGreaterThan(0);
+  });
+
+  it("rejects bad focal options with a clear error", async () => {
+    const engine = await Engine.load(g.dir, { threads: 1 });
+    expect(() => engine.createSession({ focal: { keep: 0, layers: 1, warmup: 1 } })).toThrow(/focal\.keep/);
+    expect(() => engine.createSession({ focal: { keep: 0.5, layers: 9, warmup: 1 } })).toThrow(/focal\.layers/);
+    expect(() => engine.createSession({ focal: { keep: 0.5, layers: 1, warmup: 0 } })).toThrow(EngineError);
+  });
+});
