@@ -22,7 +22,9 @@ def main():
         window = [s for s in steps if s["step"] <= r["step"]][-20:]
         loss = sum(s["loss"] for s in window) / max(1, len(window))
         rate = (tokens - last_tok) / max(1e-9, (r["t_min"] - last_t) * 60)
-        print(f"| {r['t_min']:.1f} | {r['step']} | {tokens} | {rate:.0f} | {loss:.3f} | {r['val']['line']:.3f} | {r['val']['block']:.3f} |")
+        # The checkpoint's own count: steps replayed after a resume are counted once.
+        tokens_kept = r.get("chars_trained", tokens)
+        print(f"| {r['t_min']:.1f} | {r['step']} | {tokens_kept} | {rate:.0f} | {loss:.3f} | {r['val']['line']:.3f} | {r['val']['block']:.3f} |")
         last_t, last_tok = r["t_min"], tokens
     if steps:
         tail = steps[-20:]

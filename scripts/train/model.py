@@ -139,7 +139,8 @@ class OcrModel(nn.Module):
     def forward_batch(self, samples, ctc_weight=0.0):
         """samples: list of (pixels [P,3,H,W], [ids per page]); all pixels in the batch share H and W.
         Returns (loss, number of predicted tokens, decoder cross-entropy, ctc loss or None)."""
-        pixels = torch.cat([s[0] for s in samples], 0)
+        dev = self.decoder.lm_head.weight.device
+        pixels = torch.cat([s[0] for s in samples], 0).to(dev)
         feats = self.encoder.features(pixels)
         emb = self.encoder.projector(feats)
         ctc = None
@@ -155,7 +156,8 @@ class OcrModel(nn.Module):
                                  torch.tensor([len(flat[i]) for i in ok]), blank=PAD, zero_infinity=True)
         seqs, k = [], 0
         for pix, texts in samples:
-            seqs.append(self.build_sequence([emb[k + i] for i in range(pix.shape[0])], texts))
+            e, t, m, p = self.build_sequence([emb[k + i] for i in range(pix.shape[0])], texts)
+            seqs.append((e, t.cpu(), m, p))
             k += pix.shape[0]
         T = max(s[0].shape[0] for s in seqs)
         B, H = len(seqs), emb.shape[-1]
@@ -170,10 +172,11 @@ class OcrModel(nn.Module):
             targets[b, :n] = t
             mask[b, :n, :n] = m
             positions[b, :n] = p
-        logits = self.decoder(embeds, positions, mask)
+        logits = self.decoder(embeds, positions.to(dev), mask.to(dev))
         # Token at position p is predicted by the logits at p-1: shift targets left by one.
         shifted = torch.full_like(targets, -100)
         shifted[:, :-1] = targets[:, 1:]
+        shifted = shifted.to(dev)
         ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), shifted.reshape(-1), ignore_index=-100)
         loss = ce if ctc is None else ce + ctc_weight * ctc
         return loss, int((shifted != -100).sum()), float(ce), (None if ctc is None else float(ctc))

@@ -49,7 +49,7 @@ def make_batch(maker, kind, tok, rng):
     samples, total = [], 0
     line_h = 32 if rng.random() < 0.85 else 48  # one window height per line batch: no padded rows
     line_w = rng.choice([192, 320, 448, 576, 768])  # and lines of similar width, so little is padding
-    while total < TOKENS_PER_BATCH and len(samples) < 48:
+    while total < TOKENS_PER_BATCH and len(samples) < max(48, TOKENS_PER_BATCH // 80):
         if kind == "multi":
             n_pages = rng.choice([2, 3])
             sub = rng.choice(["line", "block", "region"])
@@ -75,7 +75,8 @@ def make_batch(maker, kind, tok, rng):
 
 def save_ckpt(model, meta, path=CKPT):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    state = {k: (v.to(torch.bfloat16) if v.is_floating_point() else v) for k, v in model.state_dict().items()}
+    state = {k: (v.detach().cpu().to(torch.bfloat16) if v.is_floating_point() else v.cpu())
+             for k, v in model.state_dict().items()}
     torch.save({"state_dict": state, "meta": meta}, path + ".tmp")
     os.replace(path + ".tmp", path)
 
@@ -104,6 +105,9 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="1 is faster than 2 when other jobs share the cores")
     ap.add_argument("--log", default=os.path.join(ROOT, "models", "default", "train-log.jsonl"))
     ap.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
+    ap.add_argument("--ckpt", default=CKPT, help="weights-only checkpoint to resume from and save to")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda when a GPU is lent (same schedule, bigger batches)")
+    ap.add_argument("--tokens-per-batch", type=int, default=4200)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     # oneDNN's convolution backward (torch 1.13 on this CPU) intermittently returns non-finite weight
@@ -111,8 +115,10 @@ def main():
     torch.backends.mkldnn.enabled = False
     torch.manual_seed(0)
 
+    globals()["TOKENS_PER_BATCH"] = args.tokens_per_batch
     model = build_model()
-    meta = None if args.fresh else load_ckpt(model)
+    meta = None if args.fresh else load_ckpt(model, args.ckpt)
+    model.to(args.device)
     meta = meta or {"train_seconds": 0.0, "steps": 0, "chars": 0, "sessions": 0}
     meta["sessions"] += 1
     print(f"params: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M, resumed at "
@@ -169,11 +175,13 @@ def main():
         log.write(json.dumps(rec) + "\n")
         log.flush()
         if time.time() - last_ckpt > args.ckpt_every_min * 60:
-            save_ckpt(model, meta)
+            save_ckpt(model, meta, args.ckpt)
             last_ckpt = time.time()
         if time.time() - last_val > args.val_every_min * 60:
             tv = time.time()
+            model.cpu()  # the cached greedy decoder runs on the CPU; parameters keep their identity
             cer = val_cer(model, val_pages, n_lines=24, n_blocks=6)
+            model.to(args.device)
             meta["val_line_cer"] = cer["line"]
             rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 3), "val": cer,
                    "chars_trained": meta["chars"], "val_sec": round(time.time() - tv, 1)}
@@ -181,8 +189,8 @@ def main():
             log.write(json.dumps(rec) + "\n")
             log.flush()
             last_val = time.time()
-    save_ckpt(model, meta)
-    print("saved", CKPT, file=sys.stderr)
+    save_ckpt(model, meta, args.ckpt)
+    print("saved", args.ckpt, file=sys.stderr)
 
 
 if __name__ == "__main__":
