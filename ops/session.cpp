@@ -6,14 +6,17 @@
 
 namespace ocr {
 
-Session::Session(Model& model, const SessionOptions& opts) : model_(model), opts_(opts) {
-  if (opts.window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
-  const DecoderConfig& c = model.config();
-  const auto& f = opts.focal;
+static void check_focal(const SessionOptions::Focal& f, const DecoderConfig& c) {
   if (f.layers < 0 || f.layers > c.num_hidden_layers)
     throw EngineError("BAD_OPTION", "focal layers must be in 0.." + std::to_string(c.num_hidden_layers) + " (the model's layer count)");
   if (f.layers > 0 && !(f.keep > 0 && f.keep <= 1)) throw EngineError("BAD_OPTION", "focal keep must be in (0, 1]");
   if (f.layers > 0 && f.warmup < 1) throw EngineError("BAD_OPTION", "focal warm-up must be at least 1 decode step (it chooses the focal layers)");
+}
+
+Session::Session(Model& model, const SessionOptions& opts) : model_(model), opts_(opts) {
+  if (opts.window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
+  const DecoderConfig& c = model.config();
+  check_focal(opts.focal, c);
   kv_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (auto& kv : kv_) {
     kv.dtype = opts.kv_dtype;
@@ -109,6 +112,15 @@ void Session::retire(int64_t begin, int64_t end) {
       if (it != ring_.end()) ring_.erase(it);
     }
   }
+}
+
+void Session::set_focal(const SessionOptions::Focal& focal) {
+  check_focal(focal, model_.config());
+  opts_.focal = focal;
+  focal_steps_ = 0;
+  visual_share_.clear();
+  is_focal_.clear();
+  focus_valid_ = false;
 }
 
 // The K layers with the highest visual share over the warm-up (ties: lowest layer index).

@@ -84,6 +84,9 @@ class Session {
   const std::vector<float>& last_logits() const { return last_logits_; }
   const SessionOptions& options() const { return opts_; }
   const AttentionStats& attention_stats() const { return stats_; }
+  // Changes the focal options mid-session (benchmarks compare settings on one prefill): the warm-up
+  // starts over and the current set is dropped. Validated like the constructor's.
+  void set_focal(const SessionOptions::Focal& focal);
   // Focal layers chosen after the warm-up (empty before, or with focal pruning off).
   std::vector<int> focal_layers() const;
   // Hands over the fixations recorded since the last call.

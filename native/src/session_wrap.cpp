@@ -271,6 +271,26 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     return o;
   }
 
+  // setFocal({ keep, layers, warmup }) or setFocal(null) (off); synchronous (bookkeeping only).
+  Napi::Value SetFocal(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!state->session) throw MakeError(env, "BAD_STATE", "the session was disposed");
+    if (state->busy) throw MakeError(env, "BUSY", "the session is running a call");
+    ocr::SessionOptions::Focal f;
+    if (info.Length() > 0 && info[0].IsObject()) {
+      Napi::Object o = info[0].As<Napi::Object>();
+      f.keep = o.Get("keep").As<Napi::Number>().DoubleValue();
+      f.layers = o.Get("layers").As<Napi::Number>().Int32Value();
+      f.warmup = o.Get("warmup").As<Napi::Number>().Int32Value();
+    }
+    try {
+      state->session->set_focal(f);
+    } catch (const ocr::EngineError& e) {
+      throw MakeError(env, e.code, e.what());
+    }
+    return env.Undefined();
+  }
+
   // [{ position, visual: Float64Array }] recorded since the last call.
   Napi::Value TakeFixations(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -310,6 +330,7 @@ void InitSession(Napi::Env env, Napi::Object exports) {
                                                SessionWrap::InstanceMethod("cancel", &SessionWrap::Cancel),
                                                SessionWrap::InstanceMethod("stats", &SessionWrap::Stats),
                                                SessionWrap::InstanceMethod("takeFixations", &SessionWrap::TakeFixations),
+                                               SessionWrap::InstanceMethod("setFocal", &SessionWrap::SetFocal),
                                                SessionWrap::InstanceMethod("dispose", &SessionWrap::Dispose),
                                                SessionWrap::InstanceMethod("lastLogits", &SessionWrap::LastLogits)});
   exports.Set("NativeSession", f);

@@ -3,6 +3,7 @@ import "./parse.js";
 import "./render.js";
 import "./info.js";
 import "./bench-engine.js";
+import "./bench-attention.js";
 import "./bench-input.js";
 import "./bench-parse.js";
 import "./bench.js";

@@ -59,6 +59,7 @@ export interface NativeSession {
   cancel(): void;
   stats(): { length: number; liveEntries: number; cacheBytes: number; busy: boolean; decodeSteps: number; decodeMs: number; attentionMs: number; focalLayers: number[] };
   takeFixations(): { position: number; visual: Float64Array }[];
+  setFocal(focal: { keep: number; layers: number; warmup: number } | null): void;
   lastLogits(): Float32Array;
   dispose(): void;
 }

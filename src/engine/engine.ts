@@ -169,6 +169,13 @@ export function nativeConfig(decoder: Record<string, unknown>, file: string): Na
   return c;
 }
 
+function checkFocal(f: FocalOptions, layers: number): FocalOptions {
+  if (typeof f.keep !== "number" || !(f.keep > 0 && f.keep <= 1)) throw badOption("a number in (0, 1]", "focal.keep", f.keep);
+  const out = { keep: f.keep, layers: checkInt(f.layers, "focal.layers", 1), warmup: checkInt(f.warmup, "focal.warmup", 1) };
+  if (out.layers > layers) throw badOption(`an integer <= ${layers} (the model's layers)`, "focal.layers", f.layers);
+  return out;
+}
+
 export class Engine {
   readonly config: NativeDecoderConfig;
   readonly info: NativeModelInfo;
@@ -222,13 +229,7 @@ export class Engine {
     let window = 0;
     if (policy.kind === "rswa") window = checkInt(policy.window, "attention.window", 1);
     else if (policy.kind !== "full") throw badOption('{ kind: "full" } or { kind: "rswa", window }', "attention", policy);
-    let focal: FocalOptions | undefined;
-    if (options.focal) {
-      const f = options.focal;
-      if (typeof f.keep !== "number" || !(f.keep > 0 && f.keep <= 1)) throw badOption("a number in (0, 1]", "focal.keep", f.keep);
-      focal = { keep: f.keep, layers: checkInt(f.layers, "focal.layers", 1), warmup: checkInt(f.warmup, "focal.warmup", 1) };
-      if (focal.layers > this.config.num_hidden_layers) throw badOption(`an integer <= ${this.config.num_hidden_layers} (the model's layers)`, "focal.layers", f.layers);
-    }
+    const focal = options.focal ? checkFocal(options.focal, this.config.num_hidden_layers) : undefined;
     const addon = loadAddon();
     try {
       return new Session(this, new addon.NativeSession(this.native, { kvDtype, window, focal, recordFixations: !!options.recordFixations }));
@@ -378,6 +379,16 @@ export class Session {
     }
     return { length: s.length, liveEntries: s.liveEntries, cacheBytes: s.cacheBytes, decodeSteps: s.decodeSteps, decodeMs: s.decodeMs,
       attentionMs: s.attentionMs, focalLayers: s.focalLayers };
+  }
+
+  /** Changes focal pruning from the next decode step (undefined: off); its warm-up starts over. */
+  setFocal(focal: FocalOptions | undefined): void {
+    const f = focal ? checkFocal(focal, this.engine.config.num_hidden_layers) : null;
+    try {
+      this.native.setFocal(f);
+    } catch (err) {
+      throw fromNative(err);
+    }
   }
 
   /** Fixations recorded since the last call (needs recordFixations). */

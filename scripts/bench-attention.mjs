@@ -1,0 +1,215 @@
+#!/usr/bin/env node
+// Benchmark of the decoder's attention policies: focal pruning (attention ms per decode step) and R-SWA (tokens/s, KV bytes).
+// Usage: node scripts/bench-attention.mjs [--json] [--threads N] [--visual 273,1000,2473,8000] [--keeps 1,0.2,0.1,0.05,0.02]
+//          [--steps 8] [--focal-layers 2] [--warmup 4] [--lengths 256,2048,8192,16384] [--window 128]
+//          [--skip-focal] [--skip-window] [--accuracy FILE.json] [--cache DIR]
+// Needs `npm run build` (imports dist/engine) and the native addon. Models are random-weight decoders written
+// once into the cache folder (default ~/.cache/ocr/bench): timing does not depend on the weights' values.
+// - focal rows: the DeepSeek-OCR decoder's attention shape (12 layers, 10 heads x 128, f32 KV) with a narrow
+//   residual stream (512) so an 8000-token prefill stays affordable on a CPU; one prefill per visual count, then
+//   full attention and each keep ratio in turn on the same session (Session.setFocal restarts the warm-up).
+// - window rows: a small decoder (2 layers, 4 heads x 64) generating 16k tokens once per policy; tokens/s is
+//   measured over the last 128 steps before each output length.
+// - accuracy: read from a JSON file written by `ocr bench attention`'s accuracy run when given (--accuracy).
+// Results go to stdout, progress to stderr.
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, closeSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
+};
+const list = (s) => s.split(",").filter(Boolean).map(Number);
+const json = flag("--json");
+const threads = Number(option("--threads", String(Math.min(2, os.availableParallelism()))));
+const visualCounts = list(option("--visual", "273,1000,2473,8000"));
+const keeps = list(option("--keeps", "1,0.2,0.1,0.05,0.02"));
+const steps = Number(option("--steps", "8"));
+const focalLayers = Number(option("--focal-layers", "2"));
+const warmup = Number(option("--warmup", "4"));
+const lengths = list(option("--lengths", "256,2048,8192,16384"));
+const window = Number(option("--window", "128"));
+const accuracyFile = option("--accuracy", undefined);
+const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
+const log = (msg) => process.stderr.write(msg + "\n");
+
+for (const [name, values] of [["--visual", visualCounts], ["--keeps", keeps], ["--lengths", lengths]])
+  if (values.some((v) => !Number.isFinite(v) || v <= 0)) {
+    log(`bench attention: ${name} must list positive numbers`);
+    process.exit(2);
+  }
+
+const distEngine = path.join(repo, "dist/engine/index.js");
+if (!existsSync(distEngine)) {
+  log(`bench attention: ${distEngine} is missing; run \`npm run build\` first`);
+  process.exit(3);
+}
+const { Engine } = await import(pathToFileURL(distEngine).href);
+
+// Deterministic uniform noise (xorshift32) with the given standard deviation.
+function noise(n, std, seed) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0 || 1;
+  const a = std * Math.sqrt(3);
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    out[i] = (s / 4294967296 * 2 - 1) * a;
+  }
+  return out;
+}
+
+/** Writes a random dense decoder bundle (f32 safetensors) unless it exists; returns its folder. */
+function benchModel(name, d) {
+  const dir = path.join(cacheDir, name);
+  if (existsSync(path.join(dir, "model.json"))) return dir;
+  mkdirSync(dir, { recursive: true });
+  log(`writing ${dir} (random weights)`);
+  const { hidden_size: H, num_attention_heads: NH, num_key_value_heads: NKV, head_dim: D, intermediate_size: I, vocab_size: V } = d;
+  const shapes = [["model.embed_tokens.weight", [V, H], 1], ["lm_head.weight", [V, H], 1], ["model.norm.weight", [H], 0]];
+  for (let l = 0; l < d.num_hidden_layers; l++) {
+    const p = `model.layers.${l}`;
+    shapes.push([`${p}.input_layernorm.weight`, [H], 0], [`${p}.post_attention_layernorm.weight`, [H], 0],
+      [`${p}.self_attn.q_proj.weight`, [NH * D, H], 1], [`${p}.self_attn.k_proj.weight`, [NKV * D, H], 1],
+      [`${p}.self_attn.v_proj.weight`, [NKV * D, H], 1], [`${p}.self_attn.o_proj.weight`, [H, NH * D], 1],
+      [`${p}.mlp.gate_proj.weight`, [I, H], 1], [`${p}.mlp.up_proj.weight`, [I, H], 1], [`${p}.mlp.down_proj.weight`, [H, I], 1]);
+  }
+  const header = {};
+  let off = 0;
+  for (const [n, shape] of shapes) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[n] = { dtype: "F32", shape, data_offsets: [off, off + bytes] };
+    off += bytes;
+  }
+  let h = JSON.stringify(header);
+  h += " ".repeat((8 - (h.length % 8)) % 8);
+  const tmp = path.join(dir, "model.safetensors.tmp");
+  const fd = openSync(tmp, "w");
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(h.length));
+  writeSync(fd, len);
+  writeSync(fd, Buffer.from(h, "utf8"));
+  let seed = 1;
+  for (const [, shape, random] of shapes) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const x = random ? noise(n, 0.05, seed++ * 2654435761) : new Float32Array(n).fill(1);
+    writeSync(fd, Buffer.from(x.buffer, x.byteOffset, x.byteLength));
+  }
+  closeSync(fd);
+  renameSync(tmp, path.join(dir, "model.safetensors"));
+  writeFileSync(path.join(dir, "model.json"), JSON.stringify({ format: "ocr-model/1", name, family: "deepseek-ocr", decoder: { ...d, weights: ["model.safetensors"] } }, null, 1));
+  return dir;
+}
+
+const dense = { moe_intermediate_size: 0, n_routed_experts: 0, num_experts_per_tok: 0, n_shared_experts: 0, norm_topk_prob: false,
+  routed_scaling_factor: 1, rms_norm_eps: 1e-6, rope_theta: 10000, tie_word_embeddings: false };
+const focalShape = { vocab_size: 1024, hidden_size: 512, num_hidden_layers: 12, num_attention_heads: 10, num_key_value_heads: 10, head_dim: 128,
+  intermediate_size: 512, first_k_dense_replace: 12, ...dense };
+const windowShape = { vocab_size: 512, hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 4, head_dim: 64,
+  intermediate_size: 256, first_k_dense_replace: 2, ...dense };
+
+async function generate(session, n) {
+  const stream = session.generate({ maxTokens: n });
+  for await (const _ of stream) void _;
+  return stream.result;
+}
+
+// Attention ms per step and decode tokens/s over `n` steps, from the engine's own counters.
+async function timed(session, n) {
+  const a = session.stats();
+  await generate(session, n);
+  const b = session.stats();
+  const k = b.decodeSteps - a.decodeSteps;
+  return { attnMsPerStep: (b.attentionMs - a.attentionMs) / k, decodeTokPerS: (k * 1000) / (b.decodeMs - a.decodeMs) };
+}
+
+function prefixFor(engine, visual, seed) {
+  return { tokens: [0, 11, 12, 13, 14, 15, 16, 17], embeddings: noise(visual * engine.config.hidden_size, 1, seed), embeddingPositions: Array.from({ length: visual }, (_, i) => i + 1) };
+}
+
+const result = { model: {}, focal: [], window: [] };
+
+if (!flag("--skip-focal")) {
+  const engine = await Engine.load(benchModel("attention-focal-12x10x128", focalShape), { threads });
+  result.model.focal = { layers: 12, heads: 10, headDim: 128, hidden: 512, kvDtype: "f32", focalLayers, warmup, threads, kernels: engine.info.kernels };
+  for (const N of visualCounts) {
+    const s = engine.createSession();
+    const t0 = performance.now();
+    await s.prefill(prefixFor(engine, N, N));
+    log(`focal: prefill of ${N} visual tokens in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await generate(s, 2);
+    const full = await timed(s, steps);
+    log(`  full: ${full.attnMsPerStep.toFixed(2)} ms attention/step, ${full.decodeTokPerS.toFixed(1)} tok/s`);
+    for (const keep of keeps) {
+      s.setFocal({ keep, layers: focalLayers, warmup });
+      await generate(s, warmup + 1); // warm-up, then one step where layers before the first focal one see everything
+      const f = await timed(s, steps);
+      result.focal.push({ visualTokens: N, keep, attnMsPerStep: f.attnMsPerStep, fullAttnMsPerStep: full.attnMsPerStep, decodeTokPerS: f.decodeTokPerS, fullDecodeTokPerS: full.decodeTokPerS, focalLayers: s.stats().focalLayers });
+      log(`  keep ${keep}: ${f.attnMsPerStep.toFixed(2)} ms attention/step, ${f.decodeTokPerS.toFixed(1)} tok/s (focal layers ${s.stats().focalLayers.join(",")})`);
+    }
+    s.dispose();
+  }
+}
+
+if (!flag("--skip-window")) {
+  const engine = await Engine.load(benchModel("attention-window-2x4x64", windowShape), { threads });
+  result.model.window = { layers: 2, heads: 4, headDim: 64, hidden: 256, kvDtype: "f32", window, prefixVisual: 256, threads };
+  const sorted = [...lengths].sort((a, b) => a - b);
+  for (const attention of ["full", "rswa"]) {
+    const s = engine.createSession({ attention: attention === "rswa" ? { kind: "rswa", window } : { kind: "full" } });
+    await s.prefill(prefixFor(engine, 256, 7));
+    let done = 1; // the first token comes from the prefill's logits
+    await generate(s, 1);
+    for (const L of sorted) {
+      const span = Math.min(128, L - done);
+      if (L - span > done) await generate(s, L - span - done);
+      const t = await timed(s, span);
+      done = L;
+      const kvBytes = s.stats().cacheBytes;
+      result.window.push({ attention, outputTokens: L, decodeTokPerS: t.decodeTokPerS, kvBytes });
+      log(`window: ${attention} at ${L} tokens: ${t.decodeTokPerS.toFixed(0)} tok/s, KV ${(kvBytes / 2 ** 20).toFixed(1)} MiB`);
+    }
+    s.dispose();
+  }
+}
+
+if (accuracyFile) result.accuracy = JSON.parse(readFileSync(accuracyFile, "utf8"));
+
+if (json) {
+  process.stdout.write(JSON.stringify(result) + "\n");
+} else {
+  const pad = (s, n) => String(s).padStart(n);
+  const out = [];
+  if (result.focal.length) {
+    const m = result.model.focal;
+    out.push(`Focal pruning: attention per decode step (engine timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}`);
+    out.push(`${pad("visual", 7)} ${pad("keep", 5)} ${pad("full ms", 9)} ${pad("focal ms", 9)} ${pad("speed-up", 8)} ${pad("full tok/s", 10)} ${pad("focal tok/s", 11)}`);
+    for (const r of result.focal)
+      out.push(`${pad(r.visualTokens, 7)} ${pad(r.keep, 5)} ${pad(r.fullAttnMsPerStep.toFixed(2), 9)} ${pad(r.attnMsPerStep.toFixed(2), 9)} ${pad((r.fullAttnMsPerStep / r.attnMsPerStep).toFixed(2) + "x", 8)} ${pad(r.fullDecodeTokPerS.toFixed(1), 10)} ${pad(r.decodeTokPerS.toFixed(1), 11)}`);
+    out.push("");
+  }
+  if (result.window.length) {
+    const m = result.model.window;
+    out.push(`Full attention vs R-SWA(${m.window}): decode tokens/s (last 128 steps) and KV cache bytes vs output length (${m.layers} layers, ${m.heads} heads x ${m.headDim}, ${m.prefixVisual} visual tokens)`);
+    out.push(`${pad("tokens", 7)} ${pad("full tok/s", 10)} ${pad("rswa tok/s", 10)} ${pad("full KV MiB", 11)} ${pad("rswa KV MiB", 11)}`);
+    for (const L of [...new Set(result.window.map((r) => r.outputTokens))]) {
+      const f = result.window.find((r) => r.attention === "full" && r.outputTokens === L);
+      const w = result.window.find((r) => r.attention === "rswa" && r.outputTokens === L);
+      out.push(`${pad(L, 7)} ${pad(f ? f.decodeTokPerS.toFixed(0) : "-", 10)} ${pad(w ? w.decodeTokPerS.toFixed(0) : "-", 10)} ${pad(f ? (f.kvBytes / 2 ** 20).toFixed(2) : "-", 11)} ${pad(w ? (w.kvBytes / 2 ** 20).toFixed(2) : "-", 11)}`);
+    }
+    out.push("");
+  }
+  if (result.accuracy) {
+    const a = result.accuracy;
+    out.push(`Accuracy retained (keep ${a.keep}): CER unpruned ${(a.cerUnpruned * 100).toFixed(2)} %, focal ${(a.cerFocal * 100).toFixed(2)} %, retained ${(((1 - a.cerFocal) / (1 - a.cerUnpruned)) * 100).toFixed(1)} %`);
+  } else {
+    out.push("Accuracy retained: not measured in this run (pass --accuracy FILE.json from a CER run of the default model)");
+  }
+  process.stdout.write(out.join("\n") + "\n");
+}
