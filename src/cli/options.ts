@@ -170,14 +170,14 @@ export const OPTIONS = {
     parse: ratio("--focal-keep"),
   },
   focalLayers: {
-    flags: "--focal-layers <list>",
-    description: "focal layers, comma separated (default: chosen during warm-up)",
-    parse: integerList("--focal-layers"),
+    flags: "--focal-layers <k>",
+    description: "number of focal layers K, chosen during the warm-up by their attention share on visual tokens",
+    parse: (value: string): number[] => [integer("--focal-layers", 1, 1024)(value)],
   },
   focalWarmup: {
     flags: "--focal-warmup <n>",
     description: "decode steps of full attention before focal pruning starts",
-    parse: integer("--focal-warmup", 0, 1_000_000),
+    parse: integer("--focal-warmup", 1, 1_000_000),
   },
   noFocal: {
     flags: "--no-focal",

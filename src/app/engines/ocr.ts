@@ -2,7 +2,7 @@
 // or the streaming layout (our default model). Replaces the placeholder registration of model.ts.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { Engine, EngineError, type AttentionPolicy, type GenerateOptions, type NoRepeatRule, type Session } from "../../engine/index.js";
+import { Engine, EngineError, type AttentionPolicy, type FocalOptions, type GenerateOptions, type NoRepeatRule, type Session } from "../../engine/index.js";
 import { loadBundle, type Bundle } from "../../model/bundle.js";
 import { ModelFileError } from "../../model/errors.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
@@ -56,6 +56,8 @@ class OcrDecoder implements PageDecoder {
     private readonly mode: string,
     private readonly attention: AttentionPolicy,
     private readonly maxTokens: number,
+    /** Focal pruning (from model.json attention.focal, overridden by --focal-*, off with --no-focal). */
+    private readonly focal?: FocalOptions,
   ) {}
 
   private noRepeat(pagesInPass: number): NoRepeatRule | undefined {
@@ -126,7 +128,7 @@ class OcrDecoder implements PageDecoder {
       const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, chunk.length), visualCount);
       const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + visualCount);
       const positions = Array.from({ length: visualCount }, (_, k) => prompt.visualStart + k);
-      const session = this.m.engine.createSession({ attention: this.attention });
+      const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
       let t = performance.now();
       await session.prefill({ tokens: textIds, embeddings: visual, embeddingPositions: positions });
       const prefill = performance.now() - t;
@@ -163,7 +165,7 @@ class OcrDecoder implements PageDecoder {
   private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const pageToken = json.tokens.page!;
-    const session: Session = this.m.engine.createSession({ attention: this.attention });
+    const session: Session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
     const numbers = pages.pageNumbers;
     const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
@@ -181,6 +183,10 @@ class OcrDecoder implements PageDecoder {
     try {
       await session.prefill({ tokens: buildStreamingPrompt(this.m.tokenizer, json, promptFor(json, 1)).ids });
       let previous: [number, number] | undefined;
+      // <PAGE> entries the driver appended after truncated pages: extended entries stay attended until retired,
+      // so each is retired one page later (about when a generated <PAGE> would leave the text window)
+      let closer: number | undefined;
+      let oldCloser: number | undefined;
       for (let i = 0; i < numbers.length; i++) {
         const pageNumber = numbers[i]!;
         if (context.signal.aborted) return;
@@ -192,6 +198,9 @@ class OcrDecoder implements PageDecoder {
           continue;
         }
         if (previous) await session.retire(previous[0], previous[1]);
+        if (oldCloser !== undefined) await session.retire(oldCloser, oldCloser + 1);
+        oldCloser = closer;
+        closer = undefined;
         let t = performance.now();
         const ext = await session.extend({ tokens: [], embeddings: p.embeddings });
         previous = [ext.start, ext.start + ext.count];
@@ -213,7 +222,7 @@ class OcrDecoder implements PageDecoder {
         yield page;
         if (!ended) {
           // the page never ended: close it so the next page starts after a <PAGE>, as in training
-          await session.extend({ tokens: [pageToken] });
+          closer = (await session.extend({ tokens: [pageToken] })).start;
         }
       }
     } finally {
@@ -333,7 +342,14 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   const tokenizer = await Tokenizer.load(bundle.tokenizerPath);
   const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
   const loaded: Loaded = { bundle, tokenizer, engine, encoder, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
-  return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens);
+  const f = settings.model.focal;
+  const base = json.attention.focal;
+  const focal: FocalOptions | undefined = f.enabled && (base || f.keep !== undefined)
+    ? { keep: f.keep ?? base?.keep ?? 0.05, layers: f.layers?.[0] ?? base?.layers ?? 2, warmup: Math.max(1, f.warmup ?? base?.warmup ?? 8) }
+    : undefined;
+  if (focal && focal.layers > json.decoder.num_hidden_layers)
+    throw new UsageError(`--focal-layers ${focal.layers}: the model has ${json.decoder.num_hidden_layers} decoder layers`);
+  return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens, focal);
 }
 
 registerDecoder(
