@@ -24,24 +24,6 @@ describe("focal pruning (tiny-model, f32)", () => {
     });
   }
 
-  for (const c of loadAttentionCases("tiny-model").filter((x) => x.focal)) {
-    it(`${c.name}: keep ${c.focal!.keep}, ${c.focal!.layers} layer(s), warm-up ${c.focal!.warmup}${c.window ? `, R-SWA ${c.window}` : ""} equals the reference`, async () => {
-      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-      const s = engine.createSession({
-        attention: c.window ? { kind: "rswa", window: c.window } : { kind: "full" },
-        focal: c.focal!,
-        recordFixations: true,
-      });
-      await s.prefill(prefixInput(g, "prefix_long"));
-      expect(await collect(s, c.maxTokens)).toEqual(c.tokens);
-      expect(s.stats().focalLayers).toEqual(c.focalLayers);
-      const fx = s.takeFixations();
-      expect(fx.map((f) => f.visual)).toEqual(c.fixations);
-      for (const f of fx) expect(f.visual).toHaveLength(Math.ceil(c.focal!.keep * visualRows));
-      expect(s.takeFixations()).toEqual([]);
-    });
-  }
-
   it("pruning changes what the model attends: keep 0.1 and keep 1 give different logits", async () => {
     const engine = await Engine.load(g.dir, { threads: 1 });
     const a = engine.createSession({ focal: { keep: 1, layers: 1, warmup: 1 } });
@@ -62,3 +44,29 @@ describe("focal pruning (tiny-model, f32)", () => {
     expect(() => engine.createSession({ focal: { keep: 0.5, layers: 1, warmup: 0 } })).toThrow(EngineError);
   });
 });
+
+// tiny-model picks layer 0 as focal; tiny-model-tied (f16 weights) picks layers 1 and 2, so its layer 0 runs on the
+// set the last focal layer chose in the previous step (cross-step reuse).
+for (const model of ["tiny-model", "tiny-model-tied"]) {
+  describe(`focal pruning against the PyTorch focal reference (${model})`, () => {
+    const g = loadGolden(model);
+    const visualRows = g.cases.prefix_long.visualRows;
+    for (const c of loadAttentionCases(model).filter((x) => x.focal)) {
+      it(`${c.name}: keep ${c.focal!.keep}, ${c.focal!.layers} layer(s), warm-up ${c.focal!.warmup}${c.window ? `, R-SWA ${c.window}` : ""} equals the reference (focal layers ${c.focalLayers})`, async () => {
+        const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
+        const s = engine.createSession({
+          attention: c.window ? { kind: "rswa", window: c.window } : { kind: "full" },
+          focal: c.focal!,
+          recordFixations: true,
+        });
+        await s.prefill(prefixInput(g, "prefix_long"));
+        expect(await collect(s, c.maxTokens)).toEqual(c.tokens);
+        expect(s.stats().focalLayers).toEqual(c.focalLayers);
+        const fx = s.takeFixations();
+        expect(fx.map((f) => f.visual)).toEqual(c.fixations);
+        for (const f of fx) expect(f.visual).toHaveLength(Math.ceil(c.focal!.keep * visualRows));
+        expect(s.takeFixations()).toEqual([]);
+      });
+    }
+  });
+}
