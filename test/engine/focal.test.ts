@@ -70,3 +70,22 @@ for (const model of ["tiny-model", "tiny-model-tied"]) {
     }
   });
 }
+
+describe("Session.setFocal", () => {
+  const g = loadGolden("tiny-model");
+  it("switching focal pruning on mid-session with keep = 1 leaves the tokens unchanged; bad options are refused", async () => {
+    const engine = await Engine.load(g.dir, { threads: 1 });
+    const plain = engine.createSession();
+    const s = engine.createSession();
+    await plain.prefill(prefixInput(g, "prefix_long"));
+    await s.prefill(prefixInput(g, "prefix_long"));
+    const first = await collect(s, 8);
+    s.setFocal({ keep: 1, layers: 2, warmup: 2 });
+    const rest = await collect(s, 16);
+    expect([...first, ...rest]).toEqual(await collect(plain, 24));
+    expect(s.stats().focalLayers).toHaveLength(2);
+    expect(() => s.setFocal({ keep: 1.5, layers: 1, warmup: 1 })).toThrow(/focal\.keep/);
+    s.setFocal(undefined);
+    expect(s.stats().focalLayers).toEqual([]);
+  });
+});
