@@ -1,11 +1,5 @@
 // `ocr bench attention`: runs scripts/bench-attention.mjs (focal pruning and R-SWA against full attention, one run).
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { registerBenchTarget } from "./bench.js";
-
-const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/bench-attention.mjs");
+import { registerBenchTarget, runBenchScript } from "./bench.js";
 
 interface BenchAttentionOptions {
   json?: boolean;
@@ -42,12 +36,7 @@ registerBenchTarget({
       .option("--accuracy <file>", "JSON {cerUnpruned, cerFocal, keep} from a CER run to print beside the timings")
       .option("--cache <dir>", "where the generated benchmark models live (default ~/.cache/ocr/bench)")
       .action(async (o: BenchAttentionOptions) => {
-        if (!existsSync(script)) {
-          context.stderr.write(`ocr: ${script} is missing (the benchmark ships with the source tree)\n`);
-          context.exitCode = 3;
-          return;
-        }
-        const args = [script];
+        const args: string[] = [];
         if (o.json) args.push("--json");
         if (o.skipFocal) args.push("--skip-focal");
         if (o.skipWindow) args.push("--skip-window");
@@ -55,14 +44,7 @@ registerBenchTarget({
           ["--focal-layers", o.focalLayers], ["--warmup", o.warmup], ["--lengths", o.lengths], ["--window", o.window],
           ["--accuracy", o.accuracy], ["--cache", o.cache]] as const)
           if (v) args.push(flag, v);
-        const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: context.env });
-        child.stdout.pipe(context.stdout, { end: false });
-        child.stderr.pipe(context.stderr, { end: false });
-        const onAbort = () => child.kill("SIGINT");
-        context.signal.addEventListener("abort", onAbort, { once: true });
-        const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
-        context.signal.removeEventListener("abort", onAbort);
-        context.exitCode = code;
+        await runBenchScript("bench-attention.mjs", args, context);
       });
   },
 });

@@ -1,11 +1,5 @@
 // `ocr bench parse`: runs scripts/bench-parse.mjs (ocr parse vs Tesseract 5: CER, word F1, s/page, peak RSS; scaling with page count).
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { registerBenchTarget } from "./bench.js";
-
-const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/bench-parse.mjs");
+import { registerBenchTarget, runBenchScript } from "./bench.js";
 
 interface BenchParseOptions {
   json?: boolean;
@@ -42,12 +36,7 @@ registerBenchTarget({
       .option("--skip-quality", "only the scaling pass")
       .option("--from <file>", "print the tables of an earlier --json run")
       .action(async (o: BenchParseOptions) => {
-        if (!existsSync(script)) {
-          context.stderr.write(`ocr: ${script} is missing (the benchmark ships with the source tree)\n`);
-          context.exitCode = 3;
-          return;
-        }
-        const args = [script];
+        const args: string[] = [];
         if (o.json) args.push("--json");
         for (const [flag, v] of [["--synth", o.synth], ["--docs", o.docs], ["--max-tokens", o.maxTokens], ["--scale-pages", o.scalePages],
           ["--scale-max-tokens", o.scaleMaxTokens], ["--threads", o.threads], ["--model", o.model]] as const)
@@ -57,13 +46,7 @@ registerBenchTarget({
         if (o.skipScale) args.push("--skip-scale");
         if (o.skipQuality) args.push("--skip-quality");
         if (o.from) args.push("--from", o.from);
-        const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: context.env });
-        child.stdout.pipe(context.stdout, { end: false });
-        child.stderr.pipe(context.stderr, { end: false });
-        const onAbort = () => child.kill("SIGINT");
-        context.signal.addEventListener("abort", onAbort, { once: true });
-        context.exitCode = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
-        context.signal.removeEventListener("abort", onAbort);
+        await runBenchScript("bench-parse.mjs", args, context);
       });
   },
 });

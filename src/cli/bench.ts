@@ -1,6 +1,29 @@
 // `ocr bench <what>`: a command group; other parts add their benchmarks with registerBenchTarget.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { registerCommand, type CommandContext } from "./registry.js";
+
+const scripts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts");
+
+/** Runs scripts/NAME in a child Node process, forwarding its output, Ctrl-C and exit code. */
+export async function runBenchScript(name: string, args: string[], context: CommandContext): Promise<void> {
+  const script = path.join(scripts, name);
+  if (!existsSync(script)) {
+    context.stderr.write(`ocr: ${script} is missing (the benchmark ships with the source tree)\n`);
+    context.exitCode = 3;
+    return;
+  }
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"], env: context.env });
+  child.stdout.pipe(context.stdout, { end: false });
+  child.stderr.pipe(context.stderr, { end: false });
+  const onAbort = () => child.kill("SIGINT");
+  context.signal.addEventListener("abort", onAbort, { once: true });
+  context.exitCode = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+  context.signal.removeEventListener("abort", onAbort);
+}
 
 export interface BenchTarget {
   name: string;
