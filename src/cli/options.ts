@@ -185,7 +185,7 @@ export const OPTIONS = {
   },
   fixations: {
     flags: "--fixations <file>",
-    description: "write the visual tokens each step attended to (JSON Lines) to FILE",
+    description: "write, per decode step, the visual grid cells focal pruning kept (JSON Lines) to FILE",
   },
   // ---- running and reporting
   jobs: {

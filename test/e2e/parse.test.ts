@@ -1,5 +1,5 @@
 // End to end: the real CLI with the default model bundle on fixtures — one page, several pages, a broken page among good ones.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DocumentRecord } from "../../src/output/index.js";
@@ -122,5 +122,33 @@ describe("ocr parse with the default model", () => {
     const doc = record(path.join(out, "synth-2pages.json"));
     expect(cer(doc.pages[0]!.markdown, refs[0]!)).toBeLessThan(0.3);
     expect(cer(doc.pages[1]!.markdown, refs[1]!)).toBeLessThan(0.4);
+  });
+
+  it("--fixations writes, per focal decode step, the grid cells kept; --no-focal with it is a usage error", async () => {
+    const out = path.join(tmp.dir, "fix");
+    const file = path.join(out, "nested", "fixations.jsonl");
+    const r = await ocr(["parse", "synth-1page.pdf", "-o", out, ...common, "--focal-warmup", "2", "--fixations", file], { cwd });
+    expect(r.exitCode).toBe(0);
+    const bundle = JSON.parse(readFileSync(path.join(modelDir, "model.json"), "utf8"));
+    const [rows, cols] = bundle.vision.modes[bundle.vision.mode].grid as [number, number];
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    // 24 tokens, the first 2 with full attention (warm-up)
+    expect(lines.length).toBeGreaterThanOrEqual(20);
+    const keep = Math.ceil(bundle.attention.focal.keep * (rows * (cols + 1) + 1));
+    for (const l of lines) {
+      expect(l).toMatchObject({ source: "synth-1page.pdf", page: 1 });
+      expect(l.cells.length).toBeLessThanOrEqual(keep);
+      for (const [row, col] of l.cells) {
+        expect(row).toBeGreaterThanOrEqual(0);
+        expect(row).toBeLessThan(rows);
+        expect(col).toBeGreaterThanOrEqual(0);
+        expect(col).toBeLessThan(cols);
+      }
+    }
+    expect(lines.some((l) => l.cells.length > keep / 2)).toBe(true);
+    expect(readdirSync(path.dirname(file))).toEqual(["fixations.jsonl"]);
+    const bad = await ocr(["parse", "synth-1page.pdf", "-o", out, ...common, "--no-focal", "--fixations", file], { cwd });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--fixations .*focal pruning/);
   });
 });

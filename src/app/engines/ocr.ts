@@ -17,6 +17,7 @@ import { preparePage, resolveMode, type PagePixels, type PreparedPage } from "..
 import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import { InputError, isInputError } from "../../input/index.js";
+import { FixationLog } from "../fixations.js";
 import { RunawayDetector } from "../runaway.js";
 import type { RunSettings } from "../settings.js";
 import { defaultModelDir } from "./model.js";
@@ -58,6 +59,8 @@ class OcrDecoder implements PageDecoder {
     private readonly maxTokens: number,
     /** Focal pruning (from model.json attention.focal, overridden by --focal-*, off with --no-focal). */
     private readonly focal?: FocalOptions,
+    /** --fixations: where focal pruning looked, per generated token (streaming layout). */
+    private readonly fixations?: FixationLog,
   ) {}
 
   private noRepeat(pagesInPass: number): NoRepeatRule | undefined {
@@ -165,7 +168,7 @@ class OcrDecoder implements PageDecoder {
   private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const pageToken = json.tokens.page!;
-    const session: Session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
+    const session: Session = this.m.engine.createSession({ attention: this.attention, focal: this.focal, recordFixations: !!this.fixations });
     const numbers = pages.pageNumbers;
     const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
@@ -208,6 +211,10 @@ class OcrDecoder implements PageDecoder {
         t = performance.now();
         const run = await this.generatePage(session, pageNumber, { maxTokens: this.maxTokens, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
         const decodeMs = performance.now() - t;
+        if (this.fixations) {
+          const vision = json.vision;
+          this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, vision.modes[this.mode]!.grid, vision.row_newline);
+        }
         const ended = run.reason === "stop";
         const ids = ended ? run.tokens.slice(0, -1) : run.tokens;
         const page = await this.page(pages, p, this.m.tokenizer.decode(ids), run.tokens.length, !ended && run.reason !== "cancelled",
@@ -271,6 +278,7 @@ class OcrDecoder implements PageDecoder {
   }
 
   async close(): Promise<void> {
+    await this.fixations?.close();
     await this.m.encoder.close();
   }
 }
@@ -329,6 +337,18 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   const kind = settings.model.attention ?? json.attention.kind;
   const attention: AttentionPolicy = kind === "rswa" ? { kind: "rswa", window: settings.model.window ?? json.attention.window } : { kind: "full" };
   const maxTokens = settings.model.maxTokens ?? json.decoding.max_tokens_per_page;
+  const f = settings.model.focal;
+  const base = json.attention.focal;
+  const focal: FocalOptions | undefined = f.enabled && (base || f.keep !== undefined)
+    ? { keep: f.keep ?? base?.keep ?? 0.05, layers: f.layers?.[0] ?? base?.layers ?? 2, warmup: Math.max(1, f.warmup ?? base?.warmup ?? 8) }
+    : undefined;
+  if (focal && focal.layers > json.decoder.num_hidden_layers)
+    throw new UsageError(`--focal-layers ${focal.layers}: the model has ${json.decoder.num_hidden_layers} decoder layers`);
+  if (settings.model.fixationsFile) {
+    if (!focal) throw new UsageError("--fixations records what focal pruning keeps: it needs focal pruning on (drop --no-focal, or give --focal-keep)");
+    if (json.layout !== "streaming")
+      throw new UsageError(`--fixations: supported for streaming-layout models; ${bundle.dir} uses the ${json.layout} layout`);
+  }
   let engine: Engine;
   try {
     engine = await Engine.load(bundle.dir, { threads: settings.model.threads });
@@ -342,14 +362,8 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   const tokenizer = await Tokenizer.load(bundle.tokenizerPath);
   const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
   const loaded: Loaded = { bundle, tokenizer, engine, encoder, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
-  const f = settings.model.focal;
-  const base = json.attention.focal;
-  const focal: FocalOptions | undefined = f.enabled && (base || f.keep !== undefined)
-    ? { keep: f.keep ?? base?.keep ?? 0.05, layers: f.layers?.[0] ?? base?.layers ?? 2, warmup: Math.max(1, f.warmup ?? base?.warmup ?? 8) }
-    : undefined;
-  if (focal && focal.layers > json.decoder.num_hidden_layers)
-    throw new UsageError(`--focal-layers ${focal.layers}: the model has ${json.decoder.num_hidden_layers} decoder layers`);
-  return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens, focal);
+  const fixations = settings.model.fixationsFile ? new FixationLog(settings.model.fixationsFile) : undefined;
+  return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens, focal, fixations);
 }
 
 registerDecoder(
