@@ -60,17 +60,22 @@ describe("ocr parse with the default model", () => {
     expect(ev.find((e) => e.type === "document-start")).toMatchObject({ pageCount: 2, pages: 2 });
     const done = ev.filter((e) => e.type === "page-done");
     expect(done.map((e) => e.page)).toEqual([1, 2]);
+    // a page ends at <PAGE> or at the cap; only the cap marks it truncated
     for (const e of done) {
-      expect(e).toMatchObject({ tokenCount: 24, truncated: true });
+      expect(e.tokenCount).toBeGreaterThan(0);
+      expect(e.tokenCount).toBeLessThanOrEqual(24);
+      expect(e.truncated).toBe(e.tokenCount === 24);
       expect(e.tokensPerSecond).toBeGreaterThan(0);
     }
+    const tokens = done.reduce((n, e) => n + (e.tokenCount as number), 0);
+    const truncatedPages = done.filter((e) => e.truncated).length;
     // page 1's visual tokens retired when page 2's came in: what stays attended grows by the text window at most
     const [c1, c2] = done.map((e) => e.cacheEntries as number);
     expect(c1).toBeGreaterThan(1000);
     expect(c2! - c1!).toBeLessThanOrEqual(128 + 2);
     expect(done[1]!.cacheBytes).toBe(done[0]!.cacheBytes);
     const end = ev.at(-1)!;
-    expect(end).toMatchObject({ type: "run-end", summary: { done: 1, pages: 2, tokens: 48, truncatedPages: 2, failedPages: 0, exitCode: 0 } });
+    expect(end).toMatchObject({ type: "run-end", summary: { done: 1, pages: 2, tokens, truncatedPages, failedPages: 0, exitCode: 0 } });
     const doc = record(path.join(out, "synth-2pages.json"));
     expect(doc.pages.map((p) => p.page)).toEqual([1, 2]);
     const md = readFileSync(path.join(out, "synth-2pages.md"), "utf8");
