@@ -16,15 +16,10 @@ import { existsSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, c
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { cliArgs } from "./bench-common.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(name);
-const option = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
-};
-const list = (s) => s.split(",").filter(Boolean).map(Number);
+const { flag, option, list } = cliArgs();
 const json = flag("--json");
 const threads = Number(option("--threads", String(Math.min(2, os.availableParallelism()))));
 const visualCounts = list(option("--visual", "273,1000,2473,8000"));

@@ -11,14 +11,10 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { cliArgs } from "./bench-common.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(name);
-const option = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
-};
+const { flag, option } = cliArgs();
 const json = flag("--json");
 const threads = Number(option("--threads", String(os.availableParallelism())));
 const prefixes = option("--prefixes", "273,1024,4096").split(",").map(Number);

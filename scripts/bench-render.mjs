@@ -4,11 +4,12 @@
 // Usage: node scripts/bench-render.mjs [--dpi 150] [--pages N] [pdf-or-folder ...]
 //   default inputs: ../shared/data/real/debian next to the repo; default: first 8 pages of each PDF.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
+import { pdfsIn } from "./bench-common.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -21,11 +22,7 @@ for (let i = 0; i < args.length; i++) {
   else inputs.push(args[i]);
 }
 if (inputs.length === 0) inputs.push(path.resolve(repo, "../shared/data/real/debian"));
-const pdfs = inputs.flatMap((p) =>
-  statSync(p).isDirectory()
-    ? readdirSync(p).filter((f) => f.endsWith(".pdf")).sort().map((f) => path.join(p, f))
-    : [p],
-);
+const pdfs = pdfsIn(inputs);
 
 const { openDocument } = await import(path.join(repo, "dist/input/index.js"));
 

@@ -5,21 +5,18 @@
 // Usage: node scripts/bench-text.mjs [pdf-or-folder ...]   (default: ../shared/data/real/debian next to the repo)
 // Reference text: FILE.txt beside the PDF when present (pdftotext output), else pdftotext is run here.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { editDistance, normaliseForCer } from "./cer.mjs";
+import { pdfsIn } from "./bench-common.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const defaultData = path.resolve(repo, "../shared/data/real/debian");
 const args = process.argv.slice(2);
 const inputs = args.length ? args : [defaultData];
-const pdfs = inputs.flatMap((p) =>
-  statSync(p).isDirectory()
-    ? readdirSync(p).filter((f) => f.endsWith(".pdf")).sort().map((f) => path.join(p, f))
-    : [p],
-);
+const pdfs = pdfsIn(inputs);
 if (pdfs.length === 0) {
   console.error("bench-text: no PDFs found");
   process.exit(2);

@@ -5,6 +5,7 @@
 // overlap it and share its font size, words on its own lines within a narrow gap, and a few outlying
 // words at its sides. Reading order is our own: a recursive XY-cut over the blocks.
 import type { TextRun } from "../input/index.js";
+import { xyCut } from "../layout/xycut.js";
 
 export interface Word {
   text: string;
@@ -323,37 +324,4 @@ export function pageBlocks(runs: readonly TextRun[]): TextBlock[] {
   });
   const sizes = blocks.map((b) => b.fontSize).sort((a, b) => a - b);
   return xyCut(blocks, sizes[Math.floor(sizes.length / 2)] ?? 10);
-}
-
-/**
- * A vertical cut (between columns) wins only when its band is this many times wider than the best
- * horizontal one: a running header's page number or a table's label column is not a page column.
- */
-const GUTTER_OVER_GAP = 2;
-
-/** Largest empty band between block extents along one axis: cut position and width. */
-function widestGap(items: readonly TextBlock[], axis: "x" | "y"): { at: number; gap: number } | undefined {
-  const spans = items.map((b) => (axis === "x" ? [b.xMin, b.xMax] : [b.yMin, b.yMax]) as [number, number]).sort((a, b) => a[0] - b[0]);
-  let best: { at: number; gap: number } | undefined;
-  let reach = spans[0]![1];
-  for (let i = 1; i < spans.length; i++) {
-    const [start, end] = spans[i]!;
-    if (start > reach && (!best || start - reach > best.gap)) best = { at: (start + reach) / 2, gap: start - reach };
-    reach = Math.max(reach, end);
-  }
-  return best;
-}
-
-function xyCut(blocks: TextBlock[], body: number): TextBlock[] {
-  // Blocks overlapping on both axes (overprinted text) fall through to plain top-to-bottom order.
-  if (blocks.length <= 1) return blocks;
-  const h = widestGap(blocks, "y");
-  const v = widestGap(blocks, "x");
-  if (v && v.gap >= body && (!h || v.gap > GUTTER_OVER_GAP * h.gap)) {
-    return [...xyCut(blocks.filter((b) => (b.xMin + b.xMax) / 2 < v.at), body), ...xyCut(blocks.filter((b) => (b.xMin + b.xMax) / 2 >= v.at), body)];
-  }
-  if (h) {
-    return [...xyCut(blocks.filter((b) => (b.yMin + b.yMax) / 2 < h.at), body), ...xyCut(blocks.filter((b) => (b.yMin + b.yMax) / 2 >= h.at), body)];
-  }
-  return [...blocks].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
 }
