@@ -12,6 +12,8 @@ export interface FixationRecord {
   /** Sequence position of the generated token. */
   position: number;
   cells: [number, number][];
+  /** line-unit models: the text line (view) the token was read from, its index on the page and box in page pixels */
+  line?: { index: number; box: [number, number, number, number] };
 }
 
 /** Appends records to FILE through a temporary file that is renamed on close, so a failed run leaves no half file. */
@@ -30,7 +32,8 @@ export class FixationLog {
    * `grid` its [rows, cols] of embeddings, each row followed by one row-newline entry when `rowNewline`
    * (row newlines and the view separator are visual entries too, but not page cells: they are left out).
    */
-  page(source: string, page: number, fixations: Fixation[], visualStart: number, grid: [number, number], rowNewline: boolean): void {
+  page(source: string, page: number, fixations: Fixation[], visualStart: number, grid: [number, number], rowNewline: boolean,
+    view?: { index: number; box: [number, number, number, number]; firstStep: number }): void {
     const [gridRows, gridCols] = grid;
     const stride = gridCols + (rowNewline ? 1 : 0);
     fixations.forEach((f, step) => {
@@ -40,7 +43,8 @@ export class FixationLog {
         const col = offset % stride;
         if (offset >= 0 && offset < gridRows * stride && col < gridCols) cells.push([Math.floor(offset / stride), col]);
       }
-      const record: FixationRecord = { source, page, step, position: f.position, cells };
+      const record: FixationRecord = { source, page, step: step + (view?.firstStep ?? 0), position: f.position, cells };
+      if (view) record.line = { index: view.index, box: view.box };
       this.out.write(JSON.stringify(record) + "\n");
     });
   }

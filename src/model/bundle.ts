@@ -88,6 +88,12 @@ export async function loadBundle(dir: string): Promise<Bundle> {
   const tokenizerPath = path.join(abs, "tokenizer.json");
   await mustExist(encoderPath, "the vision encoder named by vision.encoder");
   await mustExist(tokenizerPath, "the tokenizer (tokenizer.json)");
+  const lines = json.vision.lines;
+  if (lines) {
+    await mustExist(path.join(abs, lines.detector), "the text-line detector named by vision.lines.detector");
+    await mustExist(path.join(abs, lines.recogniser), "the line recogniser named by vision.lines.recogniser");
+    await mustExist(path.join(abs, lines.dictionary), "the recogniser's classes named by vision.lines.dictionary");
+  }
   const tensors = await readWeightsIndex(abs, json.decoder.weights);
   const expected = expectedDecoderTensors(json.decoder, {
     rowNewline: json.vision.row_newline,

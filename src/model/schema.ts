@@ -61,6 +61,31 @@ export interface VisionConfig {
   pad_color: [number, number, number];
   row_newline: boolean;
   view_separator: boolean;
+  /** line-unit mode (our default model): pretrained detector + recogniser, `encoder` projects a line's slots */
+  lines?: LinesConfig;
+}
+
+/**
+ * The line-unit vision mode: `detector` (DB probability map) and `recogniser` (CTC posteriors + features) are
+ * ONNX files in the bundle, `dictionary` the recogniser's classes; each line becomes one view of `slots` tokens.
+ */
+export interface LinesConfig {
+  detector: string;
+  recogniser: string;
+  dictionary: string;
+  /** the detector sees the page with its longer side at most this many pixels */
+  det_limit: number;
+  det_threshold: number;
+  det_box_threshold: number;
+  det_unclip: number;
+  det_min_size: number;
+  rec_height: number;
+  rec_max_width: number;
+  rec_batch: number;
+  /** slot counts a line is padded to (the smallest that holds it); longer lines are split */
+  slots: number[];
+  /** the page is rendered at this resolution for the mode */
+  dpi: number;
 }
 
 export interface TokenIds {
@@ -209,6 +234,19 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     c.triple(vis, "pad_color", "vision", 0, 255);
     c.bool(vis, "row_newline", "vision");
     c.bool(vis, "view_separator", "vision");
+    if (vis.lines !== undefined) {
+      const l = c.object(vis.lines, "vision.lines");
+      if (l) {
+        for (const k of ["detector", "recogniser", "dictionary"]) c.str(l, k, "vision.lines");
+        for (const k of ["det_threshold", "det_box_threshold", "det_unclip"]) c.num(l, k, "vision.lines", true);
+        for (const k of ["det_limit", "det_min_size", "rec_height", "rec_max_width", "rec_batch", "dpi"]) c.int(l, k, "vision.lines", 1);
+        if (!Array.isArray(l.slots) || l.slots.length === 0 || !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1])))
+          c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
+        for (const k of ["detector", "recogniser", "dictionary"])
+          if (typeof l[k] === "string" && ((l[k] as string).startsWith("/") || (l[k] as string).split(/[\\/]/).includes("..")))
+            c.fail(`vision.lines.${k}`, "file names must stay inside the bundle folder");
+      }
+    }
     const modes = c.object(vis.modes, "vision.modes");
     if (modes) {
       if (Object.keys(modes).length === 0) c.fail("vision.modes", "no modes defined");
@@ -255,6 +293,8 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         c.fail(`prompts.${k}`, "must contain exactly one <image> placeholder");
     }
   }
+  if (vis && vis.lines !== undefined && root.layout !== "streaming")
+    c.fail("vision.lines", "line-unit models read in the streaming layout (one view per line)");
   if (root.layout === "streaming" && tok && tok.page === undefined)
     c.fail("tokens.page", "the streaming layout needs a <PAGE> token id");
 

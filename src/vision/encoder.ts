@@ -51,6 +51,19 @@ parentPort.on("message", async (msg) => {
       const out = result.embeddings;
       const data = new Float32Array(out.data);
       parentPort.postMessage({ id: msg.id, ok: true, dims: out.dims, buffer: data.buffer }, [data.buffer]);
+    } else if (msg.type === "feeds") {
+      const feeds = {};
+      for (const [name, f] of Object.entries(msg.feeds))
+        feeds[name] = new ort.Tensor(f.type, f.type === "int64" ? new BigInt64Array(f.buffer) : new Float32Array(f.buffer), f.dims);
+      const result = await session.run(feeds);
+      const outputs = {};
+      const transfer = [];
+      for (const [name, t] of Object.entries(result)) {
+        const data = t.data instanceof Float32Array ? new Float32Array(t.data) : Float32Array.from(t.data, Number);
+        outputs[name] = { dims: t.dims, buffer: data.buffer };
+        transfer.push(data.buffer);
+      }
+      parentPort.postMessage({ id: msg.id, ok: true, outputs }, transfer);
     } else if (msg.type === "close") {
       if (session) await session.release();
       parentPort.postMessage({ id: msg.id, ok: true });
@@ -80,9 +93,16 @@ interface Reply {
   message?: string;
   provider?: string;
   inputs?: string[];
-  outputs?: string[];
   dims?: number[];
   buffer?: ArrayBuffer;
+  outputs?: Record<string, { dims: number[]; buffer: ArrayBuffer }> | string[];
+}
+
+/** A named input of `run`: float32 or int64 data with its shape. */
+export interface Feed {
+  type: "float32" | "int64";
+  data: Float32Array | BigInt64Array;
+  dims: readonly number[];
 }
 
 export class EncoderError extends Error {
@@ -97,6 +117,9 @@ export class VisionEncoder {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private closed = false;
+  /** the model's input and output names, in its order */
+  inputNames: string[] = [];
+  outputNames: string[] = [];
 
   private constructor(private readonly worker: Worker, readonly path: string, public provider: "cpu" | "cuda" = "cpu") {
     worker.on("message", (r: Reply) => {
@@ -126,8 +149,11 @@ export class VisionEncoder {
     });
   }
 
-  /** Opens `encoder.onnx`; the contract requires input `pixels` and output `embeddings`. */
-  static async open(path: string, options: EncoderOptions = {}): Promise<VisionEncoder> {
+  /**
+   * Opens an ONNX file on its own thread. `expect` names the inputs and outputs the caller's contract needs
+   * (an encoder.onnx: input `pixels`, output `embeddings`).
+   */
+  static async open(path: string, options: EncoderOptions = {}, expect = { inputs: ["pixels"], outputs: ["embeddings"] }): Promise<VisionEncoder> {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -139,8 +165,11 @@ export class VisionEncoder {
     try {
       const r = await enc.call({ type: "open" });
       enc.provider = r.provider === "cuda" ? "cuda" : "cpu";
-      if (!r.inputs?.includes("pixels") || !r.outputs?.includes("embeddings"))
-        throw new EncoderError(path, `expected input "pixels" and output "embeddings", found inputs [${r.inputs}] outputs [${r.outputs}]`);
+      const outputs = r.outputs as string[];
+      if (!expect.inputs.every((n) => r.inputs?.includes(n)) || !expect.outputs.every((n) => outputs.includes(n)))
+        throw new EncoderError(path, `expected inputs [${expect.inputs}] and outputs [${expect.outputs}], found inputs [${r.inputs}] outputs [${outputs}]`);
+      enc.inputNames = r.inputs!;
+      enc.outputNames = outputs;
     } catch (err) {
       await enc.close().catch(() => undefined);
       if (options.device === "cuda" && !cudaProviderInstalled())
@@ -164,6 +193,22 @@ export class VisionEncoder {
     if (outDims.length !== 4 || outDims[0] !== n)
       throw new EncoderError(this.path, `embeddings have shape [${outDims}], expected [${n}, rows, cols, hidden]`);
     return { data: new Float32Array(r.buffer!), dims: outDims as [number, number, number, number] };
+  }
+
+  /** Runs the model on named inputs (copied to the worker); every output comes back as float32. */
+  async run(feeds: Record<string, Feed>): Promise<Record<string, { data: Float32Array; dims: number[] }>> {
+    const msg: Record<string, { type: string; buffer: ArrayBuffer; dims: readonly number[] }> = {};
+    const transfer: ArrayBuffer[] = [];
+    for (const [name, f] of Object.entries(feeds)) {
+      const copy = f.data.slice();
+      msg[name] = { type: f.type, buffer: copy.buffer as ArrayBuffer, dims: f.dims };
+      transfer.push(copy.buffer as ArrayBuffer);
+    }
+    const r = await this.call({ type: "feeds", feeds: msg }, transfer);
+    const out: Record<string, { data: Float32Array; dims: number[] }> = {};
+    for (const [name, o] of Object.entries(r.outputs as Record<string, { dims: number[]; buffer: ArrayBuffer }>))
+      out[name] = { data: new Float32Array(o.buffer), dims: o.dims };
+    return out;
   }
 
   async close(): Promise<void> {

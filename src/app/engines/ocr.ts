@@ -11,6 +11,7 @@ import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
 import { parseGroundedPage, splitPages } from "../../output/grounding.js";
 import { VisionEncoder } from "../../vision/encoder.js";
+import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
 import { assembleVisualEmbeddings } from "../../vision/layout.js";
 import { cropRegionPng } from "../../vision/crop.js";
 import { preparePage, resolveMode, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
@@ -34,13 +35,17 @@ interface PreparedPixels {
   embeddings: Float32Array;
   count: number;
   pixels: PagePixels;
+  /** line-unit mode: one view per text line, read one after another (embeddings is then empty) */
+  views?: LineView[];
 }
 
 interface Loaded {
   bundle: Bundle;
   tokenizer: Tokenizer;
   engine: Engine;
-  encoder: VisionEncoder;
+  /** the page-grid encoder, or (vision.lines) the line front end */
+  encoder?: VisionEncoder;
+  lines?: LineEncoder;
   newline?: Float32Array;
   separator?: Float32Array;
 }
@@ -74,11 +79,11 @@ class OcrDecoder implements PageDecoder {
   private async visual(prepared: PreparedPage): Promise<Float32Array> {
     const hidden = this.m.bundle.json.decoder.hidden_size;
     const g = prepared.global;
-    const global = await this.m.encoder.encode(g.pixels.slice(), [1, 3, g.height, g.width]);
+    const global = await this.m.encoder!.encode(g.pixels.slice(), [1, 3, g.height, g.width]);
     let tiles: Float32Array | undefined;
     if (prepared.tiles) {
       const t = prepared.tiles;
-      tiles = (await this.m.encoder.encode(t.pixels.slice(), [t.count, 3, t.height, t.width])).data;
+      tiles = (await this.m.encoder!.encode(t.pixels.slice(), [t.count, 3, t.height, t.width])).data;
     }
     if (global.dims[3] !== hidden)
       throw new EnvironmentError(`${this.m.bundle.encoderPath}: embeddings are ${global.dims[3]} wide, the decoder expects ${hidden}`);
@@ -92,11 +97,18 @@ class OcrDecoder implements PageDecoder {
       const raster = await pages.render(pageNumber);
       const render = performance.now() - t;
       t = performance.now();
+      // pixels are kept for figure crops only when the run writes files
+      const pixels = pages.figureDir ? raster : { width: 0, height: 0, data: Buffer.alloc(0) };
+      if (this.m.lines) {
+        const json = this.m.bundle.json;
+        const lines = await this.m.lines.views(raster, json.decoder.hidden_size, this.m.newline!, this.m.separator!);
+        timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
+        out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings: new Float32Array(0), count: lines.reduce((s, v) => s + v.count, 0), pixels, views: lines });
+        continue;
+      }
       const prepared = await preparePage(raster, this.m.bundle.json.vision, this.mode);
       const embeddings = await this.visual(prepared);
       timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
-      // pixels are kept for figure crops only when the run writes files
-      const pixels = pages.figureDir ? raster : { width: 0, height: 0, data: Buffer.alloc(0) };
       out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens, pixels });
     }
     return out;
@@ -200,37 +212,55 @@ class OcrDecoder implements PageDecoder {
           yield await this.failedPage(pages, pageNumber, p.message);
           continue;
         }
-        if (previous) await session.retire(previous[0], previous[1]);
-        if (oldCloser !== undefined) await session.retire(oldCloser, oldCloser + 1);
-        oldCloser = closer;
-        closer = undefined;
-        let t = performance.now();
-        const ext = await session.extend({ tokens: [], embeddings: p.embeddings });
-        previous = [ext.start, ext.start + ext.count];
-        const prefill = performance.now() - t;
-        t = performance.now();
-        const run = await this.generatePage(session, pageNumber, { maxTokens: this.maxTokens, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
-        const decodeMs = performance.now() - t;
-        if (this.fixations) {
-          const vision = json.vision;
-          this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, vision.modes[this.mode]!.grid, vision.row_newline);
+        // a page is one view, or (line-unit models) one view per text line, each generated to its <PAGE>
+        const views: { embeddings: Float32Array; count?: number; box?: LineView["box"] }[] = p.views ?? [{ embeddings: p.embeddings }];
+        let prefill = 0, decodeMs = 0, count = 0, truncated = false, runaway = false;
+        const texts: string[] = [];
+        for (const [index, view] of views.entries()) {
+          const embeddings = view.embeddings;
+          if (context.signal.aborted) break;
+          if (previous) await session.retire(previous[0], previous[1]);
+          if (oldCloser !== undefined) await session.retire(oldCloser, oldCloser + 1);
+          oldCloser = closer;
+          closer = undefined;
+          let t = performance.now();
+          const ext = await session.extend({ tokens: [], embeddings });
+          previous = [ext.start, ext.start + ext.count];
+          prefill += performance.now() - t;
+          t = performance.now();
+          const run = await this.generatePage(session, pageNumber, { maxTokens: Math.max(1, this.maxTokens - count), stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
+          decodeMs += performance.now() - t;
+          if (this.fixations) {
+            const vision = json.vision;
+            if (view.box) {
+              const b = view.box;
+              this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, [1, view.count! - 2], true,
+                { index, box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v)) as [number, number, number, number], firstStep: count });
+            } else {
+              this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, vision.modes[this.mode]!.grid, vision.row_newline);
+            }
+          }
+          const ended = run.reason === "stop";
+          count += run.tokens.length;
+          texts.push(this.m.tokenizer.decode(ended ? run.tokens.slice(0, -1) : run.tokens));
+          if (run.reason === "runaway") runaway = true;
+          if (!ended) {
+            if (run.reason !== "cancelled") truncated = true;
+            // the view never ended: close it so the next one starts after a <PAGE>, as in training
+            closer = (await session.extend({ tokens: [pageToken] })).start;
+          }
+          if (count >= this.maxTokens || run.reason === "cancelled") break;
         }
-        const ended = run.reason === "stop";
-        const ids = ended ? run.tokens.slice(0, -1) : run.tokens;
-        const page = await this.page(pages, p, this.m.tokenizer.decode(ids), run.tokens.length, !ended && run.reason !== "cancelled",
+        const page = await this.page(pages, p, p.views ? texts.join("").replace(/^\s+/, "") : texts.join(""), count, truncated,
           { ...p.timings, prefill: round(prefill), decode: round(decodeMs) });
-        if (run.reason === "runaway") {
+        if (runaway) {
           page.warnings = page.warnings.filter((w) => !w.includes("token limit"));
-          page.warnings.push(`page ${pageNumber} was ended after ${run.tokens.length} tokens: the output kept repeating itself`);
+          page.warnings.push(`page ${pageNumber} was ended after ${count} tokens: the output kept repeating itself`);
         }
         page.decodeMs = decodeMs;
         const stats = session.stats();
         page.cache = { liveEntries: stats.liveEntries, bytes: stats.cacheBytes };
         yield page;
-        if (!ended) {
-          // the page never ended: close it so the next page starts after a <PAGE>, as in training
-          closer = (await session.extend({ tokens: [pageToken] })).start;
-        }
       }
     } finally {
       // frees the KV cache now rather than at garbage collection; an addon built before dispose existed frees it then
@@ -279,7 +309,8 @@ class OcrDecoder implements PageDecoder {
 
   async close(): Promise<void> {
     await this.fixations?.close();
-    await this.m.encoder.close();
+    await this.m.encoder?.close();
+    await this.m.lines?.close();
   }
 }
 
@@ -356,12 +387,18 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
     if (err instanceof EngineError) throw new EnvironmentError(err.message, { cause: err });
     throw err;
   }
-  const encoder = await VisionEncoder.open(bundle.encoderPath, { threads: settings.model.threads }).catch((err: Error) => {
-    throw new EnvironmentError(err.message, { cause: err });
-  });
+  const encoderOptions = { threads: settings.model.threads };
+  let encoder: VisionEncoder | undefined;
+  let lines: LineEncoder | undefined;
+  try {
+    if (json.vision.lines) lines = await LineEncoder.open(bundle.dir, json.vision.lines, bundle.encoderPath, encoderOptions);
+    else encoder = await VisionEncoder.open(bundle.encoderPath, encoderOptions);
+  } catch (err) {
+    throw new EnvironmentError((err as Error).message, { cause: err });
+  }
   const tokenizer = await Tokenizer.load(bundle.tokenizerPath);
   const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
-  const loaded: Loaded = { bundle, tokenizer, engine, encoder, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
+  const loaded: Loaded = { bundle, tokenizer, engine, encoder, lines, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
   const fixations = settings.model.fixationsFile ? new FixationLog(settings.model.fixationsFile) : undefined;
   return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens, focal, fixations);
 }

@@ -1,0 +1,111 @@
+// The line-unit front end of a bundle (model.json vision.lines): detector, recogniser and projector sessions,
+// each on its own onnxruntime worker thread, turning a page into one view of decoder embeddings per text line.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { LinesConfig } from "../model/schema.js";
+import { VisionEncoder, type EncoderOptions } from "./encoder.js";
+import { pageUnits, parseDictionary, SLOT_EXTRA, type LineBox, type LineModels, type LineUnit } from "./lines.js";
+import type { PagePixels } from "./preprocess.js";
+
+/** One text line as the decoder sees it: [geometry, slots…, image_newline, view_seperator] embeddings. */
+export interface LineView {
+  box: LineBox;
+  embeddings: Float32Array;
+  /** embeddings.length / hidden */
+  count: number;
+  /** the recogniser's own reading, for diagnostics */
+  text: string;
+}
+
+export class LineEncoder {
+  private constructor(
+    private readonly cfg: LinesConfig,
+    private readonly detector: VisionEncoder,
+    private readonly recogniser: VisionEncoder,
+    private readonly projector: VisionEncoder,
+    private readonly dictionary: string[],
+  ) {}
+
+  /** Opens the three models of a bundle directory; `projectorPath` is the bundle's encoder.onnx. */
+  static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}): Promise<LineEncoder> {
+    const dictionary = parseDictionary(await readFile(path.join(dir, cfg.dictionary), "utf8"));
+    const opened: VisionEncoder[] = [];
+    try {
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }));
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["probs", "features"] }));
+      opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }));
+    } catch (err) {
+      await Promise.all(opened.map((e) => e.close()));
+      throw err;
+    }
+    return new LineEncoder(cfg, opened[0]!, opened[1]!, opened[2]!, dictionary);
+  }
+
+  get provider(): "cpu" | "cuda" {
+    return this.detector.provider;
+  }
+
+  private models(): LineModels {
+    return {
+      detect: async (t) => (await this.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } })).probability!,
+      recognise: async (t) => {
+        const r = await this.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } });
+        return { probs: r.probs!, features: r.features! };
+      },
+    };
+  }
+
+  /** The page's lines in reading order, each projected to decoder embeddings and framed by `newline`/`separator`. */
+  async views(page: PagePixels, hidden: number, newline: Float32Array, separator: Float32Array): Promise<LineView[]> {
+    const units = await pageUnits(page, this.models(), this.cfg, this.dictionary);
+    const byLength = new Map<number, number[]>();
+    units.forEach((u, i) => {
+      const length = this.cfg.slots.find((s) => u.ids.length <= s) ?? this.cfg.slots.at(-1)!;
+      byLength.set(length, [...(byLength.get(length) ?? []), i]);
+    });
+    const views: LineView[] = new Array(units.length);
+    for (const [length, idx] of byLength) {
+      const emb = await this.project(idx.map((i) => units[i]!), length);
+      const per = (1 + length) * hidden;
+      idx.forEach((i, k) => {
+        const count = length + 3;
+        const out = new Float32Array(count * hidden);
+        out.set(emb.subarray(k * per, (k + 1) * per));
+        out.set(newline, per);
+        out.set(separator, per + hidden);
+        views[i] = { box: units[i]!.box, embeddings: out, count, text: units[i]!.text };
+      });
+    }
+    return views;
+  }
+
+  /** Projector over units padded (or cut) to `length` slots → [n, 1, 1 + length, hidden] flattened. */
+  private async project(units: LineUnit[], length: number): Promise<Float32Array> {
+    const width = units[0]!.features.length / Math.max(1, units[0]!.ids.length) || 120 + SLOT_EXTRA;
+    const n = units.length;
+    const ids = new BigInt64Array(n * length);
+    const feats = new Float32Array(n * length * width);
+    const valid = new Float32Array(n * length);
+    const geometry = new Float32Array(n * units[0]!.geometry.length);
+    units.forEach((u, k) => {
+      const s = Math.min(length, u.ids.length);
+      for (let j = 0; j < s; j++) {
+        ids[k * length + j] = BigInt(u.ids[j]!);
+        valid[k * length + j] = 1;
+      }
+      feats.set(u.features.subarray(0, s * width), k * length * width);
+      geometry.set(u.geometry, k * u.geometry.length);
+    });
+    const r = await this.projector.run({
+      ids: { type: "int64", data: ids, dims: [n, length] },
+      feats: { type: "float32", data: feats, dims: [n, length, width] },
+      valid: { type: "float32", data: valid, dims: [n, length] },
+      geometry: { type: "float32", data: geometry, dims: [n, units[0]!.geometry.length] },
+    });
+    return r.embeddings!.data;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.detector.close(), this.recogniser.close(), this.projector.close()]);
+  }
+}

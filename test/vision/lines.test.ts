@@ -1,0 +1,121 @@
+// The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
+import { describe, expect, it } from "vitest";
+import type { LinesConfig } from "../../src/model/schema.js";
+import { boxesFromMap, collapseSlots, detectorInput, orderLines, parseDictionary, recogniserCrop, SLOT_EXTRA, unitGeometry, type LineBox } from "../../src/vision/lines.js";
+
+const CFG: LinesConfig = {
+  detector: "d", recogniser: "r", dictionary: "k", det_limit: 960, det_threshold: 0.3, det_box_threshold: 0.6, det_unclip: 1.5,
+  det_min_size: 3, rec_height: 48, rec_max_width: 3200, rec_batch: 8, slots: [16, 48, 128], dpi: 150,
+};
+
+function box(xMin: number, yMin: number, xMax: number, yMax: number): LineBox {
+  return { xMin, yMin, xMax, yMax, score: 1 };
+}
+
+describe("boxesFromMap", () => {
+  const w = 64, h = 32;
+  const map = new Float32Array(w * h);
+  const fill = (x0: number, y0: number, x1: number, y1: number, v: number) => {
+    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) map[y * w + x] = v;
+  };
+  fill(4, 4, 40, 10, 0.9); // a text line
+  fill(4, 20, 20, 26, 0.4); // above the binarisation threshold, below the box threshold: dropped
+  fill(50, 20, 52, 30, 0.9); // 2 px wide: below the minimum size
+  map[0] = 0.95; // a lone pixel
+
+  it("finds connected regions, keeps confident ones and grows them by the unclip distance, in page pixels", () => {
+    const boxes = boxesFromMap({ data: map, dims: [1, 1, h, w] }, 2, 2, CFG, 1000, 1000);
+    expect(boxes).toHaveLength(1);
+    const b = boxes[0]!;
+    // region 36 x 6 px: distance = 36*6*1.5 / (2*(36+6)) = 3.857 (map px) → ×2 page px per map px
+    const d = (36 * 6 * 1.5) / (2 * 42);
+    expect(b.xMin).toBeCloseTo((4 - d) * 2, 5);
+    expect(b.xMax).toBeCloseTo((40 + d) * 2, 5);
+    expect(b.yMin).toBeCloseTo((4 - d) * 2, 5);
+    expect(b.yMax).toBeCloseTo((10 + d) * 2, 5);
+    expect(b.score).toBeCloseTo(0.9, 5);
+  });
+
+  it("clips grown boxes to the page", () => {
+    const boxes = boxesFromMap({ data: map, dims: [1, 1, h, w] }, 1, 1, CFG, 30, 12);
+    expect(boxes[0]!.xMax).toBe(30);
+    expect(boxes[0]!.yMax).toBe(12);
+  });
+});
+
+describe("orderLines", () => {
+  it("reads a two-column page column by column under a full-width title", () => {
+    const title = box(10, 10, 590, 40);
+    const left = [box(10, 60, 280, 75), box(10, 80, 280, 95), box(10, 100, 280, 115)];
+    const right = [box(320, 60, 590, 75), box(320, 80, 590, 95)];
+    const ordered = orderLines([right[1]!, left[2]!, title, right[0]!, left[0]!, left[1]!]);
+    expect(ordered).toEqual([title, ...left, ...right]);
+  });
+});
+
+describe("collapseSlots", () => {
+  const dict = parseDictionary("a\nb\n");
+  it("parses the recogniser's classes: blank, the dictionary, then space", () => {
+    expect(dict).toEqual(["", "a", "b", " "]);
+  });
+
+  it("turns runs of one class into slots, splits repeats at blanks, and records gaps, runs and peaks", () => {
+    // steps: a a _ a b _ _ space b  (4 classes: blank, a, b, space), 2-wide features = the step index
+    const seq = [1, 1, 0, 1, 2, 0, 0, 3, 2];
+    const classes = 4, width = 2;
+    const probs = new Float32Array(seq.length * classes);
+    const feats = new Float32Array(seq.length * width);
+    seq.forEach((c, t) => {
+      probs[t * classes + c] = 0.5 + t / 100;
+      feats[t * width] = t;
+      feats[t * width + 1] = 1;
+    });
+    const r = collapseSlots(probs, feats, seq.length, classes, width, dict);
+    expect(r.text).toBe("aab b");
+    expect(Array.from(r.ids)).toEqual([1, 1, 2, 3, 2]);
+    const stride = width + SLOT_EXTRA;
+    expect(r.features).toHaveLength(5 * stride);
+    // first slot: steps 0-1 → mean feature 0.5, no gap, run 2/8, peak at step 1, centre 1/9
+    expect(Array.from(r.features.subarray(0, stride))).toEqual([0.5, 1, 0, 2 / 8, expect.closeTo(0.51, 6), 1 / 9].map((v) => (typeof v === "number" ? expect.closeTo(v, 6) : v)));
+    // the space slot (step 7) follows two blank steps after the slot ending at step 5
+    expect(r.features[3 * stride + width]).toBeCloseTo(2 / 8, 6);
+  });
+
+  it("gives an empty line no slots", () => {
+    const probs = new Float32Array(3 * 4);
+    for (let t = 0; t < 3; t++) probs[t * 4] = 1;
+    const r = collapseSlots(probs, new Float32Array(3 * 2), 3, 4, 2, dict);
+    expect(r.ids).toHaveLength(0);
+    expect(r.text).toBe("");
+  });
+});
+
+describe("crops and geometry", () => {
+  const page = { width: 100, height: 50, data: Buffer.alloc(100 * 50 * 3, 255) };
+  for (let x = 20; x < 60; x++) for (let y = 10; y < 20; y++) page.data.fill(0, (y * 100 + x) * 3, (y * 100 + x) * 3 + 3);
+
+  it("scales a line crop to the recogniser height keeping its aspect, normalised to [-1, 1]", () => {
+    const c = recogniserCrop(page, { xMin: 20, xMax: 60, yMin: 10, yMax: 20 }, 48, 3200);
+    expect(c.width).toBe(192);
+    expect(c.data).toHaveLength(3 * 48 * 192);
+    expect(c.data[24 * 192 + 96]).toBeCloseTo(-1, 2); // black inside
+    expect(c.width).toBe(Math.round((40 * 48) / 10));
+  });
+
+  it("caps very long lines at the maximum width", () => {
+    expect(recogniserCrop(page, { xMin: 0, xMax: 100, yMin: 10, yMax: 11 }, 48, 640).width).toBe(640);
+  });
+
+  it("prepares the detector input with sides that are multiples of 32 and ImageNet normalisation", () => {
+    const d = detectorInput({ width: 1000, height: 1400, data: Buffer.alloc(1000 * 1400 * 3, 255) }, 960);
+    expect(d.input.dims).toEqual([1, 3, 960, 672]); // 1000·960/1400 = 686 → 672
+    expect(d.input.data[0]).toBeCloseTo((1 - 0.485) / 0.229, 3);
+    expect(d.scaleY).toBeCloseTo(1400 / 960, 6);
+  });
+
+  it("describes a line by its box, height and gap in line heights, indent and aspect", () => {
+    const g = unitGeometry({ xMin: 30, xMax: 90, yMin: 30, yMax: 40 }, { xMin: 10, xMax: 90, yMin: 10, yMax: 20 }, 100, 50, 10);
+    expect(Array.from(g)).toEqual([0.3, 0.6, 0.9, 0.8, 0, 1, 0.5, expect.closeTo(Math.log(6) / 4, 6)].map((v) => (typeof v === "number" ? expect.closeTo(v, 6) : v)));
+    expect(unitGeometry({ xMin: 0, xMax: 10, yMin: 0, yMax: 10 }, undefined, 100, 100, 10)[5]).toBe(-4);
+  });
+});
