@@ -187,6 +187,10 @@ export const OPTIONS = {
     flags: "--fixations <file>",
     description: "write, per decode step, the visual grid cells focal pruning kept (JSON Lines) to FILE",
   },
+  overlayFixations: {
+    flags: "--fixations <file>",
+    description: "draw the fixations `ocr parse --fixations FILE` recorded over each page (where the model looked)",
+  },
   // ---- running and reporting
   jobs: {
     flags: "-j, --jobs <n>",

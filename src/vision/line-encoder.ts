@@ -15,6 +15,8 @@ export interface LineView {
   count: number;
   /** the recogniser's own reading, for diagnostics */
   text: string;
+  /** page x of each slot's centre (where its symbol run sits on the line) */
+  slotX: Float32Array;
 }
 
 export class LineEncoder {
@@ -73,7 +75,10 @@ export class LineEncoder {
         out.set(emb.subarray(k * per, (k + 1) * per));
         out.set(newline, per);
         out.set(separator, per + hidden);
-        views[i] = { box: units[i]!.box, embeddings: out, count, text: units[i]!.text };
+        const u = units[i]!;
+        const stride = u.ids.length ? u.features.length / u.ids.length : 0;
+        const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[j * stride + stride - 1]! * (u.box.xMax - u.box.xMin));
+        views[i] = { box: u.box, embeddings: out, count, text: u.text, slotX };
       });
     }
     return views;

@@ -14,7 +14,7 @@ import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
 import { assembleVisualEmbeddings } from "../../vision/layout.js";
 import { cropRegionPng } from "../../vision/crop.js";
-import { preparePage, resolveMode, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
+import { preparePage, resolveMode, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
 import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import { InputError, isInputError } from "../../input/index.js";
@@ -35,6 +35,8 @@ interface PreparedPixels {
   embeddings: Float32Array;
   count: number;
   pixels: PagePixels;
+  /** where the page sits in the global view (view pixels), for locating fixations */
+  content?: ContentBox;
   /** line-unit mode: one view per text line, read one after another (embeddings is then empty) */
   views?: LineView[];
 }
@@ -109,7 +111,7 @@ class OcrDecoder implements PageDecoder {
       const prepared = await preparePage(raster, this.m.bundle.json.vision, this.mode);
       const embeddings = await this.visual(prepared);
       timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
-      out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens, pixels });
+      out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens, pixels, content: prepared.global.content });
     }
     return out;
   }
@@ -213,7 +215,7 @@ class OcrDecoder implements PageDecoder {
           continue;
         }
         // a page is one view, or (line-unit models) one view per text line, each generated to its <PAGE>
-        const views: { embeddings: Float32Array; count?: number; box?: LineView["box"] }[] = p.views ?? [{ embeddings: p.embeddings }];
+        const views: { embeddings: Float32Array; count?: number; box?: LineView["box"]; slotX?: Float32Array }[] = p.views ?? [{ embeddings: p.embeddings }];
         let prefill = 0, decodeMs = 0, count = 0, truncated = false, runaway = false;
         const texts: string[] = [];
         for (const [index, view] of views.entries()) {
@@ -234,10 +236,21 @@ class OcrDecoder implements PageDecoder {
             const vision = json.vision;
             if (view.box) {
               const b = view.box;
+              const slotX = view.slotX!;
+              const yc = (b.yMin + b.yMax) / 2 / p.height;
+              // col 0 is the line's geometry token (drawn at the line's start), then one col per slot
+              const locate = (_r: number, c: number): [number, number] | undefined =>
+                c === 0 ? [b.xMin / p.width, yc] : c - 1 < slotX.length ? [slotX[c - 1]! / p.width, yc] : undefined;
               this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, [1, view.count! - 2], true,
-                { index, box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v)) as [number, number, number, number], firstStep: count });
+                { index, box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v)) as [number, number, number, number], firstStep: count }, locate, [p.width, p.height]);
             } else {
-              this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, vision.modes[this.mode]!.grid, vision.row_newline);
+              const mode = vision.modes[this.mode]!;
+              const [rows, cols] = mode.grid;
+              const c = p.content;
+              // a global-view cell's centre, through the page's placement in the view (tiles are not located)
+              const locate = c ? (r: number, col: number): [number, number] =>
+                [((col + 0.5) * mode.size[0] / cols - c.x) / c.width, ((r + 0.5) * mode.size[1] / rows - c.y) / c.height] : undefined;
+              this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, mode.grid, vision.row_newline, undefined, locate, [p.width, p.height]);
             }
           }
           const ended = run.reason === "stop";
