@@ -71,6 +71,11 @@ export interface PageDecoder {
   readonly engine: string;
   readonly model: ModelIdentity | null;
   decodeDocument(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage>;
+  /**
+   * Bytes one document in flight can hold at its peak besides the shared weights (KV cache, page pixels,
+   * visual embeddings), so `--jobs` can be held to what memory allows. Absent: no meaningful bound.
+   */
+  bytesPerDocument?(dpi: number): number;
   /** Frees the engine (native memory, sessions). Called once at the end of the run. */
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 // Public surface of src/app: the batch runner, its events, settings, and the page-decoder registry.
-export { runBatch, readPathList, type BatchRequest } from "./run.js";
+export { jobsForMemory, runBatch, readPathList, type BatchRequest } from "./run.js";
 export { parse, parseEvents, ParseError, type ParseEvent, type ParseOptions } from "./parse.js";
 export type { EventSink, RunEvent, RunSummary } from "./events.js";
 export {

@@ -1,6 +1,7 @@
 // Batch orchestration: discover → open → decode pages → write outputs, one event stream, failures isolated.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import {
   discoverDocuments,
@@ -53,6 +54,11 @@ export interface BatchRequest {
  * Runs a batch and resolves to its summary. Throws UsageError / EnvironmentError only for
  * problems that stop every document (unknown engine, no model); a bad document never throws.
  */
+/** Documents that fit at once when each needs `perDocument` bytes: at most 3/4 of free memory, at least one. */
+export function jobsForMemory(jobs: number, perDocument: number, free: number): number {
+  return Math.max(1, Math.min(jobs, Math.floor((free * 0.75) / perDocument)));
+}
+
 export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   const started = performance.now();
   const { settings, emit } = request;
@@ -107,7 +113,17 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
         else if (outcome.kind === "failed") summary.failed++;
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(request.jobs, discovery.documents.length)) }, worker));
+    let jobs = Math.max(1, Math.min(request.jobs, discovery.documents.length));
+    const perDocument = decoder.bytesPerDocument?.(settings.dpi);
+    if (jobs > 1 && perDocument) {
+      const allowed = jobsForMemory(jobs, perDocument, os.freemem());
+      if (allowed < jobs) {
+        emit({ type: "warning", source: null, page: null, message: `--jobs ${request.jobs}: memory allows ${allowed} documents at once ` +
+          `(about ${Math.ceil(perDocument / 2 ** 20)} MiB each, ${Math.floor(os.freemem() / 2 ** 20)} MiB free); running ${allowed}` });
+        jobs = allowed;
+      }
+    }
+    await Promise.all(Array.from({ length: jobs }, worker));
   } finally {
     await decoder.close();
   }

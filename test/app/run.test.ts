@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   defaultModelOptions,
   EnvironmentError,
+  jobsForMemory,
   registerDecoder,
   runBatch,
   UsageError,
@@ -216,5 +217,14 @@ describe("engines", () => {
     expect(record.pages[0]!.width * record.pages[0]!.height).toBeLessThanOrEqual(30_000);
     expect(record.pages[0]!.warnings.join()).toMatch(/pixel cap/);
     expect(Number(record.pages[0]!.markdown.split(": ")[1])).toBeGreaterThan(100);
+  });
+});
+
+describe("jobsForMemory", () => {
+  it("holds --jobs to three quarters of free memory, never below one document", () => {
+    const MiB = 2 ** 20;
+    expect(jobsForMemory(8, 100 * MiB, 1000 * MiB)).toBe(7);
+    expect(jobsForMemory(4, 100 * MiB, 1000 * MiB)).toBe(4);
+    expect(jobsForMemory(4, 900 * MiB, 1000 * MiB)).toBe(1);
   });
 });

@@ -320,6 +320,22 @@ class OcrDecoder implements PageDecoder {
     };
   }
 
+  /** Peak bytes of one document in flight: its KV cache at the largest pass, two pages of pixels, their embeddings. */
+  bytesPerDocument(dpi: number): number {
+    const json = this.m.bundle.json;
+    const d = json.decoder;
+    const perEntry = d.num_hidden_layers * 2 * d.num_key_value_heads * d.head_dim * 4;
+    const mode = json.vision.modes[this.mode]!;
+    const tiles = mode.tiles ? mode.tiles.max_tiles * mode.tiles.grid[0] * (mode.tiles.grid[1] + 1) : 0;
+    const perPage = mode.grid[0] * (mode.grid[1] + 1) + 1 + tiles;
+    const window = json.attention.kind === "rswa" ? json.attention.window : this.maxTokens;
+    const entries = json.layout === "streaming" ? 64 + perPage + window + this.maxTokens / 16 : PAGES_PER_PASS * (perPage + this.maxTokens);
+    // a US Letter / A4 page at `dpi`, RGB, the page being decoded and the next one being prepared
+    const pixels = 2 * 3 * Math.ceil(8.5 * dpi) * Math.ceil(11.7 * dpi);
+    const embeddings = 2 * perPage * d.hidden_size * 4 * (this.m.lines ? 60 : 1);
+    return Math.ceil(entries * perEntry + pixels + embeddings);
+  }
+
   async close(): Promise<void> {
     await this.fixations?.close();
     await this.m.encoder?.close();
