@@ -2,7 +2,8 @@
 // Benchmark of the decoder's attention policies: focal pruning (attention ms per decode step) and R-SWA (tokens/s, KV bytes).
 // Usage: node scripts/bench-attention.mjs [--json] [--threads N] [--visual 273,1000,2473,8000] [--keeps 1,0.2,0.1,0.05,0.02]
 //          [--steps 8] [--focal-layers 2] [--warmup 4] [--lengths 256,2048,8192,16384] [--window 128]
-//          [--skip-focal] [--skip-window] [--accuracy FILE.json] [--cache DIR]
+//          [--skip-focal] [--skip-window] [--skip-accuracy] [--accuracy-keep 0.05] [--accuracy-pages 4]
+//          [--synth DIR] [--real DIR] [--model DIR] [--cache DIR]
 // Needs `npm run build` (imports dist/engine) and the native addon. Models are random-weight decoders written
 // once into the cache folder (default ~/.cache/ocr/bench): timing does not depend on the weights' values.
 // - focal rows: the DeepSeek-OCR decoder's attention shape (12 layers, 10 heads x 128, f32 KV) with a narrow
@@ -10,13 +11,17 @@
 //   full attention and each keep ratio in turn on the same session (Session.setFocal restarts the warm-up).
 // - window rows: a small decoder (2 layers, 4 heads x 64) generating 16k tokens once per policy; tokens/s is
 //   measured over the last 128 steps before each output length.
-// - accuracy: read from a JSON file written by `ocr bench attention`'s accuracy run when given (--accuracy).
+// - accuracy: the default model (or --model) reads held-out synthetic test pages (--synth, generator Markdown as
+//   truth) and real born-digital pages (--real, the PDF text layer as truth) through `ocr parse`, once unpruned
+//   (--no-focal) and once with --focal-keep τ; CER = edit distance / truth length on whitespace-normalised text.
 // Results go to stdout, progress to stderr.
-import { existsSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, closeSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync, closeSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { execFileSync } from "node:child_process";
 import { cliArgs } from "./bench-common.mjs";
+import { editDistance, normaliseForCer } from "./cer.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { flag, option, list } = cliArgs();
@@ -29,7 +34,11 @@ const focalLayers = Number(option("--focal-layers", "2"));
 const warmup = Number(option("--warmup", "4"));
 const lengths = list(option("--lengths", "256,2048,8192,16384"));
 const window = Number(option("--window", "128"));
-const accuracyFile = option("--accuracy", undefined);
+const accuracyKeep = Number(option("--accuracy-keep", "0.05"));
+const accuracyPages = Number(option("--accuracy-pages", "4"));
+const synthDir = option("--synth", "/work/data/synth/test");
+const realDir = option("--real", path.resolve(repo, "../shared/data/real/debian"));
+const modelDir = option("--model", path.join(repo, "models/default"));
 const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
 const log = (msg) => process.stderr.write(msg + "\n");
 
@@ -174,7 +183,67 @@ if (!flag("--skip-window")) {
   }
 }
 
-if (accuracyFile) result.accuracy = JSON.parse(readFileSync(accuracyFile, "utf8"));
+/** The pages the accuracy rows read: [pdf, page, truth text]. */
+function accuracyPagesList() {
+  const out = [];
+  if (existsSync(synthDir)) {
+    const docs = readdirSync(synthDir).filter((f) => /^doc-\d+\.pdf$/.test(f)).sort();
+    for (const f of docs.slice(0, accuracyPages)) {
+      const truth = JSON.parse(readFileSync(path.join(synthDir, f.replace(/\.pdf$/, ".json")), "utf8"));
+      out.push({ set: "synthetic", pdf: path.join(synthDir, f), page: 1, truth: plainMarkdown(truth.pages[0].markdown) });
+    }
+  } else log(`accuracy: ${synthDir} is missing (scripts/synth/make-datasets.sh builds it); synthetic rows skipped`);
+  for (const [file, page] of [["r-doc-pdf--R-lang.pdf", 7], ["texlive-latex-base-doc--longtable.pdf", 3]].slice(0, Math.max(1, accuracyPages / 2))) {
+    const pdf = path.join(realDir, file);
+    if (!existsSync(pdf)) continue;
+    const truth = execFileSync("pdftotext", ["-f", String(page), "-l", String(page), pdf, "-"], { encoding: "utf8" });
+    out.push({ set: "real", pdf, page, truth });
+  }
+  return out;
+}
+
+function cer(hyp, ref) {
+  return editDistance(hyp, ref) / Math.max(1, ref.length);
+}
+
+function plainMarkdown(md) {
+  return md.replace(/<\/?(table|tr|td)>/g, " ").replace(/^(#{1,6} |- |\d+\. |```)/gm, "");
+}
+
+function readPage(p, extra) {
+  const out = execFileSync(process.execPath, [path.join(repo, "bin/ocr.js"), "parse", p.pdf, "--pages", String(p.page), "--stdout", "--quiet",
+    "--model", modelDir, "--threads", String(threads), ...extra], { encoding: "utf8", maxBuffer: 1 << 26 });
+  return plainMarkdown(out.split("\n").filter((l) => !l.startsWith("<!-- page ")).join("\n"));
+}
+
+if (!flag("--skip-accuracy")) {
+  const pages = accuracyPagesList();
+  const sums = {};
+  for (const p of pages) {
+    const truth = normaliseForCer(p.truth);
+    const t0 = performance.now();
+    const unpruned = cer(normaliseForCer(readPage(p, ["--no-focal"])), truth);
+    const t1 = performance.now();
+    const focal = cer(normaliseForCer(readPage(p, ["--focal-keep", String(accuracyKeep)])), truth);
+    const t2 = performance.now();
+    for (const key of [p.set, "all"]) {
+      const s = (sums[key] ??= { pages: 0, chars: 0, unpruned: 0, focal: 0, unprunedS: 0, focalS: 0 });
+      s.pages++;
+      s.chars += truth.length;
+      s.unpruned += unpruned * truth.length;
+      s.focal += focal * truth.length;
+      s.unprunedS += (t1 - t0) / 1000;
+      s.focalS += (t2 - t1) / 1000;
+    }
+    log(`accuracy: ${path.basename(p.pdf)} p${p.page}: CER unpruned ${unpruned.toFixed(4)}, keep ${accuracyKeep} ${focal.toFixed(4)}`);
+  }
+  if (sums.all) {
+    const rows = Object.entries(sums).map(([set, s]) => ({ set, pages: s.pages, cerUnpruned: s.unpruned / s.chars, cerFocal: s.focal / s.chars,
+      secondsPerPageUnpruned: s.unprunedS / s.pages, secondsPerPageFocal: s.focalS / s.pages }));
+    const all = rows.find((r) => r.set === "all");
+    result.accuracy = { keep: accuracyKeep, model: modelDir, cerUnpruned: all.cerUnpruned, cerFocal: all.cerFocal, rows };
+  }
+}
 
 if (json) {
   process.stdout.write(JSON.stringify(result) + "\n");
@@ -202,9 +271,12 @@ if (json) {
   }
   if (result.accuracy) {
     const a = result.accuracy;
-    out.push(`Accuracy retained (keep ${a.keep}): CER unpruned ${(a.cerUnpruned * 100).toFixed(2)} %, focal ${(a.cerFocal * 100).toFixed(2)} %, retained ${(((1 - a.cerFocal) / (1 - a.cerUnpruned)) * 100).toFixed(1)} %`);
+    out.push(`Accuracy retained with focal pruning (keep ${a.keep}) vs unpruned, ${a.model} through ocr parse (1 - CER ratio; target >= 98 %)`);
+    out.push(`${pad("set", 10)} ${pad("pages", 5)} ${pad("CER full", 9)} ${pad("CER focal", 9)} ${pad("retained", 8)} ${pad("s/page full", 11)} ${pad("s/page focal", 12)}`);
+    for (const r of a.rows)
+      out.push(`${pad(r.set, 10)} ${pad(r.pages, 5)} ${pad((r.cerUnpruned * 100).toFixed(2) + "%", 9)} ${pad((r.cerFocal * 100).toFixed(2) + "%", 9)} ${pad((((1 - r.cerFocal) / (1 - r.cerUnpruned)) * 100).toFixed(1) + "%", 8)} ${pad(r.secondsPerPageUnpruned.toFixed(1), 11)} ${pad(r.secondsPerPageFocal.toFixed(1), 12)}`);
   } else {
-    out.push("Accuracy retained: not measured in this run (pass --accuracy FILE.json from a CER run of the default model)");
+    out.push("Accuracy retained: not measured in this run (--skip-accuracy, or no pages found)");
   }
   process.stdout.write(out.join("\n") + "\n");
 }

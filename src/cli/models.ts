@@ -43,6 +43,7 @@ export function describeBundle(b: Bundle): Record<string, unknown> {
         size: m.size, resize: m.resize, tiles: m.tiles ? `${m.tiles.size[0]}² tiles, ${m.tiles.min_tiles}–${m.tiles.max_tiles}` : null,
         embeddingsPerView: visualTokenCount({ global: { rows: m.grid[0], cols: m.grid[1] }, rowNewline: b.json.vision.row_newline, viewSeparator: b.json.vision.view_separator }),
       }])),
+      lines: b.json.vision.lines ?? null,
     },
     prompts: b.json.prompts,
     decoding: b.json.decoding,
@@ -55,11 +56,13 @@ function formatBundle(info: Record<string, any>): string {
   const lines = [
     `${info.name} (${info.family})`,
     `  folder: ${info.dir}`,
-    `  decoder: ${d.layers} layers, hidden ${d.hidden}, ${d.heads} heads, ${d.experts} experts (top-${d.expertsPerToken}, ${d.sharedExperts} shared), vocab ${d.vocab}, ${(d.parameters / 1e9).toFixed(2)}B parameters, ${d.dtypes.join("/")}`,
+    `  decoder: ${d.layers} layers, hidden ${d.hidden}, ${d.heads} heads, ${d.experts} experts (top-${d.expertsPerToken}, ${d.sharedExperts} shared), vocab ${d.vocab}, ${d.parameters >= 1e8 ? `${(d.parameters / 1e9).toFixed(2)}B` : `${(d.parameters / 1e6).toFixed(2)}M`} parameters, ${d.dtypes.join("/")}`,
     `  attention: ${info.attention.kind}${info.attention.kind === "rswa" ? ` (window ${info.attention.window})` : ""}, layout ${info.layout}, up to ${d.maxPositions} positions`,
     `  modes (default ${info.vision.defaultMode}):`,
-    ...Object.entries(info.vision.modes as Record<string, any>).map(([n, m]) =>
-      `    ${n.padEnd(7)} ${m.size[0]}×${m.size[1]} ${m.resize}, ${m.embeddingsPerView} embeddings per view${m.tiles ? ` + ${m.tiles}` : ""}`),
+    ...(info.vision.lines
+      ? [`    ${info.vision.defaultMode.padEnd(7)} one view per text line (${info.vision.lines.detector} → ${info.vision.lines.recogniser} → encoder), up to ${Object.values(info.vision.modes as Record<string, any>)[0].embeddingsPerView} embeddings per view`]
+      : Object.entries(info.vision.modes as Record<string, any>).map(([n, m]) =>
+        `    ${n.padEnd(7)} ${m.size[0]}×${m.size[1]} ${m.resize}, ${m.embeddingsPerView} embeddings per view${m.tiles ? ` + ${m.tiles}` : ""}`)),
     `  prompts: ${Object.entries(info.prompts).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(", ")}`,
     ...info.files.map((f: { file: string; bytes: number }) => `  weights: ${f.file} (${gib(f.bytes)})`),
   ];

@@ -218,6 +218,7 @@ class OcrDecoder implements PageDecoder {
         const views: { embeddings: Float32Array; count?: number; box?: LineView["box"]; slotX?: Float32Array }[] = p.views ?? [{ embeddings: p.embeddings }];
         let prefill = 0, decodeMs = 0, count = 0, truncated = false, runaway = false;
         const texts: string[] = [];
+        const lineWarnings: string[] = [];
         for (const [index, view] of views.entries()) {
           const embeddings = view.embeddings;
           if (context.signal.aborted) break;
@@ -230,7 +231,10 @@ class OcrDecoder implements PageDecoder {
           previous = [ext.start, ext.start + ext.count];
           prefill += performance.now() - t;
           t = performance.now();
-          const run = await this.generatePage(session, pageNumber, { maxTokens: Math.max(1, this.maxTokens - count), stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
+          // a line view never needs more than a few tokens per slot: a runaway line is cut there, not at the page cap
+          const remaining = Math.max(1, this.maxTokens - count);
+          const lineCap = view.count ? Math.min(remaining, 4 * view.count + 64) : remaining;
+          const run = await this.generatePage(session, pageNumber, { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
           decodeMs += performance.now() - t;
           if (this.fixations) {
             const vision = json.vision;
@@ -258,7 +262,8 @@ class OcrDecoder implements PageDecoder {
           texts.push(this.m.tokenizer.decode(ended ? run.tokens.slice(0, -1) : run.tokens));
           if (run.reason === "runaway") runaway = true;
           if (!ended) {
-            if (run.reason !== "cancelled") truncated = true;
+            if (run.reason === "length" && lineCap < remaining) lineWarnings.push(`line ${index + 1} of page ${pageNumber} was cut after ${run.tokens.length} tokens`);
+            else if (run.reason !== "cancelled") truncated = true;
             // the view never ended: close it so the next one starts after a <PAGE>, as in training
             closer = (await session.extend({ tokens: [pageToken] })).start;
           }
@@ -270,6 +275,7 @@ class OcrDecoder implements PageDecoder {
           page.warnings = page.warnings.filter((w) => !w.includes("token limit"));
           page.warnings.push(`page ${pageNumber} was ended after ${count} tokens: the output kept repeating itself`);
         }
+        page.warnings.push(...lineWarnings);
         page.decodeMs = decodeMs;
         const stats = session.stats();
         page.cache = { liveEntries: stats.liveEntries, bytes: stats.cacheBytes };
