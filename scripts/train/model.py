@@ -1,0 +1,206 @@
+"""The line-unit default model: the line encoder (the bundle's encoder.onnx) and the shared reference decoder."""
+# Each detected text line is one view of the streaming layout: [geometry token, slots padded to a bucket size,
+# image_newline, view_seperator], then the line's Markdown and <PAGE> (here: end of view). Earlier views are
+# retired, generated text stays in the R-SWA window, so the decoder reads a document line by line in one pass.
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
+from deepseek_decoder import Decoder, DecoderConfig, streaming_layout  # noqa: E402
+
+from tokenizer import BOS, PAGE, PROMPT, CharTokenizer  # noqa: E402
+from cached import CachedDecoder, KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL  # noqa: E402
+
+CLASSES = 6625  # recogniser classes (blank, dictionary, space)
+FEATURES = 124
+GEOMETRY = 8
+BUCKETS = (16, 48, 128)
+
+
+def bucket(n):
+    return next(b for b in BUCKETS if n <= b) if n <= BUCKETS[-1] else BUCKETS[-1]
+
+
+class EncoderLayer(nn.Module):
+    """Pre-norm bidirectional self-attention over one line's tokens."""
+
+    def __init__(self, width, heads, mlp):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)
+        self.norm2 = nn.LayerNorm(width)
+        self.fc1 = nn.Linear(width, mlp)
+        self.fc2 = nn.Linear(mlp, width)
+
+    def forward(self, x):
+        n, t, w = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(n, t, 3, self.heads, w // self.heads).permute(2, 0, 3, 1, 4)
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(w // self.heads), dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(n, t, w))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class LineEncoder(nn.Module):
+    """ids [n, L] long, feats [n, L, 124], valid [n, L] (1 = slot, 0 = padding), geometry [n, 8]
+    -> embeddings [n, 1, 1 + L, hidden]: one grid row per line, the geometry token first."""
+
+    def __init__(self, hidden, width=128, heads=2, mlp=256, layers=1, max_slots=BUCKETS[-1]):
+        super().__init__()
+        self.feat_norm = nn.LayerNorm(FEATURES)
+        self.feat = nn.Linear(FEATURES, width)
+        self.cls = nn.Embedding(CLASSES, width)
+        # each slot also sees its left neighbour's symbol: "the slot after the one I just wrote" is then one lookup
+        self.prev = nn.Linear(width, width, bias=False)
+        nn.init.zeros_(self.prev.weight)
+        self.geom = nn.Linear(GEOMETRY, width)
+        self.pad = nn.Parameter(torch.zeros(width))
+        self.pos = nn.Parameter(torch.randn(max_slots + 1, width) * 0.02)
+        self.layers = nn.ModuleList([EncoderLayer(width, heads, mlp) for _ in range(layers)])
+        self.norm = nn.LayerNorm(width)
+        self.projector = nn.Linear(width, hidden)
+
+    def forward(self, ids, feats, valid, geometry):
+        v = valid.unsqueeze(-1)
+        prev_ids = torch.cat([torch.zeros_like(ids[:, :1]), ids[:, :-1]], 1)
+        x = (self.feat(self.feat_norm(feats)) + self.cls(ids) + self.prev(self.cls(prev_ids))) * v + self.pad * (1 - v)
+        x = torch.cat([self.geom(geometry).unsqueeze(1), x], 1)
+        x = x + self.pos[: x.shape[1]]
+        for layer in self.layers:
+            x = layer(x)
+        return self.projector(self.norm(x)).unsqueeze(1)
+
+
+def default_decoder_config(vocab_size):
+    return DecoderConfig(vocab_size=vocab_size, hidden_size=128, num_hidden_layers=4, num_attention_heads=2,
+                         num_key_value_heads=2, head_dim=64, intermediate_size=384, moe_intermediate_size=64,
+                         n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
+                         max_position_embeddings=32768)
+
+
+def unit_arrays(unit, length):
+    """Pads one unit's slots to `length` (longer lines are cut): (ids, feats, valid) as tensors."""
+    n = min(len(unit["ids"]), length)
+    ids = torch.zeros(length, dtype=torch.long)
+    feats = torch.zeros(length, FEATURES)
+    valid = torch.zeros(length)
+    ids[:n] = torch.as_tensor(unit["ids"][:n])
+    feats[:n] = torch.as_tensor(unit["feats"][:n])
+    valid[:n] = 1
+    return ids, feats, valid
+
+
+class LineOcrModel(nn.Module):
+    def __init__(self, decoder_cfg: DecoderConfig, window=128):
+        super().__init__()
+        self.encoder = LineEncoder(decoder_cfg.hidden_size)
+        self.decoder = Decoder(decoder_cfg)
+        self.window = window
+        self.tok = CharTokenizer()
+        self.prompt_ids = [BOS] + self.tok.encode(PROMPT)
+
+    def encode_units(self, units):
+        """Encodes units (grouped by bucket) -> list of [1, 1+L, H] per unit, in order."""
+        out = [None] * len(units)
+        groups = {}
+        for i, u in enumerate(units):
+            groups.setdefault(bucket(len(u["ids"])), []).append(i)
+        for length, idx in groups.items():
+            arrays = [unit_arrays(units[i], length) for i in idx]
+            ids = torch.stack([a[0] for a in arrays])
+            feats = torch.stack([a[1] for a in arrays])
+            valid = torch.stack([a[2] for a in arrays])
+            geom = torch.stack([torch.as_tensor(units[i]["geometry"]) for i in idx])
+            emb = self.encoder(ids, feats, valid, geom)
+            for k, i in enumerate(idx):
+                out[i] = emb[k]
+        return out
+
+    def visual_rows(self, emb):
+        """[rows, cols, H] -> [rows*(cols+1)+1, H]: each grid row then image_newline, then view_seperator."""
+        rows, cols, h = emb.shape
+        nl = self.decoder.model.image_newline.to(emb.dtype)[None, None].expand(rows, 1, h)
+        return torch.cat([torch.cat([emb, nl], 1).reshape(rows * (cols + 1), h),
+                          self.decoder.model.view_seperator.to(emb.dtype)[None]], 0)
+
+    def build_sequence(self, embs, texts, offset=0):
+        """embs: per unit [1, 1+L, H]; texts: per unit token ids (without the closing <PAGE>); offset: positions
+        the document had already used before this window (the prompt keeps positions 0..P-1)."""
+        parts = [self.decoder.embed(torch.tensor(self.prompt_ids))]
+        targets = [-100] * len(self.prompt_ids)
+        views = []
+        for emb, ids in zip(embs, texts):
+            vis = self.visual_rows(emb)
+            gen = list(ids) + [PAGE]
+            parts.append(vis)
+            parts.append(self.decoder.embed(torch.tensor(gen)))
+            # targets[q] is the token AT entry q; forward_batch shifts once (logits at q predict entry q+1)
+            targets += [-100] * vis.shape[0] + gen
+            views.append((vis.shape[0], len(gen)))
+        _, positions, mask, _ = streaming_layout(len(self.prompt_ids), views, self.window)
+        positions = positions.clone()
+        positions[len(self.prompt_ids):] += offset
+        return torch.cat(parts, 0), torch.tensor(targets), mask, positions
+
+    def forward_batch(self, samples):
+        """samples: list of (units, offset) with unit["target"] set. Returns (loss, predicted tokens, per-token accuracy)."""
+        flat = [u for units, _ in samples for u in units]
+        embs = self.encode_units(flat)
+        seqs, k = [], 0
+        for units, offset in samples:
+            e = embs[k:k + len(units)]
+            k += len(units)
+            seqs.append(self.build_sequence(e, [self.tok.encode(u["target"]) for u in units], offset))
+        T = max(s[0].shape[0] for s in seqs)
+        B, H = len(seqs), seqs[0][0].shape[-1]
+        embeds = seqs[0][0].new_zeros(B, T, H)
+        targets = torch.full((B, T), -100, dtype=torch.long)
+        mask = torch.zeros(B, T, T, dtype=torch.bool)
+        mask[:, torch.arange(T), torch.arange(T)] = True
+        positions = torch.zeros(B, T, dtype=torch.long)
+        for b, (e, t, m, p) in enumerate(seqs):
+            n = e.shape[0]
+            embeds[b, :n] = e
+            targets[b, :n] = t
+            mask[b, :n, :n] = m
+            positions[b, :n] = p
+        logits = self.decoder(embeds, positions, mask)
+        shifted = torch.full_like(targets, -100)
+        shifted[:, :-1] = targets[:, 1:]
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), shifted.reshape(-1), ignore_index=-100)
+        sel = shifted != -100
+        acc = float((logits.argmax(-1)[sel] == shifted[sel]).float().mean())
+        return ce, int(sel.sum()), acc
+
+    @torch.no_grad()
+    def read_units(self, units, max_tokens=300, offset=0):
+        """Greedy reading of consecutive units as the engine does it (KV cache, R-SWA, retired views)."""
+        was_training = self.training
+        self.eval()
+        runner = CachedDecoder(self, 1)
+        dec = self.decoder
+        runner.extend(dec.embed(torch.tensor(self.prompt_ids))[None], [KIND_EXTENDED] * len(self.prompt_ids))
+        runner.next_pos += offset
+        texts = []
+        for i, emb in enumerate(self.encode_units(units)):
+            if i:
+                runner.retire_visual()
+            vis = self.visual_rows(emb)[None]
+            logits = runner.extend(vis, [KIND_VISUAL] * vis.shape[1])
+            ids = []
+            while True:
+                tok = int(logits[0].argmax())
+                if tok == PAGE or len(ids) >= max_tokens:
+                    break
+                ids.append(tok)
+                logits = runner.extend(dec.embed(torch.tensor([[tok]])), [KIND_GENERATED])
+            runner.extend(dec.embed(torch.tensor([[PAGE]])), [KIND_GENERATED])
+            texts.append(self.tok.decode(ids))
+        self.train(was_training)
+        return texts

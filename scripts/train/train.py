@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Trains the line-unit default model on extracted synthetic pages; resumable from a weights-only checkpoint."""
+# Usage: /usr/bin/python3 scripts/train/train_lines.py --data /work/data/synth --budget-min 60 [--minutes N]
+# Data: DIR/{train,val}/doc-*.lines.json from scripts/train/extract-lines.mjs (the product's own front end).
+# A sample is a window of consecutive well-aligned lines of one page, placed at the positions the document had
+# reached there (the engine's positions keep growing through a document). The learning-rate schedule is a
+# function of the training time stored in the checkpoint, so a run resumed elsewhere continues where it was.
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from data import load_split  # noqa: E402
+from metrics import cer  # noqa: E402
+from model import LineOcrModel, bucket, default_decoder_config  # noqa: E402
+from tokenizer import CharTokenizer  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CKPT = os.path.join(ROOT, "models", "default", "ckpt.pt")
+
+
+def unit_cost(u):
+    return bucket(len(u["ids"])) + 4 + len(u["target"]) + 1
+
+
+def windows(docs, max_units):
+    """All (doc, page, start, end) windows of consecutive good units, at most max_units long, with the
+    number of sequence positions the page's earlier units used (the window's position offset)."""
+    out = []
+    for d, doc in enumerate(docs):
+        for p, page in enumerate(doc):
+            used, run = 0, []
+            offsets = []
+            for u in page:
+                offsets.append(used)
+                used += bucket(len(u["ids"])) + 4 + (len(u["target"]) + 1 if u["target"] is not None else 40)
+            i = 0
+            while i < len(page):
+                if page[i]["target"] is None:
+                    i += 1
+                    continue
+                j = i
+                while j < len(page) and j - i < max_units and page[j]["target"] is not None:
+                    j += 1
+                out.append((d, p, i, j, offsets[i]))
+                i = j
+    return out
+
+
+def make_batch(docs, wins, rng, budget):
+    """Samples of similar length (one target length per batch, so little of the batch is padding): a window
+    grows from a random good line until it reaches the target or the run of good lines ends."""
+    target = rng.choice((256, 512, 768))
+    samples, total = [], 0
+    while total < budget:
+        d, p, i, j, off = rng.choice(wins)
+        a = rng.randrange(i, j)
+        page = docs[d][p]
+        b, cost = a, 0
+        while b < j and cost < target:
+            cost += unit_cost(page[b])
+            b += 1
+        if cost < target // 2 and rng.random() < 0.7:
+            continue
+        page_offset = 0 if p == 0 and rng.random() < 0.5 else rng.randrange(0, 8000)
+        samples.append(([augment(u, rng) for u in page[a:b]], off + page_offset + sum(unit_cost(u) for u in page[i:a])))
+        total += max(cost, target) + 20
+    return samples
+
+
+def augment(unit, rng, p_replace=0.05, p_drop=0.03):
+    """Recogniser noise, so the decoder reads the evidence instead of trusting one symbol per character:
+    a few slots get a random class (their features still show the glyph), a few disappear."""
+    import numpy as np
+    n = len(unit["ids"])
+    if n == 0:
+        return unit
+    keep = np.array([rng.random() >= p_drop for _ in range(n)], dtype=bool)
+    if not keep.any():
+        keep[0] = True
+    ids = unit["ids"][keep].copy()
+    for k in range(len(ids)):
+        if rng.random() < p_replace:
+            ids[k] = rng.randrange(1, 6625)
+    return dict(unit, ids=ids, feats=unit["feats"][keep])
+
+
+def save_ckpt(model, meta, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    state = {k: (v.detach().cpu().to(torch.bfloat16) if v.is_floating_point() else v.cpu()) for k, v in model.state_dict().items()}
+    torch.save({"state_dict": state, "meta": meta, "kind": "lines"}, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def load_ckpt(model, path):
+    if not os.path.exists(path):
+        return None
+    ck = torch.load(path, map_location="cpu")
+    if ck.get("kind") != "lines":
+        return None
+    missing, unexpected = model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()}, strict=False)
+    if unexpected:
+        raise SystemExit(f"{path}: unexpected weights {unexpected}")
+    if missing:
+        print(f"{path}: new weights start from their initialisation: {missing}", file=sys.stderr)
+    return ck["meta"]
+
+
+def build_model():
+    return LineOcrModel(default_decoder_config(CharTokenizer().vocab_size))
+
+
+def validate(model, docs, wins, n=6, seed=0):
+    """Greedy CER over n validation windows of up to 3 lines (concatenated text), and the recogniser's own."""
+    rng = random.Random(seed)
+    model.eval()
+    errs, base, chars = 0.0, 0.0, 0
+    for _ in range(n):
+        d, p, i, j, off = rng.choice(wins)
+        units = docs[d][p][i:min(j, i + 2)]
+        got = "".join(model.read_units(units, offset=off))
+        want = "".join(u["target"] for u in units)
+        raw = " ".join(u["text"] for u in units)
+        errs += cer(got, want) * len(want)
+        base += cer(raw, want.replace("\n", " ").strip()) * len(want)
+        chars += len(want)
+    model.train()
+    return {"cer": round(errs / max(1, chars), 4), "recogniser_cer": round(base / max(1, chars), 4), "chars": chars, "sample": got[:120]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default="/work/data/synth")
+    ap.add_argument("--budget-min", type=float, default=60.0)
+    ap.add_argument("--minutes", type=float, default=1e9)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--tokens", type=int, default=5000, help="sequence positions per batch")
+    ap.add_argument("--max-units", type=int, default=40)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ckpt", default=CKPT)
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--limit", type=int, default=None, help="train documents to load")
+    ap.add_argument("--val-every-min", type=float, default=6.0)
+    ap.add_argument("--log", default=os.path.join(ROOT, "models", "default", "train-log.jsonl"))
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model = build_model()
+    meta = None if args.fresh else load_ckpt(model, args.ckpt)
+    meta = meta or {"train_seconds": 0.0, "steps": 0, "tokens": 0, "sessions": 0}
+    meta["sessions"] += 1
+    t = time.time()
+    train = load_split(os.path.join(args.data, "train"), args.limit)
+    val = load_split(os.path.join(args.data, "val"))
+    twins, vwins = windows(train, args.max_units), windows(val, args.max_units)
+    print(f"params {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M; train docs {len(train)} windows {len(twins)}; "
+          f"val windows {len(vwins)}; loaded in {time.time() - t:.0f} s; resumed at {meta['train_seconds'] / 60:.1f} min", file=sys.stderr)
+    rng = random.Random(meta["steps"] + 7919 * meta["sessions"])
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    log = open(args.log, "a")
+    start = last_val = last_ckpt = time.time()
+    step = 0
+    budget = args.budget_min * 60
+    while meta["train_seconds"] < budget and time.time() - start < args.minutes * 60:
+        t0 = time.time()
+        frac = meta["train_seconds"] / budget
+        lr = args.lr * min(1.0, (step + 1) / 40) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        batch = make_batch(train, twins, rng, args.tokens)
+        loss, n, acc = model.forward_batch(batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        dt = time.time() - t0
+        meta["train_seconds"] += dt
+        meta["steps"] += 1
+        meta["tokens"] += n
+        step += 1
+        rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "loss": round(float(loss), 4), "acc": round(acc, 4),
+               "tokens": n, "sec": round(dt, 2), "lr": round(lr, 6)}
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+        if step % 10 == 0:
+            print(json.dumps(rec), file=sys.stderr)
+        if time.time() - last_ckpt > 180:
+            save_ckpt(model, meta, args.ckpt)
+            last_ckpt = time.time()
+        if time.time() - last_val > args.val_every_min * 60:
+            v = validate(model, val, vwins)
+            rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "val": v}
+            print(json.dumps(rec, ensure_ascii=False), file=sys.stderr)
+            log.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            log.flush()
+            last_val = time.time()
+    save_ckpt(model, meta, args.ckpt)
+    v = validate(model, val, vwins, n=16)
+    print(json.dumps({"final_val": v}, ensure_ascii=False), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
