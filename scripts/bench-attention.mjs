@@ -2,7 +2,7 @@
 // Benchmark of the decoder's attention policies: focal pruning (attention ms per decode step) and R-SWA (tokens/s, KV bytes).
 // Usage: node scripts/bench-attention.mjs [--json] [--threads N] [--visual 273,1000,2473,8000] [--keeps 1,0.2,0.1,0.05,0.02]
 //          [--steps 8] [--focal-layers 2] [--warmup 4] [--lengths 256,2048,8192,16384] [--window 128]
-//          [--skip-focal] [--skip-window] [--skip-accuracy] [--accuracy-keep 0.05] [--accuracy-pages 4]
+//          [--skip-focal] [--skip-window] [--skip-accuracy] [--accuracy-keep 0.05[,0.2,…]] [--accuracy-pages 4]
 //          [--synth DIR] [--real DIR] [--model DIR] [--cache DIR]
 // Needs `npm run build` (imports dist/engine) and the native addon. Models are random-weight decoders written
 // once into the cache folder (default ~/.cache/ocr/bench): timing does not depend on the weights' values.
@@ -34,7 +34,7 @@ const focalLayers = Number(option("--focal-layers", "2"));
 const warmup = Number(option("--warmup", "4"));
 const lengths = list(option("--lengths", "256,2048,8192,16384"));
 const window = Number(option("--window", "128"));
-const accuracyKeep = Number(option("--accuracy-keep", "0.05"));
+const accuracyKeeps = list(option("--accuracy-keep", "0.05"));
 const accuracyPages = Number(option("--accuracy-pages", "4"));
 const synthDir = option("--synth", "/work/data/synth/test");
 const realDir = option("--real", path.resolve(repo, "../shared/data/real/debian"));
@@ -219,29 +219,35 @@ function readPage(p, extra) {
 if (!flag("--skip-accuracy")) {
   const pages = accuracyPagesList();
   const sums = {};
-  for (const p of pages) {
-    const truth = normaliseForCer(p.truth);
-    const t0 = performance.now();
-    const unpruned = cer(normaliseForCer(readPage(p, ["--no-focal"])), truth);
-    const t1 = performance.now();
-    const focal = cer(normaliseForCer(readPage(p, ["--focal-keep", String(accuracyKeep)])), truth);
-    const t2 = performance.now();
-    for (const key of [p.set, "all"]) {
-      const s = (sums[key] ??= { pages: 0, chars: 0, unpruned: 0, focal: 0, unprunedS: 0, focalS: 0 });
+  const add = (set, keep, truth, c, seconds) => {
+    for (const key of [set, "all"]) {
+      const s = (sums[`${key}\t${keep}`] ??= { set: key, keep, pages: 0, chars: 0, errors: 0, seconds: 0 });
       s.pages++;
       s.chars += truth.length;
-      s.unpruned += unpruned * truth.length;
-      s.focal += focal * truth.length;
-      s.unprunedS += (t1 - t0) / 1000;
-      s.focalS += (t2 - t1) / 1000;
+      s.errors += c * truth.length;
+      s.seconds += seconds;
     }
-    log(`accuracy: ${path.basename(p.pdf)} p${p.page}: CER unpruned ${unpruned.toFixed(4)}, keep ${accuracyKeep} ${focal.toFixed(4)}`);
+  };
+  for (const p of pages) {
+    const truth = normaliseForCer(p.truth);
+    for (const keep of [0, ...accuracyKeeps]) {
+      const t0 = performance.now();
+      const c = cer(normaliseForCer(readPage(p, keep ? ["--focal-keep", String(keep)] : ["--no-focal"])), truth);
+      add(p.set, keep, truth, c, (performance.now() - t0) / 1000);
+      log(`accuracy: ${path.basename(p.pdf)} p${p.page}: ${keep ? `keep ${keep}` : "unpruned"} CER ${c.toFixed(4)}`);
+    }
   }
-  if (sums.all) {
-    const rows = Object.entries(sums).map(([set, s]) => ({ set, pages: s.pages, cerUnpruned: s.unpruned / s.chars, cerFocal: s.focal / s.chars,
-      secondsPerPageUnpruned: s.unprunedS / s.pages, secondsPerPageFocal: s.focalS / s.pages }));
-    const all = rows.find((r) => r.set === "all");
-    result.accuracy = { keep: accuracyKeep, model: modelDir, cerUnpruned: all.cerUnpruned, cerFocal: all.cerFocal, rows };
+  if (Object.keys(sums).length) {
+    const cell = (set, keep) => sums[`${set}\t${keep}`];
+    const rows = [];
+    for (const set of [...new Set(Object.values(sums).map((s) => s.set))])
+      for (const keep of accuracyKeeps) {
+        const full = cell(set, 0), focal = cell(set, keep);
+        rows.push({ set, keep, pages: full.pages, cerUnpruned: full.errors / full.chars, cerFocal: focal.errors / focal.chars,
+          secondsPerPageUnpruned: full.seconds / full.pages, secondsPerPageFocal: focal.seconds / focal.pages });
+      }
+    const all = rows.find((r) => r.set === "all" && r.keep === accuracyKeeps[0]);
+    result.accuracy = { keep: accuracyKeeps[0], model: modelDir, cerUnpruned: all.cerUnpruned, cerFocal: all.cerFocal, rows };
   }
 }
 
@@ -271,10 +277,10 @@ if (json) {
   }
   if (result.accuracy) {
     const a = result.accuracy;
-    out.push(`Accuracy retained with focal pruning (keep ${a.keep}) vs unpruned, ${a.model} through ocr parse (1 - CER ratio; target >= 98 %)`);
-    out.push(`${pad("set", 10)} ${pad("pages", 5)} ${pad("CER full", 9)} ${pad("CER focal", 9)} ${pad("retained", 8)} ${pad("s/page full", 11)} ${pad("s/page focal", 12)}`);
+    out.push(`Accuracy retained with focal pruning vs unpruned, ${a.model} through ocr parse (1 - CER ratio; target >= 98 % at keep 0.05)`);
+    out.push(`${pad("set", 10)} ${pad("keep", 5)} ${pad("pages", 5)} ${pad("CER full", 9)} ${pad("CER focal", 9)} ${pad("retained", 8)} ${pad("s/page full", 11)} ${pad("s/page focal", 12)}`);
     for (const r of a.rows)
-      out.push(`${pad(r.set, 10)} ${pad(r.pages, 5)} ${pad((r.cerUnpruned * 100).toFixed(2) + "%", 9)} ${pad((r.cerFocal * 100).toFixed(2) + "%", 9)} ${pad((((1 - r.cerFocal) / (1 - r.cerUnpruned)) * 100).toFixed(1) + "%", 8)} ${pad(r.secondsPerPageUnpruned.toFixed(1), 11)} ${pad(r.secondsPerPageFocal.toFixed(1), 12)}`);
+      out.push(`${pad(r.set, 10)} ${pad(r.keep, 5)} ${pad(r.pages, 5)} ${pad((r.cerUnpruned * 100).toFixed(2) + "%", 9)} ${pad((r.cerFocal * 100).toFixed(2) + "%", 9)} ${pad((((1 - r.cerFocal) / (1 - r.cerUnpruned)) * 100).toFixed(1) + "%", 8)} ${pad(r.secondsPerPageUnpruned.toFixed(1), 11)} ${pad(r.secondsPerPageFocal.toFixed(1), 12)}`);
   } else {
     out.push("Accuracy retained: not measured in this run (--skip-accuracy, or no pages found)");
   }

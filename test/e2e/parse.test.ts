@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DocumentRecord } from "../../src/output/index.js";
 import { ocr } from "../helpers/cli.js";
 import { repoRoot, tempDir } from "../helpers/paths.js";
-import { cer, modelReads } from "./score.js";
+import { cer, modelReads, wordF1 } from "./score.js";
 
 const fx = (name: string) => path.join(repoRoot, "test/e2e/fixtures", name);
 const truth = (name: string) => readFileSync(fx(name), "utf8");
@@ -71,7 +71,13 @@ describe("ocr parse with the default model", () => {
     const truncatedPages = done.filter((e) => e.truncated).length;
     // page 1's visual tokens retired when page 2's came in: what stays attended grows by the text window at most
     const [c1, c2] = done.map((e) => e.cacheEntries as number);
-    expect(c1).toBeGreaterThan(1000);
+    // what stays attended is one view (a page for a page-grid model, a text line for a line-unit one) plus the window
+    const bundle = JSON.parse(readFileSync(path.join(modelDir, "model.json"), "utf8"));
+    const [rows, cols] = bundle.vision.modes[bundle.vision.mode].grid as [number, number];
+    const view = rows * (cols + 1) + 1;
+    if (!bundle.vision.lines) expect(c1).toBeGreaterThan(view);
+    expect(c1).toBeGreaterThan(24);
+    expect(c1).toBeLessThanOrEqual(64 + view + 128 + 2);
     expect(c2! - c1!).toBeLessThanOrEqual(128 + 2);
     expect(done[1]!.cacheBytes).toBe(done[0]!.cacheBytes);
     const end = ev.at(-1)!;
@@ -116,7 +122,10 @@ describe("ocr parse with the default model", () => {
     const ref = truth("synth-1page.p1.md");
     const r = await ocr(["parse", "synth-1page.pdf", "--stdout", "--threads", "2", "--max-tokens", String(Math.ceil(ref.length * 1.3))], { cwd });
     expect(r.exitCode).toBe(0);
-    expect(cer(r.stdout, ref)).toBeLessThan(0.25);
+    // the words are read (order-free), and the page as a whole is close: a paragraph the line order moves costs CER twice
+    expect(wordF1(r.stdout, ref)).toBeGreaterThan(0.85);
+    expect(cer(r.stdout, ref)).toBeLessThan(0.5);
+    expect(r.stdout).toContain("## Name");
   });
 
   it.skipIf(!reads.reads)(`splits a two-page document's text at <PAGE> (${reads.why})`, async () => {
@@ -132,7 +141,7 @@ describe("ocr parse with the default model", () => {
   it("--fixations writes, per focal decode step, the grid cells kept; --no-focal with it is a usage error", async () => {
     const out = path.join(tmp.dir, "fix");
     const file = path.join(out, "nested", "fixations.jsonl");
-    const r = await ocr(["parse", "synth-1page.pdf", "-o", out, ...common, "--focal-warmup", "2", "--fixations", file], { cwd });
+    const r = await ocr(["parse", "synth-1page.pdf", "-o", out, ...common, "--focal-keep", "0.05", "--focal-warmup", "2", "--fixations", file], { cwd });
     expect(r.exitCode).toBe(0);
     const bundle = JSON.parse(readFileSync(path.join(modelDir, "model.json"), "utf8"));
     const [rows, cols] = bundle.vision.modes[bundle.vision.mode].grid as [number, number];
@@ -141,7 +150,7 @@ describe("ocr parse with the default model", () => {
     const views = bundle.vision.lines ? new Set(lines.map((l) => l.line.index)).size : 1;
     expect(lines.length).toBeGreaterThanOrEqual(24 - 2 * (views + 1));
     expect(lines.length).toBeLessThanOrEqual(24);
-    const keep = Math.ceil(bundle.attention.focal.keep * (rows * (cols + 1) + 1));
+    const keep = Math.ceil(0.05 * (rows * (cols + 1) + 1));
     for (const l of lines) {
       expect(l).toMatchObject({ source: "synth-1page.pdf", page: 1 });
       expect(l.cells.length).toBeLessThanOrEqual(keep);

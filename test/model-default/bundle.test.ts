@@ -1,4 +1,5 @@
-// The embedded default model: the bundle loads, its tokenizer is the trainer's, and encoder.onnx matches PyTorch.
+// The embedded default model: the bundle loads, its tokenizer is the trainer's, encoder.onnx (the line
+// projector) matches PyTorch, and the pretrained detector and recogniser have the names the front end uses.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,10 +30,11 @@ describe("default model bundle (models/default)", () => {
     expect(bundle.tensors.has("model.layers.1.mlp.experts.0.up_proj.weight")).toBe(true);
     expect(bundle.tensors.has("model.layers.1.mlp.shared_experts.down_proj.weight")).toBe(true);
     expect(bundle.tensors.has("model.image_newline")).toBe(true);
-    // Each grid cell is one 16x16 patch of the view.
+    expect(bundle.tensors.has("model.view_seperator")).toBe(true);
+    // one view per text line: a single grid row of the geometry token and the largest slot count
+    const lines = bundle.json.vision.lines!;
     const mode = bundle.json.vision.modes[bundle.json.vision.mode]!;
-    expect(mode.grid[0] * 16).toBe(mode.size[1]);
-    expect(mode.grid[1] * 16).toBe(mode.size[0]);
+    expect(mode.grid).toEqual([1, 1 + lines.slots.at(-1)!]);
   });
 
   it("keeps the bundle within 50 MB", async () => {
@@ -55,18 +57,25 @@ describe("default model bundle (models/default)", () => {
     expect(vocab["<PAGE>"]).toBe(tokens.page);
   });
 
-  describe("encoder.onnx in onnxruntime-node", () => {
+  describe("the bundle's ONNX models in onnxruntime-node", () => {
     let encoder: VisionEncoder;
     beforeAll(async () => {
-      encoder = await VisionEncoder.open(path.join(BUNDLE, "encoder.onnx"), { device: "cpu", threads: 1 });
+      encoder = await VisionEncoder.open(path.join(BUNDLE, "encoder.onnx"), { device: "cpu", threads: 1 }, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] });
     });
     afterAll(async () => encoder?.close());
 
-    it("matches the PyTorch encoder on the stored golden views (any view size: one graph)", async () => {
-      const meta = JSON.parse(readFileSync(path.join(GOLDEN, "encoder-golden.json"), "utf8")) as { pixels: number[]; embeddings: number[] };
-      const pixels = readF32(path.join(GOLDEN, "encoder-pixels.f32"));
-      const ref = readF32(path.join(GOLDEN, "encoder-embeddings.f32"));
-      const out = await encoder.encode(pixels, meta.pixels as [number, number, number, number]);
+    it("encoder.onnx matches the PyTorch line encoder on the stored golden lines (any slot count: one graph)", async () => {
+      const meta = JSON.parse(readFileSync(path.join(GOLDEN, "encoder-golden.json"), "utf8")) as Record<string, number[]>;
+      const buf = readFileSync(path.join(GOLDEN, "projector-ids.bin"));
+      const ids = new BigInt64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      const feeds = {
+        ids: { type: "int64" as const, data: ids, dims: meta.ids! },
+        feats: { type: "float32" as const, data: readF32(path.join(GOLDEN, "projector-feats.bin")), dims: meta.feats! },
+        valid: { type: "float32" as const, data: readF32(path.join(GOLDEN, "projector-valid.bin")), dims: meta.valid! },
+        geometry: { type: "float32" as const, data: readF32(path.join(GOLDEN, "projector-geometry.bin")), dims: meta.geometry! },
+      };
+      const out = (await encoder.run(feeds)).embeddings!;
+      const ref = readF32(path.join(GOLDEN, "projector-embeddings.f32"));
       expect(out.dims).toEqual(meta.embeddings);
       let maxAbs = 0;
       let maxRef = 0;
@@ -77,14 +86,34 @@ describe("default model bundle (models/default)", () => {
       expect(maxRef).toBeGreaterThan(0.01);
       // float32 graph vs float32 eager: only summation order and the exported erf-GELU differ
       expect(maxAbs / maxRef).toBeLessThan(1e-4);
+      // a longer line runs through the same graph
+      const n = 2, length = 128;
+      const long = await encoder.run({
+        ids: { type: "int64", data: new BigInt64Array(n * length).fill(5n), dims: [n, length] },
+        feats: { type: "float32", data: new Float32Array(n * length * 124), dims: [n, length, 124] },
+        valid: { type: "float32", data: new Float32Array(n * length).fill(1), dims: [n, length] },
+        geometry: { type: "float32", data: new Float32Array(n * 8), dims: [n, 8] },
+      });
+      const bundle = await loadBundle(BUNDLE);
+      expect(long.embeddings!.dims).toEqual([n, 1, 1 + length, bundle.json.decoder.hidden_size]);
     });
 
-    it("turns a page-mode view into the grid model.json declares", async () => {
+    it("ships the detector and recogniser with the front end's input and output names", async () => {
       const bundle = await loadBundle(BUNDLE);
-      const mode = bundle.json.vision.modes[bundle.json.vision.mode]!;
-      const [w, h] = mode.size;
-      const out = await encoder.encode(new Float32Array(3 * w * h).fill(1), [1, 3, h, w]);
-      expect(out.dims).toEqual([1, mode.grid[0], mode.grid[1], bundle.json.decoder.hidden_size]);
+      const lines = bundle.json.vision.lines!;
+      const det = await VisionEncoder.open(path.join(BUNDLE, lines.detector), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["probability"] });
+      const rec = await VisionEncoder.open(path.join(BUNDLE, lines.recogniser), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["probs", "features"] });
+      try {
+        const map = (await det.run({ pixels: { type: "float32", data: new Float32Array(3 * 64 * 96), dims: [1, 3, 64, 96] } })).probability!;
+        expect(map.dims).toEqual([1, 1, 64, 96]);
+        const r = await rec.run({ pixels: { type: "float32", data: new Float32Array(3 * 48 * 160), dims: [1, 3, 48, 160] } });
+        const classes = readFileSync(path.join(BUNDLE, lines.dictionary), "utf8").split("\n").filter(Boolean).length + 2;
+        expect(r.probs!.dims).toEqual([1, 20, classes]);
+        expect(r.features!.dims).toEqual([1, 20, 120]);
+      } finally {
+        await det.close();
+        await rec.close();
+      }
     });
   });
 });
