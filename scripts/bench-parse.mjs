@@ -15,7 +15,7 @@ const { values: o } = parseArgs({
     synth: { type: "string", default: "/work/data/synth/test" },
     real: { type: "string", default: path.resolve(root, "../shared/data/real") },
     docs: { type: "string", default: "6" },
-    "max-tokens": { type: "string", default: "1500" },
+    "max-tokens": { type: "string", default: "4000" },
     "scale-pages": { type: "string", default: "100" },
     "scale-max-tokens": { type: "string", default: "64" },
     threads: { type: "string", default: "1" },
