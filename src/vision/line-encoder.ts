@@ -34,7 +34,7 @@ export class LineEncoder {
     const opened: VisionEncoder[] = [];
     try {
       opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }));
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["probs", "features"] }));
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }));
       opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }));
     } catch (err) {
       await Promise.all(opened.map((e) => e.close()));
@@ -52,7 +52,7 @@ export class LineEncoder {
       detect: async (t) => (await this.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } })).probability!,
       recognise: async (t) => {
         const r = await this.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } });
-        return { probs: r.probs!, features: r.features! };
+        return { best: r.best!, peak: r.peak!, features: r.features! };
       },
     };
   }

@@ -17,10 +17,13 @@ export interface Tensor {
   dims: readonly number[];
 }
 
-/** The two pretrained ONNX models of the mode: detector (probability map) and recogniser (CTC posteriors + features). */
+/**
+ * The two pretrained ONNX models of the mode: detector (probability map) and recogniser (per CTC step: the best
+ * class, its probability, and the features the CTC head reads).
+ */
 export interface LineModels {
   detect(input: Tensor): Promise<Tensor>;
-  recognise(input: Tensor): Promise<{ probs: Tensor; features: Tensor }>;
+  recognise(input: Tensor): Promise<{ best: Tensor; peak: Tensor; features: Tensor }>;
 }
 
 export interface LineBox extends Extent {
@@ -152,23 +155,12 @@ export function recogniserCrop(page: PagePixels, box: Extent, height: number, ma
 }
 
 /**
- * Greedy CTC collapse of one line: each run of one non-blank class becomes a slot carrying the mean recogniser
- * feature over the run plus [blank steps before it/8, run length/8, peak probability, centre / steps].
+ * Greedy CTC collapse of one line: each run of one non-blank class (`best`, with its probability `peak`) becomes
+ * a slot carrying the mean recogniser feature over the run plus [blank steps before it/8, run length/8, peak
+ * probability, centre / steps].
  */
-export function collapseSlots(probs: Float32Array, features: Float32Array, steps: number, classes: number, width: number, dictionary: readonly string[]):
+export function collapseSlots(best: ArrayLike<number>, peak: ArrayLike<number>, features: Float32Array, steps: number, width: number, dictionary: readonly string[]):
   { ids: Int32Array; features: Float32Array; text: string } {
-  const best = new Int32Array(steps);
-  const peak = new Float32Array(steps);
-  for (let t = 0; t < steps; t++) {
-    let arg = 0, max = -1;
-    const row = t * classes;
-    for (let c = 0; c < classes; c++) {
-      const v = probs[row + c]!;
-      if (v > max) { max = v; arg = c; }
-    }
-    best[t] = arg;
-    peak[t] = max;
-  }
   const runs: [number, number][] = [];
   for (let t = 0; t < steps; t++) {
     if (best[t] === 0) continue;
@@ -224,12 +216,12 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
         for (let y = 0; y < cfg.rec_height; y++)
           data.set(c.data.subarray((ch * cfg.rec_height + y) * c.width, (ch * cfg.rec_height + y + 1) * c.width), j * plane + (ch * cfg.rec_height + y) * width);
     });
-    const { probs, features } = await models.recognise({ data, dims: [batch.length, 3, cfg.rec_height, width] });
-    const steps = probs.dims[1]!, classes = probs.dims[2]!, fw = features.dims[2]!;
+    const { best, peak, features } = await models.recognise({ data, dims: [batch.length, 3, cfg.rec_height, width] });
+    const steps = best.dims[1]!, fw = features.dims[2]!;
     batch.forEach((k, j) => {
       // steps that only saw padding are dropped
       const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
-      const slots = collapseSlots(probs.data.subarray(j * steps * classes), features.data.subarray(j * steps * fw), valid, classes, fw, dictionary);
+      const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
       units[k] = { box: boxes[k]!, geometry: unitGeometry(boxes[k]!, k > 0 ? boxes[k - 1] : undefined, page.width, page.height, lineHeight), ...slots };
     });
   }

@@ -102,14 +102,18 @@ describe("default model bundle (models/default)", () => {
       const bundle = await loadBundle(BUNDLE);
       const lines = bundle.json.vision.lines!;
       const det = await VisionEncoder.open(path.join(BUNDLE, lines.detector), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["probability"] });
-      const rec = await VisionEncoder.open(path.join(BUNDLE, lines.recogniser), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["probs", "features"] });
+      const rec = await VisionEncoder.open(path.join(BUNDLE, lines.recogniser), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["best", "peak", "features"] });
       try {
         const map = (await det.run({ pixels: { type: "float32", data: new Float32Array(3 * 64 * 96), dims: [1, 3, 64, 96] } })).probability!;
         expect(map.dims).toEqual([1, 1, 64, 96]);
         const r = await rec.run({ pixels: { type: "float32", data: new Float32Array(3 * 48 * 160), dims: [1, 3, 48, 160] } });
+        // per CTC step (8 px of line): the best class (blank 0, the dictionary, space last) and its probability
         const classes = readFileSync(path.join(BUNDLE, lines.dictionary), "utf8").split("\n").filter(Boolean).length + 2;
-        expect(r.probs!.dims).toEqual([1, 20, classes]);
+        expect(r.best!.dims).toEqual([1, 20]);
+        expect(r.peak!.dims).toEqual([1, 20]);
         expect(r.features!.dims).toEqual([1, 20, 120]);
+        expect(Array.from(r.best!.data).every((c) => Number.isInteger(c) && c >= 0 && c < classes)).toBe(true);
+        expect(Array.from(r.peak!.data).every((p) => p > 0 && p <= 1)).toBe(true);
       } finally {
         await det.close();
         await rec.close();
