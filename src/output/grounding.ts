@@ -146,3 +146,21 @@ export function parseGroundedOutput(raw: string, pageWidth: number, pageHeight: 
 export function splitPages(text: string): string[] {
   return text.split(PAGE_SEPARATOR).map((p) => p.replace(/^\s*\n/, ""));
 }
+
+/**
+ * Closes HTML table tags a page left open (a model that stops mid-table, or reads a table's first cell as
+ * the page ends): appends the missing `</td>`, `</tr>`, `</table>` so the Markdown's HTML stays well formed.
+ */
+export function closeOpenTables(markdown: string): string {
+  const stack: string[] = [];
+  for (const m of markdown.matchAll(/<(\/?)(table|tr|td)>/g)) {
+    const [, close, tag] = m;
+    if (!close) stack.push(tag!);
+    else {
+      const at = stack.lastIndexOf(tag!);
+      if (at >= 0) stack.length = at;
+    }
+  }
+  if (!stack.length) return markdown;
+  return markdown.replace(/\s+$/, "") + stack.reverse().map((t) => `</${t}>`).join("");
+}

@@ -1,7 +1,7 @@
 // Grounding parser: blocks with page-pixel boxes, cleaned Markdown, figure links, truncated tags, page splitting.
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { parseGroundedOutput, parseGroundedPage, splitPages } from "../../src/output/grounding.js";
+import { closeOpenTables, parseGroundedOutput, parseGroundedPage, splitPages } from "../../src/output/grounding.js";
 import { cropRegionPng } from "../../src/vision/crop.js";
 
 const SAMPLE = [
@@ -73,5 +73,18 @@ describe("grounding parser", () => {
     expect([info.width, info.height]).toEqual([20, 10]);
     expect([...out.subarray(0, 3)]).toEqual([200, 10, 10]);
     expect(await cropRegionPng({ width, height, data }, [50, 50, 60, 60])).toBeUndefined();
+  });
+});
+
+describe("closeOpenTables", () => {
+  it("closes the cell, row and table a page left open, in order", () => {
+    expect(closeOpenTables("text\n\n<table><tr><td>package\n")).toBe("text\n\n<table><tr><td>package</td></tr></table>");
+    expect(closeOpenTables("<table><tr><td>a</td><td>b</td></tr><tr><td>c")).toBe("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>");
+  });
+
+  it("leaves balanced tables and plain text alone", () => {
+    const md = "# T\n\n<table><tr><td>a</td></tr></table>\n\nafter";
+    expect(closeOpenTables(md)).toBe(md);
+    expect(closeOpenTables("no tables here ")).toBe("no tables here ");
   });
 });
