@@ -1,21 +1,5 @@
 // `ocr bench attention`: runs scripts/bench-attention.mjs (focal pruning and R-SWA against full attention, one run).
-import { registerBenchTarget, runBenchScript } from "./bench.js";
-
-interface BenchAttentionOptions {
-  json?: boolean;
-  threads?: string;
-  visual?: string;
-  keeps?: string;
-  steps?: string;
-  focalLayers?: string;
-  warmup?: string;
-  lengths?: string;
-  window?: string;
-  skipFocal?: boolean;
-  skipWindow?: boolean;
-  accuracy?: string;
-  cache?: string;
-}
+import { forwardOptions, registerBenchTarget, runBenchScript } from "./bench.js";
 
 registerBenchTarget({
   name: "attention",
@@ -33,18 +17,13 @@ registerBenchTarget({
       .option("--window <n>", "R-SWA window", "128")
       .option("--skip-focal", "without the focal rows")
       .option("--skip-window", "without the R-SWA rows")
-      .option("--accuracy <file>", "JSON {cerUnpruned, cerFocal, keep} from a CER run to print beside the timings")
+      .option("--skip-accuracy", "without the accuracy rows (the default model reading pages unpruned and pruned)")
+      .option("--accuracy-keep <list>", "keep ratios of the accuracy rows", "0.05")
+      .option("--accuracy-pages <n>", "synthetic test pages read (real pages: half as many, at least one)", "4")
+      .option("--synth <dir>", "synthetic test set for the accuracy rows", "/work/data/synth/test")
+      .option("--real <dir>", "real PDFs for the accuracy rows (default: ../shared/data/real/debian beside the checkout)")
+      .option("--model <dir>", "model bundle for the accuracy rows (default models/default)")
       .option("--cache <dir>", "where the generated benchmark models live (default ~/.cache/ocr/bench)")
-      .action(async (o: BenchAttentionOptions) => {
-        const args: string[] = [];
-        if (o.json) args.push("--json");
-        if (o.skipFocal) args.push("--skip-focal");
-        if (o.skipWindow) args.push("--skip-window");
-        for (const [flag, v] of [["--threads", o.threads], ["--visual", o.visual], ["--keeps", o.keeps], ["--steps", o.steps],
-          ["--focal-layers", o.focalLayers], ["--warmup", o.warmup], ["--lengths", o.lengths], ["--window", o.window],
-          ["--accuracy", o.accuracy], ["--cache", o.cache]] as const)
-          if (v) args.push(flag, v);
-        await runBenchScript("bench-attention.mjs", args, context);
-      });
+      .action((o: Record<string, unknown>) => runBenchScript("bench-attention.mjs", forwardOptions(command, o), context));
   },
 });

@@ -1,16 +1,5 @@
 // `ocr bench engine`: runs scripts/bench-engine.mjs (native decoder vs its bandwidth bound and onnxruntime-node).
-import { registerBenchTarget, runBenchScript } from "./bench.js";
-
-interface BenchEngineOptions {
-  json?: boolean;
-  threads?: string;
-  prefixes?: string;
-  decodeTokens?: string;
-  skipLarge?: boolean;
-  skipOrt?: boolean;
-  cache?: string;
-  kernels?: string;
-}
+import { forwardOptions, registerBenchTarget, runBenchScript } from "./bench.js";
 
 registerBenchTarget({
   name: "engine",
@@ -25,17 +14,6 @@ registerBenchTarget({
       .option("--skip-ort", "without the onnxruntime-node baseline")
       .option("--cache <dir>", "where generated benchmark models live (default ~/.cache/ocr/bench)")
       .option("--kernels <set>", "kernel set of our engine: auto, avx2, avx512 or avx512bf16", "auto")
-      .action(async (o: BenchEngineOptions) => {
-        const args: string[] = [];
-        if (o.json) args.push("--json");
-        if (o.threads) args.push("--threads", o.threads);
-        if (o.prefixes) args.push("--prefixes", o.prefixes);
-        if (o.decodeTokens) args.push("--decode-tokens", o.decodeTokens);
-        if (o.skipLarge) args.push("--skip-large");
-        if (o.skipOrt) args.push("--skip-ort");
-        if (o.cache) args.push("--cache", o.cache);
-        if (o.kernels) args.push("--kernels", o.kernels);
-        await runBenchScript("bench-engine.mjs", args, context);
-      });
+      .action((o: Record<string, unknown>) => runBenchScript("bench-engine.mjs", forwardOptions(command, o), context));
   },
 });

@@ -1,21 +1,5 @@
 // `ocr bench parse`: runs scripts/bench-parse.mjs (ocr parse vs Tesseract 5: CER, word F1, s/page, peak RSS; scaling with page count).
-import { registerBenchTarget, runBenchScript } from "./bench.js";
-
-interface BenchParseOptions {
-  json?: boolean;
-  synth?: string;
-  real?: string;
-  docs?: string;
-  maxTokens?: string;
-  scalePages?: string;
-  scaleMaxTokens?: string;
-  threads?: string;
-  model?: string;
-  skipTesseract?: boolean;
-  skipScale?: boolean;
-  skipQuality?: boolean;
-  from?: string;
-}
+import { forwardOptions, registerBenchTarget, runBenchScript } from "./bench.js";
 
 registerBenchTarget({
   name: "parse",
@@ -24,9 +8,9 @@ registerBenchTarget({
     command
       .option("--json", "print one JSON object (documents, overall, scaling)")
       .option("--synth <dir>", "synthetic test set (doc-N.pdf + doc-N.json)", "/work/data/synth/test")
-      .option("--real <dir>", "real documents (debian/, docling/)", "../shared/data/real beside the checkout")
+      .option("--real <dir>", "real documents (debian/, docling/; default: ../shared/data/real beside the checkout)")
       .option("--docs <n>", "synthetic documents to use", "6")
-      .option("--max-tokens <n>", "our per-page token cap", "1500")
+      .option("--max-tokens <n>", "our per-page token cap", "4000")
       .option("--scale-pages <n>", "pages of the scaling document", "100")
       .option("--scale-max-tokens <n>", "per-page token cap in the scaling pass", "64")
       .option("--threads <n>", "our CPU threads", "1")
@@ -35,18 +19,6 @@ registerBenchTarget({
       .option("--skip-scale", "without the page-count scaling pass")
       .option("--skip-quality", "only the scaling pass")
       .option("--from <file>", "print the tables of an earlier --json run")
-      .action(async (o: BenchParseOptions) => {
-        const args: string[] = [];
-        if (o.json) args.push("--json");
-        for (const [flag, v] of [["--synth", o.synth], ["--docs", o.docs], ["--max-tokens", o.maxTokens], ["--scale-pages", o.scalePages],
-          ["--scale-max-tokens", o.scaleMaxTokens], ["--threads", o.threads], ["--model", o.model]] as const)
-          if (v) args.push(flag, v);
-        if (o.real && !o.real.includes("beside the checkout")) args.push("--real", o.real);
-        if (o.skipTesseract) args.push("--skip-tesseract");
-        if (o.skipScale) args.push("--skip-scale");
-        if (o.skipQuality) args.push("--skip-quality");
-        if (o.from) args.push("--from", o.from);
-        await runBenchScript("bench-parse.mjs", args, context);
-      });
+      .action((o: Record<string, unknown>) => runBenchScript("bench-parse.mjs", forwardOptions(command, o), context));
   },
 });

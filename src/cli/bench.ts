@@ -25,6 +25,21 @@ export async function runBenchScript(name: string, args: string[], context: Comm
   context.signal.removeEventListener("abort", onAbort);
 }
 
+/**
+ * The command line a bench script gets from its sub-command: every option that has a value, under its long
+ * name (`--flag` for switches that are on, `--name value` otherwise), so a wrapper never lists them twice.
+ */
+export function forwardOptions(command: Command, values: Record<string, unknown>): string[] {
+  const args: string[] = [];
+  for (const option of command.options) {
+    const value = values[option.attributeName()];
+    if (value === undefined || value === false || !option.long) continue;
+    if (value === true) args.push(option.long);
+    else args.push(option.long, String(value));
+  }
+  return args;
+}
+
 export interface BenchTarget {
   name: string;
   description: string;
