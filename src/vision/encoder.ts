@@ -45,12 +45,6 @@ parentPort.on("message", async (msg) => {
     if (msg.type === "open") {
       const provider = await open();
       parentPort.postMessage({ id: msg.id, ok: true, provider, inputs: session.inputNames, outputs: session.outputNames });
-    } else if (msg.type === "run") {
-      const pixels = new ort.Tensor("float32", new Float32Array(msg.buffer), msg.dims);
-      const result = await session.run({ pixels });
-      const out = result.embeddings;
-      const data = new Float32Array(out.data);
-      parentPort.postMessage({ id: msg.id, ok: true, dims: out.dims, buffer: data.buffer }, [data.buffer]);
     } else if (msg.type === "feeds") {
       const feeds = {};
       for (const [name, f] of Object.entries(msg.feeds))
@@ -93,8 +87,6 @@ interface Reply {
   message?: string;
   provider?: string;
   inputs?: string[];
-  dims?: number[];
-  buffer?: ArrayBuffer;
   outputs?: Record<string, { dims: number[]; buffer: ArrayBuffer }> | string[];
 }
 
@@ -187,22 +179,24 @@ export class VisionEncoder {
     const [n, c, h, w] = dims;
     if (c !== 3 || pixels.length !== n * c * h * w)
       throw new EncoderError(this.path, `pixels hold ${pixels.length} values, dims [${dims}] need ${n * c * h * w} with 3 channels`);
-    const owned = pixels.byteOffset === 0 && pixels.byteLength === pixels.buffer.byteLength ? pixels : pixels.slice();
-    const r = await this.call({ type: "run", buffer: owned.buffer, dims }, [owned.buffer as ArrayBuffer]);
-    const outDims = r.dims as number[];
-    if (outDims.length !== 4 || outDims[0] !== n)
-      throw new EncoderError(this.path, `embeddings have shape [${outDims}], expected [${n}, rows, cols, hidden]`);
-    return { data: new Float32Array(r.buffer!), dims: outDims as [number, number, number, number] };
+    const out = (await this.run({ pixels: { type: "float32", data: pixels, dims } }, { transfer: true })).embeddings!;
+    if (out.dims.length !== 4 || out.dims[0] !== n)
+      throw new EncoderError(this.path, `embeddings have shape [${out.dims}], expected [${n}, rows, cols, hidden]`);
+    return { data: out.data, dims: out.dims as [number, number, number, number] };
   }
 
-  /** Runs the model on named inputs (copied to the worker); every output comes back as float32. */
-  async run(feeds: Record<string, Feed>): Promise<Record<string, { data: Float32Array; dims: number[] }>> {
+  /**
+   * Runs the model on named inputs; every output comes back as float32. Inputs are copied to the worker, or
+   * with `transfer` handed over when they own their whole buffer (the caller's arrays are detached then).
+   */
+  async run(feeds: Record<string, Feed>, options: { transfer?: boolean } = {}): Promise<Record<string, { data: Float32Array; dims: number[] }>> {
     const msg: Record<string, { type: string; buffer: ArrayBuffer; dims: readonly number[] }> = {};
     const transfer: ArrayBuffer[] = [];
     for (const [name, f] of Object.entries(feeds)) {
-      const copy = f.data.slice();
-      msg[name] = { type: f.type, buffer: copy.buffer as ArrayBuffer, dims: f.dims };
-      transfer.push(copy.buffer as ArrayBuffer);
+      const whole = f.data.byteOffset === 0 && f.data.byteLength === f.data.buffer.byteLength;
+      const data = options.transfer && whole ? f.data : f.data.slice();
+      msg[name] = { type: f.type, buffer: data.buffer as ArrayBuffer, dims: f.dims };
+      transfer.push(data.buffer as ArrayBuffer);
     }
     const r = await this.call({ type: "feeds", feeds: msg }, transfer);
     const out: Record<string, { data: Float32Array; dims: number[] }> = {};

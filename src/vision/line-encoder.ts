@@ -4,12 +4,15 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { LinesConfig } from "../model/schema.js";
 import { VisionEncoder, type EncoderOptions } from "./encoder.js";
-import { pageUnits, parseDictionary, SLOT_EXTRA, type LineBox, type LineModels, type LineUnit } from "./lines.js";
+import { assembleVisualEmbeddings, visualTokenCount, type VisualLayout } from "./layout.js";
+import { pageUnits, parseDictionary, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
 
-/** One text line as the decoder sees it: [geometry, slots…, image_newline, view_seperator] embeddings. */
+/** One text line as the decoder sees it: a one-row grid [geometry, slots…] framed as the bundle's layout says. */
 export interface LineView {
   box: LineBox;
+  /** [rows, cols] of the view's grid: one row, the geometry token and the slot count the line was padded to */
+  grid: [number, number];
   embeddings: Float32Array;
   /** embeddings.length / hidden */
   count: number;
@@ -49,16 +52,18 @@ export class LineEncoder {
 
   private models(): LineModels {
     return {
-      detect: async (t) => (await this.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } })).probability!,
+      // the front end builds each input afresh and drops it after the call: hand the buffers over
+      detect: async (t) => (await this.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true })).probability!,
       recognise: async (t) => {
-        const r = await this.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } });
+        const r = await this.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true });
         return { best: r.best!, peak: r.peak!, features: r.features! };
       },
     };
   }
 
-  /** The page's lines in reading order, each projected to decoder embeddings and framed by `newline`/`separator`. */
-  async views(page: PagePixels, hidden: number, newline: Float32Array, separator: Float32Array): Promise<LineView[]> {
+  /** The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout. */
+  async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array }):
+    Promise<LineView[]> {
     const units = await pageUnits(page, this.models(), this.cfg, this.dictionary);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
@@ -68,17 +73,14 @@ export class LineEncoder {
     const views: LineView[] = new Array(units.length);
     for (const [length, idx] of byLength) {
       const emb = await this.project(idx.map((i) => units[i]!), length);
+      const layout: VisualLayout = { global: { rows: 1, cols: 1 + length }, rowNewline: frame.rowNewline, viewSeparator: frame.viewSeparator };
       const per = (1 + length) * hidden;
       idx.forEach((i, k) => {
-        const count = length + 3;
-        const out = new Float32Array(count * hidden);
-        out.set(emb.subarray(k * per, (k + 1) * per));
-        out.set(newline, per);
-        out.set(separator, per + hidden);
+        const embeddings = assembleVisualEmbeddings(layout, { hidden, global: emb.subarray(k * per, (k + 1) * per), newline: frame.newline, separator: frame.separator });
         const u = units[i]!;
-        const stride = u.ids.length ? u.features.length / u.ids.length : 0;
-        const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[j * stride + stride - 1]! * (u.box.xMax - u.box.xMin));
-        views[i] = { box: u.box, embeddings: out, count, text: u.text, slotX };
+        // the last extra feature of a slot is its centre along the line
+        const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
+        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(layout), text: u.text, slotX };
       });
     }
     return views;
@@ -86,7 +88,7 @@ export class LineEncoder {
 
   /** Projector over units padded (or cut) to `length` slots → [n, 1, 1 + length, hidden] flattened. */
   private async project(units: LineUnit[], length: number): Promise<Float32Array> {
-    const width = units[0]!.features.length / Math.max(1, units[0]!.ids.length) || 120 + SLOT_EXTRA;
+    const width = units[0]!.stride;
     const n = units.length;
     const ids = new BigInt64Array(n * length);
     const feats = new Float32Array(n * length * width);

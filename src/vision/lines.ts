@@ -36,8 +36,9 @@ export interface LineUnit {
   geometry: Float32Array;
   /** recogniser symbol per slot (CTC class, 0 = blank never appears) */
   ids: Int32Array;
-  /** [slots, featureWidth + SLOT_EXTRA] */
+  /** [slots, stride]: the recogniser's features (its width) + SLOT_EXTRA per slot */
   features: Float32Array;
+  stride: number;
   /** the recogniser's own greedy reading, for diagnostics */
   text: string;
 }
@@ -222,7 +223,7 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
       // steps that only saw padding are dropped
       const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
       const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
-      units[k] = { box: boxes[k]!, geometry: unitGeometry(boxes[k]!, k > 0 ? boxes[k - 1] : undefined, page.width, page.height, lineHeight), ...slots };
+      units[k] = { box: boxes[k]!, geometry: unitGeometry(boxes[k]!, k > 0 ? boxes[k - 1] : undefined, page.width, page.height, lineHeight), ...slots, stride: fw + SLOT_EXTRA };
     });
   }
   return units;

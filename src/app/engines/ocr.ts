@@ -103,7 +103,8 @@ class OcrDecoder implements PageDecoder {
       const pixels = pages.figureDir ? raster : { width: 0, height: 0, data: Buffer.alloc(0) };
       if (this.m.lines) {
         const json = this.m.bundle.json;
-        const lines = await this.m.lines.views(raster, json.decoder.hidden_size, this.m.newline!, this.m.separator!);
+        const lines = await this.m.lines.views(raster, json.decoder.hidden_size,
+          { rowNewline: json.vision.row_newline, viewSeparator: json.vision.view_separator, newline: this.m.newline, separator: this.m.separator });
         timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
         out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings: new Float32Array(0), count: lines.reduce((s, v) => s + v.count, 0), pixels, views: lines });
         continue;
@@ -215,7 +216,7 @@ class OcrDecoder implements PageDecoder {
           continue;
         }
         // a page is one view, or (line-unit models) one view per text line, each generated to its <PAGE>
-        const views: { embeddings: Float32Array; count?: number; box?: LineView["box"]; slotX?: Float32Array }[] = p.views ?? [{ embeddings: p.embeddings }];
+        const views: (Pick<LineView, "embeddings"> & Partial<LineView>)[] = p.views ?? [{ embeddings: p.embeddings }];
         let prefill = 0, decodeMs = 0, count = 0, truncated = false, runaway = false;
         const texts: string[] = [];
         const lineWarnings: string[] = [];
@@ -236,27 +237,7 @@ class OcrDecoder implements PageDecoder {
           const lineCap = view.count ? Math.min(remaining, 4 * view.count + 64) : remaining;
           const run = await this.generatePage(session, pageNumber, { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
           decodeMs += performance.now() - t;
-          if (this.fixations) {
-            const vision = json.vision;
-            if (view.box) {
-              const b = view.box;
-              const slotX = view.slotX!;
-              const yc = (b.yMin + b.yMax) / 2 / p.height;
-              // col 0 is the line's geometry token (drawn at the line's start), then one col per slot
-              const locate = (_r: number, c: number): [number, number] | undefined =>
-                c === 0 ? [b.xMin / p.width, yc] : c - 1 < slotX.length ? [slotX[c - 1]! / p.width, yc] : undefined;
-              this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, [1, view.count! - 2], true,
-                { index, box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v)) as [number, number, number, number], firstStep: count }, locate, [p.width, p.height]);
-            } else {
-              const mode = vision.modes[this.mode]!;
-              const [rows, cols] = mode.grid;
-              const c = p.content;
-              // a global-view cell's centre, through the page's placement in the view (tiles are not located)
-              const locate = c ? (r: number, col: number): [number, number] =>
-                [((col + 0.5) * mode.size[0] / cols - c.x) / c.width, ((r + 0.5) * mode.size[1] / rows - c.y) / c.height] : undefined;
-              this.fixations.page(pages.source, pageNumber, session.takeFixations(), ext.start, mode.grid, vision.row_newline, undefined, locate, [p.width, p.height]);
-            }
-          }
+          if (this.fixations) this.recordFixations(this.fixations, pages.source, p, session, ext.start, view, index, count);
           const ended = run.reason === "stop";
           count += run.tokens.length;
           texts.push(this.m.tokenizer.decode(ended ? run.tokens.slice(0, -1) : run.tokens));
@@ -326,6 +307,34 @@ class OcrDecoder implements PageDecoder {
       pageNumber, width: size.width, height: size.height, dpi: size.dpi, markdown: "", blocks: [], tokenCount: 0, truncated: false,
       timings: {}, warnings: [`page ${pageNumber} has no text: ${message}`], error: message,
     };
+  }
+
+  /**
+   * Logs where focal pruning looked while one view was read: kept cells of the view's grid, located on the
+   * page (a line's slots along its box; a page grid's cells through the page's placement in the global view).
+   */
+  private recordFixations(log: FixationLog, source: string, p: PreparedPixels, session: Session, visualStart: number,
+    view: Pick<LineView, "embeddings"> & Partial<LineView>, index: number, firstStep: number): void {
+    const vision = this.m.bundle.json.vision;
+    const size: [number, number] = [p.width, p.height];
+    if (view.box) {
+      const b = view.box;
+      const slotX = view.slotX!;
+      const yc = (b.yMin + b.yMax) / 2 / p.height;
+      // col 0 is the line's geometry token (drawn at the line's start), then one col per slot
+      const locate = (_r: number, c: number): [number, number] | undefined =>
+        c === 0 ? [b.xMin / p.width, yc] : c - 1 < slotX.length ? [slotX[c - 1]! / p.width, yc] : undefined;
+      const box = [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v)) as [number, number, number, number];
+      log.page(source, p.pageNumber, session.takeFixations(), visualStart, view.grid!, vision.row_newline, { index, box, firstStep }, locate, size);
+      return;
+    }
+    const mode = vision.modes[this.mode]!;
+    const [rows, cols] = mode.grid;
+    const c = p.content;
+    // a global-view cell's centre, through the page's placement in the view (tiles are not located)
+    const locate = c ? (r: number, col: number): [number, number] =>
+      [((col + 0.5) * mode.size[0] / cols - c.x) / c.width, ((r + 0.5) * mode.size[1] / rows - c.y) / c.height] : undefined;
+    log.page(source, p.pageNumber, session.takeFixations(), visualStart, mode.grid, vision.row_newline, undefined, locate, size);
   }
 
   /** Peak bytes of one document in flight: its KV cache at the largest pass, two pages of pixels, their embeddings. */
