@@ -13,7 +13,8 @@
 //   measured over the last 128 steps before each output length.
 // - accuracy: the default model (or --model) reads held-out synthetic test pages (--synth, generator Markdown as
 //   truth) and real born-digital pages (--real, the PDF text layer as truth) through `ocr parse`, once unpruned
-//   (--no-focal) and once with --focal-keep τ; CER = edit distance / truth length on whitespace-normalised text.
+//   (--no-focal) and once with --focal-keep τ; CER = edit distance / truth length on markup-free,
+//   whitespace-normalised text (scripts/cer.mjs plainText, as ocr bench parse scores it).
 // Results go to stdout, progress to stderr.
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync, closeSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -21,7 +22,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
 import { cliArgs } from "./bench-common.mjs";
-import { editDistance, normaliseForCer } from "./cer.mjs";
+import { editDistance, plainText } from "./cer.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { flag, option, list } = cliArgs();
@@ -190,7 +191,7 @@ function accuracyPagesList() {
     const docs = readdirSync(synthDir).filter((f) => /^doc-\d+\.pdf$/.test(f)).sort();
     for (const f of docs.slice(0, accuracyPages)) {
       const truth = JSON.parse(readFileSync(path.join(synthDir, f.replace(/\.pdf$/, ".json")), "utf8"));
-      out.push({ set: "synthetic", pdf: path.join(synthDir, f), page: 1, truth: plainMarkdown(truth.pages[0].markdown) });
+      out.push({ set: "synthetic", pdf: path.join(synthDir, f), page: 1, truth: truth.pages[0].markdown });
     }
   } else log(`accuracy: ${synthDir} is missing (scripts/synth/make-datasets.sh builds it); synthetic rows skipped`);
   for (const [file, page] of [["r-doc-pdf--R-lang.pdf", 7], ["texlive-latex-base-doc--longtable.pdf", 3]].slice(0, Math.max(1, accuracyPages / 2))) {
@@ -206,14 +207,9 @@ function cer(hyp, ref) {
   return editDistance(hyp, ref) / Math.max(1, ref.length);
 }
 
-function plainMarkdown(md) {
-  return md.replace(/<\/?(table|tr|td)>/g, " ").replace(/^(#{1,6} |- |\d+\. |```)/gm, "");
-}
-
 function readPage(p, extra) {
-  const out = execFileSync(process.execPath, [path.join(repo, "bin/ocr.js"), "parse", p.pdf, "--pages", String(p.page), "--stdout", "--quiet",
+  return execFileSync(process.execPath, [path.join(repo, "bin/ocr.js"), "parse", p.pdf, "--pages", String(p.page), "--stdout", "--quiet",
     "--model", modelDir, "--threads", String(threads), ...extra], { encoding: "utf8", maxBuffer: 1 << 26 });
-  return plainMarkdown(out.split("\n").filter((l) => !l.startsWith("<!-- page ")).join("\n"));
 }
 
 if (!flag("--skip-accuracy")) {
@@ -229,10 +225,10 @@ if (!flag("--skip-accuracy")) {
     }
   };
   for (const p of pages) {
-    const truth = normaliseForCer(p.truth);
+    const truth = plainText(p.truth);
     for (const keep of [0, ...accuracyKeeps]) {
       const t0 = performance.now();
-      const c = cer(normaliseForCer(readPage(p, keep ? ["--focal-keep", String(keep)] : ["--no-focal"])), truth);
+      const c = cer(plainText(readPage(p, keep ? ["--focal-keep", String(keep)] : ["--no-focal"])), truth);
       add(p.set, keep, truth, c, (performance.now() - t0) / 1000);
       log(`accuracy: ${path.basename(p.pdf)} p${p.page}: ${keep ? `keep ${keep}` : "unpruned"} CER ${c.toFixed(4)}`);
     }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { editDistance, normaliseForCer } from "./cer.mjs";
+import { editDistance, plainText } from "./cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: o } = parseArgs({
@@ -53,22 +53,9 @@ function timed(cmd, args, env = {}) {
   });
 }
 
-/** Markup → plain words, so Markdown truth, our Markdown and Tesseract's plain text compare on content. */
-function plain(text) {
-  return normaliseForCer(
-    text
-      .replace(/<!--[^]*?-->/g, " ")
-      .replace(/<[^>]+>/g, " ")
-      .replace(/^#{1,6}\s+/gm, "")
-      .replace(/^\s*(?:[-*•]|\d+[.)])\s+/gm, "")
-      .replace(/```[a-z]*|\*\*|__|`/g, " ")
-      .replace(/!\[[^\]]*\]\([^)]*\)/g, " "),
-  );
-}
-
 function scores(hyp, ref) {
-  const h = plain(hyp);
-  const r = plain(ref);
+  const h = plainText(hyp);
+  const r = plainText(ref);
   const cer = r.length ? editDistance(h, r) / r.length : h.length ? 1 : 0;
   // word F1 is order-free: a multiset intersection of whitespace-separated words
   const hw = h ? h.split(" ") : [];

@@ -5,6 +5,19 @@ export function normaliseForCer(text) {
   return text.normalize("NFKC").replace(/\s+/g, " ").trim();
 }
 
+/** Markup → plain words, so Markdown truth, our Markdown and plain OCR text compare on content (then normalised). */
+export function plainText(text) {
+  return normaliseForCer(
+    text
+      .replace(/<!--[^]*?-->/g, " ")
+      .replace(/<[^>]+>/g, " ")
+      .replace(/^#{1,6}\s+/gm, "")
+      .replace(/^\s*(?:[-*•]|\d+[.)])\s+/gm, "")
+      .replace(/```[a-z]*|\*\*|__|`/g, " ")
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, " "),
+  );
+}
+
 /** Levenshtein distance when it is ≤ band, else Infinity; O((n+m)·band). */
 function bandedDistance(a, b, band) {
   const n = a.length;

@@ -57,9 +57,8 @@ def align_page(truth, raster, units):
         split = any(owner[g] != u and _overlap(boxes[g], unit["box"]) > 0.2 * _area(unit["box"]) for g in range(len(boxes)))
         ok = bool(gs) and not split and gs == list(range(expected, expected + len(gs))) and all(ends[g] is not None for g in gs)
         if ok:
-            end = ends[gs[-1]]
-            if u == len(units) - 1 or gs[-1] == len(glines) - 1:
-                end = len(md) if gs[-1] == len(glines) - 1 else end
+            # the page's last line also takes the Markdown after it (closing tags)
+            end = len(md) if gs[-1] == len(glines) - 1 else ends[gs[-1]]
             targets.append(md[prev_end:end])
             prev_end = end
             expected = gs[-1] + 1

@@ -13,6 +13,7 @@ import random
 import sys
 import time
 
+import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -35,8 +36,7 @@ def windows(docs, max_units):
     out = []
     for d, doc in enumerate(docs):
         for p, page in enumerate(doc):
-            used, run = 0, []
-            offsets = []
+            used, offsets = 0, []
             for u in page:
                 offsets.append(used)
                 used += bucket(len(u["ids"])) + 4 + (len(u["target"]) + 1 if u["target"] is not None else 40)
@@ -77,7 +77,6 @@ def make_batch(docs, wins, rng, budget):
 def augment(unit, rng, p_replace=0.05, p_drop=0.03):
     """Recogniser noise, so the decoder reads the evidence instead of trusting one symbol per character:
     a few slots get a random class (their features still show the glyph), a few disappear."""
-    import numpy as np
     n = len(unit["ids"])
     if n == 0:
         return unit
