@@ -1,8 +1,11 @@
 // Runs the line-unit vision front end of the default model (dist/vision/lines.js: detector, reading order,
 // recogniser, CTC slots) over rasterised synthetic pages, so training sees exactly what inference computes.
-// Usage: node scripts/train/extract-lines.mjs DIR [--bundle models/default] [--limit N] [--threads N]
+// Usage: node scripts/train/extract-lines.mjs DIR [--bundle models/default] [--limit N] [--threads N] [--reorder]
 // For every DIR/doc-XXXXX.raster.json without lines yet writes DIR/doc-XXXXX.lines.json (per page: units with
 // box, geometry, recogniser ids and text) and DIR/doc-XXXXX.lines.f32 (every slot's features, in unit order).
+// --reorder instead puts the units of documents already extracted back into the reading order that
+// dist/vision/lines.js gives their boxes now (and their geometry with it), without running the models again:
+// for a change of reading order only.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,17 +13,22 @@ import sharp from "sharp";
 import ort from "onnxruntime-node";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
+const { orderLines, pageGeometry, pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
 
-const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2 };
+const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2, reorder: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--bundle") args.bundle = process.argv[++i];
   else if (a === "--limit") args.limit = Number(process.argv[++i]);
   else if (a === "--threads") args.threads = Number(process.argv[++i]);
+  else if (a === "--reorder") args.reorder = true;
   else args.dir = a;
 }
-if (!args.dir) throw new Error("usage: extract-lines.mjs DIR [--bundle DIR] [--limit N] [--threads N]");
+if (!args.dir) throw new Error("usage: extract-lines.mjs DIR [--bundle DIR] [--limit N] [--threads N] [--reorder]");
+if (args.reorder) {
+  reorder(args.dir);
+  process.exit(0);
+}
 const cfg = JSON.parse(fs.readFileSync(path.join(args.bundle, "model.json"), "utf8")).vision.lines;
 const opts = { intraOpNumThreads: args.threads, graphOptimizationLevel: "all", enableMemPattern: false };
 const det = await ort.InferenceSession.create(path.join(args.bundle, cfg.detector), opts);
@@ -34,8 +42,8 @@ const models = {
   },
   async recognise(t) {
     const r = await rec.run({ pixels: new ort.Tensor("float32", t.data, t.dims) });
-    const t = (name) => ({ data: name === "best" ? Float32Array.from(r[name].data, Number) : r[name].data, dims: r[name].dims });
-    return { best: t("best"), peak: t("peak"), features: t("features") };
+    const out = (name) => ({ data: name === "best" ? Float32Array.from(r[name].data, Number) : r[name].data, dims: r[name].dims });
+    return { best: out("best"), peak: out("peak"), features: out("features") };
   },
 };
 
@@ -70,4 +78,41 @@ function expand(data, channels) {
   const out = Buffer.alloc(n * 3);
   for (let i = 0; i < n; i++) out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = data[i * channels];
   return out;
+}
+
+/** Re-sorts extracted units by the current reading order; rewrites (temporary file, then rename) only documents whose order changed. */
+function reorder(dir) {
+  let changed = 0, seen = 0;
+  for (const file of fs.readdirSync(dir).filter((f) => /^doc-\d+\.lines\.json$/.test(f)).sort()) {
+    const base = path.join(dir, file.replace(/\.lines\.json$/, ""));
+    const doc = JSON.parse(fs.readFileSync(base + ".lines.json", "utf8"));
+    const feats = fs.readFileSync(base + ".lines.f32");
+    const width = doc.featureWidth * 4;
+    let offset = 0, moved = false;
+    const chunks = [];
+    for (const page of doc.pages) {
+      const units = page.units.map((u) => {
+        const bytes = u.ids.length * width;
+        const at = offset;
+        offset += bytes;
+        return { ...u, xMin: u.box[0], yMin: u.box[1], xMax: u.box[2], yMax: u.box[3], chunk: feats.subarray(at, at + bytes) };
+      });
+      const ordered = orderLines(units);
+      if (ordered.some((u, i) => u !== units[i])) moved = true;
+      const geometry = pageGeometry(ordered, page.width, page.height);
+      page.units = ordered.map((u, k) => {
+        chunks.push(u.chunk);
+        return { box: u.box, score: u.score, geometry: Array.from(geometry[k], (v) => Math.round(v * 1e4) / 1e4), ids: u.ids, text: u.text };
+      });
+    }
+    if (offset !== feats.length) throw new Error(`${base}.lines.f32: ${feats.length} bytes, the units account for ${offset}`);
+    seen++;
+    if (!moved) continue;
+    changed++;
+    fs.writeFileSync(base + ".lines.f32.tmp", Buffer.concat(chunks));
+    fs.renameSync(base + ".lines.f32.tmp", base + ".lines.f32");
+    fs.writeFileSync(base + ".lines.json.tmp", JSON.stringify(doc));
+    fs.renameSync(base + ".lines.json.tmp", base + ".lines.json");
+  }
+  process.stderr.write(`${dir}: ${changed} of ${seen} documents reordered\n`);
 }

@@ -27,21 +27,94 @@ function widestGap(items: readonly Extent[], axis: "x" | "y"): { at: number; gap
   return best;
 }
 
+/** Share of `items` that sit on the same row as some item of `others`. */
+function rowShare(items: readonly Extent[], others: readonly Extent[]): number {
+  let shared = 0;
+  for (const a of items) if (others.some((b) => onRow(a, b))) shared++;
+  return items.length ? shared / items.length : 0;
+}
+
+function span(items: readonly Extent[]): number {
+  return Math.max(...items.map((b) => b.xMax)) - Math.min(...items.map((b) => b.xMin)) || 1;
+}
+
+/** Median share of its side's width that an item spans: prose columns are near 1, table cells ragged. */
+function fill(items: readonly Extent[]): number {
+  const width = span(items);
+  const shares = items.map((b) => (b.xMax - b.xMin) / width).sort((a, b) => a - b);
+  return shares[Math.floor(shares.length / 2)]!;
+}
+
+/**
+ * Row alignment nearly every item shares with the other side; below TABLE_FILL both sides read as ragged
+ * cells (a side holding two page columns is ragged too, so one ragged side is not enough); a band wider than TABLE_GAP of the narrower side separates cells, not page columns (a gutter is
+ * a small fraction of a column).
+ */
+const TABLE_ROW_SHARE = 0.8;
+const TABLE_FILL = 0.75;
+const TABLE_GAP = 0.5;
+
+/**
+ * Two sides of a vertical band read as a table, row by row, rather than as page columns: at least two
+ * rows, nearly every item on either side level with one on the other, and either both sides made of short
+ * cells rather than lines that fill them or a band wide against the narrower side (running text in two
+ * columns set on the same leading is aligned too, so alignment alone would interleave them).
+ */
+export function tableLike(left: readonly Extent[], right: readonly Extent[], gap: number): boolean {
+  if (left.length < 2 || right.length < 2) return false;
+  if (rowShare(left, right) < TABLE_ROW_SHARE || rowShare(right, left) < TABLE_ROW_SHARE) return false;
+  return Math.max(fill(left), fill(right)) < TABLE_FILL || gap > TABLE_GAP * Math.min(span(left), span(right));
+}
+
+/**
+ * On one row: middles within a quarter of the shorter height (cells of a row share a baseline; lines of two
+ * page columns set on the same leading drift apart at every paragraph, while their dilated boxes overlap anyway).
+ */
+function onRow(a: Extent, b: Extent): boolean {
+  return Math.abs(a.yMin + a.yMax - b.yMin - b.yMax) / 2 <= 0.25 * Math.min(a.yMax - a.yMin, b.yMax - b.yMin);
+}
+
+/** Level with each other: a y overlap of at least half the shorter height. */
+function level(a: Extent, b: Extent): boolean {
+  return Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin) >= 0.5 * Math.min(a.yMax - a.yMin, b.yMax - b.yMin);
+}
+
+/**
+ * A table whose rows leave no empty band between them (tight leading, dilated boxes): rows are runs of
+ * items level with the row's first item, top to bottom, each read left to right.
+ */
+function byRows<T extends Extent>(items: readonly T[]): T[] {
+  const rows: T[][] = [];
+  for (const item of [...items].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin)) {
+    const row = rows[rows.length - 1];
+    if (row && level(row[0]!, item)) row.push(item);
+    else rows.push([item]);
+  }
+  return rows.flatMap((row) => row.sort((a, b) => a.xMin - b.xMin));
+}
+
 /**
  * Items in reading order. The page is split at its widest empty band, top before bottom, left before
  * right; a vertical band (a gutter) must be at least `body` wide and clearly wider than any horizontal
  * one, so page columns read one after the other while a full-width title stays above the columns under it.
+ * A band between the columns of a table (see tableLike) does not cut: its rows read in turn, cells left to right.
  * Items overlapping on both axes fall through to plain top-to-bottom order.
  */
 export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] {
   if (items.length <= 1) return [...items];
   const h = widestGap(items, "y");
   const v = widestGap(items, "x");
+  const split = (cut: { at: number }, lo: (b: T) => number, hi: (b: T) => number): T[] => [
+    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 < cut.at), body),
+    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 >= cut.at), body),
+  ];
+  const rows = (): T[] => split(h!, (b) => b.yMin, (b) => b.yMax);
   if (v && v.gap >= body && (!h || v.gap > GUTTER_OVER_GAP * h.gap)) {
-    return [...xyCut(items.filter((b) => (b.xMin + b.xMax) / 2 < v.at), body), ...xyCut(items.filter((b) => (b.xMin + b.xMax) / 2 >= v.at), body)];
+    const left = items.filter((b) => (b.xMin + b.xMax) / 2 < v.at);
+    const right = items.filter((b) => (b.xMin + b.xMax) / 2 >= v.at);
+    if (tableLike(left, right, v.gap)) return h ? rows() : byRows(items);
+    return [...xyCut(left, body), ...xyCut(right, body)];
   }
-  if (h) {
-    return [...xyCut(items.filter((b) => (b.yMin + b.yMax) / 2 < h.at), body), ...xyCut(items.filter((b) => (b.yMin + b.yMax) / 2 >= h.at), body)];
-  }
+  if (h) return rows();
   return [...items].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
 }

@@ -113,10 +113,19 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** Lines in reading order: XY-cut with the median line height as the narrowest column gutter. */
+/**
+ * Lines in reading order: XY-cut with half the median line height as the narrowest column gutter (detected
+ * boxes are dilated, and a two-column paper's gutter is about one line of its body text).
+ */
 export function orderLines(boxes: readonly LineBox[]): LineBox[] {
   const body = median(boxes.map((b) => b.yMax - b.yMin)) || 10;
-  return xyCut(boxes, body);
+  return xyCut(boxes, 0.5 * body);
+}
+
+/** unitGeometry of every line of a page, given in reading order (each against the line before it). */
+export function pageGeometry(ordered: readonly Extent[], pageWidth: number, pageHeight: number): Float32Array[] {
+  const lineHeight = median(ordered.map((b) => b.yMax - b.yMin)) || 1;
+  return ordered.map((b, k) => unitGeometry(b, k > 0 ? ordered[k - 1] : undefined, pageWidth, pageHeight, lineHeight));
 }
 
 /**
@@ -202,7 +211,7 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
   const boxes = orderLines(boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height));
-  const lineHeight = median(boxes.map((b) => b.yMax - b.yMin)) || 1;
+  const geometry = pageGeometry(boxes, page.width, page.height);
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
   const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
   const units: LineUnit[] = new Array(boxes.length);
@@ -223,7 +232,7 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
       // steps that only saw padding are dropped
       const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
       const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
-      units[k] = { box: boxes[k]!, geometry: unitGeometry(boxes[k]!, k > 0 ? boxes[k - 1] : undefined, page.width, page.height, lineHeight), ...slots, stride: fw + SLOT_EXTRA };
+      units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...slots, stride: fw + SLOT_EXTRA };
     });
   }
   return units;

@@ -51,6 +51,30 @@ describe("orderLines", () => {
     const ordered = orderLines([right[1]!, left[2]!, title, right[0]!, left[0]!, left[1]!]);
     expect(ordered).toEqual([title, ...left, ...right]);
   });
+
+  it("reads two columns of aligned prose lines column by column, not across", () => {
+    const left = [0, 1, 2, 3].map((i) => box(10, 60 + 20 * i, 280, 75 + 20 * i));
+    const right = [0, 1, 2, 3].map((i) => box(300, 60 + 20 * i, 590, 75 + 20 * i));
+    expect(orderLines([...right, ...left])).toEqual([...left, ...right]);
+  });
+
+  it("reads a table row by row, cells left to right, under a paragraph", () => {
+    const para = [box(10, 10, 590, 25), box(10, 30, 560, 45)];
+    // ragged cells with a wide band between the columns, rows 32 apart (the page's own table layout)
+    const cells = [[40, 120], [60, 200], [30, 90]].map(([a, b], r) => [box(14, 70 + 32 * r, 14 + a!, 90 + 32 * r), box(320, 70 + 32 * r, 320 + b!, 90 + 32 * r)]);
+    const ordered = orderLines([...cells.map((c) => c[1]!), ...para, ...cells.map((c) => c[0]!)]);
+    expect(ordered).toEqual([...para, ...cells.flat()]);
+  });
+
+  it("reads a table whose rows touch (tight leading, dilated boxes) row by row", () => {
+    const cells = [0, 1, 2, 3].map((r) => [box(10, 70 + 19 * r, 60 + 10 * (r % 2), 91 + 19 * r), box(130, 70 + 19 * r, 160, 91 + 19 * r), box(250, 71 + 19 * r, 300 - 20 * (r % 2), 90 + 19 * r)]);
+    expect(orderLines([...cells.flat()].reverse())).toEqual(cells.flat());
+  });
+
+  it("reads a table of equal-width cells row by row when the band between them is wide", () => {
+    const cells = [0, 1, 2].map((r) => [box(10, 70 + 30 * r, 60, 88 + 30 * r), box(300, 70 + 30 * r, 350, 88 + 30 * r)]);
+    expect(orderLines(cells.flatMap((c) => [c[1]!, c[0]!]).reverse())).toEqual(cells.flat());
+  });
 });
 
 describe("collapseSlots", () => {
