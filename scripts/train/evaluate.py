@@ -78,11 +78,18 @@ def evaluate(rows, name, items, model, threads, tmp, markdown_truth):
     tc, tf1 = score(tess, plain_truth)
     row = {"set": name, "pages": len(items), "model_cer": c, "model_f1": f1, "model_s": float(np.mean(secs)),
            "tess_cer": tc, "tess_f1": tf1, "tess_s": float(np.mean(tsecs)),
-           "example": {"model": preds[0][:300], "truth": truths[0][:300]}}
+           "example": {"model": preds[0][:300], "truth": truths[0][:300]},
+           # per page: where the set's CER comes from (one bad page can dominate a small set)
+           "per_page": [{"pdf": os.path.basename(pdf), "page": page, "chars": len(t),
+                         "model_cer": round(edit_distance(markdown_to_text(p), t) / max(1, len(t)), 4),
+                         "tess_cer": round(edit_distance(q, t) / max(1, len(t)), 4)}
+                        for (pdf, page, _), p, q, t in zip(items, preds, tess, plain_truth)]}
     if markdown_truth:
         row["model_md_cer"], _ = score(preds, truths)
     rows.append(row)
-    print(json.dumps({k: v for k, v in row.items() if k != "example"}), file=sys.stderr)
+    print(json.dumps({k: v for k, v in row.items() if k not in ("example", "per_page")}), file=sys.stderr)
+    for r in row["per_page"]:
+        print(f"  {r['pdf']} p{r['page']}: {r['chars']} chars, model CER {r['model_cer']:.3f}, Tesseract {r['tess_cer']:.3f}", file=sys.stderr)
 
 
 def main():
