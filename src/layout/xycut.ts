@@ -94,26 +94,41 @@ function byRows<T extends Extent>(items: readonly T[]): T[] {
 }
 
 /**
+ * The band at `at` (y) only ends one of the two sides of the gutter at `gutter` (x): one side has items
+ * above and below it, the other only on one side of it, so cutting there would split a page column
+ * (a short right column beside a long left one) rather than separate full-width sections.
+ */
+function endsOneColumn(items: readonly Extent[], gutter: number, at: number): boolean {
+  const through = (left: boolean) => {
+    const side = items.filter((b) => (b.xMin + b.xMax) / 2 < gutter === left);
+    return side.some((b) => (b.yMin + b.yMax) / 2 < at) && side.some((b) => (b.yMin + b.yMax) / 2 >= at);
+  };
+  return through(true) !== through(false);
+}
+
+/**
  * Items in reading order. The page is split at its widest empty band, top before bottom, left before
  * right; a vertical band (a gutter) must be at least `body` wide and clearly wider than any horizontal
- * one, so page columns read one after the other while a full-width title stays above the columns under it.
+ * one (or, with `columnsFirst`, the horizontal band merely ends one column: text lines, where that is the
+ * better guess; the text engine's blocks measured worse with it), so page columns read one after the other
+ * while a full-width title stays above the columns under it.
  * A band between the columns of a table (see tableLike) does not cut: its rows read in turn, cells left to right.
  * Items overlapping on both axes fall through to plain top-to-bottom order.
  */
-export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] {
+export function xyCut<T extends Extent>(items: readonly T[], body: number, columnsFirst = false): T[] {
   if (items.length <= 1) return [...items];
   const h = widestGap(items, "y");
   const v = widestGap(items, "x");
   const split = (cut: { at: number }, lo: (b: T) => number, hi: (b: T) => number): T[] => [
-    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 < cut.at), body),
-    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 >= cut.at), body),
+    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 < cut.at), body, columnsFirst),
+    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 >= cut.at), body, columnsFirst),
   ];
   const rows = (): T[] => split(h!, (b) => b.yMin, (b) => b.yMax);
-  if (v && v.gap >= body && (!h || v.gap > GUTTER_OVER_GAP * h.gap)) {
+  if (v && v.gap >= body && (!h || v.gap > GUTTER_OVER_GAP * h.gap || (columnsFirst && endsOneColumn(items, v.at, h.at)))) {
     const left = items.filter((b) => (b.xMin + b.xMax) / 2 < v.at);
     const right = items.filter((b) => (b.xMin + b.xMax) / 2 >= v.at);
     if (tableLike(left, right, v.gap)) return h ? rows() : byRows(items);
-    return [...xyCut(left, body), ...xyCut(right, body)];
+    return [...xyCut(left, body, columnsFirst), ...xyCut(right, body, columnsFirst)];
   }
   if (h) return rows();
   return [...items].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);

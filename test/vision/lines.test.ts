@@ -52,6 +52,12 @@ describe("orderLines", () => {
     expect(ordered).toEqual([title, ...left, ...right]);
   });
 
+  it("reads a long left column before a short right one, even where the band below the short one is wide", () => {
+    const left = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => box(10, 60 + 20 * i + (i >= 5 ? 30 : 0), 280, 75 + 20 * i + (i >= 5 ? 30 : 0)));
+    const right = [0, 1, 2].map((i) => box(300, 60 + 20 * i, 590, 75 + 20 * i));
+    expect(orderLines([...right, ...left].reverse())).toEqual([...left, ...right]);
+  });
+
   it("reads two columns of aligned prose lines column by column, not across", () => {
     const left = [0, 1, 2, 3].map((i) => box(10, 60 + 20 * i, 280, 75 + 20 * i));
     const right = [0, 1, 2, 3].map((i) => box(300, 60 + 20 * i, 590, 75 + 20 * i));
