@@ -62,7 +62,7 @@ for (const file of docs) {
     const units = await pageUnits(page, models, cfg, dictionary);
     pages.push({ width: page.width, height: page.height, units: units.map((u) => ({
       box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10), score: Math.round(u.box.score * 1000) / 1000,
-      geometry: Array.from(u.geometry, (v) => Math.round(v * 1e4) / 1e4), ids: Array.from(u.ids), text: u.text })) });
+      geometry: round4(u.geometry), ids: Array.from(u.ids), text: u.text })) });
     for (const u of units) chunks.push(Buffer.from(u.features.buffer, u.features.byteOffset, u.features.byteLength));
   }
   fs.writeFileSync(base + ".lines.f32.tmp", Buffer.concat(chunks));
@@ -72,6 +72,11 @@ for (const file of docs) {
   if (++done % 20 === 0) process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
 }
 process.stderr.write(`${args.dir}: extracted ${done} documents\n`);
+
+/** Geometry as stored in .lines.json: four decimals. */
+function round4(values) {
+  return Array.from(values, (v) => Math.round(v * 1e4) / 1e4);
+}
 
 function expand(data, channels) {
   const n = data.length / channels;
@@ -102,7 +107,7 @@ function reorder(dir) {
       const geometry = pageGeometry(ordered, page.width, page.height);
       page.units = ordered.map((u, k) => {
         chunks.push(u.chunk);
-        return { box: u.box, score: u.score, geometry: Array.from(geometry[k], (v) => Math.round(v * 1e4) / 1e4), ids: u.ids, text: u.text };
+        return { box: u.box, score: u.score, geometry: round4(geometry[k]), ids: u.ids, text: u.text };
       });
     }
     if (offset !== feats.length) throw new Error(`${base}.lines.f32: ${feats.length} bytes, the units account for ${offset}`);

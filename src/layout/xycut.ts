@@ -47,8 +47,9 @@ function fill(items: readonly Extent[]): number {
 
 /**
  * Row alignment nearly every item shares with the other side; below TABLE_FILL both sides read as ragged
- * cells (a side holding two page columns is ragged too, so one ragged side is not enough); a band wider than TABLE_GAP of the narrower side separates cells, not page columns (a gutter is
- * a small fraction of a column).
+ * cells (a side holding two page columns is ragged too, so one ragged side is not enough); a band wider
+ * than TABLE_GAP of the narrower side separates cells, not page columns (a gutter is a small fraction of a
+ * column).
  */
 const TABLE_ROW_SHARE = 0.8;
 const TABLE_FILL = 0.75;
@@ -93,17 +94,20 @@ function byRows<T extends Extent>(items: readonly T[]): T[] {
   return rows.flatMap((row) => row.sort((a, b) => a.xMin - b.xMin));
 }
 
+/** Items whose middle lies before `at` along the axis, and the rest. */
+function sides<T extends Extent>(items: readonly T[], axis: "x" | "y", at: number): [T[], T[]] {
+  const before = (b: T) => (axis === "x" ? b.xMin + b.xMax : b.yMin + b.yMax) / 2 < at;
+  return [items.filter(before), items.filter((b) => !before(b))];
+}
+
 /**
- * The band at `at` (y) only ends one of the two sides of the gutter at `gutter` (x): one side has items
- * above and below it, the other only on one side of it, so cutting there would split a page column
- * (a short right column beside a long left one) rather than separate full-width sections.
+ * The band at `at` (y) only ends one of the two sides of a gutter: one side has items above and below it,
+ * the other only on one side of it, so cutting there would split a page column (a short right column
+ * beside a long left one) rather than separate full-width sections.
  */
-function endsOneColumn(items: readonly Extent[], gutter: number, at: number): boolean {
-  const through = (left: boolean) => {
-    const side = items.filter((b) => (b.xMin + b.xMax) / 2 < gutter === left);
-    return side.some((b) => (b.yMin + b.yMax) / 2 < at) && side.some((b) => (b.yMin + b.yMax) / 2 >= at);
-  };
-  return through(true) !== through(false);
+function endsOneColumn(left: readonly Extent[], right: readonly Extent[], at: number): boolean {
+  const through = (side: readonly Extent[]) => sides(side, "y", at).every((part) => part.length > 0);
+  return through(left) !== through(right);
 }
 
 /**
@@ -119,17 +123,14 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number, colum
   if (items.length <= 1) return [...items];
   const h = widestGap(items, "y");
   const v = widestGap(items, "x");
-  const split = (cut: { at: number }, lo: (b: T) => number, hi: (b: T) => number): T[] => [
-    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 < cut.at), body, columnsFirst),
-    ...xyCut(items.filter((b) => (lo(b) + hi(b)) / 2 >= cut.at), body, columnsFirst),
-  ];
-  const rows = (): T[] => split(h!, (b) => b.yMin, (b) => b.yMax);
-  if (v && v.gap >= body && (!h || v.gap > GUTTER_OVER_GAP * h.gap || (columnsFirst && endsOneColumn(items, v.at, h.at)))) {
-    const left = items.filter((b) => (b.xMin + b.xMax) / 2 < v.at);
-    const right = items.filter((b) => (b.xMin + b.xMax) / 2 >= v.at);
-    if (tableLike(left, right, v.gap)) return h ? rows() : byRows(items);
-    return [...xyCut(left, body, columnsFirst), ...xyCut(right, body, columnsFirst)];
+  const cut = (parts: T[][]): T[] => parts.flatMap((part) => xyCut(part, body, columnsFirst));
+  if (v && v.gap >= body) {
+    const [left, right] = sides(items, "x", v.at);
+    if (!h || v.gap > GUTTER_OVER_GAP * h.gap || (columnsFirst && endsOneColumn(left, right, h.at))) {
+      if (!tableLike(left, right, v.gap)) return cut([left, right]);
+      if (!h) return byRows(items);
+    }
   }
-  if (h) return rows();
+  if (h) return cut(sides(items, "y", h.at));
   return [...items].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
 }

@@ -52,6 +52,9 @@ interface Loaded {
   separator?: Float32Array;
 }
 
+/** What one decode run reads: a page's whole view, or (line-unit models) one line's view with its box and slots. */
+type DecodeView = Pick<LineView, "embeddings"> & Partial<LineView>;
+
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
@@ -216,7 +219,7 @@ class OcrDecoder implements PageDecoder {
           continue;
         }
         // a page is one view, or (line-unit models) one view per text line, each generated to its <PAGE>
-        const views: (Pick<LineView, "embeddings"> & Partial<LineView>)[] = p.views ?? [{ embeddings: p.embeddings }];
+        const views: DecodeView[] = p.views ?? [{ embeddings: p.embeddings }];
         let prefill = 0, decodeMs = 0, count = 0, truncated = false, runaway = false;
         const texts: string[] = [];
         const lineWarnings: string[] = [];
@@ -314,7 +317,7 @@ class OcrDecoder implements PageDecoder {
    * page (a line's slots along its box; a page grid's cells through the page's placement in the global view).
    */
   private recordFixations(log: FixationLog, source: string, p: PreparedPixels, session: Session, visualStart: number,
-    view: Pick<LineView, "embeddings"> & Partial<LineView>, index: number, firstStep: number): void {
+    view: DecodeView, index: number, firstStep: number): void {
     const vision = this.m.bundle.json.vision;
     const size: [number, number] = [p.width, p.height];
     if (view.box) {
