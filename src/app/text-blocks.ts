@@ -1,11 +1,11 @@
-// Text-layer blocks and reading order: words grow into blocks by proximity, blocks are read by XY-cut.
+// Text-layer blocks and reading order: words grow into blocks by proximity, blocks are read as pdftotext reads them.
 //
 // Blocks are grown the way xpdf/poppler's text extractor (behind `pdftotext`, the usual baseline)
 // grows them: from its upper-left word a block takes words on the lines just above and below that
 // overlap it and share its font size, words on its own lines within a narrow gap, and a few outlying
-// words at its sides. Reading order is our own: a recursive XY-cut over the blocks.
+// words at its sides. Reading order is poppler's too (text-order.ts): Breuel's topological sort.
 import type { TextRun } from "../input/index.js";
-import { xyCut } from "../layout/xycut.js";
+import { readingOrder } from "./text-order.js";
 
 export interface Word {
   text: string;
@@ -310,10 +310,8 @@ function buildLinesOf(words: readonly Word[]): TextLine[] {
 }
 
 /**
- * Blocks of a page in reading order: recursive XY-cut over the blocks' boxes. The page is split
- * at its widest empty band, top before bottom, left before right; a vertical band (a gutter) must be
- * at least a body font size wide and clearly wider than any horizontal one, so page columns read
- * one after the other while a full-width title stays above the columns under it.
+ * Blocks of a page in reading order (text-order.ts): columns read one after the other, a block above
+ * another it overlaps comes first, grids of aligned blocks read row by row.
  */
 export function pageBlocks(runs: readonly TextRun[]): TextBlock[] {
   const blocks = groupBlocks(buildWords(runs)).map((b) => {
@@ -322,6 +320,5 @@ export function pageBlocks(runs: readonly TextRun[]): TextBlock[] {
     for (const w of b.words) grow(box, w);
     return { lines, fontSize: b.fontSize, ...box };
   });
-  const sizes = blocks.map((b) => b.fontSize).sort((a, b) => a - b);
-  return xyCut(blocks, sizes[Math.floor(sizes.length / 2)] ?? 10);
+  return readingOrder(blocks);
 }

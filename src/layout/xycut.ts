@@ -1,4 +1,4 @@
-// Reading order by recursive XY-cut, shared by the text-layer engine (blocks) and the line-unit vision mode (text lines).
+// Reading order by recursive XY-cut for the line-unit vision mode (text lines); the text engine reads blocks as pdftotext does (app/text-order.ts).
 
 /** Anything with an extent on the page (any unit, y down). */
 export interface Extent {

@@ -1,4 +1,4 @@
-// Text-layer layout: runs → words → blocks (poppler-style growth), XY-cut reading order, headings by size.
+// Text-layer layout: runs → words → blocks (poppler-style growth), pdftotext-style reading order, headings by size.
 import { describe, expect, it } from "vitest";
 import { buildWords, pageBlocks } from "../../src/app/text-blocks.js";
 import { headingLevels, layoutPage, pageLineStats } from "../../src/app/text-layout.js";
@@ -63,6 +63,19 @@ describe("pageBlocks", () => {
       runs.push(run(right[i]!, 320, 100 + 12 * i));
     }
     expect(texts(runs)).toEqual(["A title across the whole page width here", left.join(" / "), right.join(" / ")]);
+  });
+
+  it("reads columns in turn even where paragraph gaps line up across the gutter (pdftotext's order)", () => {
+    // The paragraph gap under the first row (about 50 pt) is wider than half the gutter (60 pt): a page-wide
+    // horizontal band, yet the left column still reads before the right one.
+    const second = ["a bb ccc dd", "dddd e ff", "ff ggg h ii", "iiiii jj k"];
+    const runs = [run("left one", 50, 100), run("right one", 150, 100), ...second.map((t, i) => run(t, 50, 160 + 12 * i)), run("right two", 150, 190)];
+    expect(texts(runs)).toEqual(["left one", second.join(" / "), "right one", "right two"]);
+  });
+
+  it("reads a grid of aligned cells row by row", () => {
+    const runs = [run("aa", 50, 100), run("bb", 150, 100), run("cc", 50, 130), run("dd", 150, 130), run("ee", 50, 160), run("ff", 150, 160)];
+    expect(texts(runs)).toEqual(["aa", "bb", "cc", "dd", "ee", "ff"]);
   });
 });
 
