@@ -52,8 +52,8 @@ const DUPLICATE_OVERLAP = 0.2;
 const BUCKET = 4;
 /** Lines above/below join a block when their baselines are within this (× font size). */
 const LINE_SPACING = 1.5;
-/** Words on a block's lines join it when no further than this (× font size) from its sides. */
-const COLUMN_SPACING_NEAR = 0.3;
+/** Words on a block's lines join it when no further than this (× font size) from its sides (poppler's minColSpacing1 default, 0.7). */
+const COLUMN_SPACING_NEAR = 0.7;
 /** Outlying words at a block's sides join it when nearer than this (× font size), at most three lines. */
 const COLUMN_SPACING_FAR = 1.0;
 /** Words within this (× font size) of a line's baseline belong to it (sub- and superscripts). */

@@ -19,8 +19,8 @@ export interface OrderBlock {
   fontSize: number;
 }
 
-/** Centres or edges of table cells agree within this (× font size) across columns / along rows. */
-const CELL_ALIGN_X = 0.3;
+/** Centres or edges of table cells agree within this (× font size) across columns / along rows (poppler: minColSpacing1, maxIntraLineDelta). */
+const CELL_ALIGN_X = 0.7;
 const CELL_ALIGN_Y = 0.5;
 
 interface Node {

@@ -45,6 +45,11 @@ describe("pageBlocks", () => {
     expect(texts([run("E = mc", 100, 100), run("2", 130, 96, 7), run("is famous", 100, 112)])).toEqual(["E = mc2 / is famous"]);
   });
 
+  it("takes a smaller word on the block's line within 0.7 em (a listing's line number beside its code)", () => {
+    // 2.7 pt from the 7 pt number: beyond 0.3 em, and the sizes differ too much for an outlier; poppler's 0.7 em takes it.
+    expect(texts([run("327", 50, 100, 7), run("\\def", 63.2, 100, 9)])).toEqual(["327 \\def"]);
+  });
+
   it("separates blocks at a wide vertical gap and at a font size change", () => {
     expect(texts([run("Title", 50, 40, 20), run("first para line", 50, 80), run("second para", 50, 140)])).toEqual([
       "Title",
