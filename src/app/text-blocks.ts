@@ -58,6 +58,11 @@ const COLUMN_SPACING_NEAR = 0.7;
 const COLUMN_SPACING_FAR = 1.0;
 /** Words within this (× font size) of a line's baseline belong to it (sub- and superscripts). */
 const INTRA_LINE = 0.5;
+/** Words in a line further apart than this (× the line's first font size) get a space (poppler's maxCharSpacing). */
+const LINE_SPACE_GAP = 0.03;
+/** In a line of single letters, a space is a gap this much wider than the narrowest, at most LETTER_SPACED_MAX em. */
+const LETTER_SPACED_GAP = 1.3;
+const LETTER_SPACED_MAX = 0.4;
 /** Words in one line are at most this far apart (× font size); a wider gap starts a new line. */
 const WORD_SPACING_MAX = 1.5;
 /** Words may overlap this much (× font size) and still follow each other in a line. */
@@ -266,17 +271,19 @@ function groupBlocks(all: readonly Word[]): { words: Word[]; fontSize: number }[
 }
 
 /**
- * A line's text: words are separated by a space where the text had one or where the gap is wider
- * than a tenth of the font size; a superscript or a logo's raised letter joins its neighbour.
+ * A line's text, spaced as pdftotext spaces it: by geometry alone (pdfjs' own space items are guesses at
+ * gaps over a tenth of an em, and miss the narrower ones TeX leaves after a sub- or superscript).
+ * Words further apart than LINE_SPACE_GAP of the line's first font size get a space; a line of single
+ * characters (letter-spaced text) takes its narrowest gap, widened by LETTER_SPACED_GAP and capped at
+ * LETTER_SPACED_MAX em, as the threshold instead, so its letters read as one word.
  */
 function lineText(words: readonly Word[]): string {
+  const fs = words[0]!.fontSize;
+  const gaps = words.slice(1).map((w, i) => w.xMin - words[i]!.xMax);
+  const letterSpaced = words.length > 1 && words.every((w) => [...w.text].length === 1) && Math.min(...gaps) > 0;
+  const space = letterSpaced ? Math.min(LETTER_SPACED_GAP * Math.min(...gaps), LETTER_SPACED_MAX * fs) : LINE_SPACE_GAP * fs;
   let text = words[0]!.text;
-  for (let i = 1; i < words.length; i++) {
-    const prev = words[i - 1]!;
-    const word = words[i]!;
-    const gap = word.xMin - prev.xMax;
-    text += (prev.spaceAfter || gap > WORD_BREAK * Math.min(prev.fontSize, word.fontSize) ? " " : "") + word.text;
-  }
+  for (let i = 1; i < words.length; i++) text += (gaps[i - 1]! >= space ? " " : "") + words[i]!.text;
   return text;
 }
 

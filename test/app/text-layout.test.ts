@@ -50,6 +50,21 @@ describe("pageBlocks", () => {
     expect(texts([run("327", 50, 100, 7), run("\\def", 63.2, 100, 9)])).toEqual(["327 \\def"]);
   });
 
+  it("spaces words by their gap, as pdftotext does: from 0.03 em, whatever pdfjs' space items say", () => {
+    // TeX's script space after a superscript (0.5 pt) is a word space for pdftotext ("Hn-1 -almost").
+    expect(texts([run("H", 100, 100), run("n", 105, 96, 7), run("-almost", 109, 100)])).toEqual(["Hn -almost"]);
+    // pdfjs puts a space item after "⟨" (for the accent drawn next), but "Dv," starts where "⟨" ends.
+    const bracket = [run("⟨", 100, 100, 10, { width: 3.9 }), run(" ", 103.9, 100, 10, { width: 2 }), run("Dv,", 103.9, 100)];
+    expect(texts(bracket)).toEqual(["⟨Dv,"]);
+  });
+
+  it("reads a letter-spaced line as one word", () => {
+    // Letters 2 pt apart (0.2 em), a word gap of 6 pt: only the gap clearly wider than the narrowest is a space.
+    const letters = [..."LETTERS"].map((c, i) => run(c, 100 + 7 * i, 100));
+    const more = [..."SPACED"].map((c, i) => run(c, 100 + 7 * 7 + 4 + 7 * i, 100));
+    expect(texts([...letters, ...more])).toEqual(["LETTERS SPACED"]);
+  });
+
   it("separates blocks at a wide vertical gap and at a font size change", () => {
     expect(texts([run("Title", 50, 40, 20), run("first para line", 50, 80), run("second para", 50, 140)])).toEqual([
       "Title",
