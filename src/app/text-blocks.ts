@@ -118,6 +118,18 @@ export function buildWords(runs: readonly TextRun[]): Word[] {
       current.xMin = Math.min(current.xMin, x);
       current.xMax = Math.max(current.xMax, x + advance);
       lastChar = { x, base: run.baseline, fontSize: fs };
+      // An accent glyph inside a run (TeX draws "Nikod´" then "ym" kerned back under it) is a word of
+      // its own, so attachAccents can put it on the letter it stands over.
+      if (isAccentGlyph(char)) {
+        const accent = current;
+        const before = [...accent.text].slice(0, -1).join("");
+        if (before) {
+          words.push({ ...accent, text: before, xMax: x, spaceAfter: false });
+          current = { ...accent, text: char, xMin: x };
+        }
+        end();
+        lastChar = undefined;
+      }
     });
     if (run.endOfLine) {
       end(true);
@@ -134,6 +146,11 @@ const COMBINING: Record<string, string> = {
   "`": "\u0300", "\u02d8": "\u0306", "\u02c7": "\u030c", "\u00af": "\u0304", "\u02c9": "\u0304", "\u02d9": "\u0307",
   "\u02da": "\u030a", "\u00b8": "\u0327", "\u02db": "\u0328", "\u02dd": "\u030b",
 };
+
+/** A spacing accent or combining mark other than ASCII ^ ~ ` (those are also plain characters of code and prose). */
+function isAccentGlyph(char: string): boolean {
+  return !/[\^~`]/.test(char) && combiningFor(char) !== undefined;
+}
 
 function combiningFor(text: string): string | undefined {
   if (/^[\u0300-\u036f]$/.test(text)) return text;

@@ -65,6 +65,11 @@ describe("pageBlocks", () => {
     expect(texts([...letters, ...more])).toEqual(["LETTERS SPACED"]);
   });
 
+  it("puts an accent ending a run on the letter kerned back under it", () => {
+    // TeX's Nikod\'ym: the run ends with the acute, the next run starts back under it.
+    expect(texts([run("Nikod\u00b4", 100, 100), run("ym", 125, 100)])).toEqual(["Nikodým"]);
+  });
+
   it("separates blocks at a wide vertical gap and at a font size change", () => {
     expect(texts([run("Title", 50, 40, 20), run("first para line", 50, 80), run("second para", 50, 140)])).toEqual([
       "Title",
