@@ -304,7 +304,7 @@ function lineText(words: readonly Word[]): string {
   return text;
 }
 
-/** Orders a block's words into lines: left to right along a baseline, lines top to bottom. */
+/** Orders a block's words into lines: left to right along a baseline, lines by baseline (as pdftotext), then left to right. */
 function buildLinesOf(words: readonly Word[]): TextLine[] {
   const pool = new Set(words);
   const lines: TextLine[] = [];
@@ -330,7 +330,7 @@ function buildLinesOf(words: readonly Word[]): TextLine[] {
     for (const w of line) grow(box, w);
     lines.push({ words: line, text: lineText(line), ...box, base: seed.base });
   }
-  return lines.sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
+  return lines.sort((a, b) => a.base - b.base || a.xMin - b.xMin);
 }
 
 /**

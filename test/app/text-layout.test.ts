@@ -70,6 +70,12 @@ describe("pageBlocks", () => {
     expect(texts([run("Nikod\u00b4", 100, 100), run("ym", 125, 100)])).toEqual(["Nikodým"]);
   });
 
+  it("orders a block's lines by baseline, as pdftotext does, not by the tops of their boxes", () => {
+    // A flat accent line 6 pt above a tall letter's baseline: its box starts lower than the letter's.
+    const runs = [run("Du", 100, 100, 10, { ascent: 0.9 }), run("e", 101, 94, 10, { ascent: 0.2 })];
+    expect(texts(runs)).toEqual(["e / Du"]);
+  });
+
   it("separates blocks at a wide vertical gap and at a font size change", () => {
     expect(texts([run("Title", 50, 40, 20), run("first para line", 50, 80), run("second para", 50, 140)])).toEqual([
       "Title",
