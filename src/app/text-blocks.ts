@@ -315,13 +315,24 @@ function buildLinesOf(words: readonly Word[]): TextLine[] {
     const fs = seed.fontSize;
     let last = seed;
     for (;;) {
-      let best: Word | undefined;
+      // As pdftotext: the left-most word of each baseline bucket in range is a candidate; the nearest
+      // follows, unless one of them overlaps the last word (an accent over it, a stacked formula), which
+      // ends the line there.
+      const firstInBucket = new Map<number, Word>();
       for (const w of pool) {
         if (Math.abs(w.base - seed.base) > INTRA_LINE * fs) continue;
-        const delta = w.xMin - last.xMax;
-        if (delta >= CHAR_SPACING_MIN * fs && delta < WORD_SPACING_MAX * fs && (!best || w.xMin < best.xMin)) best = w;
+        const b = bucketOf(w.base);
+        const first = firstInBucket.get(b);
+        if (!first || w.xMin < first.xMin) firstInBucket.set(b, w);
       }
-      if (!best) break;
+      let best: Word | undefined;
+      let overlap = false;
+      for (const w of firstInBucket.values()) {
+        const delta = w.xMin - last.xMax;
+        if (delta < CHAR_SPACING_MIN * fs) overlap = true;
+        else if (delta < WORD_SPACING_MAX * fs && (!best || w.xMin < best.xMin)) best = w;
+      }
+      if (overlap || !best) break;
       pool.delete(best);
       line.push(best);
       last = best;

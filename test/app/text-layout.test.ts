@@ -76,6 +76,11 @@ describe("pageBlocks", () => {
     expect(texts(runs)).toEqual(["e / Du"]);
   });
 
+  it("ends a line at a word overlapping its last one, as pdftotext does (an accent raised over a letter)", () => {
+    const runs = [run("zero", 100, 100), run("Du", 122, 100), run("e", 124, 97.5), run("-almost", 134, 100)];
+    expect(texts(runs)).toEqual(["e -almost / zero Du"]);
+  });
+
   it("separates blocks at a wide vertical gap and at a font size change", () => {
     expect(texts([run("Title", 50, 40, 20), run("first para line", 50, 80), run("second para", 50, 140)])).toEqual([
       "Title",
