@@ -1,8 +1,11 @@
 // Rasterises generated PDFs with the product's own renderer (dist/input) and resizes like the model's page mode.
-// Usage: node scripts/synth/rasterise.mjs DIR [--dpi 150] [--fit 928x1280]
+// Usage: node scripts/synth/rasterise.mjs DIR [--dpi 150] [--fit 928x1280] [--degrade P] [--seed S]
 // For every DIR/doc-XXXXX.pdf without pages yet, writes DIR/doc-XXXXX-pN.png (8-bit grey) and records in
 // DIR/doc-XXXXX.raster.json the pixels-per-point scale of each page, so the trainer can map the
 // generator's point boxes onto pixels. One node process handles the whole folder (startup is paid once).
+// --degrade P makes a share P of the documents look scanned (chosen per document from --seed and its name):
+// each page gets some of a slight rotation (recorded as `rotate`, degrees clockwise about the page centre, so the
+// trainer can turn the boxes with it), blur, sensor noise and JPEG compression.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,15 +15,61 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const { openDocument } = await import(path.join(root, "dist/input/index.js"));
 
 function parseArgs(argv) {
-  const args = { dir: undefined, dpi: 150, fit: "928x1280" };
+  const args = { dir: undefined, dpi: 150, fit: "928x1280", degrade: 0, seed: 1 };
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === "--dpi") args.dpi = Number(argv[++i]);
     else if (argv[i] === "--fit") args.fit = argv[++i];
+    else if (argv[i] === "--degrade") args.degrade = Number(argv[++i]);
+    else if (argv[i] === "--seed") args.seed = Number(argv[++i]);
     else args.dir = argv[i];
   }
-  if (!args.dir) throw new Error("usage: rasterise.mjs DIR [--dpi 150] [--fit WxH]");
+  if (!args.dir) throw new Error("usage: rasterise.mjs DIR [--dpi 150] [--fit WxH] [--degrade P] [--seed S]");
   const [w, h] = args.fit.split("x").map(Number);
   return { ...args, fitWidth: w, fitHeight: h };
+}
+
+/** A small seeded generator (mulberry32) with a Gaussian draw. */
+function random(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, float: (lo, hi) => lo + (hi - lo) * next(), gauss: () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()) };
+}
+
+/** Scan-like degradations of one grey page (raw, 1 channel); returns the PNG and the rotation applied. */
+async function degrade(grey, width, height, rng) {
+  const ops = { rotate: rng.next() < 0.5, blur: rng.next() < 0.5, noise: rng.next() < 0.5, jpeg: rng.next() < 0.6 };
+  if (!Object.values(ops).some(Boolean)) ops.jpeg = true;
+  const raw = { raw: { width, height, channels: 1 } };
+  let data = grey, rotate = 0;
+  if (ops.rotate) {
+    rotate = Math.round(rng.float(-0.6, 0.6) * 100) / 100;
+    const turned = await sharp(data, raw).rotate(rotate, { background: "#ffffff" }).raw().toBuffer({ resolveWithObject: true });
+    const left = Math.round((turned.info.width - width) / 2), top = Math.round((turned.info.height - height) / 2);
+    data = await sharp(turned.data, { raw: { width: turned.info.width, height: turned.info.height, channels: turned.info.channels } })
+      .extract({ left, top, width, height }).extractChannel(0).raw().toBuffer();
+  }
+  if (ops.blur) data = await sharp(data, raw).blur(rng.float(0.4, 1.1)).extractChannel(0).raw().toBuffer(); // blur alone returns sRGB
+  if (ops.noise) {
+    const sigma = rng.float(3, 12);
+    data = Buffer.from(data);
+    for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, Math.round(data[i] + sigma * rng.gauss())));
+  }
+  let img = sharp(data, raw);
+  if (ops.jpeg) img = sharp(await img.jpeg({ quality: Math.round(rng.float(30, 75)) }).toBuffer()).greyscale();
+  return { png: await img.toColourspace("b-w").png({ compressionLevel: 3 }).toBuffer(), rotate };
+}
+
+/** FNV-1a of a string: a document's own seed, independent of which other documents the folder holds. */
+function hash(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }
 
 const args = parseArgs(process.argv);
@@ -31,21 +80,25 @@ for (const file of pdfs) {
   if (fs.existsSync(base + ".raster.json")) continue;
   const doc = await openDocument(path.join(args.dir, file));
   const pages = [];
+  const rng = random(hash(`${args.seed}:${file}`));
+  const scanned = rng.next() < args.degrade;
   try {
     for (let n = 1; n <= doc.pageCount; n++) {
       const page = await doc.renderPage(n, { dpi: args.dpi });
       // The page mode fits the page inside fitWidth×fitHeight keeping its aspect ratio (then pads): same here.
       const factor = Math.min(args.fitWidth / page.width, args.fitHeight / page.height);
       const width = Math.round(page.width * factor), height = Math.round(page.height * factor);
-      const png = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
+      const grey = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
         .resize(width, height, { fit: "fill", kernel: "cubic" }) // as src/vision/preprocess.ts
-        .greyscale()
-        .png({ compressionLevel: 3 })
-        .toBuffer();
+        .greyscale();
+      const { png, rotate } = scanned
+        ? await degrade(await grey.raw().toBuffer(), width, height, rng)
+        : { png: await grey.toColourspace("b-w").png({ compressionLevel: 3 }).toBuffer(), rotate: 0 };
       const out = `${base}-p${n}.png`;
       fs.writeFileSync(out + ".tmp", png);
       fs.renameSync(out + ".tmp", out);
-      pages.push({ png: path.basename(out), width, height, scaleX: (page.scale * width) / page.width, scaleY: (page.scale * height) / page.height });
+      pages.push({ png: path.basename(out), width, height, scaleX: (page.scale * width) / page.width, scaleY: (page.scale * height) / page.height,
+        ...(rotate ? { rotate } : {}) });
     }
   } finally {
     await doc.close();

@@ -5,6 +5,7 @@ generator's exact Markdown, so each detected line gets the Markdown it contribut
 # in order, with the generator's lines (a missed or split line, a spurious box, a table read column-wise) are
 # marked bad: training windows never contain them.
 import json
+import math
 import os
 
 import numpy as np
@@ -22,6 +23,18 @@ def _area(b):
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
 
+def _turn(box, degrees, cx, cy):
+    """The axis-aligned box around `box` turned `degrees` clockwise (y down) about (cx, cy), as a page is when
+    rasterise.mjs rotates it."""
+    a = math.radians(degrees)
+    c, s = math.cos(a), math.sin(a)
+    xs, ys = [], []
+    for x, y in ((box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])):
+        xs.append(cx + (x - cx) * c - (y - cy) * s)
+        ys.append(cy + (x - cx) * s + (y - cy) * c)
+    return [min(xs), min(ys), max(xs), max(ys)]
+
+
 def align_page(truth, raster, units):
     """truth: generator page (markdown, lines with point boxes); raster: {scaleX, scaleY}; units: extracted
     units of the page in reading order. Returns one target string per unit, None for bad units."""
@@ -29,13 +42,16 @@ def align_page(truth, raster, units):
     sx, sy = raster["scaleX"], raster["scaleY"]
     glines = truth["lines"]
     boxes = [[l["box"][0] * sx, l["box"][1] * sy, l["box"][2] * sx, l["box"][3] * sy] for l in glines]
+    if raster.get("rotate"):
+        boxes = [_turn(b, raster["rotate"], raster["width"] / 2, raster["height"] / 2) for b in boxes]
     ends, cur = [], 0
     for l in glines:
-        i = md.find(l["text"], cur) if l["text"] else -1
+        text = l.get("md", l["text"])  # a hyphenated line's text as the Markdown has it (no hyphen)
+        i = md.find(text, cur) if text else -1
         if i < 0:
             ends.append(None)
         else:
-            cur = i + len(l["text"])
+            cur = i + len(text)
             ends.append(cur)
     owner = []
     for g, gb in enumerate(boxes):

@@ -117,7 +117,8 @@ function endsOneColumn(left: readonly Extent[], right: readonly Extent[], at: nu
  * better guess; the text engine's blocks measured worse with it), so page columns read one after the other
  * while a full-width title stays above the columns under it.
  * A band between the columns of a table (see tableLike) does not cut: its rows read in turn, cells left to right.
- * Items overlapping on both axes fall through to plain top-to-bottom order.
+ * Items overlapping on both axes (dilated boxes) read row by row, left to right: a section number set a quad
+ * apart from its title is detected as its own box, which the title's box overlaps.
  */
 export function xyCut<T extends Extent>(items: readonly T[], body: number, columnsFirst = false): T[] {
   if (items.length <= 1) return [...items];
@@ -132,5 +133,5 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number, colum
     }
   }
   if (h) return cut(sides(items, "y", h.at));
-  return [...items].sort((a, b) => a.yMin - b.yMin || a.xMin - b.xMin);
+  return byRows(items);
 }

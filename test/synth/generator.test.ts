@@ -105,3 +105,52 @@ describe("synthetic document generator", () => {
     expect(readFileSync(path.join(again, "doc-00000.json"), "utf8")).toBe(readFileSync(path.join(dir, "s7", "doc-00000.json"), "utf8"));
   });
 });
+
+describe("synthetic document generator, LaTeX-manual look (--latex)", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "ocr-synth-latex-"));
+    execFileSync("node", [GENERATOR, "--corpus", CORPUS, "--out", dir, "--split", "test", "--count", "4", "--seed", "5", "--latex", "1"], { stdio: "pipe" });
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bases = () => [0, 1, 2, 3].map((i) => path.join(dir, `doc-0000${i}`));
+  type LatexLine = { text: string; md?: string };
+
+  it("joins hyphenated words in the Markdown: the text layer, hyphens removed at line ends, equals it", async () => {
+    let hyphenated = 0;
+    for (const base of bases()) {
+      const truth = JSON.parse(readFileSync(base + ".json", "utf8")) as { pages: (TruthPage & { lines: LatexLine[] })[] };
+      const doc = await openDocument(base + ".pdf");
+      try {
+        for (let n = 1; n <= doc.pageCount; n++) {
+          const page = truth.pages[n - 1]!;
+          const broken = page.lines.filter((l) => l.md !== undefined && l.text.endsWith("-"));
+          hyphenated += broken.length;
+          for (const l of broken) expect(l.text).toBe(l.md + "-");
+          // the drawn line ends in "head-"; the Markdown has the word whole
+          let layer = (await doc.textContent(n))!.runs.map((r) => r.text).join(" ").replace(/\s+/g, " ").trim();
+          for (const l of broken) layer = layer.replace(l.text + " ", l.md!);
+          expect(layer).toBe(markdownAsDrawn(page.markdown));
+        }
+      } finally {
+        await doc.close();
+      }
+    }
+    expect(hyphenated).toBeGreaterThan(0);
+  });
+
+  it("numbers section headings, and sets the page number on the running header's line", () => {
+    let numbered = 0;
+    for (const base of bases()) {
+      const truth = JSON.parse(readFileSync(base + ".json", "utf8")) as { pages: TruthPage[] };
+      truth.pages.forEach((p, i) => {
+        expect(p.blocks.slice(0, 2).map((b) => b.kind).sort()).toEqual(["header", "pagenum"]);
+        expect(p.blocks.find((b) => b.kind === "pagenum")!.md).toBe(String(i + 1));
+        const [a, b] = p.lines;
+        expect(Math.abs(a!.box[3]! - b!.box[3]!)).toBeLessThan(0.01); // same baseline
+        numbered += p.blocks.filter((blk) => /^#{2,3} \d+(\.\d+)* \S/.test(blk.md)).length;
+      });
+    }
+    expect(numbered).toBeGreaterThan(0);
+  });
+});

@@ -77,6 +77,13 @@ describe("orderLines", () => {
     expect(orderLines([...cells.flat()].reverse())).toEqual(cells.flat());
   });
 
+  it("reads a section number before its title when their dilated boxes overlap (from the real R manual's 3.2.3 headings)", () => {
+    // "6.7    Notes": the title's box starts just left of where the number's box ends, a little higher
+    const number = box(130, 483, 184, 516), title = box(166, 482, 336, 521);
+    const para = [box(130, 530, 1100, 560), box(130, 565, 1100, 595)];
+    expect(orderLines([title, para[1]!, number, para[0]!])).toEqual([number, title, ...para]);
+  });
+
   it("reads a table of equal-width cells row by row when the band between them is wide", () => {
     const cells = [0, 1, 2].map((r) => [box(10, 70 + 30 * r, 60, 88 + 30 * r), box(300, 70 + 30 * r, 350, 88 + 30 * r)]);
     expect(orderLines(cells.flatMap((c) => [c[1]!, c[0]!]).reverse())).toEqual(cells.flat());
