@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Benchmark of the decoder's attention policies: focal pruning (attention ms per decode step) and R-SWA (tokens/s, KV bytes).
 // Usage: node scripts/bench-attention.mjs [--json] [--threads N] [--visual 273,1000,2473,8000] [--keeps 1,0.2,0.1,0.05,0.02]
-//          [--steps 8] [--focal-layers 2] [--warmup 4] [--lengths 256,2048,8192,16384] [--window 128]
+//          [--steps 8] [--rounds 3] [--focal-layers 2] [--warmup 4] [--lengths 256,2048,8192,16384] [--window 128]
 //          [--skip-focal] [--skip-window] [--skip-accuracy] [--accuracy-keep 0.05[,0.2,…]] [--accuracy-pages 4]
 //          [--synth DIR] [--real DIR] [--model DIR] [--cache DIR]
 // Needs `npm run build` (imports dist/engine) and the native addon. Models are random-weight decoders written
 // once into the cache folder (default ~/.cache/ocr/bench): timing does not depend on the weights' values.
 // - focal rows: the DeepSeek-OCR decoder's attention shape (12 layers, 10 heads x 128, f32 KV) with a narrow
 //   residual stream (512) so an 8000-token prefill stays affordable on a CPU; one prefill per visual count, then
-//   full attention and each keep ratio in turn on the same session (Session.setFocal restarts the warm-up).
+//   full attention and each keep ratio in turn on the same session (Session.setFocal restarts the warm-up), in
+//   --rounds rounds; each figure is the median over the rounds, so full and focal are measured at the same times
+//   of a shared machine's load instead of full once before all the keeps.
 // - window rows: a small decoder (2 layers, 4 heads x 64) generating 16k tokens once per policy; tokens/s is
 //   measured over the last 128 steps before each output length.
 // - accuracy: the default model (or --model) reads held-out synthetic test pages (--synth, generator Markdown as
@@ -31,6 +33,7 @@ const threads = Number(option("--threads", String(Math.min(2, os.availableParall
 const visualCounts = list(option("--visual", "273,1000,2473,8000"));
 const keeps = list(option("--keeps", "1,0.2,0.1,0.05,0.02"));
 const steps = Number(option("--steps", "8"));
+const rounds = Number(option("--rounds", "3"));
 const focalLayers = Number(option("--focal-layers", "2"));
 const warmup = Number(option("--warmup", "4"));
 const lengths = list(option("--lengths", "256,2048,8192,16384"));
@@ -43,6 +46,10 @@ const modelDir = option("--model", path.join(repo, "models/default"));
 const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
 const log = (msg) => process.stderr.write(msg + "\n");
 
+if (!Number.isInteger(rounds) || rounds < 1) {
+  log("bench attention: --rounds must be a positive integer");
+  process.exit(2);
+}
 for (const [name, values] of [["--visual", visualCounts], ["--keeps", keeps], ["--lengths", lengths]])
   if (values.some((v) => !Number.isFinite(v) || v <= 0)) {
     log(`bench attention: ${name} must list positive numbers`);
@@ -134,6 +141,11 @@ async function timed(session, n) {
   return { attnMsPerStep: (b.attentionMs - a.attentionMs) / k, decodeTokPerS: (k * 1000) / (b.decodeMs - a.decodeMs) };
 }
 
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 function prefixFor(engine, visual, seed) {
   return { tokens: [0, 11, 12, 13, 14, 15, 16, 17], embeddings: noise(visual * engine.config.hidden_size, 1, seed), embeddingPositions: Array.from({ length: visual }, (_, i) => i + 1) };
 }
@@ -142,22 +154,33 @@ const result = { model: {}, focal: [], window: [] };
 
 if (!flag("--skip-focal")) {
   const engine = await Engine.load(benchModel("attention-focal-12x10x128", focalShape), { threads });
-  result.model.focal = { layers: 12, heads: 10, headDim: 128, hidden: 512, kvDtype: "f32", focalLayers, warmup, threads, kernels: engine.info.kernels };
+  result.model.focal = { layers: 12, heads: 10, headDim: 128, hidden: 512, kvDtype: "f32", focalLayers, warmup, steps, rounds, threads, kernels: engine.info.kernels };
   for (const N of visualCounts) {
     const s = engine.createSession();
     const t0 = performance.now();
     await s.prefill(prefixFor(engine, N, N));
     log(`focal: prefill of ${N} visual tokens in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await generate(s, 2);
-    const full = await timed(s, steps);
-    log(`  full: ${full.attnMsPerStep.toFixed(2)} ms attention/step, ${full.decodeTokPerS.toFixed(1)} tok/s`);
-    for (const keep of keeps) {
-      s.setFocal({ keep, layers: focalLayers, warmup });
-      await generate(s, warmup + 1); // warm-up, then one step where layers before the first focal one see everything
-      const f = await timed(s, steps);
-      result.focal.push({ visualTokens: N, keep, attnMsPerStep: f.attnMsPerStep, fullAttnMsPerStep: full.attnMsPerStep, decodeTokPerS: f.decodeTokPerS, fullDecodeTokPerS: full.decodeTokPerS, focalLayers: s.stats().focalLayers });
-      log(`  keep ${keep}: ${f.attnMsPerStep.toFixed(2)} ms attention/step, ${f.decodeTokPerS.toFixed(1)} tok/s (focal layers ${s.stats().focalLayers.join(",")})`);
+    const full = [];
+    const focal = keeps.map(() => []);
+    const chosen = keeps.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      s.setFocal(undefined);
+      await generate(s, 1);
+      full.push(await timed(s, steps));
+      log(`  round ${r + 1} full: ${full[r].attnMsPerStep.toFixed(2)} ms attention/step, ${full[r].decodeTokPerS.toFixed(1)} tok/s`);
+      for (const [i, keep] of keeps.entries()) {
+        s.setFocal({ keep, layers: focalLayers, warmup });
+        await generate(s, warmup + 1); // warm-up, then one step where layers before the first focal one see everything
+        focal[i].push(await timed(s, steps));
+        chosen[i] = s.stats().focalLayers;
+        log(`  round ${r + 1} keep ${keep}: ${focal[i][r].attnMsPerStep.toFixed(2)} ms attention/step, ${focal[i][r].decodeTokPerS.toFixed(1)} tok/s (focal layers ${chosen[i].join(",")})`);
+      }
     }
+    const fullAttn = median(full.map((x) => x.attnMsPerStep)), fullTok = median(full.map((x) => x.decodeTokPerS));
+    for (const [i, keep] of keeps.entries())
+      result.focal.push({ visualTokens: N, keep, attnMsPerStep: median(focal[i].map((x) => x.attnMsPerStep)), fullAttnMsPerStep: fullAttn,
+        decodeTokPerS: median(focal[i].map((x) => x.decodeTokPerS)), fullDecodeTokPerS: fullTok, rounds, focalLayers: chosen[i] });
     s.dispose();
   }
 }
@@ -254,7 +277,7 @@ if (json) {
   const out = [];
   if (result.focal.length) {
     const m = result.model.focal;
-    out.push(`Focal pruning: attention per decode step (engine timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}`);
+    out.push(`Focal pruning: attention per decode step (engine timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}; median of ${m.rounds} rounds of ${m.steps} steps`);
     out.push(`${pad("visual", 7)} ${pad("keep", 5)} ${pad("full ms", 9)} ${pad("focal ms", 9)} ${pad("speed-up", 8)} ${pad("full tok/s", 10)} ${pad("focal tok/s", 11)}`);
     for (const r of result.focal)
       out.push(`${pad(r.visualTokens, 7)} ${pad(r.keep, 5)} ${pad(r.fullAttnMsPerStep.toFixed(2), 9)} ${pad(r.attnMsPerStep.toFixed(2), 9)} ${pad((r.fullAttnMsPerStep / r.attnMsPerStep).toFixed(2) + "x", 8)} ${pad(r.fullDecodeTokPerS.toFixed(1), 10)} ${pad(r.decodeTokPerS.toFixed(1), 11)}`);
