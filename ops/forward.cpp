@@ -155,36 +155,39 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   // set, which carries over from the previous step until the first focal layer replaces it.
   const bool focal = decode && n == 1 && focal_on();
   const bool warm = focal && focal_steps_ < opts_.focal.warmup;
-  std::vector<int64_t> key_pos;  // positions of `slots` (focal steps only)
-  std::vector<int64_t> all_visual;
+  FocalScratch& fs = focal_scratch_;  // reused across steps: no allocation once the sizes settle
   if (focal) {
+    fs.visual_index.clear();
+    fs.all_visual.clear();
+    fs.other_pos.clear();
     for (int64_t p : live_)
       if (p < first) {
-        key_pos.push_back(p);
-        if (entries_[p].kind == EntryKind::Visual) all_visual.push_back(p);
+        if (entries_[p].kind == EntryKind::Visual) {
+          fs.visual_index.push_back(static_cast<int32_t>(fs.all_visual.size() + fs.other_pos.size()));
+          fs.all_visual.push_back(p);
+        } else {
+          fs.other_pos.push_back(p);
+        }
       }
-    key_pos.push_back(first);
     if (visual_share_.empty()) visual_share_.assign(static_cast<size_t>(c.num_hidden_layers), 0.0);
     if (focus_valid_) {  // the set must still be live (retire / extend reset it, this guards anyway)
       for (int64_t p : focus_)
         if (entries_[p].slot < 0) { focus_valid_ = false; break; }
     }
   }
-  std::vector<int32_t> layer_slots;
-  std::vector<float> probs;
-  std::vector<double> avg;
-  // Slots of the non-visual keys plus `visual_set` (both ascending by position), then the new entry.
-  auto build_pruned = [&](const std::vector<int64_t>& visual_set) {
-    layer_slots.clear();
+  // Slots of the non-visual keys plus the focus set (both ascending by position), then the new entry; built
+  // once per choice of the set, not once per layer.
+  bool pruned_stale = true;
+  auto build_pruned = [&]() {
+    fs.layer_slots.clear();
     size_t j = 0;
-    for (size_t i = 0; i + 1 < key_pos.size(); i++) {
-      const int64_t p = key_pos[i];
-      if (entries_[p].kind == EntryKind::Visual) continue;
-      while (j < visual_set.size() && visual_set[j] < p) layer_slots.push_back(entries_[visual_set[j++]].slot);
-      layer_slots.push_back(entries_[p].slot);
+    for (int64_t p : fs.other_pos) {
+      while (j < focus_.size() && focus_[j] < p) fs.layer_slots.push_back(entries_[focus_[j++]].slot);
+      fs.layer_slots.push_back(entries_[p].slot);
     }
-    while (j < visual_set.size()) layer_slots.push_back(entries_[visual_set[j++]].slot);
-    layer_slots.push_back(entries_[first].slot);
+    while (j < focus_.size()) fs.layer_slots.push_back(entries_[focus_[j++]].slot);
+    fs.layer_slots.push_back(entries_[first].slot);
+    pruned_stale = false;
   };
 
   std::vector<float> x(x_in, x_in + n * H), xn(static_cast<size_t>(n * H)), tmp(static_cast<size_t>(n * H));
@@ -215,40 +218,30 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
       const int32_t* use = slots.data();
       int32_t nv = visible[0];
       if (!full_layer) {
-        build_pruned(focus_);
-        use = layer_slots.data();
-        nv = static_cast<int32_t>(layer_slots.size());
+        if (pruned_stale) build_pruned();
+        use = fs.layer_slots.data();
+        nv = static_cast<int32_t>(fs.layer_slots.size());
       }
-      if (want_probs) probs.assign(static_cast<size_t>(NH * nv), 0.f);
+      if (want_probs) fs.probs.resize(static_cast<size_t>(NH * nv));  // every element is written by the kernel
       attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), 1, NH, NKV, D, kv, use, &nv, att.data(),
-                want_probs ? probs.data() : nullptr);
+                want_probs ? fs.probs.data() : nullptr);
       if (want_probs) {
-        // Head-averaged probability of every visual key (the list is the full one here).
-        avg.assign(all_visual.size(), 0.0);
+        // Head-averaged probability of every key (the list is the full one here), then of the visual ones.
+        fs.mean.resize(static_cast<size_t>(nv));
+        head_mean(fs.probs.data(), NH, nv, fs.mean.data());
+        const int64_t N = static_cast<int64_t>(fs.all_visual.size());
+        fs.visual_mean.resize(static_cast<size_t>(N));
         double share = 0;
-        size_t vi = 0;
-        for (int32_t j = 0; j < nv; j++) {
-          if (j + 1 == nv || entries_[key_pos[j]].kind != EntryKind::Visual) continue;
-          double a = 0;
-          for (int64_t h = 0; h < NH; h++) a += probs[static_cast<size_t>(h * nv + j)];
-          a /= static_cast<double>(NH);
-          avg[vi++] = a;
-          share += a;
-        }
+        for (int64_t i = 0; i < N; i++) share += (fs.visual_mean[i] = fs.mean[fs.visual_index[i]]);
         if (warm) visual_share_[l] += share;
-        else if (!all_visual.empty()) {
-          const int64_t N = static_cast<int64_t>(all_visual.size());
+        else if (N > 0) {
           const int64_t keep = std::min<int64_t>(N, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(opts_.focal.keep * static_cast<double>(N)))));
-          std::vector<int32_t> order(static_cast<size_t>(N));
-          for (int64_t i = 0; i < N; i++) order[i] = static_cast<int32_t>(i);
-          std::partial_sort(order.begin(), order.begin() + keep, order.end(), [&](int32_t a, int32_t b) {
-            return avg[a] != avg[b] ? avg[a] > avg[b] : a < b;
-          });
-          order.resize(static_cast<size_t>(keep));
-          std::sort(order.begin(), order.end());
-          focus_.resize(order.size());
-          for (size_t i = 0; i < order.size(); i++) focus_[i] = all_visual[order[i]];
+          fs.chosen.resize(static_cast<size_t>(keep));
+          topk_indices(fs.visual_mean.data(), N, keep, fs.scratch, fs.chosen.data());
+          focus_.resize(static_cast<size_t>(keep));
+          for (int64_t i = 0; i < keep; i++) focus_[i] = fs.all_visual[fs.chosen[i]];
           focus_valid_ = true;
+          pruned_stale = true;
         }
       }
     }

@@ -123,6 +123,16 @@ class Session {
   bool focus_valid_ = false;            // focus_ holds the last focal layer's set (else: all visual entries)
   std::vector<int64_t> focus_;          // visual positions kept, ascending
   std::vector<Fixation> fixations_;
+  // Per-step focal buffers, kept between steps so a decode step allocates nothing for them.
+  struct FocalScratch {
+    std::vector<int64_t> all_visual;    // live visual positions before the new entry, ascending
+    std::vector<int32_t> visual_index;  // [all_visual] index of each in the full key list
+    std::vector<int64_t> other_pos;     // live non-visual positions before the new entry, ascending
+    std::vector<int32_t> layer_slots;   // the pruned key list (non-visual, focus set, new entry)
+    std::vector<float> probs;           // [heads, keys] softmax weights of a focal / warm-up layer
+    std::vector<double> mean, visual_mean, scratch;  // [keys], [all_visual] head-averaged weights
+    std::vector<int32_t> chosen;        // indices into all_visual kept by the last focal layer
+  } focal_scratch_;
   AttentionStats stats_;
 };
 

@@ -90,6 +90,23 @@ Napi::Value RouteTopk(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// focalSelect(probs: Float32Array [heads, n], heads, k, reference) -> Int32Array [k]: focal pruning's choice
+// (head mean in f64, then the top k ascending, ties to the lowest index) by the linear selection or a full sort.
+Napi::Value FocalSelect(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto probs = info[0].As<Napi::Float32Array>();
+  const int64_t heads = Int(info[1]), k = Int(info[2]);
+  if (heads < 1 || probs.ElementLength() % static_cast<size_t>(heads) != 0) throw MakeError(env, "BAD_INPUT", "focalSelect: probs is not [heads, n]");
+  const int64_t n = static_cast<int64_t>(probs.ElementLength()) / heads;
+  if (k < 0 || k > n) throw MakeError(env, "BAD_INPUT", "focalSelect: k out of range");
+  std::vector<double> mean(static_cast<size_t>(n)), scratch;
+  ocr::head_mean(probs.Data(), heads, n, mean.data());
+  auto out = Napi::Int32Array::New(env, static_cast<size_t>(k));
+  if (info[3].ToBoolean().Value()) ocr::topk_indices_ref(mean.data(), n, k, out.Data());
+  else ocr::topk_indices(mean.data(), n, k, scratch, out.Data());
+  return out;
+}
+
 // toDtype(dtype, x: Float32Array) -> Uint8Array of the converted elements
 Napi::Value ToDtype(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -115,6 +132,7 @@ void InitTesting(Napi::Env env, Napi::Object exports) {
   t.Set("linearRows", Napi::Function::New(env, LinearRows));
   t.Set("attention", Napi::Function::New(env, Attention));
   t.Set("routeTopk", Napi::Function::New(env, RouteTopk));
+  t.Set("focalSelect", Napi::Function::New(env, FocalSelect));
   t.Set("toDtype", Napi::Function::New(env, ToDtype));
   t.Set("measureBandwidth", Napi::Function::New(env, MeasureBandwidth));
   exports.Set("testing", t);

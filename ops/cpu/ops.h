@@ -27,6 +27,16 @@ void route_topk(const float* logits, int64_t n_experts, int64_t k, bool norm_top
 // Index of the largest value, ties to the lowest index; entries flagged in `banned` are skipped (-1 if all are).
 int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* banned);
 
+// Focal pruning's selection, in two steps.
+// mean[j] = (sum over h = 0, 1, ..., heads-1 of probs[h * n + j]) / heads, summed in f64 in that order (the PyTorch
+// reference's order). probs: [heads, n] f32; mean: [n] f64.
+void head_mean(const float* probs, int64_t heads, int64_t n, double* mean);
+// The k largest of score[0 .. n) (ties: lowest index first), written as ascending indices to out[0 .. k).
+// Linear time: one selection for the k-th largest value, then one ascending pass; `scratch` is reused across calls.
+void topk_indices(const double* score, int64_t n, int64_t k, std::vector<double>& scratch, int32_t* out);
+// The same selection by a full sort, for tests.
+void topk_indices_ref(const double* score, int64_t n, int64_t k, int32_t* out);
+
 // Key/value cache of one layer, head-major: k, v are [kv_heads, capacity, head_dim] in `dtype`, so the
 // keys one head scans are contiguous (a query streams them instead of gathering strided pieces).
 struct KvLayer {
@@ -43,7 +53,7 @@ struct KvLayer {
 // q: [n_q, heads, d] (rotated); out: [n_q, heads, d]. out = softmax(q.k / sqrt(d)) v per head, kv head
 // = head / (heads / kv_heads). A query with no visible slot gets zeros.
 // Runs on the calling thread when the work is below min_parallel_macs. With `probs` ([n_q, heads, max(visible)])
-// the softmax weights of each (query, head) are copied out too (focal pruning reads them).
+// the softmax weights of each (query, head) are written there too (focal pruning reads them).
 void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
                int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out, float* probs = nullptr);
 

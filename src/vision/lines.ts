@@ -206,7 +206,21 @@ export function parseDictionary(text: string): string[] {
   return ["", ...lines, " "];
 }
 
-/** Detects, orders and recognises a page's text lines. Lines are recognised in batches of similar width. */
+/**
+ * Lines of one recogniser call at most: as many of a group's lines, all padded to the group's `width`, as fit in
+ * `rec_max_width` columns together (at least one). The recogniser's working memory follows its input's columns
+ * (onnxruntime's arena keeps the largest it has needed): batching by line count alone made that input, and the
+ * process's peak memory, grow with the widest group a document happened to contain.
+ */
+export function recogniserChunk(width: number, cfg: Pick<LinesConfig, "rec_batch" | "rec_max_width">): number {
+  return Math.max(1, Math.min(cfg.rec_batch, Math.floor(cfg.rec_max_width / width)));
+}
+
+/**
+ * Detects, orders and recognises a page's text lines. Lines are grouped by width (rec_batch lines, each padded to
+ * the group's widest) and each group is recognised in calls of at most rec_max_width columns (recogniserChunk):
+ * a line's padding, and so its features, depend on its group only, never on how the group is split.
+ */
 export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineUnit[]> {
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
@@ -216,24 +230,28 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
   const units: LineUnit[] = new Array(boxes.length);
   for (let i = 0; i < order.length; i += cfg.rec_batch) {
-    const batch = order.slice(i, i + cfg.rec_batch);
-    const width = Math.ceil(Math.max(...batch.map((k) => crops[k]!.width)) / 8) * 8;
+    const group = order.slice(i, i + cfg.rec_batch);
+    const width = Math.ceil(Math.max(...group.map((k) => crops[k]!.width)) / 8) * 8;
     const plane = 3 * cfg.rec_height * width;
-    const data = new Float32Array(batch.length * plane);
-    batch.forEach((k, j) => {
-      const c = crops[k]!;
-      for (let ch = 0; ch < 3; ch++)
-        for (let y = 0; y < cfg.rec_height; y++)
-          data.set(c.data.subarray((ch * cfg.rec_height + y) * c.width, (ch * cfg.rec_height + y + 1) * c.width), j * plane + (ch * cfg.rec_height + y) * width);
-    });
-    const { best, peak, features } = await models.recognise({ data, dims: [batch.length, 3, cfg.rec_height, width] });
-    const steps = best.dims[1]!, fw = features.dims[2]!;
-    batch.forEach((k, j) => {
-      // steps that only saw padding are dropped
-      const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
-      const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
-      units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...slots, stride: fw + SLOT_EXTRA };
-    });
+    const chunk = recogniserChunk(width, cfg);
+    for (let c = 0; c < group.length; c += chunk) {
+      const batch = group.slice(c, c + chunk);
+      const data = new Float32Array(batch.length * plane);
+      batch.forEach((k, j) => {
+        const crop = crops[k]!;
+        for (let ch = 0; ch < 3; ch++)
+          for (let y = 0; y < cfg.rec_height; y++)
+            data.set(crop.data.subarray((ch * cfg.rec_height + y) * crop.width, (ch * cfg.rec_height + y + 1) * crop.width), j * plane + (ch * cfg.rec_height + y) * width);
+      });
+      const { best, peak, features } = await models.recognise({ data, dims: [batch.length, 3, cfg.rec_height, width] });
+      const steps = best.dims[1]!, fw = features.dims[2]!;
+      batch.forEach((k, j) => {
+        // steps that only saw padding are dropped
+        const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
+        const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
+        units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...slots, stride: fw + SLOT_EXTRA };
+      });
+    }
   }
   return units;
 }

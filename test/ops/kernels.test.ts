@@ -149,6 +149,26 @@ describe("reference kernels", () => {
     expect(scaled.weights[0]).toBeCloseTo((2.5 * Math.exp(3)) / z, 6);
   });
 
+  it("focal selection: linear-time top-k equals the full sort, ties to the lowest index, ascending", () => {
+    const r = rng(11);
+    // Ties on purpose: values from a small set, so many keys share the k-th largest mean.
+    const coarse = (n: number) => Float32Array.from({ length: n }, () => Math.round((r() + 0.5) * 4) / 8);
+    for (const [heads, n, k] of [[1, 1, 1], [3, 7, 1], [3, 7, 3], [10, 40, 2], [10, 40, 39], [10, 40, 40], [4, 257, 13], [2, 1000, 50]] as const) {
+      for (const probs of [coarse(heads * n), randomF32(heads * n, r)]) {
+        const fast = t.focalSelect(probs, heads, k, false);
+        expect(Array.from(fast)).toEqual(Array.from(t.focalSelect(probs, heads, k, true)));
+        expect(fast.length).toBe(k);
+        for (let i = 1; i < k; i++) expect(fast[i]!).toBeGreaterThan(fast[i - 1]!);
+      }
+    }
+    // All equal: the first k indices.
+    expect(Array.from(t.focalSelect(new Float32Array(2 * 9).fill(0.25), 2, 4, false))).toEqual([0, 1, 2, 3]);
+    // One key ahead, the rest tied: it, then the lowest tied indices.
+    const p = new Float32Array(6).fill(0.1);
+    p[4] = 0.5;
+    expect(Array.from(t.focalSelect(p, 1, 3, false))).toEqual([0, 1, 4]);
+  });
+
   it("f32 to bf16 rounds to nearest even", () => {
     const f = new Float32Array(4);
     const u = new Uint32Array(f.buffer);

@@ -1,7 +1,7 @@
 // The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
 import { describe, expect, it } from "vitest";
 import type { LinesConfig } from "../../src/model/schema.js";
-import { boxesFromMap, collapseSlots, detectorInput, orderLines, parseDictionary, recogniserCrop, SLOT_EXTRA, unitGeometry, type LineBox } from "../../src/vision/lines.js";
+import { boxesFromMap, collapseSlots, detectorInput, orderLines, pageUnits, parseDictionary, recogniserChunk, recogniserCrop, SLOT_EXTRA, unitGeometry, type LineBox, type LineModels, type Tensor } from "../../src/vision/lines.js";
 
 const CFG: LinesConfig = {
   detector: "d", recogniser: "r", dictionary: "k", det_limit: 960, det_threshold: 0.3, det_box_threshold: 0.6, det_unclip: 1.5,
@@ -151,5 +151,64 @@ describe("crops and geometry", () => {
     const g = unitGeometry({ xMin: 30, xMax: 90, yMin: 30, yMax: 40 }, { xMin: 10, xMax: 90, yMin: 10, yMax: 20 }, 100, 50, 10);
     expect(Array.from(g)).toEqual([0.3, 0.6, 0.9, 0.8, 0, 1, 0.5, expect.closeTo(Math.log(6) / 4, 6)].map((v) => (typeof v === "number" ? expect.closeTo(v, 6) : v)));
     expect(unitGeometry({ xMin: 0, xMax: 10, yMin: 0, yMax: 10 }, undefined, 100, 100, 10)[5]).toBe(-4);
+  });
+});
+
+describe("recogniser batches", () => {
+  // a white page with 20 detected lines of widths 10…300 px (map = page: the page is under det_limit)
+  const W = 960, H = 640;
+  const page = { width: W, height: H, data: Buffer.alloc(W * H * 3, 255) };
+  const lines = Array.from({ length: 20 }, (_, k) => ({ y: 8 + k * 30, width: 10 + Math.round((290 * ((k * 7) % 20)) / 19) }));
+  const models = (calls: { n: number; width: number; content: number[] }[]): LineModels => ({
+    detect: async (t: Tensor) => {
+      const [, , h, w] = t.dims as number[];
+      const data = new Float32Array(h! * w!);
+      for (const l of lines) for (let y = l.y; y < l.y + 10; y++) data.fill(0.9, y * w! + 20, y * w! + 20 + l.width);
+      return { data, dims: [1, 1, h!, w!] };
+    },
+    recognise: async (t: Tensor) => {
+      const [n, , rh, width] = t.dims as number[];
+      // a line's own width: its crop is white (1 after normalisation), its padding 0
+      const content = Array.from({ length: n! }, (_, j) => {
+        let c = 0;
+        while (c < width! && t.data[j * 3 * rh! * width! + c] !== 0) c++;
+        return c;
+      });
+      calls.push({ n: n!, width: width!, content });
+      const steps = width! / 8, fw = 4;
+      return {
+        best: { data: new Float32Array(n! * steps).fill(1), dims: [n!, steps] },
+        peak: { data: new Float32Array(n! * steps).fill(0.9), dims: [n!, steps] },
+        features: { data: new Float32Array(n! * steps * fw), dims: [n!, steps, fw] },
+      };
+    },
+  });
+
+  it("holds one call to rec_max_width columns, with lines padded as in whole groups of rec_batch", async () => {
+    const cfg = { ...CFG, rec_max_width: 2400 };
+    const calls: { n: number; width: number; content: number[] }[] = [];
+    const units = await pageUnits(page, models(calls), cfg, ["", "a", " "]);
+    expect(units).toHaveLength(lines.length);
+    expect(units.every((u) => u.ids.length === 1)).toBe(true);
+    // every call's input fits in one maximum-width line's columns (was: 8 lines of the group's width, up to 8 × 528)
+    for (const c of calls) expect(c.n * c.width).toBeLessThanOrEqual(cfg.rec_max_width);
+    expect(Math.max(...calls.map((c) => c.n))).toBe(cfg.rec_batch);
+    // padding (which the recogniser's features depend on) is unchanged: sorted by width, groups of rec_batch
+    // lines, each line padded to its group's widest rounded up to 8
+    const seen = calls.flatMap((c) => c.content.map((w) => ({ w, padded: c.width })));
+    const widths = seen.map((s) => s.w);
+    expect(widths).toEqual([...widths].sort((a, b) => a - b));
+    seen.forEach((s, i) => {
+      const group = widths.slice(i - (i % cfg.rec_batch), i - (i % cfg.rec_batch) + cfg.rec_batch);
+      expect(s.padded).toBe(Math.ceil(Math.max(...group) / 8) * 8);
+    });
+    expect(new Set(calls.map((c) => c.width)).size).toBeLessThan(calls.length);
+  });
+
+  it("takes rec_batch narrow lines at once and one line when it is wider than rec_max_width allows two", () => {
+    expect(recogniserChunk(100, { rec_batch: 8, rec_max_width: 3200 })).toBe(8);
+    expect(recogniserChunk(800, { rec_batch: 8, rec_max_width: 3200 })).toBe(4);
+    expect(recogniserChunk(1704, { rec_batch: 8, rec_max_width: 3200 })).toBe(1);
+    expect(recogniserChunk(3200, { rec_batch: 8, rec_max_width: 3200 })).toBe(1);
   });
 });
