@@ -36,7 +36,8 @@ Napi::Value LinearRows(const Napi::CallbackInfo& info) {
   return y;
 }
 
-// attention(kernels, q [nq,heads,d], nq, heads, kvHeads, d, kvDtype, k [cap, kvHeads*d], v, slots, visible, threads)
+// attention(kernels, q [nq,heads,d], nq, heads, kvHeads, d, kvDtype, k [cap, kvHeads*d], v, slots, visible, threads, path?)
+// path: "auto" (default: blocked from ocr::kBlockedMinQueries queries on), "per-query" or "blocked".
 Napi::Value Attention(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const std::string set = info[0].As<Napi::String>().Utf8Value();
@@ -68,8 +69,15 @@ Napi::Value Attention(const Napi::CallbackInfo& info) {
   if (set == "reference") {
     ocr::attention_ref(q.Data(), nq, heads, kv_heads, d, kv, slots.Data(), visible.Data(), out.Data());
   } else {
+    ocr::AttentionPath path = ocr::AttentionPath::Auto;
+    if (info.Length() > 12 && !info[12].IsUndefined()) {
+      const std::string p = info[12].As<Napi::String>().Utf8Value();
+      if (p == "per-query") path = ocr::AttentionPath::PerQuery;
+      else if (p == "blocked") path = ocr::AttentionPath::Blocked;
+      else if (p != "auto") throw MakeError(env, "BAD_INPUT", "attention: path must be auto, per-query or blocked");
+    }
     ocr::ThreadPool pool(threads);
-    ocr::attention(KernelsArg(info[0]), pool, 0, q.Data(), nq, heads, kv_heads, d, kv, slots.Data(), visible.Data(), out.Data());
+    ocr::attention(KernelsArg(info[0]), pool, 0, q.Data(), nq, heads, kv_heads, d, kv, slots.Data(), visible.Data(), out.Data(), nullptr, path);
   }
   return out;
 }

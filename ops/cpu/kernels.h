@@ -31,7 +31,18 @@ struct Kernels {
   void (*softmax)(float* x, int32_t n);
   // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
   float (*sum)(const float* x, int64_t len);
+  // Blocked (flash-style) attention of `rows` query rows against one key/value head, for prefill.
+  // q, out: [rows, d] f32, contiguous. Row r attends the keys slots[0 .. vis[r]) (K rows at kbase + slot * stride,
+  // V rows at vbase + slot * stride, in dt): out[r] = softmax(scale * q[r].k) v, zeros when vis[r] == 0.
+  // Keys go by in tiles of kAttentionKeyTile, each loaded once for all rows; every row keeps a running max and
+  // sum in f32 (online softmax) and its output is rescaled when the max grows. Callers split work by whole
+  // calls with fixed row sets, so the thread count never changes a result.
+  void (*attention_tile)(DType dt, const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots,
+                         const float* q, int32_t rows, const int32_t* vis, int64_t d, float scale, float* out);
 };
+
+// Keys per tile of `attention_tile` (a multiple of every set's panel width: 16 for AVX2, 32 for AVX-512).
+constexpr int32_t kAttentionKeyTile = 64;
 
 const Kernels& kernels_ref();
 // The reference f32 -> dtype conversion, shared by every set (kept out of the hot path).

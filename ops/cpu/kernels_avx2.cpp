@@ -3,7 +3,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 #include "kernels.h"
 
@@ -15,6 +18,7 @@ struct V {
   static constexpr int W = 8;
   static constexpr int TT = 2;  // 8 accumulators + 4 weight vectors + 1 activation fit the 16 ymm registers
   static constexpr int PT = 6;  // tokens per packed-panel block (2 x PT accumulators)
+  static constexpr int AR = 6;  // output rows per blocked-attention P.V pass (12 accumulators + 2 value vectors + 1 weight)
   static inline reg zero() { return _mm256_setzero_ps(); }
   static inline reg set1(float a) { return _mm256_set1_ps(a); }
   static inline reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
@@ -91,7 +95,7 @@ struct V {
 
 #include "simd_impl.h"
 
-constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd};
+constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, attention_tile_simd};
 
 }  // namespace
 

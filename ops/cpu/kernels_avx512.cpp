@@ -3,6 +3,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
 
 #include "kernels.h"
 
@@ -14,6 +17,7 @@ struct V {
   static constexpr int W = 16;
   static constexpr int TT = 4;  // tokens per register block (16 accumulators + 4 weight vectors)
   static constexpr int PT = 12;  // tokens per packed-panel block (2 x PT accumulators)
+  static constexpr int AR = 8;  // output rows per blocked-attention P.V pass (16 accumulators + 2 value vectors + 1 weight)
   static inline reg zero() { return _mm512_setzero_ps(); }
   static inline reg set1(float a) { return _mm512_set1_ps(a); }
   static inline reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
@@ -81,8 +85,8 @@ struct V {
 #include "simd_impl.h"
 
 // Constant-initialised tables: no code compiled for AVX-512 may run before dispatch has checked the CPU.
-constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd};
-constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd};
+constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, attention_tile_simd};
+constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, attention_tile_simd};
 
 }  // namespace
 

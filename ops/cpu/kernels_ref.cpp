@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels.h"
 
@@ -77,7 +78,44 @@ void softmax_ref(float* x, int32_t n) {
   for (int32_t j = 0; j < n; j++) x[j] *= inv;
 }
 
-const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, sum_ref};
+// The blocked prefill attention in plain loops: the same key tiles and online softmax as the SIMD sets, key tile
+// outermost so a tile's rows are read from cache by every query row.
+void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots,
+                        const float* q, int32_t rows, const int32_t* vis, int64_t d, float scale, float* out) {
+  constexpr int32_t KT = kAttentionKeyTile;
+  std::vector<float> m(static_cast<size_t>(rows), -std::numeric_limits<float>::infinity()), l(static_cast<size_t>(rows), 0.f), s(KT);
+  int32_t max_vis = 0;
+  for (int32_t r = 0; r < rows; r++) max_vis = std::max(max_vis, vis[r]);
+  std::fill(out, out + static_cast<int64_t>(rows) * d, 0.f);
+  for (int32_t j0 = 0; j0 < max_vis; j0 += KT) {
+    for (int32_t r = 0; r < rows; r++) {
+      const int32_t c = std::max(0, std::min(KT, vis[r] - j0));
+      if (c == 0) continue;
+      const float* qr = q + static_cast<int64_t>(r) * d;
+      float* o = out + static_cast<int64_t>(r) * d;
+      float mx = m[r];
+      for (int32_t j = 0; j < c; j++) mx = std::max(mx, s[j] = dot_ref(dt, kbase + static_cast<int64_t>(slots[j0 + j]) * stride, qr, d) * scale);
+      const float alpha = std::exp(m[r] - mx);
+      for (int64_t k = 0; k < d; k++) o[k] *= alpha;
+      float sum = 0.f;
+      for (int32_t j = 0; j < c; j++) {
+        const float p = std::exp(s[j] - mx);
+        sum += p;
+        axpy_ref(dt, p, vbase + static_cast<int64_t>(slots[j0 + j]) * stride, o, d);
+      }
+      l[r] = l[r] * alpha + sum;
+      m[r] = mx;
+    }
+  }
+  for (int32_t r = 0; r < rows; r++) {
+    if (vis[r] <= 0) continue;
+    const float inv = 1.0f / l[r];
+    for (int64_t k = 0; k < d; k++) out[static_cast<int64_t>(r) * d + k] *= inv;
+  }
+}
+
+const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, sum_ref,
+                   attention_tile_ref};
 
 }  // namespace
 

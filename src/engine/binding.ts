@@ -50,7 +50,8 @@ export interface NativeSession {
 export interface NativeTesting {
   linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype, w: Uint8Array, o0: number, o1: number): Float32Array;
   attention(kernels: string, q: Float32Array, nq: number, heads: number, kvHeads: number, headDim: number, kvDtype: NativeDtype,
-    k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number): Float32Array;
+    k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number,
+    path?: "auto" | "per-query" | "blocked"): Float32Array;
   routeTopk(logits: Float32Array, k: number, normTopk: boolean, scale: number): { ids: Int32Array; weights: Float32Array };
   focalSelect(probs: Float32Array, heads: number, k: number, reference: boolean): Int32Array;
   toDtype(dtype: NativeDtype, x: Float32Array): Uint8Array;

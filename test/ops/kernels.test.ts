@@ -117,6 +117,87 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
   });
 });
 
+// Prefill takes the blocked path (query tiles of 48 / group rows against key tiles of 64, online softmax); the
+// per-query path and the plain reference stay the ground truth. Key lists are built the way the session builds them.
+describe.each(["ref", ...fastSets])("%s blocked prefill attention vs the per-query reference", (set) => {
+  // Keys as a session lists them for a prefill of nq entries: `old` live entries before it (a prefix, retired
+  // ranges left out, an R-SWA ring of generated entries in ring order), then the new entries, each query seeing
+  // the old keys and the new ones up to itself. Slots are scrambled, as after retiring and reusing them.
+  function prefillCase(r: () => number, old: number, nq: number) {
+    const n = old + nq;
+    const cap = n + 37;
+    const perm = Int32Array.from({ length: cap }, (_, i) => i);
+    for (let i = cap - 1; i > 0; i--) {
+      const j = Math.floor((r() + 0.5) * (i + 1)) % (i + 1);
+      [perm[i], perm[j]] = [perm[j]!, perm[i]!];
+    }
+    const slots = perm.slice(0, n);
+    const visible = Int32Array.from({ length: nq }, (_, i) => old + i + 1);
+    return { cap, slots, visible };
+  }
+
+  const shapes = [[4, 2, 16], [2, 2, 9], [3, 1, 33], [5, 5, 40]] as const;
+  it.each(["f32", "f16", "bf16"] as NativeDtype[])("%s cache: tile remainders, causal diagonal, GQA, odd head sizes", (kvDt) => {
+    const r = rng(11);
+    for (const [heads, kvHeads, d] of shapes) {
+      // old/nq around the key tile (64) and the query tile (48 / group rows), a single query, a long tail.
+      for (const [old, nq] of [[0, 1], [0, 8], [0, 23], [63, 9], [64, 48], [65, 49], [0, 130], [130, 97]] as const) {
+        const { cap, slots, visible } = prefillCase(r, old, nq);
+        const k = randomF32(cap * kvHeads * d, r, 2);
+        const v = randomF32(cap * kvHeads * d, r);
+        const q = randomF32(nq * heads * d, r, 2);
+        const want = t.attention("reference", q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 1);
+        const perQuery = t.attention(set, q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 1, "per-query");
+        const one = t.attention(set, q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 1, "blocked");
+        const two = t.attention(set, q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 2, "blocked");
+        const what = `h=${heads}/${kvHeads} d=${d} old=${old} nq=${nq}`;
+        expect(nmse(one, want), what).toBeLessThan(1e-11);
+        expect(nmse(one, perQuery), what).toBeLessThan(1e-11);
+        expect(two, what).toEqual(one); // any thread count, the same bits
+        if (nq >= 8) expect(t.attention(set, q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 2), what).toEqual(one);
+      }
+    }
+  });
+
+  it("any visible counts: zeros, a window boundary mid-tile, non-monotone rows, a key tile seen by one row only", () => {
+    const r = rng(12);
+    const heads = 4, kvHeads = 2, d = 24;
+    const cap = 300;
+    const slots = Int32Array.from({ length: 200 }, (_, i) => (i * 37 + 11) % cap);
+    const visible = Int32Array.from([0, 1, 63, 64, 65, 0, 128, 127, 129, 200, 5, 0, 100, 64, 190, 17, 2, 3, 199, 0, 66]);
+    const nq = visible.length;
+    const k = randomF32(cap * kvHeads * d, r, 3);
+    const v = randomF32(cap * kvHeads * d, r);
+    const q = randomF32(nq * heads * d, r, 3);
+    for (const kvDt of ["f32", "bf16"] as NativeDtype[]) {
+      const want = t.attention("reference", q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 1);
+      const got = t.attention(set, q, nq, heads, kvHeads, d, kvDt, k, v, slots, visible, 2, "blocked");
+      expect(nmse(got, want), kvDt).toBeLessThan(1e-11);
+      visible.forEach((vis, i) => {
+        if (vis === 0) expect(Array.from(got.subarray(i * heads * d, (i + 1) * heads * d)).every((x) => x === 0)).toBe(true);
+      });
+    }
+  });
+
+  it("scores far apart (a large running max early, a larger one later) keep the online softmax exact", () => {
+    const r = rng(13);
+    const heads = 2, kvHeads = 1, d = 16, n = 200;
+    const k = randomF32(n * d, r, 1);
+    for (let i = 0; i < d; i++) {
+      k[10 * d + i] = 6; // key 10 dominates the first tile, key 150 (third tile) dominates later
+      k[150 * d + i] = 9;
+    }
+    const v = randomF32(n * d, r);
+    const q = Float32Array.from({ length: n * heads * d }, () => 1 + r());
+    const slots = Int32Array.from({ length: n }, (_, i) => i);
+    const visible = Int32Array.from({ length: n }, (_, i) => i + 1);
+    const want = t.attention("reference", q, n, heads, kvHeads, d, "f32", k, v, slots, visible, 1);
+    const got = t.attention(set, q, n, heads, kvHeads, d, "f32", k, v, slots, visible, 2, "blocked");
+    expect(got.every(Number.isFinite)).toBe(true);
+    expect(nmse(got, want)).toBeLessThan(1e-11);
+  });
+});
+
 describe("reference kernels", () => {
   it("attention of one visible key returns its value row", () => {
     const heads = 2, kvHeads = 1, d = 4;
