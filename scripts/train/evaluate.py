@@ -27,7 +27,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OCR = os.path.join(ROOT, "bin", "ocr.js")
 REAL = [  # (pdf, page): born-digital prose pages from Debian documentation
     ("r-doc-pdf--R-lang.pdf", 7),
-    ("texlive-lang-spanish--lshort-a4.pdf", 12),
+    ("texlive-lang-spanish--lshort-a4.pdf", 17),  # (page 12, used until 2026-11-30, is blank)
     ("texlive-latex-base-doc--longtable.pdf", 3),
     ("r-doc-pdf--R-lang.pdf", 20),
 ]

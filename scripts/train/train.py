@@ -74,9 +74,14 @@ def make_batch(docs, wins, rng, budget):
     return samples
 
 
-def augment(unit, rng, p_replace=0.05, p_drop=0.03):
+RUN_FEATURES = slice(120, 122)  # per slot after the recogniser's 120: blank steps before it and its run length (/8)
+
+
+def augment(unit, rng, p_replace=0.05, p_drop=0.03, p_stretch=0.5, stretch=1.25):
     """Recogniser noise, so the decoder reads the evidence instead of trusting one symbol per character:
-    a few slots get a random class (their features still show the glyph), a few disappear."""
+    a few slots get a random class (their features still show the glyph), a few disappear. Half the lines are
+    stretched or squeezed (run lengths and gaps scaled by one factor up to `stretch`): a wider typeface gives
+    longer runs, which must not read as a doubled letter ("Technicallly") or a word gap."""
     n = len(unit["ids"])
     if n == 0:
         return unit
@@ -87,7 +92,11 @@ def augment(unit, rng, p_replace=0.05, p_drop=0.03):
     for k in range(len(ids)):
         if rng.random() < p_replace:
             ids[k] = rng.randrange(1, 6625)
-    return dict(unit, ids=ids, feats=unit["feats"][keep])
+    feats = unit["feats"][keep]
+    if rng.random() < p_stretch:
+        feats = feats.copy()
+        feats[:, RUN_FEATURES] *= math.exp(rng.uniform(-math.log(stretch), math.log(stretch)))
+    return dict(unit, ids=ids, feats=feats)
 
 
 def save_ckpt(model, meta, path):
@@ -146,6 +155,9 @@ def main():
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--limit", type=int, default=None, help="train documents to load")
     ap.add_argument("--val-every-min", type=float, default=6.0)
+    ap.add_argument("--boost", default=None, metavar="FIRST:FACTOR",
+                    help="sample the windows of training documents from the FIRST-th on (sorted by name) FACTOR times as "
+                         "often: a newly added kind of document weighs more than its share while the model catches up")
     ap.add_argument("--log", default=os.path.join(ROOT, "models", "default", "train-log.jsonl"))
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -158,6 +170,9 @@ def main():
     train = load_split(os.path.join(args.data, "train"), args.limit)
     val = load_split(os.path.join(args.data, "val"))
     twins, vwins = windows(train, args.max_units), windows(val, args.max_units)
+    if args.boost:
+        first, factor = (int(v) for v in args.boost.split(":"))
+        twins += [w for w in twins if w[0] >= first] * (factor - 1)
     print(f"params {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M; train docs {len(train)} windows {len(twins)}; "
           f"val windows {len(vwins)}; loaded in {time.time() - t:.0f} s; resumed at {meta['train_seconds'] / 60:.1f} min", file=sys.stderr)
     rng = random.Random(meta["steps"] + 7919 * meta["sessions"])
