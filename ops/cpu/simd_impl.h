@@ -334,6 +334,24 @@ static void weighted_sum_simd(ocr::DType dt, const uint8_t* base, int64_t stride
   }
 }
 
+// x[0..n) <- exp(x - mx) (polynomial), returning their sum: the step softmax and the blocked attention tile share.
+static float exp_shifted(float* x, int32_t n, float mx) {
+  const typename V::reg mv = V::set1(mx);
+  typename V::reg s = V::zero();
+  int32_t k = 0;
+  for (; k + V::W <= n; k += V::W) {
+    const typename V::reg e = V::exp(V::sub(V::loadx(x, k), mv));
+    V::storex(x, k, e);
+    s = V::add(s, e);
+  }
+  if (k < n) {
+    const typename V::reg e = V::keep_tail(V::exp(V::sub(V::loadx_tail(x, k, n - k), mv)), n - k);
+    V::storex_tail(x, k, n - k, e);
+    s = V::add(s, e);
+  }
+  return V::reduce(s);
+}
+
 // x <- softmax(x): max, exp (polynomial) and sum, scale — vectorised.
 static void softmax_simd(float* x, int32_t n) {
   if (n <= 0) return;
@@ -345,19 +363,7 @@ static void softmax_simd(float* x, int32_t n) {
     mx = V::reduce_max(m);
   }
   for (; k < n; k++) mx = std::max(mx, x[k]);
-  const typename V::reg mv = V::set1(mx);
-  typename V::reg s = V::zero();
-  for (k = 0; k + V::W <= n; k += V::W) {
-    const typename V::reg e = V::exp(V::sub(V::loadx(x, k), mv));
-    V::storex(x, k, e);
-    s = V::add(s, e);
-  }
-  if (k < n) {
-    const typename V::reg e = V::keep_tail(V::exp(V::sub(V::loadx_tail(x, k, n - k), mv)), n - k);
-    V::storex_tail(x, k, n - k, e);
-    s = V::add(s, e);
-  }
-  const typename V::reg inv = V::set1(1.0f / V::reduce(s));
+  const typename V::reg inv = V::set1(1.0f / exp_shifted(x, n, mx));
   for (k = 0; k + V::W <= n; k += V::W) V::storex(x, k, V::mul(V::loadx(x, k), inv));
   if (k < n) V::storex_tail(x, k, n - k, V::mul(V::loadx_tail(x, k, n - k), inv));
 }
@@ -464,22 +470,11 @@ static void attention_tile_dt(const uint8_t* kbase, const uint8_t* vbase, int64_
       }
       float mx = std::max(mbuf[r], V::reduce_max(mv));
       for (; j < c; j++) mx = std::max(mx, s[j] *= scale);
-      const typename V::reg mxv = V::set1(mx);
-      typename V::reg sum = V::zero();
-      for (j = 0; j + V::W <= c; j += V::W) {
-        const typename V::reg e = V::exp(V::sub(V::loadx(s, j), mxv));
-        V::storex(s, j, e);
-        sum = V::add(sum, e);
-      }
-      if (j < c) {
-        const typename V::reg e = V::keep_tail(V::exp(V::sub(V::loadx_tail(s, j, c - j), mxv)), c - j);
-        V::storex_tail(s, j, c - j, e);
-        sum = V::add(sum, e);
-      }
+      const float sum = exp_shifted(s, c, mx);
       std::fill(s + c, s + nk, 0.f);
       const float alpha = std::exp(mbuf[r] - mx);  // 0 on the row's first tile (m = -inf)
       abuf[r] = alpha;
-      lbuf[r] = lbuf[r] * alpha + V::reduce(sum);
+      lbuf[r] = lbuf[r] * alpha + sum;
       mbuf[r] = mx;
     }
     // out[r] = alpha[r] * out[r] + p[r] . V_tile, AR rows at a time (only as many keys as the block's rows see).
