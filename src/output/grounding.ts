@@ -148,6 +148,14 @@ export function splitPages(text: string): string[] {
 }
 
 /**
+ * A table of one row and one cell is not a table: the line-unit model sometimes opens a table on a short last
+ * line (`<table><tr><td>package</td></tr></table>`); such a table becomes its cell's text.
+ */
+export function unwrapSingleCellTables(markdown: string): string {
+  return markdown.replace(/<table><tr><td>([^<]*)<\/td><\/tr><\/table>/g, (_, cell: string) => cell.trim());
+}
+
+/**
  * Closes HTML table tags a page left open (a model that stops mid-table, or reads a table's first cell as
  * the page ends): appends the missing `</td>`, `</tr>`, `</table>` so the Markdown's HTML stays well formed.
  */

@@ -1,7 +1,7 @@
 // Grounding parser: blocks with page-pixel boxes, cleaned Markdown, figure links, truncated tags, page splitting.
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { closeOpenTables, parseGroundedOutput, parseGroundedPage, splitPages } from "../../src/output/grounding.js";
+import { closeOpenTables, parseGroundedOutput, parseGroundedPage, splitPages, unwrapSingleCellTables } from "../../src/output/grounding.js";
 import { cropRegionPng } from "../../src/vision/crop.js";
 
 const SAMPLE = [
@@ -86,5 +86,13 @@ describe("closeOpenTables", () => {
     const md = "# T\n\n<table><tr><td>a</td></tr></table>\n\nafter";
     expect(closeOpenTables(md)).toBe(md);
     expect(closeOpenTables("no tables here ")).toBe("no tables here ");
+  });
+});
+
+describe("unwrapSingleCellTables", () => {
+  it("turns a one-row, one-cell table into its text and leaves real tables alone", () => {
+    expect(unwrapSingleCellTables("text\n\n<table><tr><td>package</td></tr></table>")).toBe("text\n\npackage");
+    const real = "<table><tr><td>a</td><td>b</td></tr></table>\n\n<table><tr><td>c</td></tr><tr><td>d</td></tr></table>";
+    expect(unwrapSingleCellTables(real)).toBe(real);
   });
 });

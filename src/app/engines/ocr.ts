@@ -9,7 +9,7 @@ import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/
 import { resolveModelDir } from "../../model/registry.js";
 import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
-import { closeOpenTables, parseGroundedPage, splitPages } from "../../output/grounding.js";
+import { closeOpenTables, parseGroundedPage, splitPages, unwrapSingleCellTables } from "../../output/grounding.js";
 import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
 import { assembleVisualEmbeddings } from "../../vision/layout.js";
@@ -254,7 +254,7 @@ class OcrDecoder implements PageDecoder {
           if (count >= this.maxTokens || run.reason === "cancelled") break;
         }
         // a line-unit page is the concatenation of its lines' Markdown (each carries its own separator)
-        const text = p.views ? closeOpenTables(texts.join("").replace(/^\s+/, "")) : texts.join("");
+        const text = p.views ? unwrapSingleCellTables(closeOpenTables(texts.join("").replace(/^\s+/, ""))) : texts.join("");
         const page = await this.page(pages, p, text, count, truncated,
           { ...p.timings, prefill: round(prefill), decode: round(decodeMs) });
         if (runaway) {
