@@ -5,7 +5,7 @@
 // overlap it and share its font size, words on its own lines within a narrow gap, and a few outlying
 // words at its sides. Reading order is poppler's too (text-order.ts): Breuel's topological sort.
 import type { TextRun } from "../input/index.js";
-import { readingOrder } from "./text-order.js";
+import { readingOrder, type OrderBlock } from "./text-order.js";
 
 export interface Word {
   text: string;
@@ -31,14 +31,9 @@ export interface TextLine {
   base: number;
 }
 
-export interface TextBlock {
+/** A block: its extent and the font size of its first word (what the grouping and ordering rules compare), and its lines. */
+export interface TextBlock extends OrderBlock {
   lines: TextLine[];
-  /** Font size of the block's first word: what the grouping rules compare against. */
-  fontSize: number;
-  xMin: number;
-  xMax: number;
-  yMin: number;
-  yMax: number;
 }
 
 /** Share of the em square above / below the baseline (pdfjs' per-font metrics are unreliable for Type 3). */

@@ -112,22 +112,21 @@ function endsOneColumn(left: readonly Extent[], right: readonly Extent[], at: nu
 
 /**
  * Items in reading order. The page is split at its widest empty band, top before bottom, left before
- * right; a vertical band (a gutter) must be at least `body` wide and clearly wider than any horizontal
- * one (or, with `columnsFirst`, the horizontal band merely ends one column: text lines, where that is the
- * better guess; the text engine's blocks measured worse with it), so page columns read one after the other
- * while a full-width title stays above the columns under it.
+ * right; a vertical band (a gutter) must be at least `body` wide and either clearly wider than any
+ * horizontal one or the horizontal band merely ends one column (see endsOneColumn), so page columns read
+ * one after the other while a full-width title stays above the columns under it.
  * A band between the columns of a table (see tableLike) does not cut: its rows read in turn, cells left to right.
  * Items overlapping on both axes (dilated boxes) read row by row, left to right: a section number set a quad
  * apart from its title is detected as its own box, which the title's box overlaps.
  */
-export function xyCut<T extends Extent>(items: readonly T[], body: number, columnsFirst = false): T[] {
+export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] {
   if (items.length <= 1) return [...items];
   const h = widestGap(items, "y");
   const v = widestGap(items, "x");
-  const cut = (parts: T[][]): T[] => parts.flatMap((part) => xyCut(part, body, columnsFirst));
+  const cut = (parts: T[][]): T[] => parts.flatMap((part) => xyCut(part, body));
   if (v && v.gap >= body) {
     const [left, right] = sides(items, "x", v.at);
-    if (!h || v.gap > GUTTER_OVER_GAP * h.gap || (columnsFirst && endsOneColumn(left, right, h.at))) {
+    if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at)) {
       if (!tableLike(left, right, v.gap)) return cut([left, right]);
       if (!h) return byRows(items);
     }

@@ -119,7 +119,7 @@ function median(values: number[]): number {
  */
 export function orderLines(boxes: readonly LineBox[]): LineBox[] {
   const body = median(boxes.map((b) => b.yMax - b.yMin)) || 10;
-  return xyCut(boxes, 0.5 * body, true);
+  return xyCut(boxes, 0.5 * body);
 }
 
 /** unitGeometry of every line of a page, given in reading order (each against the line before it). */
