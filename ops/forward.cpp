@@ -149,12 +149,16 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     positions[i] = first + i;
   }
 
-  // Focal pruning (decode steps only; prefill always attends everything). warm-up: full lists, every
-  // layer reports its visual share. After it: a focal layer attends all visual entries and keeps the top
-  // ceil(keep * N) by head-averaged probability (ties: lowest position); other layers attend the current
-  // set, which carries over from the previous step until the first focal layer replaces it.
+  // Focal pruning (decode steps only; prefill always attends everything). warm-up: the first `warmup`
+  // steps after a view arrives attend fully (a new view is read unpruned until the model has found its
+  // place in it); during the session's first warm-up every layer reports its visual share, which chooses
+  // the focal layers. After it: a focal layer attends all visual entries and keeps the top ceil(keep * N)
+  // by head-averaged probability (ties: lowest position); other layers attend the current set, which
+  // carries over from the previous step until the first focal layer replaces it. In a later view's
+  // warm-up the focal layers already choose, so the set is ready when pruning resumes.
   const bool focal = decode && n == 1 && focal_on();
-  const bool warm = focal && focal_steps_ < opts_.focal.warmup;
+  const bool measuring = focal && focal_steps_ < opts_.focal.warmup;
+  const bool warm = focal && (measuring || view_steps_ < opts_.focal.warmup);
   FocalScratch& fs = focal_scratch_;  // reused across steps: no allocation once the sizes settle
   if (focal) {
     fs.visual_index.clear();
@@ -214,7 +218,7 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
       attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), n, NH, NKV, D, kv, slots.data(), visible.data(), att.data());
     } else {
       const bool full_layer = warm || is_focal_[l] || !focus_valid_;
-      const bool want_probs = warm || is_focal_[l];
+      const bool want_probs = measuring || is_focal_[l];
       const int32_t* use = slots.data();
       int32_t nv = visible[0];
       if (!full_layer) {
@@ -233,7 +237,7 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
         fs.visual_mean.resize(static_cast<size_t>(N));
         double share = 0;
         for (int64_t i = 0; i < N; i++) share += (fs.visual_mean[i] = fs.mean[fs.visual_index[i]]);
-        if (warm) visual_share_[l] += share;
+        if (measuring) visual_share_[l] += share;
         else if (N > 0) {
           const int64_t keep = std::min<int64_t>(N, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(opts_.focal.keep * static_cast<double>(N)))));
           fs.chosen.resize(static_cast<size_t>(keep));
@@ -275,6 +279,7 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   if (focal) {
     if (!warm && opts_.record_fixations && focus_valid_) fixations_.push_back({first, focus_});
     focal_steps_++;
+    view_steps_++;
     if (focal_steps_ == opts_.focal.warmup) choose_focal_layers();
   }
 }

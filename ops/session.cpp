@@ -97,6 +97,7 @@ void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int6
   forward(x.data(), n, capture);
   for (int64_t i = 0; i < n; i++) live_.push_back(first + i);
   focus_valid_ = false;  // new visual entries compete again: the next focal layer chooses among all
+  if (row > 0) view_steps_ = 0;  // a new view is read unpruned for its first `warmup` steps
 }
 
 void Session::retire(int64_t begin, int64_t end) {
@@ -118,6 +119,7 @@ void Session::set_focal(const SessionOptions::Focal& focal) {
   check_focal(focal, model_.config());
   opts_.focal = focal;
   focal_steps_ = 0;
+  view_steps_ = 0;
   visual_share_.clear();
   is_focal_.clear();
   focus_valid_ = false;

@@ -24,7 +24,8 @@ struct SessionOptions {
   struct Focal {
     double keep = 1.0;  // share tau of the visual entries kept in a focal layer, 0 < keep <= 1
     int layers = 0;     // number of focal layers K chosen after the warm-up
-    int warmup = 0;     // decode steps with full attention that measure each layer's visual share
+    int warmup = 0;     // decode steps with full attention after each view arrives; the first ones also
+                        // measure each layer's visual share, which chooses the focal layers
   } focal;
   bool record_fixations = false;  // keep, per focal decode step, the visual positions selected
 };
@@ -118,6 +119,7 @@ class Session {
   int32_t pending_ = -1;               // generated token not yet in the cache
   // Focal state.
   int64_t focal_steps_ = 0;             // decode steps seen (warm-up counts these)
+  int64_t view_steps_ = 0;              // decode steps since visual entries last arrived (per-view warm-up)
   std::vector<double> visual_share_;    // [layers] summed head-averaged visual probability over the warm-up
   std::vector<uint8_t> is_focal_;       // [layers], set after the warm-up
   bool focus_valid_ = false;            // focus_ holds the last focal layer's set (else: all visual entries)

@@ -5,6 +5,8 @@
 # The policy, as ops/forward.cpp implements it (decode steps only; the prefix is always attended in full):
 # - warm-up: the first w decode steps attend fully; each layer adds up the head-averaged probability that the
 #   new query puts on visual keys. After step w the K layers with the largest sum (ties: lowest layer) are focal.
+# - per-view warm-up: after visual rows are appended (the next page or line view), the next w decode steps
+#   attend fully too; the focal layers already choose during them, so the set is ready when pruning resumes.
 # - then, per decode step and layer: a focal layer attends every visual key, and keeps the top ceil(tau * N)
 #   visual keys by head-averaged probability (ties: lowest position); any other layer attends only the
 #   current set (plus all non-visual keys and the text window). The set carries over to the next step, so the
@@ -43,8 +45,11 @@ def last_row_probs(layer, x, cos, sin, mask_row):
 
 
 @torch.no_grad()
-def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Optional[int], focal: Optional[dict]):
-    """Greedy tokens, focal layers chosen, per focal step the kept visual positions, and the smallest top-1 gap."""
+def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Optional[int], focal: Optional[dict],
+                   extend_at: Optional[int] = None, view: Optional[torch.Tensor] = None):
+    """Greedy tokens, focal layers chosen, per focal step the kept visual positions, and the smallest top-1 gap.
+    With extend_at, the rows of `view` (visual) are appended once that many tokens were generated (the last one
+    fed first), as the engine's extend() does mid-generation; decoding then continues from the view's last row."""
     cfg = model.cfg
     L = cfg.num_hidden_layers
     kinds = list(kinds)
@@ -57,6 +62,7 @@ def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Opt
     is_focal = [False] * L
     focus = None
     steps = 0
+    view_steps = 0
     out, fixations, min_gap, min_sel_gap = [], [], float("inf"), float("inf")
     while True:
         top2 = torch.topk(logits, 2).values
@@ -71,7 +77,8 @@ def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Opt
         base = (rswa_mask(kinds, window) if window else causal_mask(T))[-1]
         visual = torch.tensor([k == KIND_VISUAL for k in kinds])
         vis_pos = [i for i, k in enumerate(kinds) if k == KIND_VISUAL]
-        warm = focal is not None and steps < focal["warmup"]
+        measuring = focal is not None and steps < focal["warmup"]
+        warm = measuring or (focal is not None and view_steps < focal["warmup"])
         pos = torch.arange(T)
         cos, sin = rope_cos_sin(pos[None], cfg.head_dim, cfg.rope_theta, embeds.dtype)
         x = embeds[None]
@@ -86,10 +93,10 @@ def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Opt
                 row &= ~visual | keep
             grown[-1] = row
             masks[l] = grown
-            if focal is not None and (warm or is_focal[l]):
+            if focal is not None and (measuring or is_focal[l]):
                 p = last_row_probs(layer, x, cos, sin, row)
                 avg = p[:, vis_pos].to(torch.float64).sum(0) / p.shape[0]
-                if warm:
+                if measuring:
                     shares[l] += float(avg.sum())
                 else:
                     n = len(vis_pos)
@@ -105,9 +112,30 @@ def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Opt
             if not warm and focus is not None:
                 fixations.append(focus)
             steps += 1
+            view_steps += 1
             if steps == focal["warmup"]:
                 order = sorted(range(L), key=lambda i: (-shares[i], i))
                 is_focal = [i in order[: focal["layers"]] for i in range(L)]
+        if extend_at is not None and len(out) == extend_at:
+            # The view enters as a prefill: every new row attends all live keys under the base mask, in every layer.
+            m = view.shape[0]
+            embeds = torch.cat([embeds, view], 0)
+            kinds += [KIND_VISUAL] * m
+            T += m
+            base = rswa_mask(kinds, window) if window else causal_mask(T)
+            for l in range(L):
+                grown = torch.zeros(T, T, dtype=torch.bool)
+                grown[:-m, :-m] = masks[l]
+                grown[-m:] = base[-m:]
+                masks[l] = grown
+            cos, sin = rope_cos_sin(torch.arange(T)[None], cfg.head_dim, cfg.rope_theta, embeds.dtype)
+            x = embeds[None]
+            for l, layer in enumerate(model.model.layers):
+                bias = torch.zeros(T, T).masked_fill(~masks[l], torch.finfo(torch.float32).min)[None, None]
+                x = layer(x, cos, sin, bias)
+            logits = model.logits(model.model.norm(x))[0, -1].to(torch.float32)
+            focus = None
+            view_steps = 0
     layers = [i for i in range(L) if is_focal[i]]
     return out, layers, fixations, min_gap, min_sel_gap
 
@@ -137,9 +165,13 @@ def main():
             {"name": "focal_full", "window": None, "maxTokens": 32, "focal": {"keep": 0.25, "layers": 1, "warmup": 3}},
             {"name": "focal_full_2layers", "window": None, "maxTokens": 32, "focal": {"keep": 0.1, "layers": 2, "warmup": 2}},
             {"name": "focal_rswa", "window": 8, "maxTokens": 40, "focal": {"keep": 0.25, "layers": 2, "warmup": 2}},
+            # A second view (the same visual rows again) enters after 12 tokens: its first 3 steps attend fully.
+            {"name": "focal_views", "window": 8, "maxTokens": 36, "focal": {"keep": 0.25, "layers": 2, "warmup": 3},
+             "extendAt": 12},
         ]
         for s in specs:
-            toks, layers, fix, gap, sel_gap = focal_generate(model, embeds, kinds, s["maxTokens"], s["window"], s["focal"])
+            toks, layers, fix, gap, sel_gap = focal_generate(model, embeds, kinds, s["maxTokens"], s["window"], s["focal"],
+                                                             s.get("extendAt"), vis)
             result["cases"].append({**s, "tokens": toks, "focalLayers": layers, "fixations": fix, "minGap": gap,
                                     "minSelectionGap": None if sel_gap == float("inf") else sel_gap})
             print(f"{d} {s['name']}: {len(toks)} tokens, focal layers {layers}, min logit gap {gap:.2e}, "

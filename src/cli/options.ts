@@ -176,7 +176,7 @@ export const OPTIONS = {
   },
   focalWarmup: {
     flags: "--focal-warmup <n>",
-    description: "decode steps of full attention before focal pruning starts",
+    description: "decode steps of full attention at the start of each page or line view before focal pruning (the first ones also choose the focal layers)",
     parse: integer("--focal-warmup", 1, 1_000_000),
   },
   noFocal: {

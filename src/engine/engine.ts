@@ -27,7 +27,7 @@ export interface FocalOptions {
   keep: number;
   /** Number of focal layers, chosen after the warm-up by their share of attention on visual entries. */
   layers: number;
-  /** Decode steps run with full attention to measure that share (>= 1). */
+  /** Decode steps run with full attention after each view enters (>= 1); the session's first ones measure that share. */
   warmup: number;
 }
 

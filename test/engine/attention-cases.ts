@@ -12,6 +12,8 @@ export interface AttentionCase {
   tokens: number[];
   focalLayers: number[];
   fixations: number[][];
+  /** Tokens generated before the prefix's visual rows are appended again as a second view (mid-generation). */
+  extendAt?: number;
 }
 
 export function loadAttentionCases(model: string): AttentionCase[] {

@@ -59,12 +59,34 @@ for (const model of ["tiny-model", "tiny-model-tied"]) {
           focal: c.focal!,
           recordFixations: true,
         });
-        await s.prefill(prefixInput(g, "prefix_long"));
-        expect(await collect(s, c.maxTokens)).toEqual(c.tokens);
-        expect(s.stats().focalLayers).toEqual(c.focalLayers);
+        const prefix = prefixInput(g, "prefix_long");
+        await s.prefill(prefix);
+        const tokens = await collect(s, c.extendAt ?? c.maxTokens);
         const fx = s.takeFixations();
+        let firstView = fx.length;
+        if (c.extendAt !== undefined) {
+          // A second view mid-generation (the same rows again): its first `warmup` decode steps attend fully,
+          // so no fixation is recorded for them; pruning then resumes over both views' visual entries.
+          expect(fx).toHaveLength(c.extendAt - 1 - c.focal!.warmup);
+          const viewStart = prefix.tokens.length + visualRows + c.extendAt;
+          await s.extend({ tokens: [], embeddings: prefix.embeddings, embeddingPositions: Array.from({ length: visualRows }, (_, i) => i) });
+          tokens.push(...(await collect(s, c.maxTokens - c.extendAt)));
+          // extend() first feeds the last generated token: a pruned step of the first view.
+          const [fed, ...after] = s.takeFixations();
+          expect(fed.position).toBe(viewStart - 1);
+          fx.push(fed);
+          expect(after).toHaveLength(c.maxTokens - c.extendAt - 1 - c.focal!.warmup);
+          for (const f of after) {
+            expect(f.position).toBeGreaterThanOrEqual(viewStart + visualRows + c.focal!.warmup);
+            expect(f.visual).toHaveLength(Math.ceil(c.focal!.keep * 2 * visualRows));
+          }
+          firstView = fx.length;
+          fx.push(...after);
+        }
+        expect(tokens).toEqual(c.tokens);
+        expect(s.stats().focalLayers).toEqual(c.focalLayers);
         expect(fx.map((f) => f.visual)).toEqual(c.fixations);
-        for (const f of fx) expect(f.visual).toHaveLength(Math.ceil(c.focal!.keep * visualRows));
+        for (const f of fx.slice(0, firstView)) expect(f.visual).toHaveLength(Math.ceil(c.focal!.keep * visualRows));
         expect(s.takeFixations()).toEqual([]);
       });
     }
