@@ -1,8 +1,9 @@
 // openDocument on real pages: PDFs through pdfjs, images through sharp, and every unusable input.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { InputError, openDocument, readDocumentBytes, renderedSize } from "../../src/input/index.js";
+import { PDF_CACHE_PAGES } from "../../src/input/pdf.js";
 import { tableAs, tablePng, twoPageTiff } from "../helpers/images.js";
 import { fixture, tempDir } from "../helpers/paths.js";
 import { makePdf } from "../helpers/pdf.js";
@@ -44,6 +45,23 @@ describe("PDF documents", () => {
       const hi = await doc.renderPage(2, { dpi: 150 });
       expect([hi.width, hi.height]).toEqual([1240, 1754]);
       expect(renderedSize(await doc.pageSize(2), { dpi: 150 })).toMatchObject({ width: 1240, height: 1754 });
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it(`drops pdfjs' font and image caches every ${PDF_CACHE_PAGES} pages, and pages render the same after it`, async () => {
+    const doc = await openDocument(fixture("multi_page.pdf"));
+    try {
+      const inner = (doc as unknown as { doc: { cleanup(): Promise<boolean> } }).doc;
+      const cleanup = vi.spyOn(inner, "cleanup");
+      const first = await doc.renderPage(1, { dpi: 72 });
+      for (let i = 1; i < PDF_CACHE_PAGES; i++) await doc.renderPage(1 + (i % doc.pageCount), { dpi: 72 });
+      expect(cleanup).toHaveBeenCalledTimes(1);
+      const again = await doc.renderPage(1, { dpi: 72 });
+      expect(Buffer.compare(Buffer.from(again.data), Buffer.from(first.data))).toBe(0);
+      const text = await doc.textContent(1);
+      expect(text!.runs.length).toBeGreaterThan(20);
     } finally {
       await doc.close();
     }
