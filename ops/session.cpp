@@ -146,6 +146,8 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
                               const std::atomic<bool>* cancel) {
   if (last_logits_.empty() && pending_ < 0) throw EngineError("BAD_STATE", "generate called before any entry was added");
   const int64_t V = model_.config().vocab_size;
+  if (!opts.max_run.empty() && static_cast<int64_t>(opts.max_run.size()) != V)
+    throw EngineError("BAD_OPTION", "maxRun has " + std::to_string(opts.max_run.size()) + " entries; the vocabulary has " + std::to_string(V));
   std::vector<uint8_t> banned(static_cast<size_t>(V), 0);
   std::vector<int32_t> banned_list;
   for (int i = 0; i < opts.max_tokens; i++) {
@@ -165,6 +167,19 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
         if (std::find(nr.exempt.begin(), nr.exempt.end(), t) != nr.exempt.end()) continue;
         banned[t] = 1;
         banned_list.push_back(t);
+      }
+    }
+    // Run cap: the last token may not extend its run past max_run[token].
+    if (!opts.max_run.empty() && len > 0) {
+      const int32_t t = history_.back();
+      const int32_t cap = opts.max_run[static_cast<size_t>(t)];
+      if (cap > 0) {
+        int64_t run = 1;
+        while (run < len && run < cap && history_[len - 1 - run] == t) run++;
+        if (run >= cap && !banned[t]) {
+          banned[t] = 1;
+          banned_list.push_back(t);
+        }
       }
     }
     int64_t tok = argmax_masked(last_logits_.data(), V, banned_list.empty() ? nullptr : &banned);

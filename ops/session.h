@@ -53,6 +53,9 @@ struct GenerateOptions {
   int max_tokens = 0;
   std::vector<int32_t> stop_tokens;
   NoRepeatRule no_repeat;
+  // Run caps: empty, or one entry per vocabulary id; max_run[t] > 0 bans t once the last max_run[t] generated
+  // tokens are all t (a token may not repeat more often in a row than that). 0 = no cap.
+  std::vector<int32_t> max_run;
 };
 
 // Optional per-call dumps for golden tests.

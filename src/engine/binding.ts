@@ -32,6 +32,8 @@ export interface NativeGenerateOptions {
   maxTokens: number;
   stopTokens: Int32Array;
   noRepeat?: { n: number; window: number; exempt: Int32Array };
+  /** One cap per vocabulary id (0 = none). */
+  maxRun?: Int32Array;
 }
 
 export interface NativeSession {

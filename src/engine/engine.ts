@@ -88,6 +88,8 @@ export interface GenerateOptions {
   maxTokens: number;
   stopTokens?: readonly number[];
   noRepeat?: NoRepeatRule;
+  /** Run caps: token id -> the most times it may appear in a row (>= 1); it is banned once its run is that long. */
+  maxRun?: ReadonlyMap<number, number>;
 }
 
 export interface GenerateResult {
@@ -312,6 +314,15 @@ export class Session {
         exempt: toInt32(options.noRepeat.exempt ?? [], "noRepeat.exempt"),
       };
     }
+    let maxRun: Int32Array | undefined;
+    if (options.maxRun?.size) {
+      const vocab = this.engine.config.vocab_size;
+      maxRun = new Int32Array(vocab);
+      for (const [token, run] of options.maxRun) {
+        if (!Number.isInteger(token) || token < 0 || token >= vocab) throw badOption(`a token id below ${vocab}`, "maxRun", token);
+        maxRun[token] = checkInt(run, `maxRun[${token}]`, 1);
+      }
+    }
     const queue: number[] = [];
     const all: number[] = [];
     let done = false;
@@ -324,7 +335,7 @@ export class Session {
     };
     let native: Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
     try {
-      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat }, (tokens) => {
+      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat, maxRun }, (tokens) => {
         for (const t of tokens) {
           queue.push(t);
           all.push(t);
