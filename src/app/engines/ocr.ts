@@ -1,5 +1,6 @@
 // The "model" engine: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout (DeepSeek-OCR, Unlimited-OCR)
 // or the streaming layout (our default model). Replaces the placeholder registration of model.ts.
+import { letterRunCaps } from "../letter-runs.js";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { Engine, EngineError, type AttentionPolicy, type FocalOptions, type GenerateOptions, type NoRepeatRule, type Session } from "../../engine/index.js";
@@ -238,7 +239,8 @@ class OcrDecoder implements PageDecoder {
           // a line view never needs more than a few tokens per slot: a runaway line is cut there, not at the page cap
           const remaining = Math.max(1, this.maxTokens - count);
           const lineCap = view.count ? Math.min(remaining, 4 * view.count + 64) : remaining;
-          const run = await this.generatePage(session, pageNumber, { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
+          const maxRun = view.text !== undefined && json.vision.lines?.letter_runs ? letterRunCaps(view.text, this.m.tokenizer) : undefined;
+          const run = await this.generatePage(session, pageNumber, { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun }, context);
           decodeMs += performance.now() - t;
           if (this.fixations) this.recordFixations(this.fixations, pages.source, p, session, ext.start, view, index, count);
           const ended = run.reason === "stop";
