@@ -27,6 +27,48 @@ function widestGap(items: readonly Extent[], axis: "x" | "y"): { at: number; gap
   return best;
 }
 
+/** Every empty band between extents along y, top to bottom. */
+function bandsY(items: readonly Extent[]): { at: number; gap: number }[] {
+  const spans = items.map((b) => [b.yMin, b.yMax] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const out: { at: number; gap: number }[] = [];
+  let reach = spans[0]![1];
+  for (let i = 1; i < spans.length; i++) {
+    const [start, end] = spans[i]!;
+    if (start > reach) out.push({ at: (start + reach) / 2, gap: start - reach });
+    reach = Math.max(reach, end);
+  }
+  return out;
+}
+
+/**
+ * Full-width lines above and below page columns (a running header, a page number set in the gutter) hide the
+ * gutter from the whole page, and cutting at the widest band instead would slice the columns into sections
+ * read across (a short right column read between two parts of the left one). When peeling off what lies above
+ * the topmost band and/or below the bottommost one leaves items with a gutter, and what is peeled reaches into
+ * that gutter, the cuts are taken there: header, columns, footer.
+ */
+function peelToColumns<T extends Extent>(items: readonly T[], body: number): T[][] | undefined {
+  const bands = bandsY(items);
+  if (bands.length === 0) return undefined;
+  const first = bands[0]!.at, last = bands[bands.length - 1]!.at;
+  const middle = (b: T) => (b.yMin + b.yMax) / 2;
+  for (const [top, bottom] of [[first, last], [first, Infinity], [-Infinity, last]] as const) {
+    if (top >= bottom) continue;
+    const inner = items.filter((b) => middle(b) > top && middle(b) < bottom);
+    if (inner.length < 2) continue;
+    const v = widestGap(inner, "x");
+    if (!v || v.gap < body) continue;
+    const [left, right] = sides(inner, "x", v.at);
+    if (tableLike(left, right, v.gap)) continue;
+    // a peeled part must be what hid the gutter (an item reaching into it), not the end of one column
+    const blocks = (part: T[]) => part.some((b) => b.xMax > v.at - v.gap / 2 && b.xMin < v.at + v.gap / 2);
+    const above = items.filter((b) => middle(b) <= top), below = items.filter((b) => middle(b) >= bottom);
+    if ((above.length && !blocks(above)) || (below.length && !blocks(below))) continue;
+    return [above, inner, below].filter((part) => part.length > 0);
+  }
+  return undefined;
+}
+
 /** Share of `items` that sit on the same row as some item of `others`. */
 function rowShare(items: readonly Extent[], others: readonly Extent[]): number {
   let shared = 0;
@@ -117,7 +159,8 @@ function endsOneColumn(left: readonly Extent[], right: readonly Extent[], at: nu
  * one after the other while a full-width title stays above the columns under it.
  * A band between the columns of a table (see tableLike) does not cut: its rows read in turn, cells left to right.
  * Items overlapping on both axes (dilated boxes) read row by row, left to right: a section number set a quad
- * apart from its title is detected as its own box, which the title's box overlaps.
+ * apart from its title is detected as its own box, which the title's box overlaps. Where no gutter shows,
+ * a header and footer are peeled off first when that reveals one (see peelToColumns).
  */
 export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] {
   if (items.length <= 1) return [...items];
@@ -130,6 +173,10 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] 
       if (!tableLike(left, right, v.gap)) return cut([left, right]);
       if (!h) return byRows(items);
     }
+  }
+  if (h && !(v && v.gap >= body)) {
+    const parts = peelToColumns(items, body);
+    if (parts && parts.length > 1) return cut(parts);
   }
   if (h) return cut(sides(items, "y", h.at));
   return byRows(items);

@@ -58,6 +58,23 @@ describe("orderLines", () => {
     expect(orderLines([...right, ...left].reverse())).toEqual([...left, ...right]);
   });
 
+  it("reads columns one after the other under a full-width header and above a page number set in the gutter (synthetic test doc-00007)", () => {
+    // the detector's boxes of that page: header, left column (three sections), a short right column, page number
+    const header = box(131, 136, 778, 165);
+    const left = [[213, 244], [251, 285], [279, 312], [308, 342], [364, 400], [405, 435], [575, 608], [611, 649], [711, 743], [748, 782], [835, 877], [1391, 1426], [1432, 1461]]
+      .map(([y0, y1], i) => box(131, y0!, i % 3 ? 590 : 300, y1!));
+    const right = [[192, 222], [220, 249], [247, 277], [275, 304], [299, 333], [330, 359]].map(([y0, y1]) => box(649, y0!, 1140, y1!));
+    const page = box(634, 1503, 643, 1515);
+    expect(orderLines([page, ...right, ...left, header])).toEqual([header, ...left, ...right, page]);
+  });
+
+  it("does not peel off the end of a column as if it were a footer (a header, no footer, a short right column)", () => {
+    const header = box(10, 10, 590, 40);
+    const left = [0, 1, 2, 3, 4, 5].map((i) => box(10, 60 + 20 * i + (i >= 4 ? 40 : 0), 280, 75 + 20 * i + (i >= 4 ? 40 : 0)));
+    const right = [0, 1].map((i) => box(320, 60 + 20 * i, 590, 75 + 20 * i));
+    expect(orderLines([...right, ...left, header].reverse())).toEqual([header, ...left, ...right]);
+  });
+
   it("reads two columns of aligned prose lines column by column, not across", () => {
     const left = [0, 1, 2, 3].map((i) => box(10, 60 + 20 * i, 280, 75 + 20 * i));
     const right = [0, 1, 2, 3].map((i) => box(300, 60 + 20 * i, 590, 75 + 20 * i));
