@@ -1,4 +1,4 @@
-// Letter-run caps of line views: from the recogniser's reading of the line to the engine's maxRun.
+// Letter-run caps of line views (from the recogniser's reading of the line to the engine's maxRun), and the fallback to that reading.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { letterRunCaps, longestRuns } from "../../src/app/letter-runs.js";
@@ -20,5 +20,16 @@ describe("letter-run caps", () => {
     expect([cap("z"), cap("Q")]).toEqual([2, 2]); // not in the line
     for (const c of ["#", "-", "=", " ", "0", "ü", "я"]) expect(tok.tokenId(c) === undefined || !caps.has(tok.tokenId(c)!)).toBe(true);
     expect(caps.size).toBe(52);
+  });
+});
+
+describe("line fallback (a line the decoder did not end within its cap)", () => {
+  it("keeps the decoder's separator and block marker, then the recogniser's reading", async () => {
+    const { lineFallback } = await import("../../src/app/engines/ocr.js");
+    expect(lineFallback("\n\nsavelog [-m Modus] [-] [-] [-] [-] [-", " savelog [-m Modus] [-u Benutzer] ")).toBe("\n\nsavelog [-m Modus] [-u Benutzer]");
+    expect(lineFallback("\n\n## Optio Optio Optio", "Optionen")).toBe("\n\n## Optionen");
+    expect(lineFallback(" - item item item", "item one")).toBe(" - item one");
+    expect(lineFallback(" 12. step step", "step two")).toBe(" 12. step two");
+    expect(lineFallback("word word word", "words")).toBe("words");
   });
 });
