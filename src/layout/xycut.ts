@@ -14,22 +14,9 @@ export interface Extent {
  */
 const GUTTER_OVER_GAP = 2;
 
-/** Largest empty band between extents along one axis: cut position and width. */
-function widestGap(items: readonly Extent[], axis: "x" | "y"): { at: number; gap: number } | undefined {
+/** Every empty band between extents along one axis, in order: cut position and width. */
+function bands(items: readonly Extent[], axis: "x" | "y"): { at: number; gap: number }[] {
   const spans = items.map((b) => (axis === "x" ? [b.xMin, b.xMax] : [b.yMin, b.yMax]) as [number, number]).sort((a, b) => a[0] - b[0]);
-  let best: { at: number; gap: number } | undefined;
-  let reach = spans[0]![1];
-  for (let i = 1; i < spans.length; i++) {
-    const [start, end] = spans[i]!;
-    if (start > reach && (!best || start - reach > best.gap)) best = { at: (start + reach) / 2, gap: start - reach };
-    reach = Math.max(reach, end);
-  }
-  return best;
-}
-
-/** Every empty band between extents along y, top to bottom. */
-function bandsY(items: readonly Extent[]): { at: number; gap: number }[] {
-  const spans = items.map((b) => [b.yMin, b.yMax] as [number, number]).sort((a, b) => a[0] - b[0]);
   const out: { at: number; gap: number }[] = [];
   let reach = spans[0]![1];
   for (let i = 1; i < spans.length; i++) {
@@ -40,6 +27,11 @@ function bandsY(items: readonly Extent[]): { at: number; gap: number }[] {
   return out;
 }
 
+/** Largest empty band along one axis (the first of equal ones). */
+function widestGap(items: readonly Extent[], axis: "x" | "y"): { at: number; gap: number } | undefined {
+  return bands(items, axis).reduce<{ at: number; gap: number } | undefined>((best, band) => (!best || band.gap > best.gap ? band : best), undefined);
+}
+
 /**
  * Full-width lines above and below page columns (a running header, a page number set in the gutter) hide the
  * gutter from the whole page, and cutting at the widest band instead would slice the columns into sections
@@ -48,9 +40,9 @@ function bandsY(items: readonly Extent[]): { at: number; gap: number }[] {
  * that gutter, the cuts are taken there: header, columns, footer.
  */
 function peelToColumns<T extends Extent>(items: readonly T[], body: number): T[][] | undefined {
-  const bands = bandsY(items);
-  if (bands.length === 0) return undefined;
-  const first = bands[0]!.at, last = bands[bands.length - 1]!.at;
+  const ys = bands(items, "y");
+  if (ys.length === 0) return undefined;
+  const first = ys[0]!.at, last = ys[ys.length - 1]!.at;
   const middle = (b: T) => (b.yMin + b.yMax) / 2;
   for (const [top, bottom] of [[first, last], [first, Infinity], [-Infinity, last]] as const) {
     if (top >= bottom) continue;
@@ -167,14 +159,15 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] 
   const h = widestGap(items, "y");
   const v = widestGap(items, "x");
   const cut = (parts: T[][]): T[] => parts.flatMap((part) => xyCut(part, body));
-  if (v && v.gap >= body) {
+  const gutter = v !== undefined && v.gap >= body;
+  if (gutter) {
     const [left, right] = sides(items, "x", v.at);
     if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at)) {
       if (!tableLike(left, right, v.gap)) return cut([left, right]);
       if (!h) return byRows(items);
     }
   }
-  if (h && !(v && v.gap >= body)) {
+  if (h && !gutter) {
     const parts = peelToColumns(items, body);
     if (parts && parts.length > 1) return cut(parts);
   }

@@ -245,7 +245,7 @@ class OcrDecoder implements PageDecoder {
           // a line's Markdown is at most 2 tokens per recogniser slot + 24 (every aligned line of 2,000 validation
           // and 11,000 training lines is within 2 per slot + 10): a line still going there has run away
           const remaining = Math.max(1, this.maxTokens - count);
-          const slots = view.slotX?.length ?? view.count;
+          const slots = view.slotX?.length; // line views only
           const lineCap = slots !== undefined ? Math.min(remaining, 2 * slots + 24) : remaining;
           const maxRun = view.text !== undefined && json.vision.lines?.letter_runs ? letterRunCaps(view.text, this.m.tokenizer) : undefined;
           const run = await this.generatePage(session, pageNumber, { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun }, context);
