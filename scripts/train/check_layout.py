@@ -43,7 +43,15 @@ def main():
         scored = logits[shifted != -100]
         wanted = shifted[shifted != -100]
         loss = F.cross_entropy(logits, shifted, ignore_index=-100)
-        _, _, acc = model.forward_batch([(units, offset)])
+        batch_loss, _, acc = model.forward_batch([(units, offset)])
+        # a model that takes principal components (pack.py's data) scores pre-projected units as it scores raw ones
+        pmodel = LineOcrModel(cfg, window=8, encoder={"pca": 6}).eval()
+        pmodel.decoder.init_random(3, std=0.3)
+        pmodel.encoder.pca_mean.normal_()
+        pmodel.encoder.pca_basis.normal_()
+        projected = [dict(u, feats=pmodel.encoder.project(torch.as_tensor(u["feats"])).numpy()) for u in units]
+        raw_loss, _, _ = pmodel.forward_batch([(units, offset)])
+        proj_loss, _, _ = pmodel.forward_batch([(projected, offset)])
         # reading: prompt, then per unit retire the previous view, extend this one, feed the same tokens
         runner = CachedDecoder(model, 1)
         dec = model.decoder
@@ -62,8 +70,11 @@ def main():
         read = torch.stack(read)
     same_targets = wanted.tolist() == fed
     diff = float((scored - read).abs().max()) if scored.shape == read.shape else float("inf")
-    ok = same_targets and diff < 1e-4
-    print(json.dumps({"ok": ok, "targets": len(fed), "same_targets": same_targets, "max_logit_diff": diff, "loss": float(loss), "acc": acc}))
+    batch_diff = abs(float(batch_loss) - float(loss))
+    pca_diff = abs(float(raw_loss) - float(proj_loss))
+    ok = same_targets and diff < 1e-4 and batch_diff < 1e-4 and pca_diff < 1e-4
+    print(json.dumps({"ok": ok, "targets": len(fed), "same_targets": same_targets, "max_logit_diff": diff, "loss": float(loss), "acc": acc,
+                      "batch_loss_diff": batch_diff, "pca_loss_diff": pca_diff}))
     sys.exit(0 if ok else 1)
 
 

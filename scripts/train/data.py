@@ -117,6 +117,37 @@ def load_split(doc_dir, limit=None):
     return docs
 
 
+def load_pack(path, split, limit=None):
+    """Documents of one split from scripts/train/pack.py's file, in load_split's form; a unit's features are the
+    dequantised principal components and the four run features ([S, k + 4]), for a LineEncoder with pca = k."""
+    import lzma
+    z = np.load(path)
+    lo, step = z["pca_lo"], z["pca_step"]
+    g = lambda key: z[f"{split}_{key}"]  # noqa: E731
+    packed = g("codes")
+    q = np.empty((packed.shape[0], packed.shape[1] * 2), np.float32)
+    q[:, 0::2] = packed & 15
+    q[:, 1::2] = packed >> 4
+    feats = np.concatenate([q * step + lo, g("runs").astype(np.float32) / 8, g("peaks").astype(np.float32)], 1)
+    ids = g("ids").astype(np.int64)
+    targets = json.loads(lzma.decompress(g("targets").tobytes()).decode())
+    docs = []
+    for u, (d, p, start, n, has, geo) in enumerate(zip(g("doc"), g("page"), g("start"), g("count"), g("has"), g("geometry"))):
+        if limit is not None and d >= limit:
+            break
+        while len(docs) <= d:
+            docs.append([])
+        while len(docs[d]) <= p:
+            docs[d].append([])
+        unit = {"geometry": geo.astype(np.float32), "target": targets[u], "text": None}
+        if has:
+            unit["ids"], unit["feats"] = ids[start:start + n], feats[start:start + n]
+        else:  # not aligned: never trained on, only its slot count matters (window offsets)
+            unit["ids"], unit["feats"] = np.zeros(n, np.int64), np.zeros((n, feats.shape[1]), np.float32)
+        docs[d][p].append(unit)
+    return docs
+
+
 if __name__ == "__main__":
     import sys
     docs = load_split(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else None)

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from model import BUCKETS, FEATURES, GEOMETRY  # noqa: E402  (puts scripts/reference on the path)
 from deepseek_decoder import save_safetensors  # noqa: E402
 from tokenizer import BOS, EOS, IMAGE, PAD, PAGE, PROMPT  # noqa: E402
-from train import CKPT, ROOT, build_model, load_ckpt  # noqa: E402
+from train import CKPT, ROOT, model_from_ckpt  # noqa: E402
 
 LINES = {"detector": "detector.onnx", "recogniser": "recogniser.onnx", "dictionary": "dictionary.txt",
          "det_limit": 960, "det_threshold": 0.3, "det_box_threshold": 0.6, "det_unclip": 1.5, "det_min_size": 3,
@@ -116,8 +116,7 @@ def main():
                          "a line view is at most 131 tokens, and pruning it cost accuracy at every ratio measured)")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    model = build_model()
-    meta = load_ckpt(model, args.ckpt)
+    model, meta = model_from_ckpt(args.ckpt)
     if meta is None:
         sys.exit(f"export: no line-model checkpoint at {args.ckpt}")
     model.eval()

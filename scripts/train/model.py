@@ -18,6 +18,7 @@ from cached import CachedDecoder, KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL  # 
 
 CLASSES = 6625  # recogniser classes (blank, dictionary, space)
 FEATURES = 124
+RECOGNISER = 120  # features 0..119 are the recogniser's; 120..123 the run features (blank steps, run length, peak, position)
 GEOMETRY = 8
 BUCKETS = (16, 48, 128)
 
@@ -51,10 +52,17 @@ class LineEncoder(nn.Module):
     """ids [n, L] long, feats [n, L, 124], valid [n, L] (1 = slot, 0 = padding), geometry [n, 8]
     -> embeddings [n, 1, 1 + L, hidden]: one grid row per line, the geometry token first."""
 
-    def __init__(self, hidden, width=128, heads=2, mlp=256, layers=1, max_slots=BUCKETS[-1]):
+    def __init__(self, hidden, width=128, heads=2, mlp=256, layers=1, max_slots=BUCKETS[-1], pca=0):
         super().__init__()
-        self.feat_norm = nn.LayerNorm(FEATURES)
-        self.feat = nn.Linear(FEATURES, width)
+        # pca > 0: the recogniser's 120 features enter as their first `pca` principal components (scripts/train/pack.py
+        # packs training data that way); the projection is part of the module, so the exported encoder takes raw features
+        self.pca = pca
+        n_in = FEATURES if not pca else pca + FEATURES - RECOGNISER
+        if pca:
+            self.register_buffer("pca_mean", torch.zeros(RECOGNISER))
+            self.register_buffer("pca_basis", torch.zeros(RECOGNISER, pca))
+        self.feat_norm = nn.LayerNorm(n_in)
+        self.feat = nn.Linear(n_in, width)
         self.cls = nn.Embedding(CLASSES, width)
         # each slot also sees its left neighbour's symbol: "the slot after the one I just wrote" is then one lookup
         self.prev = nn.Linear(width, width, bias=False)
@@ -66,7 +74,13 @@ class LineEncoder(nn.Module):
         self.norm = nn.LayerNorm(width)
         self.projector = nn.Linear(width, hidden)
 
-    def forward(self, ids, feats, valid, geometry):
+    def project(self, feats):
+        """Raw slot features [..., 124] -> the model's input features [..., pca + 4]."""
+        return torch.cat([(feats[..., :RECOGNISER] - self.pca_mean) @ self.pca_basis, feats[..., RECOGNISER:]], -1)
+
+    def forward(self, ids, feats, valid, geometry, projected=False):
+        if self.pca and not projected:
+            feats = self.project(feats)
         v = valid.unsqueeze(-1)
         prev_ids = torch.cat([torch.zeros_like(ids[:, :1]), ids[:, :-1]], 1)
         x = (self.feat(self.feat_norm(feats)) + self.cls(ids) + self.prev(self.cls(prev_ids))) * v + self.pad * (1 - v)
@@ -84,11 +98,29 @@ def default_decoder_config(vocab_size):
                          max_position_embeddings=32768)
 
 
+# Model sizes by name. "small" is what a 2-core CPU trains in a session; "wide" is for a lent GPU (~5 M decoder
+# parameters, sized so the bundle with its bf16 decoder and checkpoint stays under the repository's 50 MB).
+ARCHS = {
+    "small": {"encoder": {"width": 128, "heads": 2, "mlp": 256, "layers": 1, "pca": 0},
+              "decoder": {"hidden_size": 128, "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
+                          "head_dim": 64, "intermediate_size": 384, "moe_intermediate_size": 64, "n_routed_experts": 4}},
+    "wide": {"encoder": {"width": 192, "heads": 3, "mlp": 512, "layers": 2, "pca": 64},
+             "decoder": {"hidden_size": 256, "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 4,
+                         "head_dim": 64, "intermediate_size": 768, "moe_intermediate_size": 96, "n_routed_experts": 6}},
+}
+
+
+def decoder_config(vocab_size, arch):
+    d = ARCHS["small"]["decoder"] if arch is None else arch["decoder"]
+    return DecoderConfig(vocab_size=vocab_size, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
+                         max_position_embeddings=32768, **d)
+
+
 def unit_arrays(unit, length):
     """Pads one unit's slots to `length` (longer lines are cut): (ids, feats, valid) as tensors."""
     n = min(len(unit["ids"]), length)
     ids = torch.zeros(length, dtype=torch.long)
-    feats = torch.zeros(length, FEATURES)
+    feats = torch.zeros(length, unit["feats"].shape[1] if n else FEATURES)
     valid = torch.zeros(length)
     ids[:n] = torch.as_tensor(unit["ids"][:n])
     feats[:n] = torch.as_tensor(unit["feats"][:n])
@@ -97,9 +129,9 @@ def unit_arrays(unit, length):
 
 
 class LineOcrModel(nn.Module):
-    def __init__(self, decoder_cfg: DecoderConfig, window=128):
+    def __init__(self, decoder_cfg: DecoderConfig, window=128, encoder=None):
         super().__init__()
-        self.encoder = LineEncoder(decoder_cfg.hidden_size)
+        self.encoder = LineEncoder(decoder_cfg.hidden_size, **(encoder or {}))
         self.decoder = Decoder(decoder_cfg)
         self.window = window
         self.tok = CharTokenizer()
@@ -117,7 +149,7 @@ class LineOcrModel(nn.Module):
             feats = torch.stack([a[1] for a in arrays])
             valid = torch.stack([a[2] for a in arrays])
             geom = torch.stack([torch.as_tensor(units[i]["geometry"]) for i in idx])
-            emb = self.encoder(ids, feats, valid, geom)
+            emb = self.encoder(ids, feats, valid, geom, projected=feats.shape[-1] != FEATURES)
             for k, i in enumerate(idx):
                 out[i] = emb[k]
         return out
@@ -148,35 +180,82 @@ class LineOcrModel(nn.Module):
         positions[len(self.prompt_ids):] += offset
         return torch.cat(parts, 0), torch.tensor(targets), mask, positions
 
-    def forward_batch(self, samples):
-        """samples: list of (units, offset) with unit["target"] set. Returns (loss, predicted tokens, per-token accuracy)."""
+    def collate(self, samples):
+        """The CPU half of a training step (no parameters involved, so DataLoader workers can run it): samples, a
+        list of (units, offset) with unit["target"] set -> tensors for forward_collated. The sequences are those of
+        build_sequence; `index` points each entry at a row of [encoder outputs, image_newline, view_seperator,
+        token embeddings]."""
         flat = [u for units, _ in samples for u in units]
-        embs = self.encode_units(flat)
+        groups = {}
+        for i, u in enumerate(flat):
+            groups.setdefault(bucket(len(u["ids"])), []).append(i)
+        enc, row_of, base = [], [0] * len(flat), 0
+        for length, idx in sorted(groups.items()):
+            arrays = [unit_arrays(flat[i], length) for i in idx]
+            enc.append((torch.stack([a[0] for a in arrays]), torch.stack([a[1] for a in arrays]), torch.stack([a[2] for a in arrays]),
+                        torch.stack([torch.as_tensor(flat[i]["geometry"], dtype=torch.float32) for i in idx])))
+            for k, i in enumerate(idx):
+                row_of[i] = base + k * (1 + length)
+            base += len(idx) * (1 + length)
+        n_enc = base
+        newline, sep, tok0 = n_enc, n_enc + 1, n_enc + 2
         seqs, k = [], 0
         for units, offset in samples:
-            e = embs[k:k + len(units)]
-            k += len(units)
-            seqs.append(self.build_sequence(e, [self.tok.encode(u["target"]) for u in units], offset))
-        T = max(s[0].shape[0] for s in seqs)
-        B, H = len(seqs), seqs[0][0].shape[-1]
-        embeds = seqs[0][0].new_zeros(B, T, H)
+            index = [tok0 + t for t in self.prompt_ids]
+            targets = [-100] * len(self.prompt_ids)
+            views = []
+            for u in units:
+                length = bucket(len(u["ids"]))
+                gen = self.tok.encode(u["target"]) + [PAGE]
+                vis = list(range(row_of[k], row_of[k] + 1 + length)) + [newline, sep]
+                index += vis + [tok0 + t for t in gen]
+                targets += [-100] * len(vis) + gen
+                views.append((len(vis), len(gen)))
+                k += 1
+            _, positions, mask, _ = streaming_layout(len(self.prompt_ids), views, self.window)
+            positions = positions.clone()
+            positions[len(self.prompt_ids):] += offset
+            seqs.append((index, targets, mask, positions))
+        T = max(len(s[0]) for s in seqs)
+        B = len(seqs)
+        index = torch.full((B, T), newline, dtype=torch.long)
         targets = torch.full((B, T), -100, dtype=torch.long)
         mask = torch.zeros(B, T, T, dtype=torch.bool)
         mask[:, torch.arange(T), torch.arange(T)] = True
         positions = torch.zeros(B, T, dtype=torch.long)
-        for b, (e, t, m, p) in enumerate(seqs):
-            n = e.shape[0]
-            embeds[b, :n] = e
-            targets[b, :n] = t
+        for b, (ix, t, m, p) in enumerate(seqs):
+            n = len(ix)
+            index[b, :n] = torch.tensor(ix)
+            targets[b, :n] = torch.tensor(t)
             mask[b, :n, :n] = m
             positions[b, :n] = p
-        logits = self.decoder(embeds, positions, mask)
         shifted = torch.full_like(targets, -100)
         shifted[:, :-1] = targets[:, 1:]
+        return {"enc": enc, "index": index, "targets": shifted, "mask": mask, "positions": positions}
+
+    def forward_collated(self, batch, device=None):
+        """The device half: encoder, sequence assembly, decoder, loss. Returns (loss, scored tokens, accuracy)."""
+        dev = device or next(self.parameters()).device
+        outs = []
+        for ids, feats, valid, geom in batch["enc"]:
+            e = self.encoder(ids.to(dev, non_blocking=True), feats.to(dev, non_blocking=True), valid.to(dev, non_blocking=True),
+                             geom.to(dev, non_blocking=True), projected=feats.shape[-1] != FEATURES)
+            outs.append(e.reshape(-1, e.shape[-1]))
+        m = self.decoder.model
+        table = torch.cat(outs + [m.image_newline[None].to(outs[0].dtype), m.view_seperator[None].to(outs[0].dtype),
+                                  m.embed_tokens.weight.to(outs[0].dtype)], 0)
+        embeds = table[batch["index"].to(dev, non_blocking=True)]
+        logits = self.decoder(embeds, batch["positions"].to(dev, non_blocking=True), batch["mask"].to(dev, non_blocking=True))
+        shifted = batch["targets"].to(dev, non_blocking=True)
         ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), shifted.reshape(-1), ignore_index=-100)
         sel = shifted != -100
-        acc = float((logits.argmax(-1)[sel] == shifted[sel]).float().mean())
+        acc = (logits.argmax(-1)[sel] == shifted[sel]).float().mean()
         return ce, int(sel.sum()), acc
+
+    def forward_batch(self, samples):
+        """samples: list of (units, offset) with unit["target"] set. Returns (loss, predicted tokens, per-token accuracy)."""
+        ce, n, acc = self.forward_collated(self.collate(samples))
+        return ce, n, float(acc)
 
     @torch.no_grad()
     def read_units(self, units, max_tokens=300, offset=0):

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from data import load_split  # noqa: E402
+from data import load_pack, load_split  # noqa: E402
 from metrics import cer  # noqa: E402
-from model import LineOcrModel, bucket, default_decoder_config  # noqa: E402
+from model import ARCHS, LineOcrModel, bucket, decoder_config  # noqa: E402
 from tokenizer import CharTokenizer  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -74,7 +74,7 @@ def make_batch(docs, wins, rng, budget):
     return samples
 
 
-RUN_FEATURES = slice(120, 122)  # per slot after the recogniser's 120: blank steps before it and its run length (/8)
+RUN_FEATURES = slice(-4, -2)  # the last four features: blank steps before the slot, its run length (/8), peak, position
 
 
 def augment(unit, rng, p_replace=0.05, p_drop=0.03, p_stretch=0.5, stretch=1.25):
@@ -101,7 +101,9 @@ def augment(unit, rng, p_replace=0.05, p_drop=0.03, p_stretch=0.5, stretch=1.25)
 
 def save_ckpt(model, meta, path):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    state = {k: (v.detach().cpu().to(torch.bfloat16) if v.is_floating_point() else v.cpu()) for k, v in model.state_dict().items()}
+    # weights in bf16 (small enough for git); the fixed feature projection stays exact
+    state = {k: (v.detach().cpu().to(torch.bfloat16) if v.is_floating_point() and ".pca_" not in k else v.detach().cpu())
+             for k, v in model.state_dict().items()}
     torch.save({"state_dict": state, "meta": meta, "kind": "lines"}, path + ".tmp")
     os.replace(path + ".tmp", path)
 
@@ -120,8 +122,18 @@ def load_ckpt(model, path):
     return ck["meta"]
 
 
-def build_model():
-    return LineOcrModel(default_decoder_config(CharTokenizer().vocab_size))
+def build_model(arch=None):
+    """arch: ARCHS entry (None: the small CPU model every checkpoint before the GPU run was)."""
+    return LineOcrModel(decoder_config(CharTokenizer().vocab_size, arch), encoder=arch["encoder"] if arch else None)
+
+
+def model_from_ckpt(path):
+    """(model, meta) of a checkpoint, built in the architecture its meta records; (None, None) if there is none."""
+    if not os.path.exists(path):
+        return None, None
+    meta = torch.load(path, map_location="cpu").get("meta") or {}
+    model = build_model(meta.get("arch"))
+    return model, load_ckpt(model, path)
 
 
 def validate(model, docs, wins, n=6, seed=0):
@@ -134,27 +146,55 @@ def validate(model, docs, wins, n=6, seed=0):
         units = docs[d][p][i:min(j, i + 2)]
         got = "".join(model.read_units(units, offset=off))
         want = "".join(u["target"] for u in units)
-        raw = " ".join(u["text"] for u in units)
         errs += cer(got, want) * len(want)
-        base += cer(raw, want.replace("\n", " ").strip()) * len(want)
+        if all(u["text"] is not None for u in units):  # packed data keep no recogniser text
+            base += cer(" ".join(u["text"] for u in units), want.replace("\n", " ").strip()) * len(want)
         chars += len(want)
     model.train()
     return {"cer": round(errs / max(1, chars), 4), "recogniser_cer": round(base / max(1, chars), 4), "chars": chars, "sample": got[:120]}
 
 
+class Batches(torch.utils.data.IterableDataset):
+    """Endless collated training batches; each DataLoader worker draws from its own random stream."""
+
+    def __init__(self, model, docs, wins, seed, budget):
+        self.model, self.docs, self.wins, self.seed, self.budget = model, docs, wins, seed, budget
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        rng = random.Random(self.seed * 1000 + (info.id if info else 0))
+        while True:
+            yield self.model.collate(make_batch(self.docs, self.wins, rng, self.budget))
+
+
+def cpu_copy(model):
+    """A float32 copy on the CPU for greedy validation (the KV-cached reader builds its tensors on the CPU)."""
+    m = build_model(getattr(model, "arch", None))
+    m.load_state_dict({k: v.detach().float().cpu() if v.is_floating_point() else v.cpu() for k, v in model.state_dict().items()})
+    return m
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default="/work/data/synth")
+    ap.add_argument("--pack", default=None, help="train from scripts/train/pack.py's file instead of --data (what a GPU machine takes along)")
+    ap.add_argument("--arch", default=None, choices=sorted(ARCHS), help="model size of a fresh run (a resumed run keeps its checkpoint's)")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (on a GPU)")
+    ap.add_argument("--workers", type=int, default=0, help="DataLoader processes building batches")
     ap.add_argument("--budget-min", type=float, default=60.0)
     ap.add_argument("--minutes", type=float, default=1e9)
     ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--warmup", type=int, default=40, help="steps of linear learning-rate warm-up")
     ap.add_argument("--tokens", type=int, default=5000, help="sequence positions per batch")
     ap.add_argument("--max-units", type=int, default=40)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ckpt", default=CKPT)
+    ap.add_argument("--ckpt-every-min", type=float, default=3.0)
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--limit", type=int, default=None, help="train documents to load")
     ap.add_argument("--val-every-min", type=float, default=6.0)
+    ap.add_argument("--val-windows", type=int, default=16, help="windows of the final validation")
     ap.add_argument("--boost", default=None, metavar="FIRST:FACTOR",
                     help="sample the windows of training documents from the FIRST-th on (sorted by name) FACTOR times as "
                          "often: a newly added kind of document weighs more than its share while the model catches up")
@@ -162,20 +202,45 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model = build_model()
-    meta = None if args.fresh else load_ckpt(model, args.ckpt)
-    meta = meta or {"train_seconds": 0.0, "steps": 0, "tokens": 0, "sessions": 0}
+    meta = None
+    if not args.fresh:
+        model, meta = model_from_ckpt(args.ckpt)
+        if meta and args.arch and meta.get("arch") != ARCHS[args.arch]:
+            sys.exit(f"{args.ckpt} is not a {args.arch!r} model: train it with --fresh, or leave --arch out to resume it")
+    if meta is None:
+        arch = ARCHS[args.arch] if args.arch and args.arch != "small" else None
+        model = build_model(arch)
+        meta = {"train_seconds": 0.0, "steps": 0, "tokens": 0, "sessions": 0, **({"arch": arch} if arch else {})}
+    model.arch = meta.get("arch")
     meta["sessions"] += 1
     t = time.time()
-    train = load_split(os.path.join(args.data, "train"), args.limit)
-    val = load_split(os.path.join(args.data, "val"))
+    if args.pack:
+        train, val = load_pack(args.pack, "train", args.limit), load_pack(args.pack, "val")
+        k = next(u["feats"].shape[1] for d in train for p in d for u in p if len(u["ids"])) - 4
+        if model.encoder.pca != k:
+            sys.exit(f"{args.pack} holds {k} principal components; the model takes {model.encoder.pca or 'raw features'}")
+        if meta["steps"] == 0:
+            z = np.load(args.pack)
+            model.encoder.pca_mean.copy_(torch.from_numpy(z["pca_mean"]))
+            model.encoder.pca_basis.copy_(torch.from_numpy(z["pca_basis"]))
+    else:
+        if model.encoder.pca:
+            sys.exit("a model that takes principal components trains from --pack (its projection comes from there)")
+        train, val = load_split(os.path.join(args.data, "train"), args.limit), load_split(os.path.join(args.data, "val"))
     twins, vwins = windows(train, args.max_units), windows(val, args.max_units)
     if args.boost:
         first, factor = (int(v) for v in args.boost.split(":"))
         twins += [w for w in twins if w[0] >= first] * (factor - 1)
     print(f"params {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M; train docs {len(train)} windows {len(twins)}; "
           f"val windows {len(vwins)}; loaded in {time.time() - t:.0f} s; resumed at {meta['train_seconds'] / 60:.1f} min", file=sys.stderr)
+    device = torch.device(args.device)
+    model.to(device)
     rng = random.Random(meta["steps"] + 7919 * meta["sessions"])
+    seed = meta["steps"] + 7919 * meta["sessions"]
+    loader = None
+    if args.workers:
+        loader = iter(torch.utils.data.DataLoader(Batches(model, train, twins, seed, args.tokens), batch_size=None,
+                                                  num_workers=args.workers, pin_memory=device.type == "cuda", prefetch_factor=4))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     log = open(args.log, "a")
     start = last_val = last_ckpt = time.time()
@@ -184,39 +249,46 @@ def main():
     while meta["train_seconds"] < budget and time.time() - start < args.minutes * 60:
         t0 = time.time()
         frac = meta["train_seconds"] / budget
-        lr = args.lr * min(1.0, (step + 1) / 40) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+        lr = args.lr * min(1.0, (step + 1) / args.warmup) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
         for g in opt.param_groups:
             g["lr"] = lr
-        batch = make_batch(train, twins, rng, args.tokens)
-        loss, n, acc = model.forward_batch(batch)
+        batch = next(loader) if loader is not None else model.collate(make_batch(train, twins, rng, args.tokens))
+        with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=args.bf16):
+            loss, n, acc = model.forward_collated(batch, device)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        dt = time.time() - t0
-        meta["train_seconds"] += dt
+        step += 1
         meta["steps"] += 1
         meta["tokens"] += n
-        step += 1
-        rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "loss": round(float(loss), 4), "acc": round(acc, 4),
-               "tokens": n, "sec": round(dt, 2), "lr": round(lr, 6)}
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
-        if step % 10 == 0:
-            print(json.dumps(rec), file=sys.stderr)
-        if time.time() - last_ckpt > 180:
+        log_now = step % 10 == 0 or device.type == "cpu"
+        if log_now:  # reading the loss waits for the device
+            loss_v, acc_v = float(loss), float(acc)
+        dt = time.time() - t0
+        meta["train_seconds"] += dt
+        if log_now:
+            rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "loss": round(loss_v, 4), "acc": round(acc_v, 4),
+                   "tokens": n, "sec": round(dt, 3), "lr": round(lr, 6)}
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            if step % 10 == 0:
+                print(json.dumps(rec), file=sys.stderr, flush=True)
+        if time.time() - last_ckpt > args.ckpt_every_min * 60:
             save_ckpt(model, meta, args.ckpt)
             last_ckpt = time.time()
         if time.time() - last_val > args.val_every_min * 60:
-            v = validate(model, val, vwins)
+            v = validate(cpu_copy(model), val, vwins)
             rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "val": v}
-            print(json.dumps(rec, ensure_ascii=False), file=sys.stderr)
+            print(json.dumps(rec, ensure_ascii=False), file=sys.stderr, flush=True)
             log.write(json.dumps(rec, ensure_ascii=False) + "\n")
             log.flush()
             last_val = time.time()
     save_ckpt(model, meta, args.ckpt)
-    v = validate(model, val, vwins, n=16)
-    print(json.dumps({"final_val": v}, ensure_ascii=False), file=sys.stderr)
+    v = validate(cpu_copy(model), val, vwins, n=args.val_windows)
+    rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "final_val": v}
+    print(json.dumps(rec, ensure_ascii=False), file=sys.stderr, flush=True)
+    log.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

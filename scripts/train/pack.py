@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Packs extracted training data into one small file a GPU machine can take along (the device tool carries at most
+64 MiB, the extracted sets are ~700 MB): each slot's 120 recogniser features become their first K principal
+components quantised to 4 bits, the model learns on those, and the exported encoder applies the same projection to
+the raw features (LineEncoder.pca_*), so inference sees exactly what training saw up to the quantisation."""
+# Usage: /usr/bin/python3 scripts/train/pack.py --data /work/data/synth --out /work/data/pack.npz [--k 64]
+# Units that cannot be aligned (target None) keep their slot count (window offsets need it) but not their slots.
+import argparse
+import json
+import lzma
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from data import FEATURES, load_split  # noqa: E402
+
+RECOGNISER = 120  # features 0..119 come from the recogniser; 120..123 are run features kept exactly
+
+
+def fit_pca(docs, k, every=7):
+    rows = [u["feats"][:, :RECOGNISER] for d in docs[::every] for p in d for u in p if len(u["ids"])]
+    x = np.concatenate(rows).astype(np.float64)
+    mean = x.mean(0)
+    cov = np.cov((x - mean).T)
+    w, v = np.linalg.eigh(cov)
+    order = np.argsort(w)[::-1][:k]
+    basis = v[:, order]
+    codes = (x - mean) @ basis
+    lo, hi = np.quantile(codes, 0.001, axis=0), np.quantile(codes, 0.999, axis=0)
+    explained = float(w[order].sum() / w.sum())
+    step = (hi - lo) / 15.0
+    q = np.clip(np.round((codes - lo) / step), 0, 15)
+    back = (q * step + lo) @ basis.T + mean
+    rel = float(((back - x) ** 2).sum() / ((x - mean) ** 2).sum())
+    return mean.astype(np.float32), basis.astype(np.float32), lo.astype(np.float32), step.astype(np.float32), explained, rel
+
+
+def pack_split(docs, mean, basis, lo, step):
+    doc_of, page_of, start, count, has, geometry, targets = [], [], [], [], [], [], []
+    ids, codes, runs, peaks = [], [], [], []
+    at = 0
+    for d, doc in enumerate(docs):
+        for p, page in enumerate(doc):
+            for u in page:
+                n = len(u["ids"])
+                doc_of.append(d)
+                page_of.append(p)
+                count.append(n)
+                geometry.append(u["geometry"])
+                targets.append(u["target"])
+                keep = u["target"] is not None
+                has.append(keep)
+                start.append(at)
+                if keep and n:
+                    f = u["feats"]
+                    c = (f[:, :RECOGNISER] - mean) @ basis
+                    q = np.clip(np.round((c - lo) / step), 0, 15).astype(np.uint8)
+                    codes.append(q)
+                    ids.append(u["ids"].astype(np.int16))
+                    runs.append(np.round(f[:, 120:122] * 8).astype(np.uint8))  # blank steps /8 and run length /8
+                    peaks.append(f[:, 122:124].astype(np.float16))           # peak probability, position in line
+                    at += n
+    q = np.concatenate(codes)
+    packed = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
+    return {"doc": np.array(doc_of, np.int32), "page": np.array(page_of, np.int16), "start": np.array(start, np.int64),
+            "count": np.array(count, np.int32), "has": np.array(has, bool), "geometry": np.array(geometry, np.float16),
+            "ids": np.concatenate(ids), "codes": packed, "runs": np.concatenate(runs), "peaks": np.concatenate(peaks),
+            "targets": np.frombuffer(lzma.compress(json.dumps(targets, ensure_ascii=False).encode()), np.uint8)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default="/work/data/synth")
+    ap.add_argument("--out", default="/work/data/pack.npz")
+    ap.add_argument("--k", type=int, default=64)
+    ap.add_argument("--limit", type=int, default=None)
+    args = ap.parse_args()
+    t = time.time()
+    train = load_split(os.path.join(args.data, "train"), args.limit)
+    val = load_split(os.path.join(args.data, "val"))
+    mean, basis, lo, step, explained, rel = fit_pca(train, args.k)
+    out = {"pca_mean": mean, "pca_basis": basis, "pca_lo": lo, "pca_step": step}
+    for name, docs in (("train", train), ("val", val)):
+        for key, arr in pack_split(docs, mean, basis, lo, step).items():
+            out[f"{name}_{key}"] = arr
+    np.savez(args.out + ".tmp.npz", **out)
+    os.replace(args.out + ".tmp.npz", args.out)
+    print(json.dumps({"out": args.out, "bytes": os.path.getsize(args.out), "k": args.k, "variance_kept": round(explained, 4),
+                      "relative_error_after_4bit": round(rel, 4), "train_docs": len(train), "val_docs": len(val),
+                      "train_slots": int(out["train_ids"].shape[0]), "seconds": round(time.time() - t)}))
+
+
+if __name__ == "__main__":
+    main()
