@@ -14,9 +14,25 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cached import CachedDecoder, KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL  # noqa: E402
-from model import FEATURES, LineOcrModel  # noqa: E402
-from deepseek_decoder import DecoderConfig  # noqa: E402
+from model import FEATURES, LineOcrModel, layout_mask  # noqa: E402
+from deepseek_decoder import DecoderConfig, streaming_layout  # noqa: E402
 from tokenizer import PAGE, CharTokenizer  # noqa: E402
+
+
+def batch_masks_agree(trials=40):
+    """The trainer's batched mask (layout_mask, padding included) equals streaming_layout's on random layouts."""
+    rng = np.random.default_rng(1)
+    for _ in range(trials):
+        views = [(int(rng.integers(1, 7)), int(rng.integers(1, 13))) for _ in range(int(rng.integers(1, 6)))]
+        prompt, window, pad = int(rng.integers(1, 5)), int(rng.integers(1, 9)), int(rng.integers(0, 4))
+        kinds, _, want, _ = streaming_layout(prompt, views, window)
+        view = [-1] * prompt + [v for v, (a, b) in enumerate(views) for _ in range(a + b)]
+        T = len(view)
+        got = layout_mask(torch.cat([kinds.to(torch.int8), torch.full((pad,), -1, dtype=torch.int8)])[None],
+                          torch.tensor(view + [-1] * pad)[None], window)[0]
+        if not (torch.equal(got[:T, :T], want) and not got[:T, T:].any() and torch.equal(got[T:, T:], torch.eye(pad, dtype=torch.bool))):
+            return False
+    return True
 
 
 def main():
@@ -72,9 +88,11 @@ def main():
     diff = float((scored - read).abs().max()) if scored.shape == read.shape else float("inf")
     batch_diff = abs(float(batch_loss) - float(loss))
     pca_diff = abs(float(raw_loss) - float(proj_loss))
-    ok = same_targets and diff < 1e-4 and batch_diff < 1e-4 and pca_diff < 1e-4
+    masks_ok = batch_masks_agree()
+    ok = same_targets and diff < 1e-4 and batch_diff < 1e-4 and pca_diff < 1e-4 and masks_ok
     print(json.dumps({"ok": ok, "targets": len(fed), "same_targets": same_targets, "max_logit_diff": diff, "loss": float(loss), "acc": acc,
-                      "batch_loss_diff": batch_diff, "pca_loss_diff": pca_diff}))
+                      "batch_loss_diff": batch_diff, "pca_loss_diff": pca_diff,
+                      "batch_masks_agree": masks_ok}))
     sys.exit(0 if ok else 1)
 
 

@@ -116,6 +116,21 @@ def decoder_config(vocab_size, arch):
                          max_position_embeddings=32768, **d)
 
 
+def layout_mask(kinds, view, window):
+    """[B, T, T] mask of streaming_layout for a batch, from each entry's kind (-1: padding) and the index of the
+    latest view started at or before it: causal; a generated key only while among the last `window` generated
+    entries; a visual key only until the next view starts (retired); padding rows see themselves only."""
+    T = kinds.shape[1]
+    ar = torch.arange(T, device=kinds.device)
+    gen = kinds == KIND_GENERATED
+    count = torch.cumsum(gen.long(), 1)  # generated entries at positions <= i
+    real = kinds >= 0
+    mask = (ar[None, :, None] >= ar[None, None, :]) & real[:, :, None] & real[:, None, :]
+    mask &= (~gen)[:, None, :] | ((count - 1)[:, None, :] >= (count - window)[:, :, None])
+    mask &= (kinds != KIND_VISUAL)[:, None, :] | (view[:, None, :] == view[:, :, None])
+    return mask | torch.eye(T, dtype=torch.bool, device=kinds.device)[None]
+
+
 def unit_arrays(unit, length):
     """Pads one unit's slots to `length` (longer lines are cut): (ids, feats, valid) as tensors."""
     n = min(len(unit["ids"]), length)
@@ -200,38 +215,40 @@ class LineOcrModel(nn.Module):
         n_enc = base
         newline, sep, tok0 = n_enc, n_enc + 1, n_enc + 2
         seqs, k = [], 0
+        P = len(self.prompt_ids)
         for units, offset in samples:
             index = [tok0 + t for t in self.prompt_ids]
-            targets = [-100] * len(self.prompt_ids)
-            views = []
-            for u in units:
+            targets = [-100] * P
+            kinds, view = [KIND_EXTENDED] * P, [-1] * P
+            for v, u in enumerate(units):
                 length = bucket(len(u["ids"]))
                 gen = self.tok.encode(u["target"]) + [PAGE]
                 vis = list(range(row_of[k], row_of[k] + 1 + length)) + [newline, sep]
                 index += vis + [tok0 + t for t in gen]
                 targets += [-100] * len(vis) + gen
-                views.append((len(vis), len(gen)))
+                kinds += [KIND_VISUAL] * len(vis) + [KIND_GENERATED] * len(gen)
+                view += [v] * (len(vis) + len(gen))
                 k += 1
-            _, positions, mask, _ = streaming_layout(len(self.prompt_ids), views, self.window)
-            positions = positions.clone()
-            positions[len(self.prompt_ids):] += offset
-            seqs.append((index, targets, mask, positions))
+            positions = list(range(P)) + list(range(P + offset, len(index) + offset))
+            seqs.append((index, targets, kinds, view, positions))
         T = max(len(s[0]) for s in seqs)
         B = len(seqs)
         index = torch.full((B, T), newline, dtype=torch.long)
         targets = torch.full((B, T), -100, dtype=torch.long)
-        mask = torch.zeros(B, T, T, dtype=torch.bool)
-        mask[:, torch.arange(T), torch.arange(T)] = True
+        kinds = torch.full((B, T), -1, dtype=torch.int8)  # -1: padding
+        view = torch.full((B, T), -1, dtype=torch.int32)
         positions = torch.zeros(B, T, dtype=torch.long)
-        for b, (ix, t, m, p) in enumerate(seqs):
+        for b, (ix, t, kd, vw, p) in enumerate(seqs):
             n = len(ix)
             index[b, :n] = torch.tensor(ix)
             targets[b, :n] = torch.tensor(t)
-            mask[b, :n, :n] = m
-            positions[b, :n] = p
+            kinds[b, :n] = torch.tensor(kd, dtype=torch.int8)
+            view[b, :n] = torch.tensor(vw, dtype=torch.int32)
+            positions[b, :n] = torch.tensor(p)
         shifted = torch.full_like(targets, -100)
         shifted[:, :-1] = targets[:, 1:]
-        return {"enc": enc, "index": index, "targets": shifted, "mask": mask, "positions": positions}
+        # the [B, T, T] mask is built where the step runs (layout_mask): workers pass only these small tensors
+        return {"enc": enc, "index": index, "targets": shifted, "kinds": kinds, "view": view, "positions": positions}
 
     def forward_collated(self, batch, device=None):
         """The device half: encoder, sequence assembly, decoder, loss. Returns (loss, scored tokens, accuracy)."""
@@ -245,7 +262,8 @@ class LineOcrModel(nn.Module):
         table = torch.cat(outs + [m.image_newline[None].to(outs[0].dtype), m.view_seperator[None].to(outs[0].dtype),
                                   m.embed_tokens.weight.to(outs[0].dtype)], 0)
         embeds = table[batch["index"].to(dev, non_blocking=True)]
-        logits = self.decoder(embeds, batch["positions"].to(dev, non_blocking=True), batch["mask"].to(dev, non_blocking=True))
+        mask = layout_mask(batch["kinds"].to(dev, non_blocking=True), batch["view"].to(dev, non_blocking=True), self.window)
+        logits = self.decoder(embeds, batch["positions"].to(dev, non_blocking=True), mask)
         shifted = batch["targets"].to(dev, non_blocking=True)
         ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), shifted.reshape(-1), ignore_index=-100)
         sel = shifted != -100
