@@ -135,7 +135,7 @@ def unit_arrays(unit, length):
     """Pads one unit's slots to `length` (longer lines are cut): (ids, feats, valid) as tensors."""
     n = min(len(unit["ids"]), length)
     ids = torch.zeros(length, dtype=torch.long)
-    feats = torch.zeros(length, unit["feats"].shape[1] if n else FEATURES)
+    feats = torch.zeros(length, unit["feats"].shape[1])
     valid = torch.zeros(length)
     ids[:n] = torch.as_tensor(unit["ids"][:n])
     feats[:n] = torch.as_tensor(unit["feats"][:n])
