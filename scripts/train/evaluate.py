@@ -2,7 +2,7 @@
 """Evaluates the default model as users run it (`ocr parse`) beside Tesseract 5: CER and word F1 on synthetic test
 pages and real born-digital pages; prints a Markdown table."""
 # Usage: /usr/bin/python3 scripts/train/evaluate.py [--model models/default] [--data /work/data/synth]
-#        [--pages 6] [--real 4] [--json FILE]
+#        [--pages 6] [--real 4] [--seed 5] [--sets test,test-unseen] [--json FILE]
 # Each page goes through the product: `ocr parse DOC --pages N --stdout` (our renderer at 150 DPI, the bundle's
 # line front end, the native decoder). Tesseract (OMP_THREAD_LIMIT=1 --psm 3, eng) reads `ocr render`'s image of
 # the same page at the same resolution. Synthetic truth: the generator's Markdown (scored as Markdown for the
@@ -101,17 +101,19 @@ def main():
     ap.add_argument("--real", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--seed", type=int, default=5, help="draw of synthetic pages (5: the table in models/default/README.md)")
+    ap.add_argument("--sets", default="test,test-unseen", help="synthetic sets, comma separated (empty: none)")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ("test", "test-unseen"):
+        for name in [n for n in args.sets.split(",") if n]:
             folder = os.path.join(args.data, name)
             docs = sorted(glob.glob(os.path.join(folder, "doc-*.pdf")))
             pages = []
             for pdf in docs:
                 truth = json.load(open(pdf[:-4] + ".json"))
                 pages += [(pdf, i + 1, p["markdown"]) for i, p in enumerate(truth["pages"])]
-            chosen = random.Random(5).sample(pages, min(args.pages, len(pages)))
+            chosen = random.Random(args.seed).sample(pages, min(args.pages, len(pages)))
             evaluate(rows, f"synthetic {name}", chosen, args.model, args.threads, tmp, markdown_truth=True)
         if args.real:
             items = []

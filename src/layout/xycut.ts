@@ -51,7 +51,7 @@ function peelToColumns<T extends Extent>(items: readonly T[], body: number): T[]
     const v = widestGap(inner, "x");
     if (!v || v.gap < body) continue;
     const [left, right] = sides(inner, "x", v.at);
-    if (tableLike(left, right, v.gap)) continue;
+    if (tableLike(left, right, v.gap, 2 * body)) continue;
     // a peeled part must be what hid the gutter (an item reaching into it), not the end of one column
     const blocks = (part: T[]) => part.some((b) => b.xMax > v.at - v.gap / 2 && b.xMin < v.at + v.gap / 2);
     const above = items.filter((b) => middle(b) <= top), below = items.filter((b) => middle(b) >= bottom);
@@ -88,17 +88,21 @@ function fill(items: readonly Extent[]): number {
 const TABLE_ROW_SHARE = 0.8;
 const TABLE_FILL = 0.75;
 const TABLE_GAP = 0.5;
+/** A side narrower than this many line heights (some 15 characters) holds cells, not a page column of prose. */
+const NARROW_COLUMN = 6;
 
 /**
  * Two sides of a vertical band read as a table, row by row, rather than as page columns: at least two
  * rows, nearly every item on either side level with one on the other, and either both sides made of short
- * cells rather than lines that fill them or a band wide against the narrower side (running text in two
- * columns set on the same leading is aligned too, so alignment alone would interleave them).
+ * cells rather than lines that fill them, or a band wide against the narrower side, or a side too narrow
+ * for prose (a table's last column, whose two cells fill it) — running text in two columns set on the same
+ * leading is aligned too, so alignment alone would interleave them. `line`: the page's line height.
  */
-export function tableLike(left: readonly Extent[], right: readonly Extent[], gap: number): boolean {
+export function tableLike(left: readonly Extent[], right: readonly Extent[], gap: number, line: number): boolean {
   if (left.length < 2 || right.length < 2) return false;
   if (rowShare(left, right) < TABLE_ROW_SHARE || rowShare(right, left) < TABLE_ROW_SHARE) return false;
-  return Math.max(fill(left), fill(right)) < TABLE_FILL || gap > TABLE_GAP * Math.min(span(left), span(right));
+  const narrow = Math.min(span(left), span(right));
+  return Math.max(fill(left), fill(right)) < TABLE_FILL || gap > TABLE_GAP * narrow || narrow < NARROW_COLUMN * line;
 }
 
 /**
@@ -163,7 +167,7 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] 
   if (gutter) {
     const [left, right] = sides(items, "x", v.at);
     if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at)) {
-      if (!tableLike(left, right, v.gap)) return cut([left, right]);
+      if (!tableLike(left, right, v.gap, 2 * body)) return cut([left, right]);
       if (!h) return byRows(items);
     }
   }

@@ -199,6 +199,87 @@ export function collapseSlots(best: ArrayLike<number>, peak: ArrayLike<number>, 
   return { ids, features: out, text };
 }
 
+/** Ink darker than this (0–255 luminance) counts when looking for marks the detector missed. */
+const INK = 160;
+/** Mark clusters: glyphs this close (in cluster heights) join one mark; a mark is at most this wide (in line heights). */
+const MARK_JOIN = 0.6;
+const MARK_MAX_WIDTH = 6;
+
+/**
+ * Short marks in the page's top and bottom margins that the detector does not find — above all, a page number
+ * of one digit, which PP-OCR's detector misses on its own. Ink components beyond the outermost detected lines
+ * (away from the page's edges) are joined into marks of a few glyphs; a mark between a fifth of a line and
+ * a line high and at most MARK_MAX_WIDTH lines wide is returned as a box grown like a detected one (unclip).
+ * The caller keeps those the recogniser reads confidently.
+ */
+export function marginMarks(page: PagePixels, boxes: readonly LineBox[], unclip: number): LineBox[] {
+  if (boxes.length === 0) return [];
+  const line = median(boxes.map((b) => b.yMax - b.yMin));
+  const top = Math.min(...boxes.map((b) => b.yMin)), bottom = Math.max(...boxes.map((b) => b.yMax));
+  const edge = Math.round(0.02 * Math.min(page.width, page.height));
+  const marks: LineBox[] = [];
+  for (const [y0, y1] of [[edge, Math.floor(top)], [Math.ceil(bottom), page.height - edge]] as const) {
+    if (y1 - y0 < 0.2 * line) continue;
+    const comps = inkComponents(page, edge, page.width - edge, y0, y1);
+    comps.sort((a, b) => a.xMin - b.xMin);
+    const groups: Extent[] = [];
+    for (const c of comps) {
+      const g = groups.find((m) => {
+        const h = Math.max(m.yMax - m.yMin, c.yMax - c.yMin);
+        const overlap = Math.min(m.yMax, c.yMax) - Math.max(m.yMin, c.yMin);
+        return overlap >= 0.5 * Math.min(m.yMax - m.yMin, c.yMax - c.yMin) && c.xMin - m.xMax <= MARK_JOIN * h;
+      });
+      if (g) Object.assign(g, { xMin: Math.min(g.xMin, c.xMin), xMax: Math.max(g.xMax, c.xMax), yMin: Math.min(g.yMin, c.yMin), yMax: Math.max(g.yMax, c.yMax) });
+      else groups.push({ ...c });
+    }
+    for (const g of groups) {
+      const w = g.xMax - g.xMin, h = g.yMax - g.yMin;
+      if (h < 0.2 * line || h > line || w > MARK_MAX_WIDTH * line) continue;
+      const d = (w * h * unclip) / (2 * (w + h));
+      marks.push({ xMin: Math.max(0, g.xMin - d), xMax: Math.min(page.width, g.xMax + d), yMin: Math.max(0, g.yMin - d), yMax: Math.min(page.height, g.yMax + d), score: 0 });
+    }
+  }
+  return marks;
+}
+
+/** 8-connected components of ink in [x0, x1) × [y0, y1), at least 4 pixels each (specks of noise are not glyphs). */
+function inkComponents(page: PagePixels, x0: number, x1: number, y0: number, y1: number): Extent[] {
+  const w = x1 - x0, h = y1 - y0;
+  if (w <= 0 || h <= 0) return [];
+  const ink = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = ((y0 + y) * page.width + x0 + x) * 3;
+      ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < INK ? 1 : 0;
+    }
+  const out: Extent[] = [];
+  const stack: number[] = [];
+  for (let start = 0; start < w * h; start++) {
+    if (ink[start] !== 1) continue;
+    ink[start] = 2;
+    stack.push(start);
+    let ax = w, bx = -1, ay = h, by = -1, n = 0;
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % w, y = (i - x) / w;
+      ax = Math.min(ax, x); bx = Math.max(bx, x); ay = Math.min(ay, y); by = Math.max(by, y); n++;
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx, ny = y + dy;
+          if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+          const j = ny * w + nx;
+          if (ink[j] === 1) { ink[j] = 2; stack.push(j); }
+        }
+    }
+    if (n >= 4) out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1 });
+  }
+  return out;
+}
+
+/** A margin mark the recogniser read as a few confident symbols (see marginMarks). */
+const MARK_MAX_SYMBOLS = 8;
+const MARK_MIN_PEAK = 0.8;
+
 /** The recogniser's class list: blank, the dictionary's lines, then space (PaddleOCR's use_space_char). */
 export function parseDictionary(text: string): string[] {
   const lines = text.split(/\r?\n/);
@@ -216,6 +297,25 @@ export function recogniserChunk(width: number, cfg: Pick<LinesConfig, "rec_batch
   return Math.max(1, Math.min(cfg.rec_batch, Math.floor(cfg.rec_max_width / width)));
 }
 
+/** The margin marks the recogniser reads as 1–MARK_MAX_SYMBOLS symbols, each at least MARK_MIN_PEAK sure. */
+async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineBox[]> {
+  const kept: LineBox[] = [];
+  for (const mark of marks) {
+    const crop = recogniserCrop(page, mark, cfg.rec_height, cfg.rec_max_width);
+    const width = Math.ceil(crop.width / 8) * 8;
+    const data = new Float32Array(3 * cfg.rec_height * width);  // zero padding, as pageUnits pads a group's narrower lines
+    for (let r = 0; r < 3 * cfg.rec_height; r++) data.set(crop.data.subarray(r * crop.width, (r + 1) * crop.width), r * width);
+    const { best, peak } = await models.recognise({ data, dims: [1, 3, cfg.rec_height, width] });
+    const steps = best.dims[1]!;
+    const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
+    const picked: number[] = [];
+    for (let t = 0; t < valid; t++) if (best.data[t] !== 0 && (t === 0 || best.data[t - 1] !== best.data[t])) picked.push(peak.data[t]!);
+    const text = Array.from(best.data.subarray(0, valid)).filter((c) => c !== 0).map((c) => dictionary[c] ?? "").join("").trim();
+    if (picked.length >= 1 && picked.length <= MARK_MAX_SYMBOLS && text && Math.min(...picked) >= MARK_MIN_PEAK) kept.push({ ...mark, score: Math.min(...picked) });
+  }
+  return kept;
+}
+
 /**
  * Detects, orders and recognises a page's text lines. Lines are grouped by width (rec_batch lines, each padded to
  * the group's widest) and each group is recognised in calls of at most rec_max_width columns (recogniserChunk):
@@ -224,7 +324,12 @@ export function recogniserChunk(width: number, cfg: Pick<LinesConfig, "rec_batch
 export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineUnit[]> {
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
-  const boxes = orderLines(boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height));
+  const found = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
+  // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
+  // in the XY-cut (a small box there would change the page's median line height and its cuts)
+  const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
+  const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
+  const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found), ...marks.filter((m) => m.yMax > top)];
   const geometry = pageGeometry(boxes, page.width, page.height);
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
   const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);

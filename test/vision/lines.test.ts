@@ -1,7 +1,7 @@
 // The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
 import { describe, expect, it } from "vitest";
 import type { LinesConfig } from "../../src/model/schema.js";
-import { boxesFromMap, collapseSlots, detectorInput, orderLines, pageUnits, parseDictionary, recogniserChunk, recogniserCrop, SLOT_EXTRA, unitGeometry, type LineBox, type LineModels, type Tensor } from "../../src/vision/lines.js";
+import { boxesFromMap, collapseSlots, detectorInput, marginMarks, orderLines, pageUnits, parseDictionary, recogniserChunk, recogniserCrop, SLOT_EXTRA, unitGeometry, type LineBox, type LineModels, type Tensor } from "../../src/vision/lines.js";
 
 const CFG: LinesConfig = {
   detector: "d", recogniser: "r", dictionary: "k", det_limit: 960, det_threshold: 0.3, det_box_threshold: 0.6, det_unclip: 1.5,
@@ -101,9 +101,59 @@ describe("orderLines", () => {
     expect(orderLines([title, para[1]!, number, para[0]!])).toEqual([number, title, ...para]);
   });
 
+  it("reads a table row by row when its last column is narrow and filled by its cells (synthetic test doc-00057)", () => {
+    // a heading, a 2 x 4 table of one-word cells ("The options which apply / to the lastlog command"), a paragraph
+    const heading = box(62, 514, 165, 539), para = box(60, 627, 378, 657);
+    const cells = [
+      [box(62, 546, 103, 570), box(156, 548, 225, 572), box(250, 547, 307, 570), box(342, 548, 395, 572)],
+      [box(64, 575, 88, 595), box(155, 573, 193, 595), box(249, 573, 313, 599), box(344, 576, 430, 595)],
+    ];
+    expect(orderLines([para, ...cells.flat().reverse(), heading])).toEqual([heading, ...cells.flat(), para]);
+  });
+
   it("reads a table of equal-width cells row by row when the band between them is wide", () => {
     const cells = [0, 1, 2].map((r) => [box(10, 70 + 30 * r, 60, 88 + 30 * r), box(300, 70 + 30 * r, 350, 88 + 30 * r)]);
     expect(orderLines(cells.flatMap((c) => [c[1]!, c[0]!]).reverse())).toEqual(cells.flat());
+  });
+});
+
+describe("marginMarks", () => {
+  // a white page with dark rectangles: text lines the detector found, and what lies outside them
+  function page(width: number, height: number, ink: [number, number, number, number][]) {
+    const data = Buffer.alloc(width * height * 3, 255);
+    for (const [x0, y0, x1, y1] of ink) for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
+    return { width, height, data };
+  }
+  const lines = [box(50, 100, 550, 130), box(50, 140, 550, 170)]; // detected lines, 30 px high
+
+  it("finds a lone page number below the text, grown like a detected box, and glyphs of one number as one mark", () => {
+    const px = page(600, 400, [[60, 110, 540, 122], [60, 150, 540, 162], [296, 350, 302, 366], [400, 350, 406, 366], [409, 350, 415, 366]]);
+    const marks = marginMarks(px, lines, 1.5);
+    expect(marks).toHaveLength(2);
+    const [one, twelve] = marks.sort((a, b) => a.xMin - b.xMin);
+    expect(one!.xMin).toBeLessThan(296);
+    expect(one!.xMax).toBeGreaterThan(302);
+    expect(one!.yMin).toBeLessThan(350);
+    expect(one!.yMax).toBeGreaterThan(366);
+    expect(twelve!.xMin).toBeLessThan(400);
+    expect(twelve!.xMax).toBeGreaterThan(415);
+  });
+
+  it("ignores specks, ink beside the text lines, rules wider than a few words, tall figures and the page's edge", () => {
+    const px = page(600, 400, [
+      [300, 360, 302, 361], // a 2-pixel speck
+      [560, 140, 566, 156], // beside a line, not beyond the outermost ones
+      [60, 300, 540, 302], // a rule
+      [100, 200, 160, 300], // a figure taller than a line
+      [0, 380, 600, 400], // a scan's dark border
+    ]);
+    expect(marginMarks(px, lines, 1.5)).toEqual([]);
+  });
+
+  it("finds a folio above the text too, and nothing when no line was detected", () => {
+    const px = page(600, 400, [[290, 40, 296, 56]]);
+    expect(marginMarks(px, lines, 1.5)).toHaveLength(1);
+    expect(marginMarks(px, [], 1.5)).toEqual([]);
   });
 });
 
