@@ -20,17 +20,22 @@ from data import FEATURES, load_split  # noqa: E402
 RECOGNISER = 120  # features 0..119 come from the recogniser; 120..123 are run features kept exactly
 
 
-def fit_pca(docs, k, every=7):
+def fit_pca(docs, k, every=7, fixed=None):
+    """The first k principal components of the recogniser features (or `fixed` = (mean, basis)), and 4-bit
+    quantisation ranges of the codes."""
     rows = [u["feats"][:, :RECOGNISER] for d in docs[::every] for p in d for u in p if len(u["ids"])]
     x = np.concatenate(rows).astype(np.float64)
-    mean = x.mean(0)
-    cov = np.cov((x - mean).T)
-    w, v = np.linalg.eigh(cov)
-    order = np.argsort(w)[::-1][:k]
-    basis = v[:, order]
+    if fixed is None:
+        mean = x.mean(0)
+        w, v = np.linalg.eigh(np.cov((x - mean).T))
+        order = np.argsort(w)[::-1][:k]
+        basis = v[:, order]
+        explained = float(w[order].sum() / w.sum())
+    else:
+        mean, basis = (a.astype(np.float64) for a in fixed)
+        explained = float((((x - mean) @ basis) ** 2).sum() / ((x - mean) ** 2).sum())
     codes = (x - mean) @ basis
     lo, hi = np.quantile(codes, 0.001, axis=0), np.quantile(codes, 0.999, axis=0)
-    explained = float(w[order].sum() / w.sum())
     step = (hi - lo) / 15.0
     q = np.clip(np.round((codes - lo) / step), 0, 15)
     back = (q * step + lo) @ basis.T + mean
@@ -77,11 +82,18 @@ def main():
     ap.add_argument("--out", default="/work/data/pack.npz")
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--basis-from", default=None, metavar="CKPT",
+                    help="take the projection from a checkpoint (to resume its training from a new pack) instead of fitting it")
     args = ap.parse_args()
     t = time.time()
     train = load_split(os.path.join(args.data, "train"), args.limit)
     val = load_split(os.path.join(args.data, "val"))
     mean, basis, lo, step, explained, rel = fit_pca(train, args.k)
+    if args.basis_from:
+        import torch
+        state = torch.load(args.basis_from, map_location="cpu")["state_dict"]
+        mean, basis = state["encoder.pca_mean"].float().numpy(), state["encoder.pca_basis"].float().numpy()
+        mean, basis, lo, step, explained, rel = fit_pca(train, basis.shape[1], fixed=(mean, basis))
     out = {"pca_mean": mean, "pca_basis": basis, "pca_lo": lo, "pca_step": step}
     for name, docs in (("train", train), ("val", val)):
         for key, arr in pack_split(docs, mean, basis, lo, step).items():

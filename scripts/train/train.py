@@ -219,13 +219,16 @@ def main():
         k = next(u["feats"].shape[1] for d in train for p in d for u in p if len(u["ids"])) - 4
         if model.encoder.pca != k:
             sys.exit(f"{args.pack} holds {k} principal components; the model takes {model.encoder.pca or 'raw features'}")
+        z = np.load(args.pack)
         if meta["steps"] == 0:
-            z = np.load(args.pack)
             model.encoder.pca_mean.copy_(torch.from_numpy(z["pca_mean"]))
             model.encoder.pca_basis.copy_(torch.from_numpy(z["pca_basis"]))
+        elif not (np.allclose(model.encoder.pca_mean.numpy(), z["pca_mean"]) and np.allclose(model.encoder.pca_basis.numpy(), z["pca_basis"])):
+            sys.exit(f"{args.pack} projects features on other components than {args.ckpt} was trained on: "
+                     "resume from --data (the model projects raw features itself), or pack.py --basis-from the checkpoint")
     else:
-        if model.encoder.pca:
-            sys.exit("a model that takes principal components trains from --pack (its projection comes from there)")
+        if model.encoder.pca and meta["steps"] == 0:
+            sys.exit("a fresh model that takes principal components trains from --pack (its projection is fitted there)")
         train, val = load_split(os.path.join(args.data, "train"), args.limit), load_split(os.path.join(args.data, "val"))
     twins, vwins = windows(train, args.max_units), windows(val, args.max_units)
     if args.boost:
