@@ -18,7 +18,12 @@ struct LinearJob {
   float* y;             // [n, rows]
 };
 
-// Runs several independent y = x W^T products in one parallel pass, split by work (rows x tokens).
+// Runs several independent y = x W^T products in one parallel pass, split by work (rows x tokens) into
+// kItemsPerThread items per thread that the pool hands out (parallel_items): a thread streams its own
+// contiguous share and then helps with the others' ends, so a worker that starts late (a shared machine, a
+// sleeping thread's wake-up) does not hold the pass up by its whole share.
+constexpr int64_t kItemsPerThread = 8;
+
 void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
   std::vector<int64_t> row_base(jobs.size() + 1, 0), cost_base(jobs.size() + 1, 0);
   for (size_t j = 0; j < jobs.size(); j++) {
@@ -29,7 +34,7 @@ void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
   // pool costs more than it saves below ~256K multiply-adds.
   int64_t macs = 0;
   for (auto& j : jobs) macs += j.w->rows() * j.w->cols() * std::max<int64_t>(1, j.n);
-  const int64_t parts = macs < m.min_parallel_macs() ? 1 : m.pool().size();
+  const int64_t parts = macs < m.min_parallel_macs() ? 1 : m.pool().size() * kItemsPerThread;
   auto boundary = [&](int64_t p) -> int64_t {  // global row index where part p starts
     if (p >= parts) return row_base.back();
     const int64_t c = cost_base.back() * p / parts;
@@ -41,21 +46,19 @@ void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
     return row_base[j] + r;
   };
   const Kernels& k = m.kernels();
-  auto run = [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; p++) {
-      const int64_t g0 = boundary(p), g1 = boundary(p + 1);
-      for (size_t j = 0; j < jobs.size(); j++) {
-        const int64_t lo = std::max(g0, row_base[j]), hi = std::min(g1, row_base[j + 1]);
-        if (lo >= hi || jobs[j].n == 0) continue;
-        const LinearJob& J = jobs[j];
-        const int64_t rows = J.w->rows(), in = J.w->cols();
-        k.linear_rows(J.x, in, J.n, in, J.w->dtype, J.w->data, lo - row_base[j], hi - row_base[j],
-                      J.y + (lo - row_base[j]), rows);
-      }
+  auto run = [&](int64_t p) {
+    const int64_t g0 = boundary(p), g1 = boundary(p + 1);
+    for (size_t j = 0; j < jobs.size(); j++) {
+      const int64_t lo = std::max(g0, row_base[j]), hi = std::min(g1, row_base[j + 1]);
+      if (lo >= hi || jobs[j].n == 0) continue;
+      const LinearJob& J = jobs[j];
+      const int64_t rows = J.w->rows(), in = J.w->cols();
+      k.linear_rows(J.x, in, J.n, in, J.w->dtype, J.w->data, lo - row_base[j], hi - row_base[j],
+                    J.y + (lo - row_base[j]), rows);
     }
   };
-  if (parts == 1) run(0, 1);
-  else m.pool().parallel_for(parts, 1, run);
+  if (parts == 1) run(0);
+  else m.pool().parallel_items(parts, run);
 }
 
 void mlp_forward(Model& m, const MlpWeights& w, const float* x, int64_t n, float* out) {

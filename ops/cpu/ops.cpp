@@ -7,6 +7,11 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace ocr {
 
@@ -131,10 +136,22 @@ void topk_indices_ref(const double* score, int64_t n, int64_t k, int32_t* out) {
   std::copy(order.begin(), order.end(), out);
 }
 
+void* kv_alloc(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t align = bytes >= kHuge ? kHuge : 64;
+  const size_t rounded = (std::max<size_t>(bytes, 1) + align - 1) / align * align;  // aligned_alloc wants a multiple
+  void* p = std::aligned_alloc(align, rounded);
+  if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages stay 4 KB
+#endif
+  return p;
+}
+
 void KvLayer::grow(int64_t slots) {
   if (slots <= capacity) return;
   const size_t rb = row_bytes();
-  std::vector<uint8_t> nk(static_cast<size_t>(kv_heads * slots) * rb), nv(nk.size());
+  KvBuffer nk(static_cast<size_t>(kv_heads * slots) * rb), nv(nk.size());
   for (int64_t h = 0; h < kv_heads; h++) {
     std::memcpy(nk.data() + static_cast<size_t>(h * slots) * rb, k.data() + offset(h, 0), static_cast<size_t>(capacity) * rb);
     std::memcpy(nv.data() + static_cast<size_t>(h * slots) * rb, v.data() + offset(h, 0), static_cast<size_t>(capacity) * rb);
@@ -209,20 +226,23 @@ void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, c
   const int64_t group = heads / kv_heads;
   int32_t max_vis = 0;
   for (int64_t i = 0; i < n_q; i++) max_vis = std::max(max_vis, visible[i]);
-  // Interleaved (query, head) pairs balance causal prefill, where later queries see more keys.
+  // One item per (query, head), handed out by the pool (a decode step: one per head); the pool balances causal
+  // prefill, where later queries see more keys, by letting a thread that is done take items from the others.
   const int64_t total = n_q * heads;
   int64_t work = 0;
   for (int64_t i = 0; i < n_q; i++) work += static_cast<int64_t>(visible[i]) * heads * head_dim;
-  const int64_t parts = work < min_parallel_macs ? 1 : std::min<int64_t>(pool.size(), total);
-  pool.parallel_for(parts, 1, [&](int64_t b, int64_t e) {
-    std::vector<float> scores(static_cast<size_t>(std::max<int32_t>(1, max_vis)));
-    for (int64_t part = b; part < e; part++)
-    for (int64_t w = part; w < total; w += parts) {
-      const int64_t i = w / heads, h = w % heads;
-      attend_one(kr, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
-                 out + (i * heads + h) * head_dim, probs ? probs + (i * heads + h) * static_cast<int64_t>(max_vis) : nullptr);
-    }
-  });
+  auto item = [&](int64_t w) {
+    thread_local std::vector<float> scores;
+    if (scores.size() < static_cast<size_t>(std::max<int32_t>(1, max_vis))) scores.resize(static_cast<size_t>(std::max<int32_t>(1, max_vis)));
+    const int64_t i = w / heads, h = w % heads;
+    attend_one(kr, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
+               out + (i * heads + h) * head_dim, probs ? probs + (i * heads + h) * static_cast<int64_t>(max_vis) : nullptr);
+  };
+  if (work < min_parallel_macs) {
+    for (int64_t w = 0; w < total; w++) item(w);
+  } else {
+    pool.parallel_items(total, item);
+  }
 }
 
 void attention_ref(const float* q, int64_t n_q, int64_t heads, int64_t kv_heads, int64_t head_dim, const KvLayer& kv,

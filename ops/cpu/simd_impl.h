@@ -154,7 +154,10 @@ static void linear_packed_dt(const float* x, int64_t ldx, int64_t n, int64_t in,
 }
 
 // Matrix-vector (decode): one row at a time is one sequential memory stream, the access pattern the
-// hardware prefetchers follow best; four accumulators hide the FMA latency.
+// hardware prefetchers follow best; four accumulators hide the FMA latency. The prefetchers stop at 4 KB page
+// ends and a thread's own misses are few at a time (widening and FMAs fill the reorder window), so matvec_dt
+// also prefetches the bytes kMatvecPrefetch ahead of the row it reads (never past its own rows).
+constexpr int64_t kMatvecPrefetch = 2048;
 template <ocr::DType DT>
 static inline float dot4_dt(const uint8_t* w, const float* x, int64_t len) {
   typename V::reg a0 = V::zero(), a1 = V::zero(), a2 = V::zero(), a3 = V::zero();
@@ -174,7 +177,14 @@ template <ocr::DType DT>
 static void matvec_dt(const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y) {
   const size_t row_bytes = static_cast<size_t>(in) * ocr::dtype_size(DT);
   const uint8_t* wb = static_cast<const uint8_t*>(w);
-  for (int64_t o = o0; o < o1; o++) y[o - o0] = dot4_dt<DT>(wb + static_cast<size_t>(o) * row_bytes, x, in);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o1) * row_bytes);
+  uintptr_t next = (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
+  for (int64_t o = o0; o < o1; o++) {
+    const uint8_t* row = wb + static_cast<size_t>(o) * row_bytes;
+    const uintptr_t upto = std::min(end, reinterpret_cast<uintptr_t>(row) + row_bytes + kMatvecPrefetch);
+    for (; next < upto; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+    y[o - o0] = dot4_dt<DT>(row, x, in);
+  }
 }
 
 static void linear_rows_simd(const float* x, int64_t ldx, int64_t n, int64_t in, ocr::DType wdt, const void* w,
@@ -255,31 +265,49 @@ static float sum_simd(const float* x, int64_t len) {
   return V::reduce(V::add(V::add(a0, a1), V::add(a2, a3)));
 }
 
-// Scores for eight keys at a time share each loaded query vector and one combined horizontal reduction.
+// Decode attention reads its K and V rows through the slot list, and a 4 KB page holds only 16 bf16 rows of 128, so
+// the hardware prefetchers (which stop at page ends and must first see a stream) leave much of each head's scan waiting
+// on memory: the score and weighted-sum passes prefetch the rows kPrefetchKeys keys ahead themselves.
+constexpr int32_t kPrefetchKeys = 16;
+
+static inline void prefetch_row(const uint8_t* row, int64_t bytes) {
+  const uintptr_t first = reinterpret_cast<uintptr_t>(row) & ~static_cast<uintptr_t>(63);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(row) + static_cast<uintptr_t>(bytes);
+  for (uintptr_t a = first; a < end; a += 64) _mm_prefetch(reinterpret_cast<const char*>(a), _MM_HINT_T0);
+}
+
+// One key's dot product with q, left as a vector (two accumulators: even and odd W-blocks of the row).
+template <ocr::DType DT>
+static inline typename V::reg row_dot(const uint8_t* row, const float* q, int64_t d) {
+  typename V::reg a0 = V::zero(), a1 = V::zero();
+  int64_t k = 0;
+  for (; k + 2 * V::W <= d; k += 2 * V::W) {
+    a0 = V::fma(V::template loadw<DT>(row, k), V::loadx(q, k), a0);
+    a1 = V::fma(V::template loadw<DT>(row, k + V::W), V::loadx(q, k + V::W), a1);
+  }
+  if (k + V::W <= d) {
+    a0 = V::fma(V::template loadw<DT>(row, k), V::loadx(q, k), a0);
+    k += V::W;
+  }
+  if (k < d) a1 = V::fma(V::template loadw_tail<DT>(row, k, d - k), V::loadx_tail(q, k, d - k), a1);
+  return V::add(a0, a1);
+}
+
+// Scores for eight keys at a time: each row is read front to back (one short sequential stream after another, which
+// the prefetchers follow better than eight interleaved ones), the eight sums reduced together.
 template <ocr::DType DT>
 static void scores_dt(const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q, int64_t d,
                       float scale, float* out) {
+  const int64_t row_bytes = d * static_cast<int64_t>(ocr::dtype_size(DT));
   int32_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    const uint8_t* rows[8];
+    for (int32_t i = j + kPrefetchKeys; i < std::min(n, j + kPrefetchKeys + 8); i++) prefetch_row(base + slots[i] * stride, row_bytes);
     typename V::reg acc[8];
-    for (int i = 0; i < 8; i++) {
-      rows[i] = base + slots[j + i] * stride;
-      acc[i] = V::zero();
-    }
-    int64_t k = 0;
-    for (; k + V::W <= d; k += V::W) {
-      const typename V::reg qv = V::loadx(q, k);
-      for (int i = 0; i < 8; i++) acc[i] = V::fma(V::template loadw<DT>(rows[i], k), qv, acc[i]);
-    }
-    if (k < d) {
-      const typename V::reg qv = V::loadx_tail(q, k, d - k);
-      for (int i = 0; i < 8; i++) acc[i] = V::fma(V::template loadw_tail<DT>(rows[i], k, d - k), qv, acc[i]);
-    }
+    for (int i = 0; i < 8; i++) acc[i] = row_dot<DT>(base + slots[j + i] * stride, q, d);
     V::reduce8_store(acc, out + j);
     for (int i = 0; i < 8; i++) out[j + i] *= scale;
   }
-  for (; j < n; j++) out[j] = dot_dt<DT>(base + slots[j] * stride, q, d) * scale;
+  for (; j < n; j++) out[j] = V::reduce(row_dot<DT>(base + slots[j] * stride, q, d)) * scale;
 }
 
 static void scores_simd(ocr::DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q,
@@ -292,12 +320,14 @@ static void scores_simd(ocr::DType dt, const uint8_t* base, int64_t stride, cons
 }
 
 // Four value rows per pass over `out`: the same FMA chain per element as four single axpys, a quarter of
-// the loads and stores of `out`.
+// the loads and stores of `out`; rows kPrefetchKeys ahead are prefetched.
 template <ocr::DType DT>
 static void weighted_sum_dt(const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p, int64_t d,
                             float* out) {
+  const int64_t row_bytes = d * static_cast<int64_t>(ocr::dtype_size(DT));
   int32_t j = 0;
   for (; j + 4 <= n; j += 4) {
+    for (int32_t i = j + kPrefetchKeys; i < std::min(n, j + kPrefetchKeys + 4); i++) prefetch_row(base + slots[i] * stride, row_bytes);
     const uint8_t* r0 = base + slots[j] * stride;
     const uint8_t* r1 = base + slots[j + 1] * stride;
     const uint8_t* r2 = base + slots[j + 2] * stride;

@@ -115,6 +115,25 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
       }
     }
   });
+
+  it.each(dtypes)("decode-step attention with a %s cache: 10 heads x 128, hundreds of keys in scrambled slots", (kvDt) => {
+    // One query, as a decode step: long enough for the score and weighted-sum passes' prefetch (16 keys ahead)
+    // and their 8- and 4-key blocks to run many times, with key counts that leave every remainder.
+    const r = rng(4);
+    const heads = 10, d = 128, cap = 400;
+    const k = randomF32(cap * heads * d, r, 0.5);
+    const v = randomF32(cap * heads * d, r);
+    const perm = Int32Array.from({ length: cap }, (_, i) => (i * 151 + 7) % cap);
+    for (const n of [17, 24, 299, 331]) {
+      const slots = perm.slice(0, n);
+      const visible = Int32Array.of(n);
+      const q = randomF32(heads * d, r, 0.5);
+      const want = t.attention("reference", q, 1, heads, heads, d, kvDt, k, v, slots, visible, 1);
+      const one = t.attention(set, q, 1, heads, heads, d, kvDt, k, v, slots, visible, 1);
+      expect(nmse(one, want), `n=${n}`).toBeLessThan(1e-11);
+      expect(t.attention(set, q, 1, heads, heads, d, kvDt, k, v, slots, visible, 2), `n=${n}`).toEqual(one);
+    }
+  });
 });
 
 // Prefill takes the blocked path (query tiles of 48 / group rows against key tiles of 64, online softmax); the
