@@ -156,7 +156,8 @@ static void linear_packed_dt(const float* x, int64_t ldx, int64_t n, int64_t in,
 // Matrix-vector (decode): one row at a time is one sequential memory stream, the access pattern the
 // hardware prefetchers follow best; four accumulators hide the FMA latency. The prefetchers stop at 4 KB page
 // ends and a thread's own misses are few at a time (widening and FMAs fill the reorder window), so matvec_dt
-// also prefetches the bytes kMatvecPrefetch ahead of the row it reads (never past its own rows).
+// also prefetches the bytes kMatvecPrefetch ahead of the row it reads (never past its own rows). The hint is
+// non-temporal: each weight is read once per step, and ~1 GB of them should not churn the caches.
 constexpr int64_t kMatvecPrefetch = 2048;
 template <ocr::DType DT>
 static inline float dot4_dt(const uint8_t* w, const float* x, int64_t len) {
@@ -182,7 +183,7 @@ static void matvec_dt(const float* x, int64_t in, const void* w, int64_t o0, int
   for (int64_t o = o0; o < o1; o++) {
     const uint8_t* row = wb + static_cast<size_t>(o) * row_bytes;
     const uintptr_t upto = std::min(end, reinterpret_cast<uintptr_t>(row) + row_bytes + kMatvecPrefetch);
-    for (; next < upto; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+    for (; next < upto; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_NTA);
     y[o - o0] = dot4_dt<DT>(row, x, in);
   }
 }
