@@ -78,8 +78,9 @@ class LineEncoder(nn.Module):
         """Raw slot features [..., 124] -> the model's input features [..., pca + 4]."""
         return torch.cat([(feats[..., :RECOGNISER] - self.pca_mean) @ self.pca_basis, feats[..., RECOGNISER:]], -1)
 
-    def forward(self, ids, feats, valid, geometry, projected=False):
-        if self.pca and not projected:
+    def forward(self, ids, feats, valid, geometry):
+        """feats: raw [..., 124], or for a model with pca already projected [..., pca + 4] (packed training data)."""
+        if self.pca and feats.shape[-1] == FEATURES:
             feats = self.project(feats)
         v = valid.unsqueeze(-1)
         prev_ids = torch.cat([torch.zeros_like(ids[:, :1]), ids[:, :-1]], 1)
@@ -89,13 +90,6 @@ class LineEncoder(nn.Module):
         for layer in self.layers:
             x = layer(x)
         return self.projector(self.norm(x)).unsqueeze(1)
-
-
-def default_decoder_config(vocab_size):
-    return DecoderConfig(vocab_size=vocab_size, hidden_size=128, num_hidden_layers=4, num_attention_heads=2,
-                         num_key_value_heads=2, head_dim=64, intermediate_size=384, moe_intermediate_size=64,
-                         n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
-                         max_position_embeddings=32768)
 
 
 # Model sizes by name. "small" is what a 2-core CPU trains in a session; "wide" is for a lent GPU (~5 M decoder
@@ -143,6 +137,20 @@ def unit_arrays(unit, length):
     return ids, feats, valid
 
 
+def bucket_batches(units):
+    """Units grouped by slot bucket, shortest bucket first: (bucket length, unit indices, ids, feats, valid, geometry)
+    with each group's slots padded to its bucket."""
+    groups = {}
+    for i, u in enumerate(units):
+        groups.setdefault(bucket(len(u["ids"])), []).append(i)
+    out = []
+    for length, idx in sorted(groups.items()):
+        arrays = [unit_arrays(units[i], length) for i in idx]
+        out.append((length, idx, torch.stack([a[0] for a in arrays]), torch.stack([a[1] for a in arrays]), torch.stack([a[2] for a in arrays]),
+                    torch.stack([torch.as_tensor(units[i]["geometry"], dtype=torch.float32) for i in idx])))
+    return out
+
+
 class LineOcrModel(nn.Module):
     def __init__(self, decoder_cfg: DecoderConfig, window=128, encoder=None):
         super().__init__()
@@ -155,16 +163,8 @@ class LineOcrModel(nn.Module):
     def encode_units(self, units):
         """Encodes units (grouped by bucket) -> list of [1, 1+L, H] per unit, in order."""
         out = [None] * len(units)
-        groups = {}
-        for i, u in enumerate(units):
-            groups.setdefault(bucket(len(u["ids"])), []).append(i)
-        for length, idx in groups.items():
-            arrays = [unit_arrays(units[i], length) for i in idx]
-            ids = torch.stack([a[0] for a in arrays])
-            feats = torch.stack([a[1] for a in arrays])
-            valid = torch.stack([a[2] for a in arrays])
-            geom = torch.stack([torch.as_tensor(units[i]["geometry"]) for i in idx])
-            emb = self.encoder(ids, feats, valid, geom, projected=feats.shape[-1] != FEATURES)
+        for _, idx, ids, feats, valid, geom in bucket_batches(units):
+            emb = self.encoder(ids, feats, valid, geom)
             for k, i in enumerate(idx):
                 out[i] = emb[k]
         return out
@@ -201,14 +201,9 @@ class LineOcrModel(nn.Module):
         build_sequence; `index` points each entry at a row of [encoder outputs, image_newline, view_seperator,
         token embeddings]."""
         flat = [u for units, _ in samples for u in units]
-        groups = {}
-        for i, u in enumerate(flat):
-            groups.setdefault(bucket(len(u["ids"])), []).append(i)
         enc, row_of, base = [], [0] * len(flat), 0
-        for length, idx in sorted(groups.items()):
-            arrays = [unit_arrays(flat[i], length) for i in idx]
-            enc.append((torch.stack([a[0] for a in arrays]), torch.stack([a[1] for a in arrays]), torch.stack([a[2] for a in arrays]),
-                        torch.stack([torch.as_tensor(flat[i]["geometry"], dtype=torch.float32) for i in idx])))
+        for length, idx, *tensors in bucket_batches(flat):
+            enc.append(tuple(tensors))
             for k, i in enumerate(idx):
                 row_of[i] = base + k * (1 + length)
             base += len(idx) * (1 + length)
@@ -256,7 +251,7 @@ class LineOcrModel(nn.Module):
         outs = []
         for ids, feats, valid, geom in batch["enc"]:
             e = self.encoder(ids.to(dev, non_blocking=True), feats.to(dev, non_blocking=True), valid.to(dev, non_blocking=True),
-                             geom.to(dev, non_blocking=True), projected=feats.shape[-1] != FEATURES)
+                             geom.to(dev, non_blocking=True))
             outs.append(e.reshape(-1, e.shape[-1]))
         m = self.decoder.model
         table = torch.cat(outs + [m.image_newline[None].to(outs[0].dtype), m.view_seperator[None].to(outs[0].dtype),

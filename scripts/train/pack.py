@@ -88,12 +88,12 @@ def main():
     t = time.time()
     train = load_split(os.path.join(args.data, "train"), args.limit)
     val = load_split(os.path.join(args.data, "val"))
-    mean, basis, lo, step, explained, rel = fit_pca(train, args.k)
+    fixed = None
     if args.basis_from:
         import torch
         state = torch.load(args.basis_from, map_location="cpu")["state_dict"]
-        mean, basis = state["encoder.pca_mean"].float().numpy(), state["encoder.pca_basis"].float().numpy()
-        mean, basis, lo, step, explained, rel = fit_pca(train, basis.shape[1], fixed=(mean, basis))
+        fixed = (state["encoder.pca_mean"].float().numpy(), state["encoder.pca_basis"].float().numpy())
+    mean, basis, lo, step, explained, rel = fit_pca(train, args.k if fixed is None else fixed[1].shape[1], fixed=fixed)
     out = {"pca_mean": mean, "pca_basis": basis, "pca_lo": lo, "pca_step": step}
     for name, docs in (("train", train), ("val", val)):
         for key, arr in pack_split(docs, mean, basis, lo, step).items():

@@ -238,8 +238,8 @@ def main():
           f"val windows {len(vwins)}; loaded in {time.time() - t:.0f} s; resumed at {meta['train_seconds'] / 60:.1f} min", file=sys.stderr)
     device = torch.device(args.device)
     model.to(device)
-    rng = random.Random(meta["steps"] + 7919 * meta["sessions"])
     seed = meta["steps"] + 7919 * meta["sessions"]
+    rng = random.Random(seed)
     loader = None
     if args.workers:
         loader = iter(torch.utils.data.DataLoader(Batches(model, train, twins, seed, args.tokens), batch_size=None,

@@ -297,15 +297,23 @@ export function recogniserChunk(width: number, cfg: Pick<LinesConfig, "rec_batch
   return Math.max(1, Math.min(cfg.rec_batch, Math.floor(cfg.rec_max_width / width)));
 }
 
+/** Recogniser input for line crops of one height: each crop left-aligned in `width` columns, zero (mid-grey) padding. */
+function recogniserBatch(crops: readonly { data: Float32Array; width: number }[], height: number, width: number): Tensor {
+  const plane = 3 * height * width;
+  const data = new Float32Array(crops.length * plane);
+  crops.forEach((crop, j) => {
+    for (let r = 0; r < 3 * height; r++) data.set(crop.data.subarray(r * crop.width, (r + 1) * crop.width), j * plane + r * width);
+  });
+  return { data, dims: [crops.length, 3, height, width] };
+}
+
 /** The margin marks the recogniser reads as 1–MARK_MAX_SYMBOLS symbols, each at least MARK_MIN_PEAK sure. */
 async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineBox[]> {
   const kept: LineBox[] = [];
   for (const mark of marks) {
     const crop = recogniserCrop(page, mark, cfg.rec_height, cfg.rec_max_width);
     const width = Math.ceil(crop.width / 8) * 8;
-    const data = new Float32Array(3 * cfg.rec_height * width);  // zero padding, as pageUnits pads a group's narrower lines
-    for (let r = 0; r < 3 * cfg.rec_height; r++) data.set(crop.data.subarray(r * crop.width, (r + 1) * crop.width), r * width);
-    const { best, peak } = await models.recognise({ data, dims: [1, 3, cfg.rec_height, width] });
+    const { best, peak } = await models.recognise(recogniserBatch([crop], cfg.rec_height, width));
     const steps = best.dims[1]!;
     const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
     const picked: number[] = [];
@@ -337,18 +345,10 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   for (let i = 0; i < order.length; i += cfg.rec_batch) {
     const group = order.slice(i, i + cfg.rec_batch);
     const width = Math.ceil(Math.max(...group.map((k) => crops[k]!.width)) / 8) * 8;
-    const plane = 3 * cfg.rec_height * width;
     const chunk = recogniserChunk(width, cfg);
     for (let c = 0; c < group.length; c += chunk) {
       const batch = group.slice(c, c + chunk);
-      const data = new Float32Array(batch.length * plane);
-      batch.forEach((k, j) => {
-        const crop = crops[k]!;
-        for (let ch = 0; ch < 3; ch++)
-          for (let y = 0; y < cfg.rec_height; y++)
-            data.set(crop.data.subarray((ch * cfg.rec_height + y) * crop.width, (ch * cfg.rec_height + y + 1) * crop.width), j * plane + (ch * cfg.rec_height + y) * width);
-      });
-      const { best, peak, features } = await models.recognise({ data, dims: [batch.length, 3, cfg.rec_height, width] });
+      const { best, peak, features } = await models.recognise(recogniserBatch(batch.map((k) => crops[k]!), cfg.rec_height, width));
       const steps = best.dims[1]!, fw = features.dims[2]!;
       batch.forEach((k, j) => {
         // steps that only saw padding are dropped
