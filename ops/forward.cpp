@@ -18,6 +18,38 @@ struct LinearJob {
   float* y;             // [n, rows]
 };
 
+// A forward pass's activation buffers, one set per calling thread (passes run on the addon's worker threads, one
+// pass per thread at a time), kept between passes: a decode step or a short prefill then allocates nothing, where
+// fresh buffers of a few hundred KB are mapped, zero-filled and page-faulted on every call. A pass that needed more
+// than kKeepBytes (a long prefill) gives its buffers back at the end.
+struct Scratch {
+  static constexpr size_t kKeepBytes = size_t{64} << 20;
+  std::vector<float> x, xn, tmp, q, k, v, att, logits;         // forward
+  std::vector<float> gate, up, route, xs, ys, shared_out;      // MLP / MoE (one layer at a time)
+  std::vector<int32_t> ids, count, order;
+  std::vector<float> weights;
+  // Resizes without shrinking capacity; new elements are not meant to be read before they are written.
+  template <typename T>
+  static T* take(std::vector<T>& b, int64_t n) {
+    if (b.size() < static_cast<size_t>(n)) b.resize(static_cast<size_t>(n));
+    return b.data();
+  }
+  size_t bytes() const {
+    size_t f = 0;
+    for (const auto* b : {&x, &xn, &tmp, &q, &k, &v, &att, &logits, &gate, &up, &route, &xs, &ys, &shared_out, &weights})
+      f += b->capacity() * sizeof(float);
+    return f + (ids.capacity() + count.capacity() + order.capacity()) * sizeof(int32_t);
+  }
+  void trim() {
+    if (bytes() > kKeepBytes) *this = Scratch();
+  }
+};
+
+Scratch& scratch() {
+  static thread_local Scratch s;
+  return s;
+}
+
 // Runs several independent y = x W^T products in one parallel pass, split by work (rows x tokens) into
 // kItemsPerThread items per thread that the pool hands out (parallel_items): a thread streams its own
 // contiguous share and then helps with the others' ends, so a worker that starts late (a shared machine, a
@@ -26,10 +58,13 @@ constexpr int64_t kItemsPerThread = 8;
 
 void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
   std::vector<int64_t> row_base(jobs.size() + 1, 0), cost_base(jobs.size() + 1, 0);
+  bool packed = false;  // prefill: rows split in whole packed-panel blocks (a split panel is packed and run twice, half empty)
   for (size_t j = 0; j < jobs.size(); j++) {
     row_base[j + 1] = row_base[j] + jobs[j].w->rows();
     cost_base[j + 1] = cost_base[j] + jobs[j].w->rows() * std::max<int64_t>(1, jobs[j].n);
+    packed = packed || jobs[j].n >= kPackedMinTokens;
   }
+  const int64_t block = packed ? kPackedRowBlock : 4;  // else keep 4-row register blocks whole
   // Small products (the tiny test models, MoE experts with few tokens) run on one thread: waking the
   // pool costs more than it saves below ~256K multiply-adds.
   int64_t macs = 0;
@@ -42,7 +77,7 @@ void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
     while (j + 1 < jobs.size() && cost_base[j + 1] <= c) j++;
     const int64_t rows = jobs[j].w->rows();
     int64_t r = (c - cost_base[j]) / std::max<int64_t>(1, jobs[j].n);
-    r = std::min(rows, (r + 2) / 4 * 4);  // keep 4-row register blocks whole
+    r = std::min(rows, (r + block / 2) / block * block);
     return row_base[j] + r;
   };
   const Kernels& k = m.kernels();
@@ -62,68 +97,75 @@ void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
 }
 
 void mlp_forward(Model& m, const MlpWeights& w, const float* x, int64_t n, float* out) {
-  const int64_t inter = w.gate->rows(), H = w.down->rows();
-  std::vector<float> g(static_cast<size_t>(n * inter)), u(g.size());
-  linear_jobs(m, {{x, n, w.gate, g.data()}, {x, n, w.up, u.data()}});
-  silu_mul(g.data(), u.data(), g.data(), n, inter);
-  linear_jobs(m, {{g.data(), n, w.down, out}});
-  (void)H;
+  Scratch& s = scratch();
+  const int64_t inter = w.gate->rows();
+  float* g = Scratch::take(s.gate, n * inter);
+  float* u = Scratch::take(s.up, n * inter);
+  linear_jobs(m, {{x, n, w.gate, g}, {x, n, w.up, u}});
+  m.kernels().silu_mul(g, u, g, n * inter);
+  linear_jobs(m, {{g, n, w.down, out}});
 }
 
 // DeepSeek-V2 MoE: routed experts (top-k of a softmax gate, weights applied in f32) plus shared experts.
 void moe_forward(Model& m, const LayerWeights& L, const float* x, int64_t n, float* out) {
   const DecoderConfig& c = m.config();
+  const Kernels& kr = m.kernels();
+  Scratch& s = scratch();
   const int64_t H = c.hidden_size, E = c.n_routed_experts, K = c.num_experts_per_tok, I = c.moe_intermediate_size;
-  std::vector<float> logits(static_cast<size_t>(n * E));
-  linear_jobs(m, {{x, n, L.router, logits.data()}});
-  std::vector<int32_t> ids(static_cast<size_t>(n * K));
-  std::vector<float> weights(static_cast<size_t>(n * K));
+  const int64_t total = n * K, IS = L.shared.gate ? L.shared.gate->rows() : 0;
+  float* logits = Scratch::take(s.route, n * E);
+  int32_t* ids = Scratch::take(s.ids, total);
+  float* weights = Scratch::take(s.weights, total);
+  int32_t* offset = Scratch::take(s.count, 2 * (E + 1));  // [E + 1] group starts, then [E] next free place
+  int32_t* fill = offset + E + 1;
+  int32_t* order = Scratch::take(s.order, total);
+  float* xs = Scratch::take(s.xs, total * H);
+  float* ys = Scratch::take(s.ys, total * H);
+  float* g = Scratch::take(s.gate, total * I + n * IS);  // routed rows, then the shared experts' n rows
+  float* u = Scratch::take(s.up, total * I + n * IS);
+  float* shared_out = IS ? Scratch::take(s.shared_out, n * H) : nullptr;
+
+  linear_jobs(m, {{x, n, L.router, logits}});
   for (int64_t t = 0; t < n; t++)
-    route_topk(logits.data() + t * E, E, K, c.norm_topk_prob, c.routed_scaling_factor, ids.data() + t * K, weights.data() + t * K);
-  // Group (token, weight) pairs by expert, tokens in ascending order.
-  std::vector<std::vector<std::pair<int64_t, float>>> routed(static_cast<size_t>(E));
-  for (int64_t t = 0; t < n; t++)
-    for (int64_t j = 0; j < K; j++) routed[ids[t * K + j]].push_back({t, weights[t * K + j]});
-  std::vector<int64_t> offset(static_cast<size_t>(E + 1), 0);
-  for (int64_t e = 0; e < E; e++) offset[e + 1] = offset[e] + static_cast<int64_t>(routed[e].size());
-  const int64_t total = offset[E];
-  std::vector<float> xs(static_cast<size_t>(total * H)), g(static_cast<size_t>(total * I)), u(g.size()), y(xs.size());
+    route_topk(logits + t * E, E, K, c.norm_topk_prob, c.routed_scaling_factor, ids + t * K, weights + t * K);
+  // Group the (token, choice) pairs by expert, tokens ascending (a counting sort): order[offset[e] .. offset[e + 1])
+  // holds expert e's pairs as t * K + j.
+  std::fill(offset, offset + E + 1, 0);
+  for (int64_t i = 0; i < total; i++) offset[ids[i] + 1]++;
+  for (int64_t e = 0; e < E; e++) offset[e + 1] += offset[e];
+  std::copy(offset, offset + E, fill);
+  for (int64_t i = 0; i < total; i++) order[fill[ids[i]]++] = static_cast<int32_t>(i);
+
   std::vector<LinearJob> up_jobs, down_jobs;
   for (int64_t e = 0; e < E; e++) {
-    const int64_t cnt = offset[e + 1] - offset[e];
+    const int64_t first = offset[e], cnt = offset[e + 1] - first;
     if (cnt == 0) continue;
-    float* xe = xs.data() + offset[e] * H;
-    for (int64_t r = 0; r < cnt; r++) std::memcpy(xe + r * H, x + routed[e][r].first * H, sizeof(float) * H);
-    up_jobs.push_back({xe, cnt, L.experts[e].gate, g.data() + offset[e] * I});
-    up_jobs.push_back({xe, cnt, L.experts[e].up, u.data() + offset[e] * I});
-    down_jobs.push_back({g.data() + offset[e] * I, cnt, L.experts[e].down, y.data() + offset[e] * H});
+    float* xe = xs + first * H;
+    for (int64_t r = 0; r < cnt; r++) std::memcpy(xe + r * H, x + (order[first + r] / K) * H, sizeof(float) * H);
+    up_jobs.push_back({xe, cnt, L.experts[e].gate, g + first * I});
+    up_jobs.push_back({xe, cnt, L.experts[e].up, u + first * I});
+    down_jobs.push_back({g + first * I, cnt, L.experts[e].down, ys + first * H});
   }
-  std::vector<float> shared_g, shared_u;
-  const int64_t IS = L.shared.gate ? L.shared.gate->rows() : 0;
-  if (L.shared.gate) {  // shared experts ride in the same parallel passes
-    shared_g.resize(static_cast<size_t>(n * IS));
-    shared_u.resize(shared_g.size());
-    up_jobs.push_back({x, n, L.shared.gate, shared_g.data()});
-    up_jobs.push_back({x, n, L.shared.up, shared_u.data()});
+  float* shared_g = g + total * I;
+  if (IS) {  // shared experts ride in the same parallel passes
+    up_jobs.push_back({x, n, L.shared.gate, shared_g});
+    up_jobs.push_back({x, n, L.shared.up, u + total * I});
   }
   linear_jobs(m, up_jobs);
-  silu_mul(g.data(), u.data(), g.data(), total, I);
-  std::vector<float> shared_out;
-  if (L.shared.gate) {
-    silu_mul(shared_g.data(), shared_u.data(), shared_g.data(), n, IS);
-    shared_out.resize(static_cast<size_t>(n * H));
-    down_jobs.push_back({shared_g.data(), n, L.shared.down, shared_out.data()});
-  }
+  kr.silu_mul(g, u, g, total * I + n * IS);
+  if (IS) down_jobs.push_back({shared_g, n, L.shared.down, shared_out});
   linear_jobs(m, down_jobs);
+  // out[t] = sum over t's choices j (in order) of weight * expert output, then + the shared experts' output.
   std::fill(out, out + n * H, 0.f);
   for (int64_t e = 0; e < E; e++)
-    for (int64_t r = 0; r < offset[e + 1] - offset[e]; r++) {
-      const auto& tw = routed[e][r];
-      const float* ye = y.data() + (offset[e] + r) * H;
-      float* o = out + tw.first * H;
-      for (int64_t i = 0; i < H; i++) o[i] += tw.second * ye[i];
+    for (int64_t r = offset[e]; r < offset[e + 1]; r++) {
+      const int64_t t = order[r] / K;
+      const float wt = weights[order[r]];
+      const float* ye = ys + r * H;
+      float* o = out + t * H;
+      for (int64_t i = 0; i < H; i++) o[i] += wt * ye[i];
     }
-  if (L.shared.gate)
+  if (IS)
     for (int64_t i = 0; i < n * H; i++) out[i] += shared_out[i];
 }
 
@@ -197,28 +239,35 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     pruned_stale = false;
   };
 
-  std::vector<float> x(x_in, x_in + n * H), xn(static_cast<size_t>(n * H)), tmp(static_cast<size_t>(n * H));
-  std::vector<float> q(static_cast<size_t>(n * NH * D)), kk(static_cast<size_t>(n * NKV * D)), vv(kk.size()), att(q.size());
+  Scratch& sc = scratch();
+  float* x = Scratch::take(sc.x, n * H);
+  std::copy(x_in, x_in + n * H, x);
+  float* xn = Scratch::take(sc.xn, n * H);
+  float* tmp = Scratch::take(sc.tmp, n * H);
+  float* q = Scratch::take(sc.q, n * NH * D);
+  float* kk = Scratch::take(sc.k, n * NKV * D);
+  float* vv = Scratch::take(sc.v, n * NKV * D);
+  float* att = Scratch::take(sc.att, n * NH * D);
   if (capture && capture->hidden) capture->hidden_states.assign(static_cast<size_t>(c.num_hidden_layers * n * H), 0.f);
 
   for (int l = 0; l < c.num_hidden_layers; l++) {
     const LayerWeights& L = model_.layers[l];
     KvLayer& kv = kv_[l];
     // Attention block.
-    rms_norm(x.data(), L.attn_norm.data(), xn.data(), n, H, c.rms_norm_eps);
-    linear_jobs(model_, {{xn.data(), n, L.q, q.data()}, {xn.data(), n, L.k, kk.data()}, {xn.data(), n, L.v, vv.data()}});
-    rope(q.data(), positions.data(), n, NH, D, c.rope_theta);
-    rope(kk.data(), positions.data(), n, NKV, D, c.rope_theta);
+    rms_norm(x, L.attn_norm.data(), xn, n, H, c.rms_norm_eps);
+    linear_jobs(model_, {{xn, n, L.q, q}, {xn, n, L.k, kk}, {xn, n, L.v, vv}});
+    rope(q, positions.data(), n, NH, D, c.rope_theta);
+    rope(kk, positions.data(), n, NKV, D, c.rope_theta);
     for (int64_t i = 0; i < n; i++) {
       const int32_t s = entries_[first + i].slot;
       for (int64_t g = 0; g < NKV; g++) {
-        k.store(kv.dtype, kk.data() + (i * NKV + g) * D, kv.k.data() + kv.offset(g, s), D);
-        k.store(kv.dtype, vv.data() + (i * NKV + g) * D, kv.v.data() + kv.offset(g, s), D);
+        k.store(kv.dtype, kk + (i * NKV + g) * D, kv.k.data() + kv.offset(g, s), D);
+        k.store(kv.dtype, vv + (i * NKV + g) * D, kv.v.data() + kv.offset(g, s), D);
       }
     }
     const auto t_attn = clock::now();
     if (!focal) {
-      attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), n, NH, NKV, D, kv, slots.data(), visible.data(), att.data());
+      attention(k, model_.pool(), model_.min_parallel_macs(), q, n, NH, NKV, D, kv, slots.data(), visible.data(), att);
     } else {
       const bool full_layer = warm || is_focal_[l] || !focus_valid_;
       const bool want_probs = measuring || is_focal_[l];
@@ -230,7 +279,7 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
         nv = static_cast<int32_t>(fs.layer_slots.size());
       }
       if (want_probs) fs.probs.resize(static_cast<size_t>(NH * nv));  // every element is written by the kernel
-      attention(k, model_.pool(), model_.min_parallel_macs(), q.data(), 1, NH, NKV, D, kv, use, &nv, att.data(),
+      attention(k, model_.pool(), model_.min_parallel_macs(), q, 1, NH, NKV, D, kv, use, &nv, att,
                 want_probs ? fs.probs.data() : nullptr);
       if (want_probs) {
         // Head-averaged probability of every key (the list is the full one here), then of the visual ones.
@@ -253,27 +302,28 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
       }
     }
     if (decode) attn_s += std::chrono::duration<double>(clock::now() - t_attn).count();
-    linear_jobs(model_, {{att.data(), n, L.o, tmp.data()}});
+    linear_jobs(model_, {{att, n, L.o, tmp}});
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     // MLP block.
-    rms_norm(x.data(), L.mlp_norm.data(), xn.data(), n, H, c.rms_norm_eps);
-    if (L.moe) moe_forward(model_, L, xn.data(), n, tmp.data());
-    else mlp_forward(model_, L.dense, xn.data(), n, tmp.data());
+    rms_norm(x, L.mlp_norm.data(), xn, n, H, c.rms_norm_eps);
+    if (L.moe) moe_forward(model_, L, xn, n, tmp);
+    else mlp_forward(model_, L.dense, xn, n, tmp);
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     if (capture && capture->hidden)
-      std::memcpy(capture->hidden_states.data() + static_cast<size_t>(l) * n * H, x.data(), sizeof(float) * n * H);
+      std::memcpy(capture->hidden_states.data() + static_cast<size_t>(l) * n * H, x, sizeof(float) * n * H);
   }
 
   // Final norm and logits: every row when captured, else only the last (the one decoding continues from).
   const bool all = capture && capture->all_logits;
   const int64_t rows = all ? n : 1;
-  const float* src = x.data() + (all ? 0 : (n - 1) * H);
-  rms_norm(src, model_.final_norm.data(), xn.data(), rows, H, c.rms_norm_eps);
-  std::vector<float> logits(static_cast<size_t>(rows * c.vocab_size));
-  linear_jobs(model_, {{xn.data(), rows, model_.lm_head, logits.data()}});
-  last_logits_.assign(logits.end() - c.vocab_size, logits.end());
-  if (all) capture->logits = std::move(logits);
-  else if (capture) capture->logits = last_logits_;
+  const float* src = x + (all ? 0 : (n - 1) * H);
+  rms_norm(src, model_.final_norm.data(), xn, rows, H, c.rms_norm_eps);
+  const int64_t V = c.vocab_size;
+  float* logits = all ? (capture->logits.resize(static_cast<size_t>(rows * V)), capture->logits.data()) : Scratch::take(sc.logits, V);
+  linear_jobs(model_, {{xn, rows, model_.lm_head, logits}});
+  last_logits_.assign(logits + (rows - 1) * V, logits + rows * V);
+  if (capture && !all) capture->logits = last_logits_;
+  sc.trim();
   if (decode) {
     stats_.decode_steps++;
     stats_.attention_seconds += attn_s;

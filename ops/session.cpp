@@ -31,13 +31,21 @@ size_t Session::cache_bytes() const {
   return n;
 }
 
+// Makes at least `n` slots free, doubling the cache (one copy of every layer's K/V however many doublings).
+void Session::reserve_slots(int64_t n) {
+  const int64_t free = static_cast<int64_t>(free_slots_.size());
+  if (free >= n) return;
+  int64_t grown = std::max<int64_t>(64, capacity_ * 2);
+  while (free + grown - capacity_ < n) grown *= 2;
+  for (auto& kv : kv_) kv.grow(grown);
+  // Lowest slots are handed out first (free_slots_ is a stack).
+  free_slots_.insert(free_slots_.begin(), static_cast<size_t>(grown - capacity_), 0);
+  for (int64_t s = capacity_, i = grown - capacity_ - 1; s < grown; s++, i--) free_slots_[static_cast<size_t>(i)] = static_cast<int32_t>(s);
+  capacity_ = grown;
+}
+
 int32_t Session::alloc_slot() {
-  if (free_slots_.empty()) {
-    const int64_t grown = std::max<int64_t>(64, capacity_ * 2);
-    for (auto& kv : kv_) kv.grow(grown);
-    for (int64_t s = grown - 1; s >= capacity_; s--) free_slots_.push_back(static_cast<int32_t>(s));
-    capacity_ = grown;
-  }
+  reserve_slots(1);
   const int32_t s = free_slots_.back();
   free_slots_.pop_back();
   return s;
@@ -82,6 +90,7 @@ void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int6
     throw EngineError("BAD_INPUT", std::to_string(needed) + " embedding placeholders but " + std::to_string(n_embeds) + " embedding rows");
   if (n <= 0) throw EngineError("BAD_INPUT", "extend needs at least one entry");
   feed_pending();
+  reserve_slots(n);
   std::vector<float> x(static_cast<size_t>(n * H));
   int64_t row = 0;
   const int64_t first = static_cast<int64_t>(entries_.size());

@@ -103,6 +103,7 @@ class Session {
   };
   void feed_pending();
   int32_t alloc_slot();
+  void reserve_slots(int64_t n);
   void release(int64_t position);
   // Runs the new entries (already appended to entries_, slots assigned) through every layer.
   void forward(const float* x_in, int64_t n, Capture* capture, bool decode = false);

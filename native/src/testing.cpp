@@ -82,6 +82,18 @@ Napi::Value Attention(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// siluMul(kernels, g: Float32Array, u: Float32Array) -> Float32Array: silu(g) * u element-wise.
+Napi::Value SiluMul(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const ocr::Kernels& k = KernelsArg(info[0]);
+  auto g = info[1].As<Napi::Float32Array>();
+  auto u = info[2].As<Napi::Float32Array>();
+  if (g.ElementLength() != u.ElementLength()) throw MakeError(env, "BAD_INPUT", "siluMul: g and u differ in length");
+  auto h = Napi::Float32Array::New(env, g.ElementLength());
+  k.silu_mul(g.Data(), u.Data(), h.Data(), static_cast<int64_t>(g.ElementLength()));
+  return h;
+}
+
 // routeTopk(logits: Float32Array [E], k, normTopk, scale) -> { ids: Int32Array, weights: Float32Array }
 Napi::Value RouteTopk(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -139,6 +151,7 @@ void InitTesting(Napi::Env env, Napi::Object exports) {
   Napi::Object t = Napi::Object::New(env);
   t.Set("linearRows", Napi::Function::New(env, LinearRows));
   t.Set("attention", Napi::Function::New(env, Attention));
+  t.Set("siluMul", Napi::Function::New(env, SiluMul));
   t.Set("routeTopk", Napi::Function::New(env, RouteTopk));
   t.Set("focalSelect", Napi::Function::New(env, FocalSelect));
   t.Set("toDtype", Napi::Function::New(env, ToDtype));

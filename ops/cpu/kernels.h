@@ -31,6 +31,8 @@ struct Kernels {
   void (*softmax)(float* x, int32_t n);
   // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
   float (*sum)(const float* x, int64_t len);
+  // h[i] = silu(g[i]) * u[i] = g[i] / (1 + exp(-g[i])) * u[i] (SIMD sets: the polynomial exp); h may alias g.
+  void (*silu_mul)(const float* g, const float* u, float* h, int64_t len);
   // Blocked (flash-style) attention of `rows` query rows against one key/value head, for prefill.
   // q, out: [rows, d] f32, contiguous. Row r attends the keys slots[0 .. vis[r]) (K rows at kbase + slot * stride,
   // V rows at vbase + slot * stride, in dt): out[r] = softmax(scale * q[r].k) v, zeros when vis[r] == 0.
@@ -40,6 +42,11 @@ struct Kernels {
   void (*attention_tile)(DType dt, const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots,
                          const float* q, int32_t rows, const int32_t* vis, int64_t d, float scale, float* out);
 };
+
+// Prefill's packed panels: from kPackedMinTokens tokens on, linear_rows packs weight rows into panels of 2W rows
+// (16 for AVX2, 32 for AVX-512); callers that split rows between threads keep kPackedRowBlock-row blocks whole.
+constexpr int64_t kPackedMinTokens = 32;  // below this, packing costs more than it saves
+constexpr int64_t kPackedRowBlock = 32;   // a multiple of every set's panel width
 
 // Keys per tile of `attention_tile` (a multiple of every set's panel width: 16 for AVX2, 32 for AVX-512).
 constexpr int32_t kAttentionKeyTile = 64;

@@ -31,6 +31,7 @@ struct V {
   }
   static inline reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static inline reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
+  static inline reg div(reg a, reg b) { return _mm256_div_ps(a, b); }
   static inline reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
   static inline float reduce_max(reg a) {
     __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
@@ -95,7 +96,7 @@ struct V {
 
 #include "simd_impl.h"
 
-constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, attention_tile_simd};
+constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

@@ -25,6 +25,7 @@ struct V {
   static inline float reduce(reg a) { return _mm512_reduce_add_ps(a); }
   static inline reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
   static inline reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  static inline reg div(reg a, reg b) { return _mm512_div_ps(a, b); }
   static inline reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
   static inline float reduce_max(reg a) { return _mm512_reduce_max_ps(a); }
   static inline reg keep_tail(reg a, int64_t rem) { return _mm512_maskz_mov_ps(tail_mask(rem), a); }
@@ -85,8 +86,8 @@ struct V {
 #include "simd_impl.h"
 
 // Constant-initialised tables: no code compiled for AVX-512 may run before dispatch has checked the CPU.
-constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, attention_tile_simd};
-constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, attention_tile_simd};
+constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

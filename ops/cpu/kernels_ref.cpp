@@ -69,6 +69,13 @@ void weighted_sum_ref(DType dt, const uint8_t* base, int64_t stride, const int32
   for (int32_t j = 0; j < n; j++) axpy_ref(dt, p[j], base + slots[j] * stride, out, d);
 }
 
+void silu_mul_ref(const float* g, const float* u, float* h, int64_t len) {
+  for (int64_t i = 0; i < len; i++) {
+    const float a = g[i];
+    h[i] = (a / (1.0f + std::exp(-a))) * u[i];
+  }
+}
+
 void softmax_ref(float* x, int32_t n) {
   float mx = -std::numeric_limits<float>::infinity();
   for (int32_t j = 0; j < n; j++) mx = std::max(mx, x[j]);
@@ -115,7 +122,7 @@ void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, in
 }
 
 const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, sum_ref,
-                   attention_tile_ref};
+                   silu_mul_ref, attention_tile_ref};
 
 }  // namespace
 

@@ -49,14 +49,6 @@ void rope(float* x, const int64_t* positions, int64_t n, int64_t heads, int64_t 
   }
 }
 
-void silu_mul(const float* g, const float* u, float* h, int64_t n, int64_t dim) {
-  const int64_t total = n * dim;
-  for (int64_t i = 0; i < total; i++) {
-    const float a = g[i];
-    h[i] = (a / (1.0f + std::exp(-a))) * u[i];
-  }
-}
-
 void route_topk(const float* logits, int64_t n_experts, int64_t k, bool norm_topk, float scale, int32_t* ids, float* weights) {
   std::vector<float> p(static_cast<size_t>(n_experts));
   float mx = -std::numeric_limits<float>::infinity();

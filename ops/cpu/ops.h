@@ -18,9 +18,6 @@ void rms_norm(const float* x, const float* w, float* y, int64_t n, int64_t dim, 
 // For i < d/2 with f_i = theta^(-2i/d): (x_i, x_{i+d/2}) <- (x_i cos - x_{i+d/2} sin, x_{i+d/2} cos + x_i sin), angle = pos * f_i.
 void rope(float* x, const int64_t* positions, int64_t n, int64_t heads, int64_t head_dim, float theta);
 
-// h[t, i] = silu(g[t, i]) * u[t, i]. g, u, h: [n, dim] (h may alias g).
-void silu_mul(const float* g, const float* u, float* h, int64_t n, int64_t dim);
-
 // MoE routing for one token: softmax(logits) in f32, the k largest (ties: lowest expert index first),
 // then renormalised (norm_topk && k > 1) or multiplied by `scale` — as DeepSeek-V2's greedy gate.
 void route_topk(const float* logits, int64_t n_experts, int64_t k, bool norm_topk, float scale, int32_t* ids, float* weights);

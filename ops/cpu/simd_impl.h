@@ -67,7 +67,6 @@ static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, c
 // ---- Prefill (n >= kPackedMinTokens): weight panels packed to f32 [k][2W rows], activations broadcast. ----
 // Each output element is one sequential FMA chain over k, whatever the panel, the row split or the token
 // block it falls in, so results do not depend on the thread count.
-constexpr int64_t kPackedMinTokens = 32;  // below this, packing costs more than it saves
 constexpr int64_t kPackK = 256;  // k-block: a 2W x 256 f32 panel stays in L1
 
 template <ocr::DType DT>
@@ -381,6 +380,19 @@ static float exp_shifted(float* x, int32_t n, float mx) {
     s = V::add(s, e);
   }
   return V::reduce(s);
+}
+
+static void silu_mul_simd(const float* g, const float* u, float* h, int64_t len) {
+  const typename V::reg one = V::set1(1.0f);
+  int64_t k = 0;
+  for (; k + V::W <= len; k += V::W) {
+    const typename V::reg a = V::loadx(g, k);
+    V::storex(h, k, V::mul(V::div(a, V::add(one, V::exp(V::sub(V::zero(), a)))), V::loadx(u, k)));
+  }
+  if (k < len) {
+    const typename V::reg a = V::loadx_tail(g, k, len - k);
+    V::storex_tail(h, k, len - k, V::mul(V::div(a, V::add(one, V::exp(V::sub(V::zero(), a)))), V::loadx_tail(u, k, len - k)));
+  }
 }
 
 // x <- softmax(x): max, exp (polynomial) and sum, scale — vectorised.

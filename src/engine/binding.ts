@@ -54,6 +54,7 @@ export interface NativeTesting {
   attention(kernels: string, q: Float32Array, nq: number, heads: number, kvHeads: number, headDim: number, kvDtype: NativeDtype,
     k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number,
     path?: "auto" | "per-query" | "blocked"): Float32Array;
+  siluMul(kernels: string, g: Float32Array, u: Float32Array): Float32Array;
   routeTopk(logits: Float32Array, k: number, normTopk: boolean, scale: number): { ids: Int32Array; weights: Float32Array };
   focalSelect(probs: Float32Array, heads: number, k: number, reference: boolean): Int32Array;
   toDtype(dtype: NativeDtype, x: Float32Array): Uint8Array;

@@ -74,6 +74,24 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
     }
   });
 
+  it("silu_mul: lengths around the vector width, gates far into both tails", () => {
+    const r = rng(44);
+    for (const len of [1, 7, 8, 9, 15, 16, 17, 33, 100, 1000]) {
+      for (const scale of [1, 8, 120]) {
+        const g = randomF32(len, r, scale);
+        const u = randomF32(len, r);
+        const want = t.siluMul("ref", g, u);
+        const got = t.siluMul(set, g, u);
+        // The polynomial exp (~1 ulp) is the only difference from the reference's std::exp.
+        expect(nmse(got, want), `len=${len} scale=${scale}`).toBeLessThan(1e-12);
+        for (let i = 0; i < len; i++) {
+          if (g[i]! > 30) expect(got[i]).toBeCloseTo(g[i]! * u[i]!, 3);  // silu(g) = g when exp(-g) is negligible
+          if (g[i]! < -30) expect(Math.abs(got[i]!)).toBeLessThan(1e-9);  // and 0 far below
+        }
+      }
+    }
+  });
+
   it.each(["f32", "bf16"] as NativeDtype[])("linear_rows with %s weights: a row split never changes a result (bitwise)", (dt) => {
     for (const n of [6, 40]) splitCheck(dt, n);
   });
@@ -225,6 +243,13 @@ describe("reference kernels", () => {
     const q = Float32Array.from([1, 0, 0, 1, 0, 1, 1, 0]);
     const out = t.attention("reference", q, 1, heads, kvHeads, d, "f32", k, v, Int32Array.from([0]), Int32Array.from([1]), 1);
     expect(Array.from(out)).toEqual([0.5, -1, 2, 3, 0.5, -1, 2, 3]);
+  });
+
+  it("silu_mul is silu(g) * u", () => {
+    const g = Float32Array.from([-100, -3, -0.5, 0, 0.25, 2, 40]);
+    const u = Float32Array.from([2, -1, 3, 5, -2, 0.5, 1]);
+    const h = t.siluMul("ref", g, u);
+    g.forEach((a, i) => expect(h[i]).toBeCloseTo((a / (1 + Math.exp(-a))) * u[i]!, 5));
   });
 
   it("MoE routing: softmax top-k with ties broken by the lowest expert index", () => {
