@@ -80,12 +80,16 @@ function fill(items: readonly Extent[]): number {
 }
 
 /**
- * Row alignment nearly every item shares with the other side; below TABLE_FILL both sides read as ragged
- * cells (a side holding two page columns is ragged too, so one ragged side is not enough); a band wider
- * than TABLE_GAP of the narrower side separates cells, not page columns (a gutter is a small fraction of a
- * column).
+ * Row alignment nearly every item shares with the other side. Of the side with more items only those beside
+ * the other side count: the detector never finds a lone "-" or digit, so a column of such cells loses items
+ * and leaves its neighbour's last rows, or a heading above, unmatched; but no more than TABLE_OUTSIDE times
+ * as many items may lie above and below as beside (a small table set beside a long column is not one table
+ * with it). Below TABLE_FILL both sides read as ragged cells (a side holding two page columns is ragged too,
+ * so one ragged side is not enough); a band wider than TABLE_GAP of the narrower side separates cells, not
+ * page columns (a gutter is a small fraction of a column).
  */
 const TABLE_ROW_SHARE = 0.8;
+const TABLE_OUTSIDE = 2;
 const TABLE_FILL = 0.75;
 const TABLE_GAP = 0.5;
 /** A side narrower than this many line heights (some 15 characters) holds cells, not a page column of prose. */
@@ -93,14 +97,19 @@ const NARROW_COLUMN = 6;
 
 /**
  * Two sides of a vertical band read as a table, row by row, rather than as page columns: at least two
- * rows, nearly every item on either side level with one on the other, and either both sides made of short
- * cells rather than lines that fill them, or a band wide against the narrower side, or a side too narrow
- * for prose (a table's last column, whose two cells fill it) — running text in two columns set on the same
- * leading is aligned too, so alignment alone would interleave them. `line`: the page's line height.
+ * rows, nearly every item on either side level with one on the other (on the longer side, every item beside
+ * the shorter one), and either both sides made of short cells rather than lines that fill them, or a band
+ * wide against the narrower side, or a side too narrow for prose (a table's last column, whose two cells fill
+ * it) — running text in two columns set on the same leading is aligned too, so alignment alone would
+ * interleave them. `line`: the page's line height.
  */
 export function tableLike(left: readonly Extent[], right: readonly Extent[], gap: number, line: number): boolean {
   if (left.length < 2 || right.length < 2) return false;
-  if (rowShare(left, right) < TABLE_ROW_SHARE || rowShare(right, left) < TABLE_ROW_SHARE) return false;
+  const [fewer, more] = left.length <= right.length ? [left, right] : [right, left];
+  const top = Math.min(...fewer.map((b) => b.yMin)), bottom = Math.max(...fewer.map((b) => b.yMax));
+  const beside = more.filter((b) => (b.yMin + b.yMax) / 2 >= top && (b.yMin + b.yMax) / 2 <= bottom);
+  if (beside.length < 2 || more.length - beside.length > TABLE_OUTSIDE * beside.length) return false;
+  if (rowShare(fewer, more) < TABLE_ROW_SHARE || rowShare(beside, fewer) < TABLE_ROW_SHARE) return false;
   const narrow = Math.min(span(left), span(right));
   return Math.max(fill(left), fill(right)) < TABLE_FILL || gap > TABLE_GAP * narrow || narrow < NARROW_COLUMN * line;
 }
