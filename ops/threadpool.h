@@ -33,7 +33,7 @@ class ThreadPool {
   int64_t claim(int range, bool front);
   int n_threads_;
   std::vector<std::thread> workers_;
-  std::mutex run_mutex_;  // serialises parallel_for callers
+  std::mutex run_mutex_;  // serialises callers of parallel_for and parallel_items
   std::mutex m_;
   std::condition_variable cv_;       // workers sleep here between jobs
   std::condition_variable done_cv_;  // the caller sleeps here when workers were descheduled

@@ -225,7 +225,8 @@ void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, c
   for (int64_t i = 0; i < n_q; i++) work += static_cast<int64_t>(visible[i]) * heads * head_dim;
   auto item = [&](int64_t w) {
     thread_local std::vector<float> scores;
-    if (scores.size() < static_cast<size_t>(std::max<int32_t>(1, max_vis))) scores.resize(static_cast<size_t>(std::max<int32_t>(1, max_vis)));
+    const size_t need = static_cast<size_t>(std::max<int32_t>(1, max_vis));
+    if (scores.size() < need) scores.resize(need);
     const int64_t i = w / heads, h = w % heads;
     attend_one(kr, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
                out + (i * heads + h) * head_dim, probs ? probs + (i * heads + h) * static_cast<int64_t>(max_vis) : nullptr);

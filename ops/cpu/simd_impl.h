@@ -212,18 +212,27 @@ static void linear_rows_simd(const float* x, int64_t ldx, int64_t n, int64_t in,
   }
 }
 
+// A row's dot product with q, left as a vector (two accumulators: even and odd W-blocks of the row); `dot` reduces it,
+// decode attention's scores reduce eight at once.
 template <ocr::DType DT>
-static float dot_dt(const void* row, const float* x, int64_t len) {
-  const uint8_t* w = static_cast<const uint8_t*>(row);
+static inline typename V::reg row_dot(const uint8_t* row, const float* q, int64_t d) {
   typename V::reg a0 = V::zero(), a1 = V::zero();
   int64_t k = 0;
-  for (; k + 2 * V::W <= len; k += 2 * V::W) {
-    a0 = V::fma(V::loadx(x, k), V::template loadw<DT>(w, k), a0);
-    a1 = V::fma(V::loadx(x, k + V::W), V::template loadw<DT>(w, k + V::W), a1);
+  for (; k + 2 * V::W <= d; k += 2 * V::W) {
+    a0 = V::fma(V::template loadw<DT>(row, k), V::loadx(q, k), a0);
+    a1 = V::fma(V::template loadw<DT>(row, k + V::W), V::loadx(q, k + V::W), a1);
   }
-  for (; k + V::W <= len; k += V::W) a0 = V::fma(V::loadx(x, k), V::template loadw<DT>(w, k), a0);
-  if (k < len) a1 = V::fma(V::loadx_tail(x, k, len - k), V::template loadw_tail<DT>(w, k, len - k), a1);
-  return V::reduce(V::add(a0, a1));
+  if (k + V::W <= d) {
+    a0 = V::fma(V::template loadw<DT>(row, k), V::loadx(q, k), a0);
+    k += V::W;
+  }
+  if (k < d) a1 = V::fma(V::template loadw_tail<DT>(row, k, d - k), V::loadx_tail(q, k, d - k), a1);
+  return V::add(a0, a1);
+}
+
+template <ocr::DType DT>
+static float dot_dt(const void* row, const float* x, int64_t len) {
+  return V::reduce(row_dot<DT>(static_cast<const uint8_t*>(row), x, len));
 }
 
 static float dot_simd(ocr::DType dt, const void* row, const float* x, int64_t len) {
@@ -274,23 +283,6 @@ static inline void prefetch_row(const uint8_t* row, int64_t bytes) {
   const uintptr_t first = reinterpret_cast<uintptr_t>(row) & ~static_cast<uintptr_t>(63);
   const uintptr_t end = reinterpret_cast<uintptr_t>(row) + static_cast<uintptr_t>(bytes);
   for (uintptr_t a = first; a < end; a += 64) _mm_prefetch(reinterpret_cast<const char*>(a), _MM_HINT_T0);
-}
-
-// One key's dot product with q, left as a vector (two accumulators: even and odd W-blocks of the row).
-template <ocr::DType DT>
-static inline typename V::reg row_dot(const uint8_t* row, const float* q, int64_t d) {
-  typename V::reg a0 = V::zero(), a1 = V::zero();
-  int64_t k = 0;
-  for (; k + 2 * V::W <= d; k += 2 * V::W) {
-    a0 = V::fma(V::template loadw<DT>(row, k), V::loadx(q, k), a0);
-    a1 = V::fma(V::template loadw<DT>(row, k + V::W), V::loadx(q, k + V::W), a1);
-  }
-  if (k + V::W <= d) {
-    a0 = V::fma(V::template loadw<DT>(row, k), V::loadx(q, k), a0);
-    k += V::W;
-  }
-  if (k < d) a1 = V::fma(V::template loadw_tail<DT>(row, k, d - k), V::loadx_tail(q, k, d - k), a1);
-  return V::add(a0, a1);
 }
 
 // Scores for eight keys at a time: each row is read front to back (one short sequential stream after another, which
@@ -383,16 +375,10 @@ static float exp_shifted(float* x, int32_t n, float mx) {
 }
 
 static void silu_mul_simd(const float* g, const float* u, float* h, int64_t len) {
-  const typename V::reg one = V::set1(1.0f);
+  const auto silu = [](typename V::reg a) { return V::div(a, V::add(V::set1(1.0f), V::exp(V::sub(V::zero(), a)))); };
   int64_t k = 0;
-  for (; k + V::W <= len; k += V::W) {
-    const typename V::reg a = V::loadx(g, k);
-    V::storex(h, k, V::mul(V::div(a, V::add(one, V::exp(V::sub(V::zero(), a)))), V::loadx(u, k)));
-  }
-  if (k < len) {
-    const typename V::reg a = V::loadx_tail(g, k, len - k);
-    V::storex_tail(h, k, len - k, V::mul(V::div(a, V::add(one, V::exp(V::sub(V::zero(), a)))), V::loadx_tail(u, k, len - k)));
-  }
+  for (; k + V::W <= len; k += V::W) V::storex(h, k, V::mul(silu(V::loadx(g, k)), V::loadx(u, k)));
+  if (k < len) V::storex_tail(h, k, len - k, V::mul(silu(V::loadx_tail(g, k, len - k)), V::loadx_tail(u, k, len - k)));
 }
 
 // x <- softmax(x): max, exp (polynomial) and sum, scale — vectorised.

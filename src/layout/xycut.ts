@@ -32,6 +32,11 @@ function widestGap(items: readonly Extent[], axis: "x" | "y"): { at: number; gap
   return bands(items, axis).reduce<{ at: number; gap: number } | undefined>((best, band) => (!best || band.gap > best.gap ? band : best), undefined);
 }
 
+/** Vertical middle of an item. */
+function middle(b: Extent): number {
+  return (b.yMin + b.yMax) / 2;
+}
+
 /**
  * Full-width lines above and below page columns (a running header, a page number set in the gutter) hide the
  * gutter from the whole page, and cutting at the widest band instead would slice the columns into sections
@@ -43,7 +48,6 @@ function peelToColumns<T extends Extent>(items: readonly T[], body: number): T[]
   const ys = bands(items, "y");
   if (ys.length === 0) return undefined;
   const first = ys[0]!.at, last = ys[ys.length - 1]!.at;
-  const middle = (b: T) => (b.yMin + b.yMax) / 2;
   for (const [top, bottom] of [[first, last], [first, Infinity], [-Infinity, last]] as const) {
     if (top >= bottom) continue;
     const inner = items.filter((b) => middle(b) > top && middle(b) < bottom);
@@ -107,7 +111,7 @@ export function tableLike(left: readonly Extent[], right: readonly Extent[], gap
   if (left.length < 2 || right.length < 2) return false;
   const [fewer, more] = left.length <= right.length ? [left, right] : [right, left];
   const top = Math.min(...fewer.map((b) => b.yMin)), bottom = Math.max(...fewer.map((b) => b.yMax));
-  const beside = more.filter((b) => (b.yMin + b.yMax) / 2 >= top && (b.yMin + b.yMax) / 2 <= bottom);
+  const beside = more.filter((b) => middle(b) >= top && middle(b) <= bottom);
   if (beside.length < 2 || more.length - beside.length > TABLE_OUTSIDE * beside.length) return false;
   if (rowShare(fewer, more) < TABLE_ROW_SHARE || rowShare(beside, fewer) < TABLE_ROW_SHARE) return false;
   const narrow = Math.min(span(left), span(right));
