@@ -20,6 +20,13 @@ from deepencoder import DeepEncoder, EncoderConfig, bicubic_aa_matrix, encoder_s
 from safetensors_stream import load_tensors  # noqa: E402
 
 
+
+def torchscript_exporter():
+    """PyTorch >= 2.9 exports with the dynamo exporter by default, which needs the onnxscript package; this graph
+    was written and checked for the TorchScript exporter, so ask for it wherever `dynamo` is an argument."""
+    import inspect
+    return {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+
 def test_pixels(n: int, size: int) -> torch.Tensor:
     """Deterministic pixels in [-1, 1], reproducible bit for bit in JavaScript: ((i·7919) mod 2001)/1000 − 1."""
     i = torch.arange(n * 3 * size * size, dtype=torch.int64)
@@ -123,7 +130,7 @@ def main() -> None:
         torch.onnx.export(
             model, (test_pixels(1, 512),), tmp, input_names=["pixels"], output_names=["embeddings"],
             dynamic_axes={"pixels": {0: "views", 2: "height", 3: "width"}, "embeddings": {0: "views", 1: "rows", 2: "cols"}},
-            opset_version=17, do_constant_folding=True,
+            opset_version=17, do_constant_folding=True, **torchscript_exporter(),
         )
     os.replace(tmp, args.out)
     print(f"exported {args.out} ({os.path.getsize(args.out) / 1e6:.1f} MB) in {time.time() - t0:.1f}s", file=sys.stderr)

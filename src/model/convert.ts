@@ -1,5 +1,5 @@
 // Checkpoint → bundle: model.json from config.json, encoder.onnx exported by the PyTorch DeepEncoder script; decoder weights stay in place.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { access, mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -17,7 +17,7 @@ export interface ConvertOptions {
   mode?: string;
   /** re-export encoder.onnx even when one exists */
   force?: boolean;
-  /** Python with PyTorch and onnx (default: $OCR_PYTHON, else /usr/bin/python3 when present, else python3) */
+  /** Python with PyTorch and onnx (default: findPython: $OCR_PYTHON, else the first of `python3` on PATH and /usr/bin/python3 that imports both) */
   python?: string;
   /** receives the exporter's progress lines */
   log?: (line: string) => void;
@@ -29,9 +29,45 @@ export function exportScriptPath(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/deepencoder/export_onnx.py");
 }
 
-export function defaultPython(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.OCR_PYTHON) return env.OCR_PYTHON;
-  return existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+/** What a Python for the exporter must import. */
+const PYTHON_MODULES = ["torch", "onnx"];
+
+/**
+ * The interpreters `ocr models convert` tries, in order: $OCR_PYTHON alone when set (the user's choice is never
+ * second-guessed), else `python3` as found on PATH (a venv or conda environment with PyTorch comes first there),
+ * then Debian's /usr/bin/python3 (python3-torch and python3-onnx install there).
+ */
+export function pythonCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.OCR_PYTHON) return [env.OCR_PYTHON];
+  return ["python3", "/usr/bin/python3"];
+}
+
+/** Why `python` cannot run the exporter (it does not start, or lacks a module), or undefined when it can. */
+function pythonProblem(python: string, env: NodeJS.ProcessEnv): string | undefined {
+  const r = spawnSync(python, ["-c", `import ${PYTHON_MODULES.join(", ")}`], { env, encoding: "utf8", timeout: 120_000 });
+  if (r.error) return (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "not found" : r.error.message;
+  if (r.status === 0) return undefined;
+  const last = (r.stderr ?? "").trim().split("\n").at(-1);
+  return last || `exit ${r.status}`;
+}
+
+/**
+ * The first candidate (pythonCandidates) that imports PyTorch and onnx. Throws an error that names each
+ * interpreter tried with its problem, and OCR_PYTHON.
+ */
+export function findPython(env: NodeJS.ProcessEnv = process.env): string {
+  const tried: string[] = [];
+  for (const python of pythonCandidates(env)) {
+    const problem = pythonProblem(python, env);
+    if (!problem) return python;
+    tried.push(`${python}: ${problem}`);
+  }
+  const how = env.OCR_PYTHON ? "OCR_PYTHON names" : "found";
+  throw new Error(
+    `the encoder export needs Python with ${PYTHON_MODULES.join(" and ")}, and no interpreter ${how} has them ` +
+      `(${tried.join("; ")}). Install them (Debian: apt-get install python3-torch python3-onnx; pip: pip install torch onnx) ` +
+      `or set OCR_PYTHON to an interpreter that has them`,
+  );
 }
 
 /** Weights list for model.json: the shard index when there is one, else every .safetensors file. */
@@ -53,7 +89,7 @@ function runExporter(python: string, args: string[], log: (line: string) => void
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
-    child.on("error", (err) => reject(new Error(`cannot start ${python} (needs PyTorch and onnx; set OCR_PYTHON): ${err.message}`)));
+    child.on("error", (err) => reject(new Error(`cannot start ${python} (the export needs Python with PyTorch and onnx; OCR_PYTHON selects it): ${err.message}`)));
     child.on("close", (code) => {
       if (code === 0) resolve();
       else reject(new Error(`encoder export failed (exit ${code}):\n${tail.trim().split("\n").slice(-8).join("\n")}`));
@@ -110,7 +146,7 @@ export async function convertCheckpoint(checkpointDir: string, options: ConvertO
   const encoderPath = path.join(out, modelJson.vision.encoder);
   if (options.force || !existsSync(encoderPath)) {
     log(`exporting the DeepEncoder from ${src} to ${encoderPath}`);
-    await runExporter(options.python ?? defaultPython(env), ["--checkpoint", src, "--out", encoderPath], log, env);
+    await runExporter(options.python ?? findPython(env), ["--checkpoint", src, "--out", encoderPath], log, env);
   } else {
     log(`keeping the existing ${encoderPath} (--force re-exports it)`);
   }
