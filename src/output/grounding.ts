@@ -7,7 +7,12 @@ export const GROUNDING_GRID = 999;
 /** Literal text DeepSeek-OCR-family models write between pages of one multi-page pass. */
 export const PAGE_SEPARATOR = "<PAGE>";
 
-const REF = /<\|ref\|>([\s\S]*?)<\|\/ref\|>\s*<\|det\|>([\s\S]*?)<\|\/det\|>/g;
+/**
+ * A grounded block's tag, in either form the family writes: `<|ref|>label<|/ref|><|det|>[[…]]<|/det|>`
+ * (DeepSeek-OCR) or `<|det|>label [[…]]<|/det|>` (Unlimited-OCR's second form). Groups: label and boxes of the
+ * first form, then of the second.
+ */
+const REF = /<\|ref\|>([\s\S]*?)<\|\/ref\|>\s*<\|det\|>([\s\S]*?)<\|\/det\|>|<\|det\|>([^<[]*?)\s*(\[[\s\S]*?)<\|\/det\|>/g;
 /** Control tokens that may leak into decoded text and never belong in Markdown. */
 const STRAY_TOKENS = /<\|(?:grounding|ref|\/ref|det|\/det)\|>|<｜end▁of▁sentence｜>|<｜begin▁of▁sentence｜>/g;
 
@@ -94,10 +99,12 @@ function union(boxes: PixelBox[]): PixelBox {
 export function parseGroundedPage(raw: string, pageWidth: number, pageHeight: number, options: GroundingOptions = {}): GroundedPage {
   const warnings: string[] = [];
   let text = raw;
-  // a grounding tag cut off by the end of generation: the last <|ref|> has no <|/det|> after it
-  const lastRef = text.lastIndexOf("<|ref|>");
-  if (lastRef >= 0 && !text.includes("<|/det|>", lastRef)) {
-    text = text.slice(0, lastRef);
+  // a grounding tag cut off by the end of generation: no <|/det|> after the last opening tag (a <|ref|>, or a
+  // <|det|>, which in the first form belongs to the <|ref|>…<|/ref|> just before it)
+  let open = Math.max(text.lastIndexOf("<|ref|>"), text.lastIndexOf("<|det|>"));
+  if (text.slice(0, open).trimEnd().endsWith("<|/ref|>")) open = text.lastIndexOf("<|ref|>", open);
+  if (open >= 0 && !text.includes("<|/det|>", open)) {
+    text = text.slice(0, open);
     warnings.push("output ends inside a grounding tag; the unfinished block was dropped");
   }
   const blocks: Block[] = [];
@@ -116,9 +123,10 @@ export function parseGroundedPage(raw: string, pageWidth: number, pageHeight: nu
     const start = match.index! + match[0].length;
     const end = matches[i + 1]?.index ?? text.length;
     const content = clean(text.slice(start, end));
-    const label = match[1]!.trim();
-    const parsed = parseBoxes(match[2]!);
-    if (!parsed) warnings.push(`block "${label}" has unreadable coordinates ${JSON.stringify(match[2]!.slice(0, 40))}`);
+    const label = (match[1] ?? match[3]!).trim();
+    const det = match[2] ?? match[4]!;
+    const parsed = parseBoxes(det);
+    if (!parsed) warnings.push(`block "${label}" has unreadable coordinates ${JSON.stringify(det.slice(0, 40))}`);
     const pixelBoxes = (parsed ?? []).map((b) => toPixels(b, pageWidth, pageHeight));
     const type = LABEL_TYPES[label] ?? label;
     const block: Block = { type, text: content, bbox: pixelBoxes.length ? union(pixelBoxes) : null };
@@ -142,9 +150,15 @@ export function parseGroundedOutput(raw: string, pageWidth: number, pageHeight: 
   return { markdown, blocks };
 }
 
-/** Splits the output of a multi-page pass at the literal `<PAGE>` separators (one entry per page). */
+/**
+ * Splits the output of a multi-page pass into pages. Unlimited-OCR writes `<PAGE>` before each page, and its
+ * reference reads the pages as what follows the first marker: the blank stretch before the first marker is not
+ * a page. Output whose first marker comes after text (markers between pages) splits at every marker.
+ */
 export function splitPages(text: string): string[] {
-  return text.split(PAGE_SEPARATOR).map((p) => p.replace(/^\s*\n/, ""));
+  const pages = text.split(PAGE_SEPARATOR).map((p) => p.replace(/^\s*\n/, ""));
+  if (pages.length > 1 && !pages[0]!.trim()) pages.shift();
+  return pages;
 }
 
 /**

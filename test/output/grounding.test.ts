@@ -63,6 +63,28 @@ describe("grounding parser", () => {
     expect(splitPages("single")).toEqual(["single"]);
   });
 
+  it("reads Unlimited-OCR's <PAGE> before each page as the reference does: page 1 is what follows the first marker", () => {
+    // the model's own layout: a marker opens every page; splitting at every marker made page 1 empty and shifted
+    // every page's text (and boxes) onto the page before
+    expect(splitPages("<PAGE>\n# One\n\nfirst<PAGE>\nsecond<PAGE>third")).toEqual(["# One\n\nfirst", "second", "third"]);
+    expect(splitPages("  \n<PAGE>only page")).toEqual(["only page"]);
+  });
+
+  it("parses the second grounding form, <|det|>label [[…]]<|/det|>, into blocks without leaking the tags", () => {
+    const page = parseGroundedPage(
+      "<|det|>title [[100, 50, 899, 80]]<|/det|>\n# Heading\n<|det|>text [[100, 100, 899, 300], [0, 0, 9, 9]]<|/det|>\nBody text.",
+      1000, 2000);
+    expect(page.markdown).toBe("# Heading\n\nBody text.");
+    expect(page.blocks.map((b) => [b.type, b.text])).toEqual([["heading", "# Heading"], ["paragraph", "Body text."]]);
+    expect(page.blocks[0]!.bbox).toEqual([100, 100, 899, 160]);
+    expect(page.boxes[1]).toHaveLength(2);
+    expect(page.warnings).toEqual([]);
+    // cut off by the end of generation inside the second form's tag
+    const cut = parseGroundedPage("<|det|>text [[1, 2, 3, 4]]<|/det|>\nDone.\n<|det|>text [[12, 3", 100, 100);
+    expect(cut.markdown).toBe("Done.");
+    expect(cut.warnings).toEqual(["output ends inside a grounding tag; the unfinished block was dropped"]);
+  });
+
   it("crops a figure region to a PNG of the right size and content", async () => {
     const width = 40;
     const height = 30;
