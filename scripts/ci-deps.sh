@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that tests and scripts need (idempotent; skips apt when all are present).
 set -euo pipefail
-pkgs=(python3-torch python3-onnx python3-numpy libopenblas0-pthread poppler-utils tesseract-ocr
+pkgs=(python3-torch python3-onnx python3-numpy python3-pytest libopenblas0-pthread poppler-utils tesseract-ocr
       fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-core fonts-cmu fonts-lmodern fonts-texgyre
       cmake g++)
 missing=()
