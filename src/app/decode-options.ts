@@ -65,24 +65,28 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
     throw new UsageError(`--mode: ${(err as Error).message}`);
   }
   const kind = requested.attention ?? (requested.window !== undefined ? "rswa" : json.attention.kind);
-  const attention: AttentionPolicy = kind === "rswa" ? { kind: "rswa", window: requested.window ?? json.attention.window } : { kind: "full" };
+  const attention: AttentionPolicy =
+    kind === "rswa" ? { kind: "rswa", window: requested.window ?? json.attention.window } : { kind: "full" };
 
   const f = requested.focal;
   const base = json.attention.focal;
   const asked = f.keep !== undefined || f.layers !== undefined || f.warmup !== undefined;
-  const focal: FocalOptions | undefined = f.enabled && (base || asked)
-    ? {
-      keep: f.keep ?? base?.keep ?? FOCAL_DEFAULTS.keep,
-      layers: f.layers ?? base?.layers ?? FOCAL_DEFAULTS.layers,
-      warmup: f.warmup ?? base?.warmup ?? FOCAL_DEFAULTS.warmup,
-    }
-    : undefined;
+  const focal: FocalOptions | undefined =
+    f.enabled && (base || asked)
+      ? {
+          keep: f.keep ?? base?.keep ?? FOCAL_DEFAULTS.keep,
+          layers: f.layers ?? base?.layers ?? FOCAL_DEFAULTS.layers,
+          warmup: f.warmup ?? base?.warmup ?? FOCAL_DEFAULTS.warmup,
+        }
+      : undefined;
   const layers = json.decoder.num_hidden_layers;
-  if (focal && focal.layers > layers)
-    throw new UsageError(`--focal-layers ${focal.layers}: the model has ${layers} decoder layers`);
+  if (focal && focal.layers > layers) throw new UsageError(`--focal-layers ${focal.layers}: the model has ${layers} decoder layers`);
 
   if (requested.fixationsFile) {
-    if (!focal) throw new UsageError("--fixations records what focal pruning keeps: it needs focal pruning on (drop --no-focal, or give --focal-keep)");
+    if (!focal)
+      throw new UsageError(
+        "--fixations records what focal pruning keeps: it needs focal pruning on (drop --no-focal, or give --focal-keep)",
+      );
     if (json.layout !== "streaming")
       throw new UsageError(`--fixations: supported for streaming-layout models; ${bundleDir} uses the ${json.layout} layout`);
   }

@@ -25,7 +25,11 @@ function bundleWith(dir: string, change: (json: ModelJson) => void): string {
 function settings(model: Partial<ModelOptions> & { focal?: Partial<ModelOptions["focal"]> }): RunSettings {
   const base = defaultModelOptions();
   return {
-    engine: "model", dpi: 150, maxPixels: 50_000_000, pages: "all", formats: ["json"],
+    engine: "model",
+    dpi: 150,
+    maxPixels: 50_000_000,
+    pages: "all",
+    formats: ["json"],
     model: { ...base, ...model, focal: { ...base.focal, ...model.focal } },
   };
 }
@@ -45,7 +49,9 @@ describe("createOcrDecoder resolves the request against the bundle", () => {
   let converted: string;
   beforeAll(() => {
     // a converted DeepSeek-OCR bundle reads with full attention and still carries a window
-    converted = bundleWith(tmp.dir, (j) => void (j.attention = { kind: "full", window: 128 }));
+    converted = bundleWith(tmp.dir, (j) => {
+      j.attention = { kind: "full", window: 128 };
+    });
   });
   afterAll(tmp.cleanup);
 
@@ -69,8 +75,12 @@ describe("createOcrDecoder resolves the request against the bundle", () => {
   it("a bundle with focal warm-up 0 is refused, naming the field", async () => {
     const dir = tempDir("ocr-decode-warmup-");
     try {
-      bundleWith(dir.dir, (j) => void (j.attention = { ...j.attention, focal: { keep: 0.1, layers: 2, warmup: 0 } }));
-      await expect(createOcrDecoder(settings({ dir: dir.dir }))).rejects.toThrow(/attention\.focal\.warmup: expected an integer >= 1 but found 0/);
+      bundleWith(dir.dir, (j) => {
+        j.attention = { ...j.attention, focal: { keep: 0.1, layers: 2, warmup: 0 } };
+      });
+      await expect(createOcrDecoder(settings({ dir: dir.dir }))).rejects.toThrow(
+        /attention\.focal\.warmup: expected an integer >= 1 but found 0/,
+      );
     } finally {
       dir.cleanup();
     }
@@ -84,8 +94,12 @@ describe("resolveDecodeOptions", () => {
 
   it("takes every default from the bundle", () => {
     expect(resolveDecodeOptions(request({}), defaultJson, "b")).toEqual({
-      mode: defaultJson.vision.mode, maxTokens: defaultJson.decoding.max_tokens_per_page,
-      attention: { kind: "rswa", window: 128 }, focal: undefined, threads: undefined, fixationsFile: undefined,
+      mode: defaultJson.vision.mode,
+      maxTokens: defaultJson.decoding.max_tokens_per_page,
+      attention: { kind: "rswa", window: 128 },
+      focal: undefined,
+      threads: undefined,
+      fixationsFile: undefined,
     });
     expect(resolveDecodeOptions(request({}), full, "b").attention).toEqual({ kind: "full" });
     expect(resolveDecodeOptions(request({}), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 4 });
@@ -122,10 +136,14 @@ describe("model.json attention.focal", () => {
 
   it("accepts a warm-up of 1 and refuses 0 (the engine measures the focal layers during the warm-up)", () => {
     expect(() => validateModelJson(focal({ keep: 0.1, layers: 2, warmup: 1 }), "m.json")).not.toThrow();
-    expect(() => validateModelJson(focal({ keep: 0.1, layers: 2, warmup: 0 }), "m.json")).toThrow(/attention\.focal\.warmup: expected an integer >= 1/);
+    expect(() => validateModelJson(focal({ keep: 0.1, layers: 2, warmup: 0 }), "m.json")).toThrow(
+      /attention\.focal\.warmup: expected an integer >= 1/,
+    );
   });
 
   it("refuses more focal layers than decoder layers", () => {
-    expect(() => validateModelJson(focal({ keep: 0.1, layers: 7, warmup: 2 }), "m.json")).toThrow(/attention\.focal\.layers: 7 exceeds decoder\.num_hidden_layers \(6\)/);
+    expect(() => validateModelJson(focal({ keep: 0.1, layers: 7, warmup: 2 }), "m.json")).toThrow(
+      /attention\.focal\.layers: 7 exceeds decoder\.num_hidden_layers \(6\)/,
+    );
   });
 });

@@ -15,7 +15,8 @@ export default function setup(): void {
   const python = process.env.OCR_PYTHON ?? "/usr/bin/python3";
   const missing: string[] = [];
   const r = spawnSync(python, ["-c", "import torch, onnx, numpy"], { encoding: "utf8" });
-  if (r.status !== 0) missing.push(`${python} with torch, onnx and numpy (${(r.stderr || r.error?.message || "").trim().split("\n").at(-1)})`);
+  if (r.status !== 0)
+    missing.push(`${python} with torch, onnx and numpy (${(r.stderr || r.error?.message || "").trim().split("\n").at(-1)})`);
   missing.push(...FONTS.filter((f) => !existsSync(f)));
   if (missing.length > 0)
     throw new Error(`npm run test:train needs the training stack; run scripts/ci-deps.sh. Missing:\n  ${missing.join("\n  ")}`);

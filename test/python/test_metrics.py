@@ -17,10 +17,19 @@ def levenshtein(a, b):
     return prev[-1]
 
 
-@pytest.mark.parametrize("a,b,d", [
-    ("", "", 0), ("", "abc", 3), ("abc", "", 3), ("kitten", "sitting", 3), ("flaw", "lawn", 2),
-    ("Straße", "Strasse", 2), ("привет", "привт", 1), ("ab", "ba", 2),
-])
+@pytest.mark.parametrize(
+    "a,b,d",
+    [
+        ("", "", 0),
+        ("", "abc", 3),
+        ("abc", "", 3),
+        ("kitten", "sitting", 3),
+        ("flaw", "lawn", 2),
+        ("Straße", "Strasse", 2),
+        ("привет", "привт", 1),
+        ("ab", "ba", 2),
+    ],
+)
 def test_edit_distance_known_pairs(a, b, d):
     assert edit_distance(a, b) == d
     assert edit_distance(b, a) == d
