@@ -18,10 +18,10 @@ fi
 if [ "${OCR_FRESH_NS:-}" = 1 ]; then
   mount --make-rprivate /
   for d in /usr/share/fonts /usr/local/share/fonts /usr/share/texmf /usr/share/texlive; do
-    [ -d "$d" ] && mount -t tmpfs -o ro,size=4k tmpfs "$d"
+    if [ -d "$d" ]; then mount -t tmpfs -o ro,size=4k tmpfs "$d"; fi
   done
   for f in /usr/bin/python3* /usr/bin/pdftoppm /usr/bin/pdftotext /usr/bin/tesseract /usr/bin/pdflatex /usr/bin/latex; do
-    [ -e "$f" ] && mount --bind /dev/null "$f"
+    if [ -e "$f" ]; then mount --bind /dev/null "$f"; fi
   done
   echo "check-fresh: font folders empty, /usr/bin/python3*, pdftoppm, pdftotext, tesseract blocked" >&2
 else
@@ -47,7 +47,7 @@ CONF
 # The base system's native toolchain, for `npm ci` only.
 mkdir "$tmp/toolchain"
 for tool in cmake make gcc g++ cc c++ cpp as ld ar ranlib strip nm objdump; do
-  src=$(command -v "$tool") && ln -s "$src" "$tmp/toolchain/$tool"
+  if src=$(command -v "$tool"); then ln -s "$src" "$tmp/toolchain/$tool"; fi
 done
 
 run() { env -u OCR_PYTHON -u PYTHONPATH PATH="${RUN_PATH:-$tmp/bin}" FONTCONFIG_FILE="$tmp/fonts.conf" FONTCONFIG_PATH="$tmp" "$@"; }
