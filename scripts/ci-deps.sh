@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that tests and scripts need (idempotent; skips apt when all are present).
 set -euo pipefail
-pkgs=(python3-torch python3-onnx python3-numpy libopenblas0-pthread poppler-utils tesseract-ocr
+pkgs=(python3-torch python3-onnx python3-numpy python3-pytest libopenblas0-pthread poppler-utils tesseract-ocr
       fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-core fonts-cmu fonts-lmodern fonts-texgyre
-      cmake g++)
+      cmake g++ clang-format black)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Prints the training curve from models/default/train-log.jsonl: time, steps, tokens/s, loss, validation CER."""
+"""Prints the training curve from training/default/train-log.jsonl: time, steps, tokens/s, loss, validation CER."""
 # Usage: /usr/bin/python3 scripts/train/curve.py [LOG]
 import json
 import os
@@ -9,7 +9,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "models", "default", "train-log.jsonl")
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "training", "default", "train-log.jsonl")
     recs = [json.loads(l) for l in open(path) if l.strip()]
     steps = [r for r in recs if "loss" in r]
     print("| train min | steps | text tokens trained | tokens/s (last window) | train loss (last 20) | val CER lines | val CER blocks |")

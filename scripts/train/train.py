@@ -23,7 +23,7 @@ from model import ARCHS, LineOcrModel, bucket, decoder_config  # noqa: E402
 from tokenizer import CharTokenizer  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CKPT = os.path.join(ROOT, "models", "default", "ckpt.pt")
+CKPT = os.path.join(ROOT, "training", "default", "ckpt.pt")
 
 
 def unit_cost(u):
@@ -198,7 +198,7 @@ def main():
     ap.add_argument("--boost", default=None, metavar="FIRST:FACTOR",
                     help="sample the windows of training documents from the FIRST-th on (sorted by name) FACTOR times as "
                          "often: a newly added kind of document weighs more than its share while the model catches up")
-    ap.add_argument("--log", default=os.path.join(ROOT, "models", "default", "train-log.jsonl"))
+    ap.add_argument("--log", default=os.path.join(ROOT, "training", "default", "train-log.jsonl"))
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)

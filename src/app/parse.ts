@@ -21,7 +21,11 @@ export interface ParseOptions {
   attention?: "full" | "rswa";
   /** R-SWA window in generated tokens. */
   window?: number;
-  focal?: { enabled?: boolean; keep?: number; layers?: number[]; warmup?: number };
+  /**
+   * Focal pruning: off with enabled false; on when the bundle has attention.focal or any field is given (`keep` share
+   * of visual entries kept, `layers` focal layer count K, `warmup` full-attention steps >= 1 per view).
+   */
+  focal?: { enabled?: boolean; keep?: number; layers?: number; warmup?: number };
   /** PDF rendering resolution (default 150). */
   dpi?: number;
   /** Pixel cap per page (default 50 megapixels). */

@@ -16,7 +16,8 @@ export interface ModelOptions {
     /** false when --no-focal was given. */
     enabled: boolean;
     keep: number | undefined;
-    layers: number[] | undefined;
+    /** number of focal layers K */
+    layers: number | undefined;
     warmup: number | undefined;
   };
   /** Where to write per-step fixation records (JSON Lines); a diagnostic, not part of results. */

@@ -45,14 +45,6 @@ function list(name: string, allowed: readonly string[]) {
   };
 }
 
-function integerList(name: string) {
-  return (value: string): number[] => {
-    const items = value.split(",").map((s) => s.trim());
-    if (items.some((s) => !/^\d+$/.test(s))) throw new Error(`${name} takes a comma list of layer numbers, got "${value}"`);
-    return items.map(Number);
-  };
-}
-
 function collect(value: string, previous: unknown): string[] {
   return [...((previous as string[] | undefined) ?? []), value];
 }
@@ -161,18 +153,18 @@ export const OPTIONS = {
   },
   window: {
     flags: "--window <n>",
-    description: "R-SWA window in generated tokens",
+    description: "R-SWA window in generated tokens (implies --attention rswa; default: the model's)",
     parse: integer("--window", 1, 1_000_000),
   },
   focalKeep: {
     flags: "--focal-keep <ratio>",
-    description: "share of visual tokens each decode step attends to, in (0, 1]",
+    description: "share of visual tokens each decode step attends to, in (0, 1]; any --focal-* option turns focal pruning on (defaults 0.05, 2 layers, 8 warm-up steps unless the model sets them)",
     parse: ratio("--focal-keep"),
   },
   focalLayers: {
     flags: "--focal-layers <k>",
     description: "number of focal layers K, chosen during the warm-up by their attention share on visual tokens",
-    parse: (value: string): number[] => [integer("--focal-layers", 1, 1024)(value)],
+    parse: integer("--focal-layers", 1, 1024),
   },
   focalWarmup: {
     flags: "--focal-warmup <n>",

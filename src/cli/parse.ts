@@ -28,7 +28,7 @@ export interface ParseOptions {
   attention?: "full" | "rswa";
   window?: number;
   focalKeep?: number;
-  focalLayers?: number[];
+  focalLayers?: number;
   focalWarmup?: number;
   focal: boolean;
   fixations?: string;
@@ -113,12 +113,7 @@ function packageVersion(): string {
 
 export async function parseAction(inputs: string[], options: ParseOptions, context: CommandContext): Promise<void> {
   if (options.quiet && options.verbose) throw new UsageError("--quiet and --verbose contradict each other");
-  if (options.focal === false && (options.focalKeep !== undefined || options.focalLayers || options.focalWarmup !== undefined)) {
-    throw new UsageError("--no-focal cannot be combined with --focal-keep, --focal-layers or --focal-warmup");
-  }
-  if (options.window !== undefined && options.attention === "full") {
-    throw new UsageError("--window applies to --attention rswa, not full");
-  }
+  // the model options are checked and merged with the bundle's defaults once, in app/decode-options.ts
   let stdinTaken = false;
   const readStdin = () => {
     if (stdinTaken) throw new UsageError('stdin can feed either "-" or --files-from -, not both');

@@ -311,7 +311,10 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         c.num(f, "keep", "attention.focal", true);
         if (typeof f.keep === "number" && f.keep > 1) c.fail("attention.focal.keep", "must be at most 1");
         c.int(f, "layers", "attention.focal", 1);
-        c.int(f, "warmup", "attention.focal", 0);
+        // the engine measures the focal layers' attention share during the warm-up: at least one step
+        c.int(f, "warmup", "attention.focal", 1);
+        if (dec && typeof dec.num_hidden_layers === "number" && typeof f.layers === "number" && f.layers > dec.num_hidden_layers)
+          c.fail("attention.focal.layers", `${f.layers} exceeds decoder.num_hidden_layers (${dec.num_hidden_layers})`);
       }
     }
   }

@@ -15,9 +15,10 @@ import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
 import { assembleVisualEmbeddings } from "../../vision/layout.js";
 import { cropRegionPng } from "../../vision/crop.js";
-import { preparePage, resolveMode, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
+import { preparePage, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
 import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
 import { EnvironmentError, UsageError } from "../errors.js";
+import { resolveDecodeOptions, type DecodeOptions } from "../decode-options.js";
 import { InputError, isInputError } from "../../input/index.js";
 import { FixationLog } from "../fixations.js";
 import { RunawayDetector } from "../runaway.js";
@@ -71,14 +72,25 @@ class OcrDecoder implements PageDecoder {
   constructor(
     private readonly m: Loaded,
     readonly model: ModelIdentity,
-    private readonly mode: string,
-    private readonly attention: AttentionPolicy,
-    private readonly maxTokens: number,
-    /** Focal pruning (from model.json attention.focal, overridden by --focal-*, off with --no-focal). */
-    private readonly focal?: FocalOptions,
+    /** The decode options, resolved once from the request and the bundle (decode-options.ts). */
+    readonly options: DecodeOptions,
     /** --fixations: where focal pruning looked, per generated token (streaming layout). */
     private readonly fixations?: FixationLog,
   ) {}
+
+  private get mode(): string {
+    return this.options.mode;
+  }
+  private get attention(): AttentionPolicy {
+    return this.options.attention;
+  }
+  private get maxTokens(): number {
+    return this.options.maxTokens;
+  }
+  /** Focal pruning (from model.json attention.focal, overridden by --focal-*, off with --no-focal). */
+  private get focal(): FocalOptions | undefined {
+    return this.options.focal;
+  }
 
   private noRepeat(pagesInPass: number): NoRepeatRule | undefined {
     const rule = this.m.bundle.json.decoding.no_repeat_ngram;
@@ -361,7 +373,7 @@ class OcrDecoder implements PageDecoder {
     const mode = json.vision.modes[this.mode]!;
     const tiles = mode.tiles ? mode.tiles.max_tiles * mode.tiles.grid[0] * (mode.tiles.grid[1] + 1) : 0;
     const perPage = mode.grid[0] * (mode.grid[1] + 1) + 1 + tiles;
-    const window = json.attention.kind === "rswa" ? json.attention.window : this.maxTokens;
+    const window = this.attention.kind === "rswa" ? this.attention.window : this.maxTokens;
     const entries = json.layout === "streaming" ? 64 + perPage + window + this.maxTokens / 16 : PAGES_PER_PASS * (perPage + this.maxTokens);
     // a US Letter / A4 page at `dpi`, RGB, the page being decoded and the next one being prepared
     const pixels = 2 * 3 * Math.ceil(8.5 * dpi) * Math.ceil(11.7 * dpi);
@@ -421,35 +433,15 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
     throw err;
   }
   const json = bundle.json;
-  let mode: string;
-  try {
-    [mode] = resolveMode(json.vision, settings.model.mode);
-  } catch (err) {
-    throw new UsageError(`--mode: ${(err as Error).message}`);
-  }
-  const kind = settings.model.attention ?? json.attention.kind;
-  const attention: AttentionPolicy = kind === "rswa" ? { kind: "rswa", window: settings.model.window ?? json.attention.window } : { kind: "full" };
-  const maxTokens = settings.model.maxTokens ?? json.decoding.max_tokens_per_page;
-  const f = settings.model.focal;
-  const base = json.attention.focal;
-  const focal: FocalOptions | undefined = f.enabled && (base || f.keep !== undefined)
-    ? { keep: f.keep ?? base?.keep ?? 0.05, layers: f.layers?.[0] ?? base?.layers ?? 2, warmup: Math.max(1, f.warmup ?? base?.warmup ?? 8) }
-    : undefined;
-  if (focal && focal.layers > json.decoder.num_hidden_layers)
-    throw new UsageError(`--focal-layers ${focal.layers}: the model has ${json.decoder.num_hidden_layers} decoder layers`);
-  if (settings.model.fixationsFile) {
-    if (!focal) throw new UsageError("--fixations records what focal pruning keeps: it needs focal pruning on (drop --no-focal, or give --focal-keep)");
-    if (json.layout !== "streaming")
-      throw new UsageError(`--fixations: supported for streaming-layout models; ${bundle.dir} uses the ${json.layout} layout`);
-  }
+  const options = resolveDecodeOptions(settings.model, json, bundle.dir);
   let engine: Engine;
   try {
-    engine = await Engine.load(bundle.dir, { threads: settings.model.threads });
+    engine = await Engine.load(bundle.dir, { threads: options.threads });
   } catch (err) {
     if (err instanceof EngineError) throw new EnvironmentError(err.message, { cause: err });
     throw err;
   }
-  const encoderOptions = { threads: settings.model.threads };
+  const encoderOptions = { threads: options.threads };
   let encoder: VisionEncoder | undefined;
   let lines: LineEncoder | undefined;
   try {
@@ -461,8 +453,8 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   const tokenizer = await Tokenizer.load(bundle.tokenizerPath);
   const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
   const loaded: Loaded = { bundle, tokenizer, engine, encoder, lines, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
-  const fixations = settings.model.fixationsFile ? new FixationLog(settings.model.fixationsFile) : undefined;
-  return new OcrDecoder(loaded, await modelIdentity(bundle), mode, attention, maxTokens, focal, fixations);
+  const fixations = options.fixationsFile ? new FixationLog(options.fixationsFile) : undefined;
+  return new OcrDecoder(loaded, await modelIdentity(bundle), options, fixations);
 }
 
 registerDecoder(
