@@ -1,5 +1,6 @@
 // The command list: importing a file registers its command. Add a command with one import line.
 import "./parse.js";
+import "./serve.js";
 import "./render.js";
 import "./info.js";
 import "./bench-engine.js";
