@@ -128,7 +128,7 @@ async function fetchOnce(url: string, init: RequestInit, o: ClientOptions, hooks
 function classify(error: unknown, o: ClientOptions, hooks: CallHooks, timeout: AbortSignal): unknown {
   if (error instanceof ServerError) return error;
   if (hooks.signal?.aborted) return error;
-  if (timeout.aborted) return new ServerError(`${serverLabel(o.url)} did not answer within ${Math.round(o.timeoutMs / 1000)} s`, true);
+  if (timeout.aborted) return new ServerError(`${serverLabel(o.url)} did not answer within ${+(o.timeoutMs / 1000).toFixed(o.timeoutMs < 10_000 ? 1 : 0)} s`, true);
   return new ServerError(`${serverLabel(o.url)}: ${connectionMessage(error)}`, true);
 }
 
