@@ -7,5 +7,6 @@ import "./bench-engine.js";
 import "./bench-attention.js";
 import "./bench-input.js";
 import "./bench-parse.js";
+import "./bench-serve.js";
 import "./bench.js";
 import "./models.js";
