@@ -201,7 +201,6 @@ export const OPTIONS = {
   server: {
     flags: "--server <url>",
     description: "decode pages on an OpenAI-compatible server (vLLM or SGLang serving DeepSeek-OCR or Unlimited-OCR, or `ocr serve`), e.g. http://gpu1:8000",
-    env: "OCR_SERVER",
   },
   serverModel: {
     flags: "--server-model <name>",

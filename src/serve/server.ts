@@ -1,6 +1,6 @@
 // `ocr serve`: the OpenAI chat-completions API over our own engine (image + prompt in, the model's text out), so
 // `ocr parse --server` and other clients can share one loaded model, and CPU machines can pool behind a load balancer.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../app/decoder.js";
@@ -137,6 +137,12 @@ async function requestPages(images: Buffer[], maxPixels: number): Promise<{ page
   return { pages, close };
 }
 
+/** Compares the Authorization header with the expected one in constant time (digests of equal length). */
+function sameKey(given: string | undefined, expected: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return given !== undefined && timingSafeEqual(digest(given), digest(expected));
+}
+
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const settings = { ...o.settings, engine: "model" };
   const requested = settings.model.dir;
@@ -232,7 +238,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         res.end(`data: ${JSON.stringify({ error: { message, type: "server_error", code: status } })}\n\ndata: [DONE]\n\n`);
       } else sendError(res, status, message, error instanceof HttpError ? error.type : "server_error", status === 413 ? { connection: "close" } : {});
     };
-    if (o.apiKey && req.headers.authorization !== `Bearer ${o.apiKey}`) {
+    if (o.apiKey && !sameKey(req.headers.authorization, `Bearer ${o.apiKey}`)) {
       sendError(res, 401, "missing or wrong API key (Authorization: Bearer …)", "authentication_error");
       return;
     }
@@ -268,7 +274,6 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       if (inFlight === 0) idle?.();
     });
   });
-  server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.host, () => {

@@ -58,14 +58,14 @@ describe("ocr parse --server against a misbehaving vLLM", () => {
           case 0: return errorAnswer(res, 500, "internal error");
           case 1: return errorAnswer(res, 429, "too many requests", { "retry-after": "1" });
           case 2: return void res.writeHead(200, { "content-type": "application/json" }).end("{\"id\": \"chatcmpl-1\", \"choi");
-          case 3: return s.later(2500, () => streamed(s, res, ["too late"]));
+          case 3: return s.later(6000, () => streamed(s, res, ["too late"]));
         }
       }
       return streamed(s, res, grounded(key), "stop", 100);
     });
     const out = path.join(tmp.dir, "out-faults");
     const r = await ocr(["parse", "multi_page.pdf", "blank_page.pdf", "table.png", "--server", server.url, "--dpi", "36", "-o", out,
-      "--concurrency", "2", "--server-retries", "2", "--server-timeout", "1", "--jsonl"], { cwd: tmp.dir, env: { CI: "1", OCR_SERVER_API_KEY: "sekrit-123" } });
+      "--concurrency", "2", "--server-retries", "2", "--server-timeout", "3", "--jsonl"], { cwd: tmp.dir, env: { CI: "1", OCR_SERVER_API_KEY: "sekrit-123" } });
     expect(r.exitCode, r.stderr).toBe(1);
     const ev = events(r.stdout);
     const summary = ev.find((e) => e.type === "run-end")!.summary!;
@@ -90,7 +90,7 @@ describe("ocr parse --server against a misbehaving vLLM", () => {
     expect(warnings.some((w) => /answered 500: internal error; retry 1 of 2/.test(w))).toBe(true);
     expect(warnings.some((w) => /answered 429: too many requests; retry 1 of 2 in 1\.0 s/.test(w))).toBe(true);
     expect(warnings.some((w) => /sent a malformed answer/.test(w))).toBe(true);
-    expect(warnings.some((w) => /did not answer within 1 s/.test(w))).toBe(true);
+    expect(warnings.some((w) => /did not answer within 3 s/.test(w))).toBe(true);
     // the page that failed three times: written empty, its reason (with the server's text) in the JSON and on the page event
     const table = json(out, "table.json");
     expect(table.pages[0]!.markdown).toBe("");

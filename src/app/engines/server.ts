@@ -166,7 +166,6 @@ export class ServerDecoder implements PageDecoder {
       const page = await decodedPageFromText(present ? texts[k]! : "", { ...r.raster, pageNumber: r.pageNumber, pixels: r.raster },
         { figureDir: pages.figureDir, tokenCount, truncated, timings: { ...r.timings, request }, missing: !present, maxTokens: this.maxTokens });
       page.decodeMs = answer.ms / rendered.length;
-      if (answer.attempts > 1) page.warnings.push(`page ${r.pageNumber} was answered on attempt ${answer.attempts}`);
       delete page.rawText;
       out.push(page);
     }
