@@ -42,6 +42,8 @@ export interface DecodedPage {
   error?: string;
   /** Milliseconds spent generating tokens (for tokens/s); absent for engines without tokens. */
   decodeMs?: number;
+  /** The model's text before grounding tags were parsed out (what `ocr serve` answers with). */
+  rawText?: string;
   /** Decoder KV cache after the page: entries attended and bytes allocated (shows retirement at work). */
   cache?: { liveEntries: number; bytes: number };
 }

@@ -24,6 +24,7 @@ import "./engines/index.js";
 import { ExitCode, UsageError } from "./errors.js";
 import type { EventSink, RunSummary } from "./events.js";
 import { resultSettings, stableHash, type RunSettings } from "./settings.js";
+import { inShard, type Shard } from "./shard.js";
 
 export interface BatchRequest {
   /** Paths, folders, glob patterns, or "-" for one document's bytes on stdin. */
@@ -37,6 +38,8 @@ export interface BatchRequest {
   /** Folder for NAME.md / NAME.json; null with --stdout. */
   outputDir: string | null;
   resume: boolean;
+  /** --shard K/N: only the documents (and input problems) whose path hashes to shard K. */
+  shard?: Shard;
   jobs: number;
   /** Reads all of stdin (for the "-" input). */
   readStdin: () => Promise<Buffer>;
@@ -72,6 +75,11 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     include: request.include,
     exclude: request.exclude,
   });
+  // output names are chosen over the whole batch, so a shard writes what an unsharded run would (a.pdf.md beside a.png.md)
+  const allStems = assignOutputStems(discovery.documents.map((d) => d.relative));
+  const taken = discovery.documents.map((d) => inShard(d.shardKey, request.shard));
+  discovery.documents = discovery.documents.filter((_, i) => taken[i]);
+  discovery.problems = discovery.problems.filter((p) => inShard(p.path, request.shard));
   if (request.writeMarkdown && discovery.documents.length + discovery.problems.length > 1) {
     throw new UsageError(
       `--stdout writes one document, but the inputs name ${discovery.documents.length + discovery.problems.length}; use -o DIR for batches`,
@@ -97,7 +105,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
       summary.failed++;
       emit({ type: "document-failed", source: problem.path, code: problem.code, message: problem.message });
     }
-    const stems = assignOutputStems(discovery.documents.map((d) => d.relative));
+    const stems = allStems.filter((_, i) => taken[i]);
     let next = 0;
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {

@@ -24,8 +24,22 @@ export interface ModelOptions {
   fixationsFile: string | undefined;
 }
 
+/** --server: where pages are decoded when the engine is "server" (see src/server/). */
+export interface ServerSettings {
+  url: string;
+  model: string | undefined;
+  concurrency: number;
+  timeoutMs: number;
+  retries: number;
+  /** OCR_SERVER_API_KEY, sent as a bearer token; never written anywhere (resultSettings leaves `server` out). */
+  apiKey: string | undefined;
+  /** First retry delay; doubles per attempt, with jitter. */
+  backoffMs?: number;
+}
+
 export interface RunSettings {
   engine: string;
+  server?: ServerSettings;
   dpi: number;
   maxPixels: number;
   /** Canonical page selection text ("all", "1-3,7,10-"). */

@@ -1,6 +1,7 @@
 // Every command-line option, declared once as data: flags, help, validation, default.
 import { InvalidArgumentError, Option } from "commander";
 import { parsePageSelection } from "../input/index.js";
+import { parseShard } from "../app/shard.js";
 
 export interface OptionSpec {
   /** commander flags, e.g. "-o, --output-dir <dir>". */
@@ -182,6 +183,38 @@ export const OPTIONS = {
   overlayFixations: {
     flags: "--fixations <file>",
     description: "draw the fixations `ocr parse --fixations FILE` recorded over each page (where the model looked)",
+  },
+  // ---- scale-out: a serving engine, many machines
+  shard: {
+    flags: "--shard <k/n>",
+    description: "take shard K of N of the documents (stable, by a hash of each path below its input root); with --resume, N machines split a batch",
+    parse: (value: string) => parseShard(value),
+  },
+  server: {
+    flags: "--server <url>",
+    description: "decode pages on an OpenAI-compatible server (vLLM or SGLang serving DeepSeek-OCR or Unlimited-OCR, or `ocr serve`), e.g. http://gpu1:8000",
+  },
+  serverModel: {
+    flags: "--server-model <name>",
+    description: "model name the server serves (default: the first one its /v1/models lists)",
+  },
+  concurrency: {
+    flags: "--concurrency <n>",
+    description: "with --server: requests in flight across pages and documents",
+    parse: integer("--concurrency", 1, 1024),
+    defaultValue: 4,
+  },
+  serverTimeout: {
+    flags: "--server-timeout <seconds>",
+    description: "with --server: time one request may take before it is retried",
+    parse: integer("--server-timeout", 1, 86_400),
+    defaultValue: 600,
+  },
+  serverRetries: {
+    flags: "--server-retries <n>",
+    description: "with --server: retries of a page after connection errors, timeouts, 429 and 5xx (backoff with jitter, Retry-After honoured)",
+    parse: integer("--server-retries", 0, 100),
+    defaultValue: 5,
   },
   // ---- running and reporting
   jobs: {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { runBatch, readPathList } from "../app/run.js";
 import { defaultModelOptions, type OutputFormat, type RunSettings } from "../app/settings.js";
 import { UsageError } from "../app/errors.js";
+import type { Shard } from "../app/shard.js";
 import { formatPageSelection, parsePathList, type PageRange } from "../input/index.js";
 import { chooseReporter } from "../report/index.js";
 import { buildOption, type OptionName } from "./options.js";
@@ -33,6 +34,12 @@ export interface ParseOptions {
   focal: boolean;
   fixations?: string;
   jobs: number;
+  shard?: Shard;
+  server?: string;
+  serverModel?: string;
+  concurrency: number;
+  serverTimeout: number;
+  serverRetries: number;
   jsonl?: boolean;
   quiet?: boolean;
   verbose?: boolean;
@@ -64,12 +71,18 @@ export const PARSE_OPTIONS: OptionName[] = [
   "fixations",
   "maxPixels",
   "jobs",
+  "shard",
+  "server",
+  "serverModel",
+  "concurrency",
+  "serverTimeout",
+  "serverRetries",
   "jsonl",
   "quiet",
   "verbose",
 ];
 
-export function settingsFromOptions(options: ParseOptions): RunSettings {
+export function settingsFromOptions(options: ParseOptions, env: NodeJS.ProcessEnv = {}): RunSettings {
   const model = defaultModelOptions();
   model.dir = options.model;
   model.mode = options.mode;
@@ -84,8 +97,13 @@ export function settingsFromOptions(options: ParseOptions): RunSettings {
     warmup: options.focalWarmup,
   };
   model.fixationsFile = options.fixations;
+  if (options.server && options.engine !== "model" && options.engine !== "server") {
+    throw new UsageError(`--server decodes with the server's model; it cannot be combined with --engine ${options.engine}`);
+  }
   return {
-    engine: options.engine,
+    engine: options.server ? "server" : options.engine,
+    ...(options.server ? { server: { url: options.server, model: options.serverModel, concurrency: options.concurrency ?? 4,
+      timeoutMs: (options.serverTimeout ?? 600) * 1000, retries: options.serverRetries ?? 5, apiKey: env.OCR_SERVER_API_KEY || undefined } } : {}),
     dpi: options.dpi,
     maxPixels: options.maxPixels,
     pages: formatPageSelection(options.pages),
@@ -114,6 +132,7 @@ function packageVersion(): string {
 export async function parseAction(inputs: string[], options: ParseOptions, context: CommandContext): Promise<void> {
   if (options.quiet && options.verbose) throw new UsageError("--quiet and --verbose contradict each other");
   // the model options are checked and merged with the bundle's defaults once, in app/decode-options.ts
+  if (options.serverModel !== undefined && !options.server) throw new UsageError("--server-model needs --server URL");
   let stdinTaken = false;
   const readStdin = () => {
     if (stdinTaken) throw new UsageError('stdin can feed either "-" or --files-from -, not both');
@@ -125,7 +144,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
   if (all.length === 0) throw new UsageError("no inputs: give files, folders, glob patterns, --files-from FILE, or -");
   if (all.includes("-") && stdinTaken) throw new UsageError('stdin can feed either "-" or --files-from -, not both');
 
-  const settings = settingsFromOptions(options);
+  const settings = settingsFromOptions(options, context.env);
   const reporter = chooseReporter({
     jsonl: !!options.jsonl,
     verbosity: options.quiet ? "quiet" : options.verbose ? "verbose" : "normal",
@@ -145,7 +164,9 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       password: options.password,
       outputDir: options.stdout ? null : options.outputDir,
       resume: !!options.resume,
-      jobs: options.jobs,
+      shard: options.shard,
+      // pages decode on the server: documents in flight are bounded by --concurrency, not by this machine's memory
+      jobs: options.server ? Math.max(options.jobs, options.concurrency) : options.jobs,
       readStdin,
       writeMarkdown: options.stdout ? (markdown) => void context.stdout.write(markdown) : undefined,
       emit: (event) => reporter.handle(event),

@@ -15,6 +15,8 @@ export interface DiscoveredDocument {
   display: string;
   /** Path under the output folder, with its extension: mirrors the input tree. */
   relative: string;
+  /** Path relative to its input root (a folder or a glob's base; a named file: the path as given): what --shard hashes. */
+  shardKey: string;
 }
 
 export interface DiscoveryProblem {
@@ -91,14 +93,15 @@ export async function discoverDocuments(inputs: readonly string[], options: Disc
   const add = (file: string, root: string | undefined, display?: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    documents.push({ path: file, display: display ?? displayFor(file, cwd), relative: relativeFor(file, cwd, root) });
+    const shardKey = (root ? path.relative(root, file) : display ?? file).split(path.sep).join("/");
+    documents.push({ path: file, display: display ?? displayFor(file, cwd), relative: relativeFor(file, cwd, root), shardKey });
   };
 
   for (const input of inputs) {
     if (input === "-") {
       if (!seen.has("-")) {
         seen.add("-");
-        documents.push({ path: "-", display: "-", relative: "stdin" });
+        documents.push({ path: "-", display: "-", relative: "stdin", shardKey: "-" });
       }
       continue;
     }

@@ -64,7 +64,7 @@ describe("discoverDocuments", () => {
 
   it("keeps stdin as one document named stdin", async () => {
     const { documents } = await discoverDocuments(["-"], { cwd: tmp.dir });
-    expect(documents).toEqual([{ path: "-", display: "-", relative: "stdin" }]);
+    expect(documents).toEqual([{ path: "-", display: "-", relative: "stdin", shardKey: "-" }]);
   });
 
   it("parses path lists from find/xargs style input", () => {
