@@ -14,6 +14,7 @@ export interface ParseOptions {
   filesFrom?: string;
   pages?: PageRange[];
   password?: string;
+  pageTimeout: number;
   dpi: number;
   maxPixels: number;
   outputDir: string;
@@ -63,6 +64,7 @@ export const PARSE_OPTIONS: OptionName[] = [
   "noFocal",
   "fixations",
   "maxPixels",
+  "pageTimeout",
   "jobs",
   "jsonl",
   "quiet",
@@ -148,6 +150,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       settings,
       pageRanges: options.pages,
       password: options.password,
+      pageTimeoutMs: options.pageTimeout * 1000,
       outputDir: options.stdout ? null : options.outputDir,
       resume: !!options.resume,
       jobs: options.jobs,
@@ -157,7 +160,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       signal: context.signal,
       version: packageVersion(),
     });
-    context.exitCode = summary.interrupted ? 130 : summary.exitCode;
+    context.exitCode = summary.exitCode;
   } finally {
     reporter.close();
   }
