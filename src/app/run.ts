@@ -105,6 +105,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   };
   try {
     emit({ type: "run-start", documents: summary.documents, engine: settings.engine, outputDir: request.outputDir });
+    for (const w of discovery.warnings) emit({ type: "warning", source: w.path, page: null, message: w.message });
     for (const problem of discovery.problems) {
       summary.failed++;
       emit({ type: "document-failed", source: problem.path, code: problem.code, message: problem.message });
