@@ -33,6 +33,8 @@ export interface ParseOptions {
   /** Pages to parse, 1-based: "1-3,7,10-" or ranges. */
   pages?: string | PageRange[];
   password?: string;
+  /** Seconds each PDF step (opening, reading or rendering one page) may take; default 60. */
+  pageTimeout?: number;
   /** Name used for the document in events and in the record's source.path when the input is bytes. */
   name?: string;
   /** Called for every event (page-progress, page-done, warning, …) as it happens. */
@@ -91,6 +93,7 @@ export async function parse(input: string | Buffer | Uint8Array, options: ParseO
     settings: settingsFor(options, ranges),
     pageRanges: ranges,
     password: options.password,
+    pageTimeoutMs: options.pageTimeout !== undefined ? options.pageTimeout * 1000 : undefined,
     outputDir: null,
     resume: false,
     jobs: 1,

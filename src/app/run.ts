@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
+  closePdfWorkers,
   discoverDocuments,
   InputError,
   isInputError,
@@ -14,6 +15,7 @@ import {
   type DiscoveredDocument,
   type OpenedDocument,
   type PageRange,
+  warmPdfWorker,
 } from "../input/index.js";
 import { writeFileAtomic } from "../output/atomic.js";
 import { assignOutputStems, outputFileFor } from "../output/paths.js";
@@ -35,6 +37,8 @@ export interface BatchRequest {
   settings: RunSettings;
   pageRanges?: PageRange[];
   password?: string;
+  /** Time budget of each step of a PDF (opening it, reading or rendering one page), ms; default 60 s. */
+  pageTimeoutMs?: number;
   /** Folder for NAME.md / NAME.json; null with --stdout. */
   outputDir: string | null;
   resume: boolean;
@@ -85,7 +89,15 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
       `--stdout writes one document, but the inputs name ${discovery.documents.length + discovery.problems.length}; use -o DIR for batches`,
     );
   }
-  const decoder = await definition.create(settings);
+  // the PDF parser's thread starts (and loads pdfjs) while the model loads
+  if (discovery.documents.some((d) => d.path === "-" || /\.pdf$/i.test(d.path))) warmPdfWorker();
+  let decoder: PageDecoder;
+  try {
+    decoder = await definition.create(settings);
+  } catch (error) {
+    await closePdfWorkers();
+    throw error;
+  }
   const summary: RunSummary = {
     documents: discovery.documents.length + discovery.problems.length,
     done: 0,
@@ -101,6 +113,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   };
   try {
     emit({ type: "run-start", documents: summary.documents, engine: settings.engine, outputDir: request.outputDir });
+    for (const w of discovery.warnings) emit({ type: "warning", source: w.path, page: null, message: w.message });
     for (const problem of discovery.problems) {
       summary.failed++;
       emit({ type: "document-failed", source: problem.path, code: problem.code, message: problem.message });
@@ -134,13 +147,22 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     await Promise.all(Array.from({ length: jobs }, worker));
   } finally {
     await decoder.close();
+    await closePdfWorkers();
   }
   summary.interrupted = request.signal.aborted;
   summary.elapsedMs = Math.round(performance.now() - started);
   // a page that could not be read is a failure a pipeline must notice, even though its document was written
   summary.exitCode = summary.failed > 0 || summary.failedPages > 0 ? ExitCode.someFailed : ExitCode.ok;
+  // an interrupted run ends with the signal's code (the abort reason carries it: 130 SIGINT, 143 SIGTERM)
+  if (summary.interrupted) summary.exitCode = interruptExitCode(request.signal.reason);
   emit({ type: "run-end", summary });
   return summary;
+}
+
+/** Exit code of an interrupted run: the abort reason's exitCode when it has one, else 130 (SIGINT). */
+export function interruptExitCode(reason: unknown): number {
+  const code = (reason as { exitCode?: unknown } | undefined)?.exitCode;
+  return typeof code === "number" ? code : 130;
 }
 
 const PROGRESS_MS = 250;
@@ -186,7 +208,12 @@ async function processDocument(
       });
       return { kind: "skipped" };
     }
-    document = await openDocument(bytes, { password: request.password, name: source });
+    document = await openDocument(bytes, {
+      password: request.password,
+      name: source,
+      pageTimeoutMs: request.pageTimeoutMs,
+      signal: request.signal,
+    });
     const opened = document;
     const pageNumbers = resolvePages(request.pageRanges, opened.pageCount);
     if (pageNumbers.length === 0) {
@@ -211,7 +238,12 @@ async function processDocument(
       async pixelSize(pageNumber) {
         return renderedSize(await opened.pageSize(pageNumber), renderOptions);
       },
-      textContent: (pageNumber) => opened.textContent(pageNumber),
+      async textContent(pageNumber) {
+        const text = await opened.textContent(pageNumber);
+        // an engine may read a page's text more than once: say what was skipped once
+        for (const w of text?.warnings ?? []) if (!pageWarnings.get(pageNumber)?.includes(w)) warn(w, pageNumber);
+        return text;
+      },
     };
     const records: PageRecord[] = [];
     const figures: { file: string; png: Uint8Array }[] = [];
@@ -228,6 +260,8 @@ async function processDocument(
       emit({ type: "page-progress", source, page, tokens: count, tokensPerSecond: rate(count, decodeMs) });
     };
     for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn, progress })) {
+      // a page yielded after the interrupt was cut short: it is not done, and its document is not written
+      if (request.signal.aborted) break;
       const elapsedMs = performance.now() - pageStarted;
       pageStarted = performance.now();
       tokens += page.tokenCount;

@@ -78,23 +78,40 @@ export async function main(argv: string[], context: CommandContext): Promise<num
   }
 }
 
-/** Runs against the real process: stdio, environment, Ctrl-C. Used by bin/ocr.js. */
+/** Exit status of a run stopped by a signal: 128 + the signal's number, as a shell reports it. */
+export const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Runs against the real process: stdio, environment, Ctrl-C. Used by bin/ocr.js.
+ * The first SIGINT or SIGTERM aborts the run (the page in progress stops, finished documents are kept);
+ * a second one says so and removes temp files, and the run still ends the same way: process.exit while a
+ * vision worker is inside onnxruntime aborts natively, so the exit waits until every worker and native
+ * session is closed (the current inference step, well under a second on CPU).
+ */
 export async function run(argv = process.argv.slice(2)): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
-  const onInterrupt = () => {
+  let exitSignal: string | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write("\nocr: interrupted; finishing the current page and cleaning up (Ctrl-C again to quit now)\n");
-      controller.abort();
+      exitSignal = signal;
+      process.stderr.write(
+        signal === "SIGINT"
+          ? "\nocr: interrupted; stopping the current page and cleaning up (Ctrl-C again to quit now)\n"
+          : `\nocr: ${signal}: stopping the current page and cleaning up\n`,
+      );
+      controller.abort({ signal, exitCode: SIGNAL_EXIT[signal] ?? 130 });
     } else {
       // Quitting now: writes in flight must not leave their temporary files behind.
       removePendingTempFilesSync(rmSync);
-      process.exit(130);
+      if (interrupts === 2) process.stderr.write("ocr: quitting as soon as the model's threads are closed\n");
+      // a native call that never returns must not hold the process forever
+      setTimeout(() => process.exit(SIGNAL_EXIT[exitSignal!] ?? 130), 10_000).unref();
     }
   };
-  process.on("SIGINT", onInterrupt);
-  process.on("SIGTERM", onInterrupt);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const context: CommandContext = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -104,5 +121,5 @@ export async function run(argv = process.argv.slice(2)): Promise<void> {
     exitCode: 0,
   };
   const code = await main(argv, context);
-  process.exitCode = controller.signal.aborted && code === 0 ? 130 : code;
+  process.exitCode = controller.signal.aborted ? (SIGNAL_EXIT[exitSignal ?? "SIGINT"] ?? 130) : code;
 }

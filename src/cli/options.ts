@@ -91,6 +91,12 @@ export const OPTIONS = {
     parse: integer("--max-pixels", 1, 1_000_000_000),
     defaultValue: 50_000_000,
   },
+  pageTimeout: {
+    flags: "--page-timeout <seconds>",
+    description: "time budget of each PDF step (opening, reading or rendering one page); a document over it fails and the batch goes on",
+    parse: integer("--page-timeout", 1, 86_400),
+    defaultValue: 60,
+  },
   // ---- output
   outputDir: {
     flags: "-o, --output-dir <dir>",

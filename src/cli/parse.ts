@@ -15,6 +15,7 @@ export interface ParseOptions {
   filesFrom?: string;
   pages?: PageRange[];
   password?: string;
+  pageTimeout: number;
   dpi: number;
   maxPixels: number;
   outputDir: string;
@@ -70,6 +71,7 @@ export const PARSE_OPTIONS: OptionName[] = [
   "noFocal",
   "fixations",
   "maxPixels",
+  "pageTimeout",
   "jobs",
   "shard",
   "server",
@@ -162,6 +164,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       settings,
       pageRanges: options.pages,
       password: options.password,
+      pageTimeoutMs: options.pageTimeout * 1000,
       outputDir: options.stdout ? null : options.outputDir,
       resume: !!options.resume,
       shard: options.shard,
@@ -173,7 +176,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       signal: context.signal,
       version: packageVersion(),
     });
-    context.exitCode = summary.interrupted ? 130 : summary.exitCode;
+    context.exitCode = summary.exitCode;
   } finally {
     reporter.close();
   }

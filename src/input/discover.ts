@@ -1,9 +1,15 @@
 // Discovery: turns paths, folders, globs and path lists into documents, recording bad inputs as problems.
 import fg from "fast-glob";
-import { open, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { sniffKind, SNIFF_BYTES } from "./detect.js";
 import type { InputErrorCode } from "./errors.js";
+
+/** fast-glob's own matcher (micromatch, its dependency), so --include / --exclude mean what they meant with it. */
+const micromatch = createRequire(createRequire(import.meta.url).resolve("fast-glob"))("micromatch") as {
+  isMatch(path: string, patterns: string[], options?: { dot?: boolean }): boolean;
+};
 
 /** Extensions that promise a document; a file with one of them that is not a document is an error. */
 export const DOCUMENT_EXTENSIONS = ["pdf", "png", "jpg", "jpeg", "jpe", "webp", "tif", "tiff", "gif", "avif"];
@@ -31,9 +37,17 @@ export interface DiscoveryOptions {
   exclude?: string[];
 }
 
+/** Something a folder walk skipped that the user should hear about (the walk goes on). */
+export interface DiscoveryWarning {
+  path: string;
+  message: string;
+}
+
 export interface Discovery {
   documents: DiscoveredDocument[];
   problems: DiscoveryProblem[];
+  /** Unreadable sub-folders, dangling links, link loops and repeated files the walk skipped. */
+  warnings: DiscoveryWarning[];
 }
 
 function hasDocumentExtension(file: string): boolean {
@@ -89,6 +103,7 @@ export async function discoverDocuments(inputs: readonly string[], options: Disc
   const ignore = [...(options.exclude ?? []), "**/.ocr-tmp-*", "**/node_modules/**"];
   const documents: DiscoveredDocument[] = [];
   const problems: DiscoveryProblem[] = [];
+  const warnings: DiscoveryWarning[] = [];
   const seen = new Set<string>();
   const add = (file: string, root: string | undefined, display?: string) => {
     if (seen.has(file)) return;
@@ -128,9 +143,8 @@ export async function discoverDocuments(inputs: readonly string[], options: Disc
     if (info.isDirectory()) {
       let matches: string[];
       try {
-        matches = await fg(
-          include.map((p) => `${globBase(absolute)}/${p}`),
-          { absolute: true, onlyFiles: true, dot: false, ignore, followSymbolicLinks: true, suppressErrors: false },
+        matches = await walkFolder(absolute, include, options.exclude ?? [], (p, message) =>
+          warnings.push({ path: displayFor(p, cwd), message }),
         );
       } catch (error) {
         problems.push({ path: input, code: "EACCES", message: `cannot read folder: ${(error as Error).message}` });
@@ -144,9 +158,100 @@ export async function discoverDocuments(inputs: readonly string[], options: Disc
       for (const m of found) add(m, absolute);
       continue;
     }
+    if (info.isCharacterDevice() || info.isBlockDevice()) {
+      // a device is read until it ends, which /dev/zero never does
+      problems.push({ path: input, code: "UNSUPPORTED", message: "is a device, not a document" });
+      continue;
+    }
     add(absolute, undefined, input);
   }
-  return { documents, problems };
+  return { documents, problems, warnings };
+}
+
+/**
+ * Files under `root` (absolute paths through the names as found) whose path below `root` matches `include`
+ * and not `exclude`. Hidden entries, node_modules and temp files are left out. Links are followed, each
+ * folder and file is visited once (a link loop is walked once, with a warning), and a sub-folder that cannot
+ * be read, a dangling link or a link loop is skipped with a warning; only an unreadable `root` throws.
+ */
+async function walkFolder(
+  root: string,
+  include: readonly string[],
+  exclude: readonly string[],
+  warn: (path: string, message: string) => void,
+): Promise<string[]> {
+  const files: string[] = [];
+  const visited = new Map<string, string>();
+  const fileIds = new Map<string, string>();
+  const rootInfo = await stat(root);
+  visited.set(`${rootInfo.dev}:${rootInfo.ino}`, root);
+  const matches = (rel: string) =>
+    micromatch.isMatch(rel, include as string[], { dot: false }) && (exclude.length === 0 || !micromatch.isMatch(rel, exclude as string[], { dot: false }));
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (dir === root) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      warn(dir, `folder skipped: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (error as Error).message}`);
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      const full = path.join(dir, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      let id: string | undefined;
+      if (entry.isSymbolicLink()) {
+        let info;
+        try {
+          info = await stat(full);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          const target = await readlink(full).catch(() => "?");
+          warn(full, code === "ELOOP" ? `link skipped: it loops (-> ${target})` : `link skipped: its target does not exist (-> ${target})`);
+          continue;
+        }
+        isDir = info.isDirectory();
+        isFile = info.isFile();
+        id = `${info.dev}:${info.ino}`;
+      }
+      if (isDir) {
+        if (!id) {
+          const info = await stat(full).catch(() => undefined);
+          if (!info) continue;
+          id = `${info.dev}:${info.ino}`;
+        }
+        const first = visited.get(id);
+        if (first !== undefined) {
+          warn(full, `folder skipped: it is ${path.relative(root, first) || "."} again (a link loop or a second link to it)`);
+          continue;
+        }
+        visited.set(id, full);
+        await walk(full);
+        continue;
+      }
+      if (!isFile) continue;
+      const rel = path.relative(root, full).split(path.sep).join("/");
+      if (!matches(rel)) continue;
+      if (entry.isSymbolicLink()) {
+        const real = await realpath(full).catch(() => full);
+        const first = fileIds.get(id!) ?? fileIds.get(real);
+        if (first !== undefined) {
+          warn(full, `file skipped: it is ${path.relative(root, first)} again (a link)`);
+          continue;
+        }
+        fileIds.set(real, full);
+      } else {
+        fileIds.set(full, full);
+      }
+      files.push(full);
+    }
+  };
+  await walk(root);
+  return files;
 }
 
 /** In a walk, a file is a candidate if its name promises a document or its bytes are one. */

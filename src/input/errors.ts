@@ -12,7 +12,11 @@ export type InputErrorCode =
   | "PASSWORD_WRONG" // encrypted PDF and the password did not open it
   | "CORRUPT_IMAGE" // image header or data cannot be decoded
   | "PAGE_RANGE" // requested pages do not exist in this document
-  | "RENDER_FAILED"; // a page could not be rasterised
+  | "RENDER_FAILED" // a page could not be rasterised
+  | "TIMEOUT" // a step of the document ran past its time budget (--page-timeout)
+  | "RESOURCE_LIMIT" // the document needed more memory than its budget
+  | "INTERRUPTED" // the run was interrupted while the document was being read
+  | "TOO_LARGE"; // the input is larger than the size a document may have
 
 export class InputError extends Error {
   readonly code: InputErrorCode;

@@ -1,28 +1,19 @@
-// PDF back end: pdfjs-dist (legacy Node build) with its own @napi-rs/canvas; the only importer of pdfjs.
+// PDF back end: pdfjs-dist (legacy Node build) with its own @napi-rs/canvas, run on a worker thread so a
+// runaway document (a content stream nested 100,000 deep, a decompression bomb) is stopped by its time or
+// memory budget and the batch goes on; the only importer of pdfjs (through the worker).
 import { createRequire } from "node:module";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { InputError } from "./errors.js";
+import { PDF_WORKER_SOURCE, type PdfFailure, type PdfRequest } from "./pdf-worker.js";
 import { DEFAULT_DPI, DEFAULT_MAX_PIXELS, pdfRasterSize, rgbaToRgb, type RasterPage, type RenderOptions } from "./raster.js";
-import type { DocumentMetadata, OpenedDocument, OutlineEntry, PageSize, PageText, TextRun } from "./types.js";
-
-type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
-type PDFDocumentProxy = import("pdfjs-dist/legacy/build/pdf.mjs").PDFDocumentProxy;
-type PDFPageProxy = import("pdfjs-dist/legacy/build/pdf.mjs").PDFPageProxy;
-
-let pdfjsPromise: Promise<Pdfjs> | undefined;
-
-/** Loads pdfjs once; the import costs ~100 ms and most runs never need it twice. */
-function loadPdfjs(): Promise<Pdfjs> {
-  pdfjsPromise ??= import("pdfjs-dist/legacy/build/pdf.mjs");
-  return pdfjsPromise;
-}
+import type { DocumentMetadata, OpenedDocument, PageSize, PageText, TextRun } from "./types.js";
 
 /**
  * Folders inside the pdfjs-dist package. Without them non-embedded fonts (the 14 standard
  * fonts), CJK cMaps, JPEG2000/JBIG2 (wasm) and ICC colour all render wrong or not at all.
  */
 function packageFolders(): { standardFontDataUrl: string; cMapUrl: string; wasmUrl: string; iccUrl: string } {
-  const require = createRequire(import.meta.url);
   const root = path.dirname(require.resolve("pdfjs-dist/package.json"));
   // pdfjs' Node factories read these with fs, so plain paths with a trailing slash work.
   const folder = (name: string) => path.join(root, name) + path.sep;
@@ -34,6 +25,7 @@ function packageFolders(): { standardFontDataUrl: string; cMapUrl: string; wasmU
   };
 }
 
+const require = createRequire(import.meta.url);
 let folders: ReturnType<typeof packageFolders> | undefined;
 
 /**
@@ -44,82 +36,283 @@ let folders: ReturnType<typeof packageFolders> | undefined;
  */
 export const PDF_CACHE_PAGES = 8;
 
+/** Default time one step of a PDF (opening it, loading, rendering or reading the text of one page) may take. */
+export const DEFAULT_PAGE_TIMEOUT_MS = 60_000;
+
+/**
+ * JavaScript heap one PDF's parser may use (the worker's old generation); a document that needs more is
+ * stopped with RESOURCE_LIMIT. The largest normal documents here stay under 300 MiB.
+ */
+export const PDF_HEAP_MB = 2048;
+
 /** pdfjs PasswordResponses codes. */
 const NEED_PASSWORD = 1;
 const INCORRECT_PASSWORD = 2;
 
-export async function openPdf(bytes: Uint8Array, source: string, password?: string): Promise<OpenedDocument> {
-  const pdfjs = await loadPdfjs();
-  folders ??= packageFolders();
-  // pdfjs takes ownership of (detaches) the buffer it is given; hand it a copy.
-  const data = new Uint8Array(bytes);
-  const task = pdfjs.getDocument({
-    data,
-    password,
-    ...folders,
-    cMapPacked: true,
-    isEvalSupported: false,
-    verbosity: process.env.OCR_PDFJS_VERBOSE ? 1 : 0,
-  });
-  let doc: PDFDocumentProxy;
-  try {
-    doc = await task.promise;
-  } catch (error) {
-    await task.destroy().catch(() => {});
-    throw translateOpenError(error, source, password);
-  }
-  return new PdfDocument(pdfjs, doc, source);
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
 }
 
-function translateOpenError(error: unknown, source: string, password?: string): InputError {
-  const e = error as { name?: string; code?: number; message?: string };
-  if (e?.name === "PasswordException") {
-    if (e.code === INCORRECT_PASSWORD || (e.code === NEED_PASSWORD && password)) {
+interface Reply {
+  id: number;
+  ok: boolean;
+  result?: unknown;
+  error?: PdfFailure;
+  notes: string[];
+  dropped?: boolean;
+}
+
+/** One worker thread hosting pdfjs; it serves one document at a time and is reused by the next one. */
+class PdfWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending & { onReply?: (r: Reply) => void }>();
+  private nextId = 1;
+  /** Set once the worker is stopped or died: every later request fails with it. */
+  failure: Error | undefined;
+
+  constructor() {
+    this.worker = new Worker(PDF_WORKER_SOURCE, {
+      eval: true,
+      workerData: { pdfjsPath: require.resolve("pdfjs-dist/legacy/build/pdf.mjs"), verbose: !!process.env.OCR_PDFJS_VERBOSE },
+      // a deep but legitimate nesting needs stack; a runaway one is stopped by the heap limit or the timer
+      resourceLimits: { maxOldGenerationSizeMb: PDF_HEAP_MB, stackSizeMb: 16 },
+      stderr: false,
+    });
+    this.worker.on("message", (r: Reply) => {
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      this.pending.delete(r.id);
+      p.onReply?.(r);
+      if (r.ok) p.resolve(r.result);
+      else p.reject(r.error);
+    });
+    this.worker.on("error", (error: NodeJS.ErrnoException) => {
+      this.fail(
+        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? new PdfBudgetError("RESOURCE_LIMIT", `the PDF parser needed more than its ${PDF_HEAP_MB} MiB memory budget`)
+          : new PdfBudgetError("CORRUPT_PDF", `the PDF parser failed: ${error.message}`),
+      );
+    });
+    this.worker.on("exit", (code) => this.fail(new PdfBudgetError("CORRUPT_PDF", `the PDF parser stopped (exit code ${code})`)));
+  }
+
+  request(message: PdfRequest, transfer: ArrayBuffer[] = [], onReply?: (r: Reply) => void): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onReply });
+      this.worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Stops the thread at once (a synchronous loop in pdfjs included); pending requests fail with `error`. */
+  stop(error: Error): void {
+    this.fail(error);
+    void this.worker.terminate();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const p of this.pending.values()) p.reject(this.failure);
+    this.pending.clear();
+  }
+
+  ref(): void {
+    this.worker.ref();
+  }
+
+  unref(): void {
+    this.worker.unref();
+  }
+}
+
+/** A budget or worker failure, turned into an InputError naming the document where it surfaces. */
+class PdfBudgetError extends Error {
+  constructor(readonly code: "TIMEOUT" | "RESOURCE_LIMIT" | "CORRUPT_PDF" | "INTERRUPTED", message: string) {
+    super(message);
+  }
+}
+
+/** Workers between documents: a warm one saves the thread start and pdfjs' import (~100 ms) per document. */
+const idle: PdfWorker[] = [];
+const IDLE_WORKERS = 4;
+
+function acquireWorker(): PdfWorker {
+  const worker = idle.pop() ?? new PdfWorker();
+  worker.ref();
+  return worker;
+}
+
+function releaseWorker(worker: PdfWorker): void {
+  if (worker.failure || worker.busy || idle.length >= IDLE_WORKERS) {
+    worker.stop(new PdfBudgetError("INTERRUPTED", "closed"));
+    return;
+  }
+  worker.unref();
+  idle.push(worker);
+}
+
+/**
+ * Starts a PDF worker and loads pdfjs in it ahead of the first document (the run calls this while the
+ * model loads), so the first PDF does not wait for either.
+ */
+export function warmPdfWorker(): void {
+  if (idle.length > 0) return;
+  const worker = new PdfWorker();
+  worker.unref();
+  idle.push(worker);
+  void worker.request({ op: "load" }).catch(() => {});
+}
+
+/** Stops every idle PDF worker (the end of a run; idle ones never hold the process open either way). */
+export async function closePdfWorkers(): Promise<void> {
+  for (const worker of idle.splice(0)) worker.stop(new PdfBudgetError("INTERRUPTED", "closed"));
+}
+
+export interface PdfOpenOptions {
+  password?: string;
+  /** Time budget of each step (open, one page's load, render or text); default DEFAULT_PAGE_TIMEOUT_MS. */
+  pageTimeoutMs?: number;
+  /** Aborting stops the document's parser at once; its pending steps fail with INTERRUPTED. */
+  signal?: AbortSignal;
+}
+
+export async function openPdf(bytes: Uint8Array, source: string, passwordOrOptions?: string | PdfOpenOptions): Promise<OpenedDocument> {
+  const options = typeof passwordOrOptions === "string" ? { password: passwordOrOptions } : (passwordOrOptions ?? {});
+  folders ??= packageFolders();
+  // the worker takes the copy (transferred); the caller keeps its bytes
+  const data = new Uint8Array(bytes);
+  const doc = new PdfDocument(acquireWorker(), source, options);
+  try {
+    // the thread's start and pdfjs' import are not the document's time: they come before its budget starts
+    await doc.call({ op: "load" }, "starting the PDF parser", [], undefined, false);
+    const opened = (await doc.call({ op: "open", data, password: options.password, folders }, "opening", [data.buffer])) as {
+      pageCount: number;
+    };
+    doc.pageCount = opened.pageCount;
+  } catch (error) {
+    await doc.close();
+    throw error instanceof InputError ? error : translateOpenError(error as PdfFailure, source, options.password);
+  }
+  return doc;
+}
+
+function translateOpenError(error: PdfFailure, source: string, password?: string): InputError {
+  if (error?.name === "PasswordException") {
+    if (error.code === INCORRECT_PASSWORD || (error.code === NEED_PASSWORD && password)) {
       return new InputError("PASSWORD_WRONG", "encrypted PDF: the password given is wrong", source, { cause: error });
     }
     return new InputError("PASSWORD_REQUIRED", "encrypted PDF: a password is required (use --password)", source, {
       cause: error,
     });
   }
-  const detail = e?.message ? `: ${e.message}` : "";
+  const detail = error?.message ? `: ${error.message}` : "";
   return new InputError("CORRUPT_PDF", `corrupt or truncated PDF${detail}`, source, { cause: error });
+}
+
+interface TextItem {
+  str: string;
+  m: number[];
+  width: number;
+  fontName: string;
+  fontFamily: string;
+  ascent: number | undefined;
+  descent: number | undefined;
+  hasEOL: boolean;
+  dir: string;
 }
 
 class PdfDocument implements OpenedDocument {
   readonly kind = "pdf" as const;
-  readonly pageCount: number;
+  pageCount = 0;
   private rendered = 0;
+  /** Times pdfjs' caches were dropped (PDF_CACHE_PAGES); tests read it. */
+  cacheDrops = 0;
+  private closed = false;
+  private readonly timeoutMs: number;
+  private readonly onAbort = () =>
+    this.worker.stop(new PdfBudgetError("INTERRUPTED", "interrupted"));
+
   constructor(
-    private readonly pdfjs: Pdfjs,
-    private readonly doc: PDFDocumentProxy,
+    private readonly worker: PdfWorker,
     readonly source: string,
+    private readonly options: PdfOpenOptions,
   ) {
-    this.pageCount = doc.numPages;
+    this.timeoutMs = options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
+    if (options.signal?.aborted) this.onAbort();
+    options.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
 
-  private async page(pageNumber: number): Promise<PDFPageProxy> {
+  /**
+   * Sends one step to the worker under the time budget. A step over budget stops the worker: pdfjs may be in a
+   * synchronous loop that nothing else can interrupt; the document fails with TIMEOUT, later steps with it too.
+   */
+  async call(message: PdfRequest, what: string, transfer: ArrayBuffer[] = [], onReply?: (r: Reply) => void, timed = true): Promise<unknown> {
+    if (!timed) {
+      try {
+        return await this.worker.request(message, transfer, onReply);
+      } catch (error) {
+        if (error instanceof PdfBudgetError) throw new InputError(error.code, error.message, this.source, { cause: error });
+        throw error;
+      }
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const seconds = Math.round(this.timeoutMs / 100) / 10;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new PdfBudgetError("TIMEOUT", `${what} took longer than the ${seconds} s budget (--page-timeout); the document was stopped`);
+        this.worker.stop(error);
+        reject(error);
+      }, this.timeoutMs);
+    });
+    try {
+      return await Promise.race([this.worker.request(message, transfer, onReply), timeout]);
+    } catch (error) {
+      if (error instanceof PdfBudgetError) throw new InputError(error.code, error.message, this.source, { cause: error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private check(pageNumber: number): void {
     if (!Number.isInteger(pageNumber) || pageNumber < 1 || pageNumber > this.pageCount) {
       throw new InputError("PAGE_RANGE", `page ${pageNumber} does not exist (document has ${this.pageCount})`, this.source);
     }
-    try {
-      return await this.doc.getPage(pageNumber);
-    } catch (error) {
-      throw new InputError("CORRUPT_PDF", `page ${pageNumber} cannot be read: ${(error as Error).message}`, this.source, {
-        cause: error,
-      });
+  }
+
+  /** Turns a failure reported by the worker into the InputError the in-thread back end threw. */
+  private pageError(error: unknown, pageNumber: number): never {
+    if (error instanceof InputError) throw error;
+    const e = error as PdfFailure;
+    if (e?.stage === "render") {
+      throw new InputError("RENDER_FAILED", `page ${pageNumber} failed to render: ${e.message}`, this.source, { cause: error });
     }
+    if (e?.stage === "text") {
+      throw new InputError("CORRUPT_PDF", `page ${pageNumber} text cannot be read: ${e.message}`, this.source, { cause: error });
+    }
+    throw new InputError("CORRUPT_PDF", `page ${pageNumber} cannot be read: ${e?.message}`, this.source, { cause: error });
   }
 
   async pageSize(pageNumber: number): Promise<PageSize> {
-    const viewport = (await this.page(pageNumber)).getViewport({ scale: 1 });
-    return { width: viewport.width, height: viewport.height, unit: "pt" };
+    this.check(pageNumber);
+    try {
+      const size = (await this.call({ op: "size", page: pageNumber }, `page ${pageNumber}`)) as { width: number; height: number };
+      return { ...size, unit: "pt" };
+    } catch (error) {
+      this.pageError(error, pageNumber);
+    }
   }
 
   async renderPage(pageNumber: number, options: RenderOptions = {}): Promise<RasterPage> {
-    const page = await this.page(pageNumber);
+    const unit = await this.pageSize(pageNumber);
     const dpi = options.dpi ?? DEFAULT_DPI;
     const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
-    const unit = page.getViewport({ scale: 1 });
     const warnings: string[] = [];
     const { width, height, scale, capped, wanted } = pdfRasterSize(unit.width, unit.height, dpi, maxPixels);
     if (capped) {
@@ -128,63 +321,44 @@ class PdfDocument implements OpenedDocument {
           `rendered at ${Math.floor(scale * 72)} DPI (${width}x${height}) instead`,
       );
     }
-    const viewport = page.getViewport({ scale });
-    const factory = this.doc.canvasFactory as {
-      create(w: number, h: number): { canvas: unknown; context: CanvasLike };
-      destroy(entry: unknown): void;
-    };
-    const entry = factory.create(width, height);
+    // Memory must not grow with the page count (PDF_CACHE_PAGES). pdfjs refuses while another page of this
+    // document is rendering; then the next page tries again.
+    const dropCaches = ++this.rendered >= PDF_CACHE_PAGES;
+    let notes: string[] = [];
     try {
-      const context = entry.context;
-      context.fillStyle = "#ffffff";
-      context.fillRect(0, 0, width, height);
-      await page.render({
-        canvas: entry.canvas as never,
-        canvasContext: context as never,
-        viewport,
-        background: "#ffffff",
-      }).promise;
-      const image = context.getImageData(0, 0, width, height);
-      return { width, height, channels: 3, data: rgbaToRgb(image.data, width, height), dpi: scale * 72, scale, warnings };
+      const { rgba } = (await this.call(
+        { op: "render", page: pageNumber, width, height, scale, dropCaches },
+        `page ${pageNumber}`,
+        [],
+        (reply) => {
+          notes = reply.notes;
+          if (reply.dropped) {
+            this.rendered = 0;
+            this.cacheDrops++;
+          }
+        },
+      )) as { rgba: Uint8Array };
+      warnings.push(...skippedContent(pageNumber, notes));
+      return { width, height, channels: 3, data: rgbaToRgb(rgba, width, height), dpi: scale * 72, scale, warnings };
     } catch (error) {
-      if (error instanceof InputError) throw error;
-      throw new InputError("RENDER_FAILED", `page ${pageNumber} failed to render: ${(error as Error).message}`, this.source, {
-        cause: error,
-      });
-    } finally {
-      factory.destroy(entry);
-      page.cleanup();
-      // Memory must not grow with the page count (PDF_CACHE_PAGES). pdfjs refuses while another page of this
-      // document is rendering; then the next page tries again.
-      if (++this.rendered >= PDF_CACHE_PAGES) {
-        try {
-          await this.doc.cleanup();
-          this.rendered = 0;
-        } catch {
-          // a render in flight: retry after the next page
-        }
-      }
+      this.pageError(error, pageNumber);
     }
   }
 
   async textContent(pageNumber: number): Promise<PageText> {
-    const page = await this.page(pageNumber);
-    const viewport = page.getViewport({ scale: 1 });
-    let content;
+    this.check(pageNumber);
+    let content: { width: number; height: number; items: TextItem[] };
+    let notes: string[] = [];
     try {
-      content = await page.getTextContent();
+      content = (await this.call({ op: "text", page: pageNumber }, `page ${pageNumber}`, [], (r) => (notes = r.notes))) as typeof content;
     } catch (error) {
-      throw new InputError("CORRUPT_PDF", `page ${pageNumber} text cannot be read: ${(error as Error).message}`, this.source, {
-        cause: error,
-      });
+      this.pageError(error, pageNumber);
     }
     const runs: TextRun[] = [];
     for (const item of content.items) {
-      if (!("str" in item)) continue;
-      // Text space → viewport (top-left origin, page rotation applied).
-      const m = this.pdfjs.Util.transform(viewport.transform, item.transform) as number[];
+      // Text space → viewport (top-left origin, page rotation applied), done by the worker.
+      const m = item.m;
       const fontSize = Math.hypot(m[2]!, m[3]!);
-      const style = content.styles[item.fontName];
       runs.push({
         text: item.str,
         x: m[4]!,
@@ -192,49 +366,42 @@ class PdfDocument implements OpenedDocument {
         width: item.width,
         fontSize,
         fontName: item.fontName,
-        fontFamily: style?.fontFamily ?? "",
+        fontFamily: item.fontFamily ?? "",
         // pdfjs reports 0/0 or absurd values for fonts without metrics; keep only plausible ones.
-        ascent: style && style.ascent > 0.3 && style.ascent < 1.5 ? style.ascent : undefined,
-        descent: style && style.descent < 0 && style.descent > -1 ? style.descent : undefined,
+        ascent: item.ascent !== undefined && item.ascent > 0.3 && item.ascent < 1.5 ? item.ascent : undefined,
+        descent: item.descent !== undefined && item.descent < 0 && item.descent > -1 ? item.descent : undefined,
         endOfLine: item.hasEOL,
         direction: item.dir,
       });
     }
-    return { width: viewport.width, height: viewport.height, runs };
+    const warnings = skippedContent(pageNumber, notes);
+    return { width: content.width, height: content.height, runs, ...(warnings.length ? { warnings } : {}) };
   }
 
   async metadata(): Promise<DocumentMetadata> {
-    const info: Record<string, string | number | boolean> = {};
-    try {
-      const meta = await this.doc.getMetadata();
-      for (const [key, value] of Object.entries((meta.info ?? {}) as Record<string, unknown>)) {
-        if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") info[key] = value;
-      }
-    } catch {
-      // A broken Info dictionary is not worth failing the document for.
-    }
-    let outline: OutlineEntry[] = [];
-    try {
-      const raw = await this.doc.getOutline();
-      const convert = (items: { title: string; items: unknown[] }[] | null): OutlineEntry[] =>
-        (items ?? []).map((item) => ({
-          title: item.title,
-          children: convert(item.items as { title: string; items: unknown[] }[]),
-        }));
-      outline = convert(raw as { title: string; items: unknown[] }[] | null);
-    } catch {
-      outline = [];
-    }
-    return { info, outline };
+    return (await this.call({ op: "metadata" }, "reading the metadata")) as DocumentMetadata;
   }
 
   async close(): Promise<void> {
-    await this.doc.destroy();
+    if (this.closed) return;
+    this.closed = true;
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    if (!this.worker.failure) {
+      try {
+        await this.call({ op: "close" }, "closing");
+      } catch {
+        // a worker that failed to close is stopped below
+      }
+    }
+    releaseWorker(this.worker);
   }
 }
 
-interface CanvasLike {
-  fillStyle: string;
-  fillRect(x: number, y: number, w: number, h: number): void;
-  getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+/** What pdfjs skipped on a page because it nested too deep: the page's content may be incomplete. */
+function skippedContent(pageNumber: number, notes: string[]): string[] {
+  if (notes.length === 0) return [];
+  return [
+    `page ${pageNumber}: part of the page nests too deep to read (${notes.length} place${notes.length > 1 ? "s" : ""}: ` +
+      `${notes[0]!.slice(0, 120)}); its text may be incomplete`,
+  ];
 }

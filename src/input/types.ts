@@ -31,6 +31,8 @@ export interface PageText {
   width: number;
   height: number;
   runs: TextRun[];
+  /** Content the parser had to skip on this page (its text may be incomplete). */
+  warnings?: string[];
 }
 
 export interface PageSize {
@@ -73,4 +75,8 @@ export interface OpenOptions {
   password?: string;
   /** Name used in errors when the source is bytes (default "-"). */
   name?: string;
+  /** PDFs: time budget of each step (opening, one page's load, render or text), in ms. */
+  pageTimeoutMs?: number;
+  /** PDFs: aborting stops the document's parser at once. */
+  signal?: AbortSignal;
 }

@@ -1,5 +1,5 @@
 // The batch runner with the text engine on real pages: events, outputs, failures, resume, interruption.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +15,8 @@ import {
 } from "../../src/app/index.js";
 import { parsePageSelection } from "../../src/input/index.js";
 import type { DocumentRecord } from "../../src/output/index.js";
-import { fixture, tempDir } from "../helpers/paths.js";
+import { hostilePdf } from "../helpers/hostile-pdf.js";
+import { fixture, repoRoot, tempDir } from "../helpers/paths.js";
 
 const tmp = tempDir();
 const input = path.join(tmp.dir, "in");
@@ -166,6 +167,38 @@ describe("engines", () => {
     expect(existsSync(path.join(tmp.dir, "out6"))).toBe(false);
   });
 
+  /** A copy of the default bundle (links to its files) with some files replaced. */
+  function bundleCopy(name: string, replace: Record<string, string>): string {
+    const dir = path.join(tmp.dir, name);
+    mkdirSync(dir, { recursive: true });
+    const source = path.join(repoRoot, "models/default");
+    for (const file of readdirSync(source)) {
+      if (replace[file] !== undefined) writeFileSync(path.join(dir, file), replace[file]!);
+      else symlinkSync(path.join(source, file), path.join(dir, file));
+    }
+    return dir;
+  }
+
+  it("D2: a corrupt tokenizer.json is an environment error naming the file, raised before any thread starts", async () => {
+    const dir = bundleCopy("bad-tokenizer", { "tokenizer.json": '{"not":"a tokenizer"}' });
+    const model = { ...defaultModelOptions(), dir };
+    const { request: req } = request(path.join(tmp.dir, "out-d2"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+    const error = await runBatch(req).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toContain(path.join(dir, "tokenizer.json"));
+  });
+
+  it("D17: a vision.encoder outside the bundle folder is an environment error", async () => {
+    const json = JSON.parse(readFileSync(path.join(repoRoot, "models/default/model.json"), "utf8")) as { vision: { encoder: string } };
+    json.vision.encoder = path.relative(path.join(tmp.dir, "outside-encoder"), path.join(repoRoot, "models/default/encoder.onnx"));
+    const dir = bundleCopy("outside-encoder", { "model.json": JSON.stringify(json) });
+    const model = { ...defaultModelOptions(), dir };
+    const { request: req } = request(path.join(tmp.dir, "out-d17"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+    const error = await runBatch(req).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toMatch(/vision\.encoder .* points outside the bundle folder/);
+  });
+
   it("rejects unknown engines as a usage error", async () => {
     const { request: req } = request(path.join(tmp.dir, "out7"), { settings: settings("nope") });
     await expect(runBatch(req)).rejects.toThrow(/unknown engine "nope" \(available: .*text.*\)/);
@@ -226,5 +259,60 @@ describe("jobsForMemory", () => {
     expect(jobsForMemory(8, 100 * MiB, 1000 * MiB)).toBe(7);
     expect(jobsForMemory(4, 100 * MiB, 1000 * MiB)).toBe(4);
     expect(jobsForMemory(4, 900 * MiB, 1000 * MiB)).toBe(1);
+  });
+});
+
+describe("reliability (issue 19)", () => {
+  it("D1: a runaway PDF (q nested 20,000 deep) fails with TIMEOUT at --page-timeout and the next document is written", async () => {
+    const dir = path.join(tmp.dir, "d1");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "a-deepq.pdf"), hostilePdf("deepq", 20000));
+    copyFileSync(fixture("multi_page.pdf"), path.join(dir, "b-good.pdf"));
+    const out = path.join(tmp.dir, "out-d1");
+    const { request: req, events } = request(out, { inputs: [dir], pageTimeoutMs: 4000 });
+    const summary = await runBatch(req);
+    expect(events.filter((e) => e.type === "document-failed")).toHaveLength(1);
+    expect(summary).toMatchObject({ documents: 2, done: 1, failed: 1, exitCode: 1 });
+    const failed = events.find((e) => e.type === "document-failed");
+    expect(failed).toMatchObject({ code: "TIMEOUT" });
+    expect((failed as { message: string }).message).toMatch(/page 1 took longer than the 4 s budget/);
+    expect(existsSync(path.join(out, "d1/b-good.json"))).toBe(true);
+  });
+
+  it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
+    const controller = new AbortController();
+    registerDecoder({
+      name: "test-cut",
+      description: "yields a page after the abort, as the model does with a cancelled page",
+      async create() {
+        return {
+          engine: "test-cut",
+          model: null,
+          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+            for (const pageNumber of pages.pageNumbers) {
+              if (pageNumber === 2) controller.abort({ signal: "SIGTERM", exitCode: 143 });
+              yield { pageNumber, width: 1, height: 1, dpi: 72, markdown: "cut", blocks: [], tokenCount: 1, truncated: false, timings: {}, warnings: [] };
+            }
+          },
+          async close() {},
+        };
+      },
+    }, { replace: true });
+    const out = path.join(tmp.dir, "out-d13");
+    const { request: req, events } = request(out, {
+      inputs: [fixture("multi_page.pdf")],
+      settings: settings("test-cut"),
+      signal: controller.signal,
+    });
+    const summary = await runBatch(req);
+    expect(summary).toMatchObject({ interrupted: true, exitCode: 143 });
+    expect(events.at(-1)).toMatchObject({ type: "run-end", summary: { interrupted: true, exitCode: 143 } });
+    expect(events.filter((e) => e.type === "page-done").map((e) => (e as { page: number }).page)).toEqual([1]);
+    expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
+    // an abort without a reason (the API's controller.abort()) is a Ctrl-C: 130
+    const plain = new AbortController();
+    plain.abort();
+    const { request: again } = request(out, { inputs: [fixture("multi_page.pdf")], signal: plain.signal });
+    expect((await runBatch(again)).exitCode).toBe(130);
   });
 });

@@ -3,6 +3,7 @@
 import { letterRunCaps } from "../letter-runs.js";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { Engine, EngineError, type AttentionPolicy, type FocalOptions, type GenerateOptions, type NoRepeatRule, type Session } from "../../engine/index.js";
 import { loadBundle, type Bundle } from "../../model/bundle.js";
 import { ModelFileError } from "../../model/errors.js";
@@ -434,6 +435,17 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   }
   const json = bundle.json;
   const options = resolveDecodeOptions(settings.model, json, bundle.dir);
+  // a file the bundle names outside its folder is not part of the model that --resume and NAME.json identify
+  const inside = path.relative(bundle.dir, bundle.encoderPath);
+  if (inside.startsWith("..") || path.isAbsolute(inside))
+    throw new EnvironmentError(`no usable model: ${bundle.modelJsonPath}: vision.encoder "${json.vision.encoder}" points outside the bundle folder`);
+  // the tokenizer first: a broken one must stop the run before any thread or native session starts
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = await Tokenizer.load(bundle.tokenizerPath);
+  } catch (err) {
+    throw new EnvironmentError(`no usable model: ${err instanceof ModelFileError ? err.message : `${bundle.tokenizerPath}: ${(err as Error).message}`}`, { cause: err });
+  }
   let engine: Engine;
   try {
     engine = await Engine.load(bundle.dir, { threads: options.threads });
@@ -450,7 +462,6 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   } catch (err) {
     throw new EnvironmentError((err as Error).message, { cause: err });
   }
-  const tokenizer = await Tokenizer.load(bundle.tokenizerPath);
   const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
   const loaded: Loaded = { bundle, tokenizer, engine, encoder, lines, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
   const fixations = options.fixationsFile ? new FixationLog(options.fixationsFile) : undefined;
