@@ -48,6 +48,8 @@ export interface BatchRequest {
   signal: AbortSignal;
   /** Version written into NAME.json's producer field. */
   version: string;
+  /** Milliseconds from process start to the run's start (the CLI passes performance.now()), recorded in every document. */
+  processStartMs?: number;
 }
 
 /**
@@ -77,7 +79,12 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
       `--stdout writes one document, but the inputs name ${discovery.documents.length + discovery.problems.length}; use -o DIR for batches`,
     );
   }
+  const loading = performance.now();
   const decoder = await definition.create(settings);
+  const runTimings = {
+    ...(request.processStartMs !== undefined ? { processStartMs: Math.round(request.processStartMs) } : {}),
+    modelLoadMs: Math.round(performance.now() - loading),
+  };
   const summary: RunSummary = {
     documents: discovery.documents.length + discovery.problems.length,
     done: 0,
@@ -102,7 +109,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index);
+        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index, runTimings);
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -149,6 +156,7 @@ async function processDocument(
   found: DiscoveredDocument,
   stem: string,
   index: number,
+  runTimings: { processStartMs?: number; modelLoadMs?: number } = {},
 ): Promise<Outcome> {
   const { emit, settings } = request;
   const source = found.display;
@@ -266,6 +274,7 @@ async function processDocument(
         startedAt,
         finishedAt: new Date().toISOString(),
         totalMs: Math.round(performance.now() - started),
+        ...runTimings,
       },
     };
     let outputs: string[] = [];

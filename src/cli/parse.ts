@@ -156,6 +156,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       emit: (event) => reporter.handle(event),
       signal: context.signal,
       version: packageVersion(),
+      processStartMs: performance.now(),
     });
     context.exitCode = summary.interrupted ? 130 : summary.exitCode;
   } finally {

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { LinesConfig } from "../model/schema.js";
 import { VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualLayout } from "./layout.js";
-import { pageUnits, parseDictionary, type LineBox, type LineModels, type LineUnit } from "./lines.js";
+import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
 
 /** One text line as the decoder sees it: a one-row grid [geometry, slots…] framed as the bundle's layout says. */
@@ -62,9 +62,10 @@ export class LineEncoder {
   }
 
   /** The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout. */
-  async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array }):
-    Promise<LineView[]> {
-    const units = await pageUnits(page, this.models(), this.cfg, this.dictionary);
+  async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
+    timings?: Record<string, number>): Promise<LineView[]> {
+    const units = await pageUnits(page, this.models(), this.cfg, this.dictionary, timings);
+    const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
       const length = this.cfg.slots.find((s) => u.ids.length <= s) ?? this.cfg.slots.at(-1)!;
@@ -83,6 +84,7 @@ export class LineEncoder {
         views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(layout), text: u.text, slotX };
       });
     }
+    clock("project");
     return views;
   }
 
