@@ -1,9 +1,9 @@
 // The line-unit front end of a bundle (model.json vision.lines): detector, recogniser and projector sessions,
-// each on its own onnxruntime worker thread, turning a page into one view of decoder embeddings per text line.
+// sharing one onnxruntime worker thread, turning a page into one view of decoder embeddings per text line.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { LinesConfig } from "../model/schema.js";
-import { VisionEncoder, type EncoderOptions } from "./encoder.js";
+import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualLayout } from "./layout.js";
 import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
@@ -35,14 +35,20 @@ export class LineEncoder {
   static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}): Promise<LineEncoder> {
     const dictionary = parseDictionary(await readFile(path.join(dir, cfg.dictionary), "utf8"));
     const opened: VisionEncoder[] = [];
+    // a page runs detector, recogniser and projector in turn: one worker thread holds the three sessions
+    const thread = new OnnxThread(options);
+    thread.acquire();
     try {
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }));
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }));
-      opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }));
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
+      opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread));
     } catch (err) {
       await Promise.all(opened.map((e) => e.close()));
+      await thread.release();
       throw err;
     }
+    // the sessions hold the thread from here: it ends when the last of them closes
+    await thread.release();
     return new LineEncoder(cfg, opened[0]!, opened[1]!, opened[2]!, dictionary);
   }
 
