@@ -55,6 +55,8 @@ export interface BatchRequest {
   signal: AbortSignal;
   /** Version written into NAME.json's producer field. */
   version: string;
+  /** Milliseconds from process start to the run's start (the CLI passes performance.now()), recorded in every document. */
+  processStartMs?: number;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   }
   // the PDF parser's thread starts (and loads pdfjs) while the model loads
   if (discovery.documents.some((d) => d.path === "-" || /\.pdf$/i.test(d.path))) warmPdfWorker();
+  const loading = performance.now();
   let decoder: PageDecoder;
   try {
     decoder = await definition.create(settings);
@@ -98,6 +101,10 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     await closePdfWorkers();
     throw error;
   }
+  const runTimings = {
+    ...(request.processStartMs !== undefined ? { processStartMs: Math.round(request.processStartMs) } : {}),
+    modelLoadMs: Math.round(performance.now() - loading),
+  };
   const summary: RunSummary = {
     documents: discovery.documents.length + discovery.problems.length,
     done: 0,
@@ -123,7 +130,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index);
+        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index, runTimings);
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -179,6 +186,7 @@ async function processDocument(
   found: DiscoveredDocument,
   stem: string,
   index: number,
+  runTimings: { processStartMs?: number; modelLoadMs?: number } = {},
 ): Promise<Outcome> {
   const { emit, settings } = request;
   const source = found.display;
@@ -308,6 +316,7 @@ async function processDocument(
         startedAt,
         finishedAt: new Date().toISOString(),
         totalMs: Math.round(performance.now() - started),
+        ...runTimings,
       },
     };
     let outputs: string[] = [];

@@ -175,6 +175,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       emit: (event) => reporter.handle(event),
       signal: context.signal,
       version: packageVersion(),
+      processStartMs: performance.now(),
     });
     context.exitCode = summary.exitCode;
   } finally {

@@ -1,6 +1,6 @@
 // `ocr render`: writes each page as the exact RGB pixels the model is given before resizing.
 import path from "node:path";
-import sharp from "sharp";
+import { loadSharp } from "../input/sharp.js";
 import { formatPageSelection, openDocument, resolvePages, type PageRange } from "../input/index.js";
 import { isInputError } from "../input/index.js";
 import { writeFileAtomic } from "../output/atomic.js";
@@ -73,6 +73,7 @@ registerCommand({
             if (context.signal.aborted) break;
             const page = await document.renderPage(pageNumber, { dpi: options.dpi, maxPixels: options.maxPixels });
             for (const warning of page.warnings) context.stderr.write(`ocr: ${doc}: warning: ${warning}\n`);
+            const sharp = await loadSharp();
             let image = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } });
             if (fixations) {
               const svg = fixationOverlay(fixations.filter((f) => f.page === pageNumber), page.width, page.height);

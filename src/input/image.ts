@@ -1,5 +1,6 @@
 // Image back end: PNG, JPEG, WebP, TIFF (every page), GIF (first frame) and AVIF through sharp.
-import sharp, { type Metadata, type Sharp } from "sharp";
+import type { Metadata, Sharp } from "sharp";
+import { loadSharp } from "./sharp.js";
 import type { DocumentKind } from "./detect.js";
 import { InputError } from "./errors.js";
 import { capScale, DEFAULT_MAX_PIXELS, type RasterPage, type RenderOptions } from "./raster.js";
@@ -10,6 +11,7 @@ const LIMIT_INPUT_PIXELS = 1_000_000_000;
 
 export async function openImage(bytes: Uint8Array, kind: DocumentKind, source: string): Promise<OpenedDocument> {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await sharp(buffer, { limitInputPixels: LIMIT_INPUT_PIXELS }).metadata();
@@ -32,11 +34,12 @@ export async function openImage(bytes: Uint8Array, kind: DocumentKind, source: s
   }
   // Only TIFF pages are document pages; GIF/WebP frames are animation, so we take the first.
   const pageCount = kind === "tiff" ? Math.max(1, meta.pages ?? 1) : 1;
-  return new ImageDocument(buffer, kind, source, pageCount, meta);
+  return new ImageDocument(sharp, buffer, kind, source, pageCount, meta);
 }
 
 class ImageDocument implements OpenedDocument {
   constructor(
+    private readonly sharp: Awaited<ReturnType<typeof loadSharp>>,
     private readonly buffer: Buffer,
     readonly kind: DocumentKind,
     readonly source: string,
@@ -51,7 +54,7 @@ class ImageDocument implements OpenedDocument {
   }
 
   private open(pageNumber: number): Sharp {
-    return sharp(this.buffer, { page: pageNumber - 1, pages: 1, limitInputPixels: LIMIT_INPUT_PIXELS, failOn: "error" });
+    return this.sharp(this.buffer, { page: pageNumber - 1, pages: 1, limitInputPixels: LIMIT_INPUT_PIXELS, failOn: "error" });
   }
 
   async pageSize(pageNumber: number): Promise<PageSize> {

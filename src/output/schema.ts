@@ -60,5 +60,9 @@ export interface DocumentRecord {
   resumeKey: string;
   pages: PageRecord[];
   warnings: string[];
-  timings: { startedAt: string; finishedAt: string; totalMs: number };
+  /**
+   * The document's wall clock; `processStartMs` (process start to the run's start: Node, imports, CLI) and
+   * `modelLoadMs` (opening the model: decoder weights, ONNX sessions) are the run's, paid once per process.
+   */
+  timings: { startedAt: string; finishedAt: string; totalMs: number; processStartMs?: number; modelLoadMs?: number };
 }

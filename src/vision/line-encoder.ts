@@ -1,11 +1,11 @@
 // The line-unit front end of a bundle (model.json vision.lines): detector, recogniser and projector sessions,
-// each on its own onnxruntime worker thread, turning a page into one view of decoder embeddings per text line.
+// sharing one onnxruntime worker thread, turning a page into one view of decoder embeddings per text line.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { LinesConfig } from "../model/schema.js";
-import { VisionEncoder, type EncoderOptions } from "./encoder.js";
+import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualLayout } from "./layout.js";
-import { pageUnits, parseDictionary, type LineBox, type LineModels, type LineUnit } from "./lines.js";
+import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
 
 /** One text line as the decoder sees it: a one-row grid [geometry, slots…] framed as the bundle's layout says. */
@@ -35,14 +35,20 @@ export class LineEncoder {
   static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}): Promise<LineEncoder> {
     const dictionary = parseDictionary(await readFile(path.join(dir, cfg.dictionary), "utf8"));
     const opened: VisionEncoder[] = [];
+    // a page runs detector, recogniser and projector in turn: one worker thread holds the three sessions
+    const thread = new OnnxThread(options);
+    thread.acquire();
     try {
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }));
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }));
-      opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }));
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
+      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
+      opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread));
     } catch (err) {
       await Promise.all(opened.map((e) => e.close()));
+      await thread.release();
       throw err;
     }
+    // the sessions hold the thread from here: it ends when the last of them closes
+    await thread.release();
     return new LineEncoder(cfg, opened[0]!, opened[1]!, opened[2]!, dictionary);
   }
 
@@ -62,9 +68,10 @@ export class LineEncoder {
   }
 
   /** The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout. */
-  async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array }):
-    Promise<LineView[]> {
-    const units = await pageUnits(page, this.models(), this.cfg, this.dictionary);
+  async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
+    timings?: Record<string, number>): Promise<LineView[]> {
+    const units = await pageUnits(page, this.models(), this.cfg, this.dictionary, timings);
+    const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
       const length = this.cfg.slots.find((s) => u.ids.length <= s) ?? this.cfg.slots.at(-1)!;
@@ -83,6 +90,7 @@ export class LineEncoder {
         views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(layout), text: u.text, slotX };
       });
     }
+    clock("project");
     return views;
   }
 

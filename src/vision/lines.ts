@@ -329,18 +329,24 @@ async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineMo
  * the group's widest) and each group is recognised in calls of at most rec_max_width columns (recogniserChunk):
  * a line's padding, and so its features, depend on its group only, never on how the group is split.
  */
-export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineUnit[]> {
+export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[], timings?: Record<string, number>):
+  Promise<LineUnit[]> {
+  const clock = stageClock(timings);
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
   const found = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
+  clock("detect");
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
   const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
+  clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
   const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found), ...marks.filter((m) => m.yMax > top)];
   const geometry = pageGeometry(boxes, page.width, page.height);
+  clock("layout");
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
   const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
+  clock("crops");
   const units: LineUnit[] = new Array(boxes.length);
   for (let i = 0; i < order.length; i += cfg.rec_batch) {
     const group = order.slice(i, i + cfg.rec_batch);
@@ -348,7 +354,9 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
     const chunk = recogniserChunk(width, cfg);
     for (let c = 0; c < group.length; c += chunk) {
       const batch = group.slice(c, c + chunk);
-      const { best, peak, features } = await models.recognise(recogniserBatch(batch.map((k) => crops[k]!), cfg.rec_height, width));
+      const input = recogniserBatch(batch.map((k) => crops[k]!), cfg.rec_height, width);
+      clock("crops");
+      const { best, peak, features } = await models.recognise(input);
       const steps = best.dims[1]!, fw = features.dims[2]!;
       batch.forEach((k, j) => {
         // steps that only saw padding are dropped
@@ -356,7 +364,22 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
         const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
         units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...slots, stride: fw + SLOT_EXTRA };
       });
+      clock("recognise");
     }
   }
   return units;
+}
+
+/**
+ * Stage timer of a page: each call adds the milliseconds since the previous call (or since the clock was made) to
+ * `timings[stage]`. Without a record it does nothing.
+ */
+export function stageClock(timings?: Record<string, number>): (stage: string) => void {
+  if (!timings) return () => {};
+  let last = performance.now();
+  return (stage) => {
+    const now = performance.now();
+    timings[stage] = (timings[stage] ?? 0) + (now - last);
+    last = now;
+  };
 }

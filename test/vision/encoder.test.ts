@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cudaProviderInstalled, VisionEncoder } from "../../src/vision/encoder.js";
+import { cudaProviderInstalled, OnnxThread, VisionEncoder } from "../../src/vision/encoder.js";
 
 const FIXTURE = path.resolve("fixtures/deepencoder-tiny");
 
@@ -62,5 +62,21 @@ describe("vision encoder (onnxruntime-node, worker thread)", () => {
 
   it("reports a file that is not an ONNX model", async () => {
     await expect(VisionEncoder.open(path.join(FIXTURE, "manifest.json"), { device: "cpu" })).rejects.toThrow(/manifest\.json/);
+  });
+
+  it("holds several sessions on one shared thread, which ends with the last of them", async () => {
+    const thread = new OnnxThread({ device: "cpu", threads: 1 });
+    const a = await VisionEncoder.open(path.join(FIXTURE, "encoder.onnx"), { device: "cpu", threads: 1 }, undefined, thread);
+    const b = await VisionEncoder.open(path.join(FIXTURE, "encoder.onnx"), { device: "cpu", threads: 1 }, undefined, thread);
+    const exited = new Promise((resolve) => thread.worker.once("exit", resolve));
+    // a session that fails to open leaves the others working
+    await expect(VisionEncoder.open(path.join(FIXTURE, "manifest.json"), { device: "cpu" }, undefined, thread)).rejects.toThrow(/manifest\.json/);
+    const [x, y] = await Promise.all([a.encode(testPixels(1, 512), [1, 3, 512, 512]), b.encode(testPixels(1, 512), [1, 3, 512, 512])]);
+    expect(Array.from(x.data)).toEqual(Array.from(y.data));
+    await a.close();
+    await expect(a.encode(testPixels(1, 512), [1, 3, 512, 512])).rejects.toThrow(/closed/);
+    expect((await b.encode(testPixels(1, 512), [1, 3, 512, 512])).dims).toEqual([1, 8, 8, 24]);
+    await b.close();
+    await exited;
   });
 });

@@ -126,9 +126,12 @@ class OcrDecoder implements PageDecoder {
       const pixels = pages.figureDir ? raster : { width: 0, height: 0, data: Buffer.alloc(0) };
       if (this.m.lines) {
         const json = this.m.bundle.json;
+        const stages: Record<string, number> = {};
         const lines = await this.m.lines.views(raster, json.decoder.hidden_size,
-          { rowNewline: json.vision.row_newline, viewSeparator: json.vision.view_separator, newline: this.m.newline, separator: this.m.separator });
-        timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
+          { rowNewline: json.vision.row_newline, viewSeparator: json.vision.view_separator, newline: this.m.newline, separator: this.m.separator }, stages);
+        // encode is the whole vision front end; its stages (detect, marks, layout, crops, recognise, project) follow it
+        const encode = performance.now() - t;
+        timings.set(pageNumber, { render: round(render), encode: round(encode), ...Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, round(v)])) });
         out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings: new Float32Array(0), count: lines.reduce((s, v) => s + v.count, 0), pixels, views: lines });
         continue;
       }
@@ -140,8 +143,12 @@ class OcrDecoder implements PageDecoder {
     return out;
   }
 
-  private page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false): Promise<DecodedPage> {
-    return decodedPageFromText(text, p, { figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens });
+  /** The page's record from its text; `output` times the Markdown/blocks parse and figure crops. */
+  private async page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false): Promise<DecodedPage> {
+    const t = performance.now();
+    const page = await decodedPageFromText(text, p, { figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens });
+    page.timings = { ...page.timings, output: round(performance.now() - t) };
+    return page;
   }
 
   async *decodeDocument(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
