@@ -14,6 +14,7 @@ interface ServeOptions {
   port: number;
   maxRequests: number;
   maxBodyMb: number;
+  pagesPerRequest: number;
   maxPixels: number;
   quiet?: boolean;
 }
@@ -42,6 +43,7 @@ export async function serveAction(options: ServeOptions, context: CommandContext
     port: options.port,
     maxRequests: options.maxRequests,
     maxBodyBytes: options.maxBodyMb * 2 ** 20,
+    pagesPerRequest: options.pagesPerRequest,
     apiKey: context.env.OCR_SERVER_API_KEY || undefined,
     log,
   });
@@ -67,6 +69,7 @@ registerCommand({
       .addOption(new Option("--port <n>", "port to listen on (0: any free port, printed at start)").default(8000).argParser(intIn("--port", 0, 65535)))
       .addOption(new Option("--max-requests <n>", "requests decoded at once; more are answered 429 with Retry-After").default(4).argParser(intIn("--max-requests", 1, 1024)))
       .addOption(new Option("--max-body-mb <n>", "largest request body in MiB; bigger ones are answered 413").default(64).argParser(intIn("--max-body-mb", 1, 4096)))
+      .addOption(new Option("--pages-per-request <n>", "pages of a document ocr parse --server may send in one request (read in one pass, as a local run reads them)").default(8).argParser(intIn("--pages-per-request", 1, 64)))
       .addOption(buildOption("quiet"))
       .addHelpText(
         "after",

@@ -22,6 +22,11 @@ export interface ServeOptions {
   maxRequests: number;
   /** Largest request body; a bigger one is answered 413. */
   maxBodyBytes: number;
+  /**
+   * Pages a client may send in one request (advertised in /v1/models). A streaming-layout model reads a document's
+   * pages in one pass, the text window carrying across, so pages sent together read as a local run reads them.
+   */
+  pagesPerRequest?: number;
   /** When set, every request needs `Authorization: Bearer <key>`. */
   apiKey?: string;
   /** One line per request (method, path, status, ms) and lifecycle notes; never the key or the body. */
@@ -216,14 +221,16 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const content = decoded.map((p) => p.rawText ?? p.markdown).join(`\n${PAGE_SEPARATOR}\n`);
     const finish = decoded.some((p) => p.truncated) ? "length" : "stop";
     const usage = { prompt_tokens: 0, completion_tokens: tokensBefore, total_tokens: tokensBefore };
+    // our extension: per page, its tokens, whether it hit the cap, and the engine's notes (a line read by the recogniser, …)
+    const ocrPages = decoded.map((p) => ({ tokens: p.tokenCount, truncated: p.truncated, warnings: p.warnings }));
     if (request.stream) {
       res.write(chunk({}, finish));
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: name, choices: [], usage })}\n\n`);
+      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: name, choices: [], usage, ocr_pages: ocrPages })}\n\n`);
       res.end("data: [DONE]\n\n");
       return;
     }
     sendJson(res, 200, { id, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: name,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }], usage });
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }], usage, ocr_pages: ocrPages });
   };
 
   const server = http.createServer((req, res) => {
@@ -248,7 +255,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     }
     if ((path === "/v1/models" || path === "/models") && req.method === "GET") {
       sendJson(res, 200, { object: "list", data: [{ id: name, object: "model", created, owned_by: "ocr",
-        ocr: { prompt, max_tokens: maxTokens, model_id: decoder.model?.id ?? "" } }] });
+        ocr: { prompt, max_tokens: maxTokens, model_id: decoder.model?.id ?? "", pages_per_request: bundle.json.layout === "streaming" ? o.pagesPerRequest ?? 8 : 1 } }] });
       return;
     }
     if (path !== "/v1/chat/completions" && path !== "/chat/completions") {

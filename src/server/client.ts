@@ -31,6 +31,15 @@ export interface Completion {
   ms: number;
   /** Attempts it took (1 = no retry). */
   attempts: number;
+  /** `ocr serve` only: each page's tokens, truncation and the engine's warnings. */
+  pages?: { tokens: number; truncated: boolean; warnings?: string[] }[];
+}
+
+function ocrPages(v: unknown): Completion["pages"] {
+  if (!Array.isArray(v)) return undefined;
+  const ok = v.every((p: { tokens?: unknown; truncated?: unknown; warnings?: unknown }) => p && typeof p.tokens === "number" &&
+    typeof p.truncated === "boolean" && (p.warnings === undefined || (Array.isArray(p.warnings) && p.warnings.every((w) => typeof w === "string"))));
+  return ok ? (v as Completion["pages"]) : undefined;
 }
 
 export interface CallHooks {
@@ -145,7 +154,7 @@ function malformed(o: ClientOptions, what: string): ServerError {
 /** Reads a whole JSON answer. */
 async function readJson(response: Response, o: ClientOptions): Promise<Omit<Completion, "ms" | "attempts">> {
   const text = await response.text();
-  let v: { choices?: ChatChoice[]; usage?: { completion_tokens?: unknown }; error?: unknown };
+  let v: { choices?: ChatChoice[]; usage?: { completion_tokens?: unknown }; error?: unknown; ocr_pages?: unknown };
   try {
     v = JSON.parse(text) as typeof v;
   } catch {
@@ -156,7 +165,8 @@ async function readJson(response: Response, o: ClientOptions): Promise<Omit<Comp
   const content = choice?.message?.content;
   if (!choice || (typeof content !== "string" && content !== null)) throw malformed(o, "no choices[0].message.content");
   const tokens = typeof v.usage?.completion_tokens === "number" ? v.usage.completion_tokens : 0;
-  return { text: content ?? "", finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null, completionTokens: tokens };
+  return { text: content ?? "", finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null, completionTokens: tokens,
+    pages: ocrPages(v.ocr_pages) };
 }
 
 /** Reads server-sent events (`data: {chunk}` lines, ended by `data: [DONE]`). */
@@ -168,6 +178,7 @@ async function readStream(response: Response, o: ClientOptions, hooks: CallHooks
   let usage: number | undefined;
   let progress: number | undefined;
   let finishReason: string | null = null;
+  let pages: Completion["pages"];
   let done = false;
   const line = (raw: string) => {
     const l = raw.replace(/\r$/, "");
@@ -177,7 +188,7 @@ async function readStream(response: Response, o: ClientOptions, hooks: CallHooks
       done = true;
       return;
     }
-    let chunk: { choices?: ChatChoice[]; usage?: { completion_tokens?: unknown } | null; error?: unknown; ocr_progress?: { tokens?: unknown } };
+    let chunk: { choices?: ChatChoice[]; usage?: { completion_tokens?: unknown } | null; error?: unknown; ocr_progress?: { tokens?: unknown }; ocr_pages?: unknown };
     try {
       chunk = JSON.parse(data) as typeof chunk;
     } catch {
@@ -186,6 +197,7 @@ async function readStream(response: Response, o: ClientOptions, hooks: CallHooks
     if (chunk.error !== undefined) throw new ServerError(`${serverLabel(o.url)}: ${errorText(data)}`, true);
     if (typeof chunk.usage?.completion_tokens === "number") usage = chunk.usage.completion_tokens;
     if (typeof chunk.ocr_progress?.tokens === "number") progress = chunk.ocr_progress.tokens;
+    pages = ocrPages(chunk.ocr_pages) ?? pages;
     const choice = chunk.choices?.[0];
     const content = choice?.delta?.content;
     if (typeof content === "string" && content) {
@@ -214,7 +226,7 @@ async function readStream(response: Response, o: ClientOptions, hooks: CallHooks
     reader.cancel().catch(() => {});
   }
   if (!done && finishReason === null) throw new ServerError(`${serverLabel(o.url)}: the answer stopped before its end`, true);
-  return { text, finishReason, completionTokens: usage ?? progress ?? deltas };
+  return { text, finishReason, completionTokens: usage ?? progress ?? deltas, pages };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -278,7 +290,7 @@ export interface ServedModel {
   id: string;
   owned_by?: string;
   /** `ocr serve` only: the bundle's prompt, per-page token cap and content identity. */
-  ocr?: { prompt: string; max_tokens: number; model_id: string };
+  ocr?: { prompt: string; max_tokens: number; model_id: string; pages_per_request?: number };
 }
 
 /** GET /v1/models with retries: the models the server serves. */

@@ -75,7 +75,7 @@ describe("ocr serve + ocr parse --server", () => {
     expect(r).toEqual(l);
     expect(JSON.parse(readFileSync(path.join(remote, "scanned_page.json"), "utf8")).settings.engine).toBe("server");
     expect(server!.log()).not.toContain(key);
-  });
+  }, 420_000);
 
   it("answers without a key 401, a foreign prompt or a fetched URL 400, unknown paths 404; streams on request", async () => {
     const blank = await sharp({ create: { width: 200, height: 100, channels: 3, background: "#ffffff" } }).png().toBuffer();
@@ -134,5 +134,5 @@ describe("ocr serve limits and shutdown", () => {
     } finally {
       await stop(server);
     }
-  });
+  }, 300_000);
 });

@@ -178,3 +178,37 @@ describe("Unlimited-OCR on SGLang: a document's pages in one request", () => {
     expect(doc.pages.every((p) => p.blocks[0]!.type === "paragraph" && p.blocks[0]!.bbox !== null)).toBe(true);
   });
 });
+
+describe("ocr serve's extensions", () => {
+  it("sends up to pages_per_request pages together and takes each page's tokens, truncation and notes from ocr_pages", async () => {
+    server = await fakeServer((req, res) => {
+      if (req.path === "/v1/models") {
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "default", owned_by: "ocr",
+          ocr: { prompt: "<image>document parsing.", max_tokens: 100, model_id: "abc123", pages_per_request: 3 } }] }));
+      }
+      const content = (req.body!.messages as { content: { type: string; text?: string }[] }[])[0]!.content;
+      const n = content.filter((p) => p.type === "image_url").length;
+      const first = server!.requests.filter((q) => q.path === "/v1/chat/completions").length === 1 ? 1 : 4;
+      const pages = Array.from({ length: n }, (_, i) => ({ tokens: 10 + first + i, truncated: first + i === 2,
+        warnings: first + i === 2 ? ["page 2 stopped at the token limit (100) before the model ended it", "line 3 of page 2 did not end within 50 tokens: the recogniser's reading is used"] : [] }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+        choices: [{ index: 0, message: { role: "assistant", content: pages.map((_, i) => `Page ${first + i} text`).join("\n<PAGE>\n") }, finish_reason: "length" }],
+        usage: { completion_tokens: 99 }, ocr_pages: pages }));
+    });
+    const out = path.join(tmp.dir, "out-ocr-ext");
+    const r = await ocr(["parse", "multi_page.pdf", "--server", server.url, "--dpi", "36", "-o", out, "--concurrency", "1"], { cwd: tmp.dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const chats = server.requests.filter((q) => q.path === "/v1/chat/completions");
+    expect(chats.map((q) => (q.body!.messages as { content: { type: string }[] }[])[0]!.content.filter((p) => p.type === "image_url").length)).toEqual([3, 2]);
+    expect((chats[0]!.body!.messages as { content: { type: string; text?: string }[] }[])[0]!.content.at(-1)).toEqual({ type: "text", text: "document parsing." });
+    expect(chats[0]!.body!.max_tokens).toBe(300);
+    const doc = json(out, "multi_page.json") as ReturnType<typeof json> & { model: { id: string } };
+    expect(doc.model.id).toBe("abc123");
+    expect(doc.pages.map((p) => p.markdown)).toEqual(["Page 1 text", "Page 2 text", "Page 3 text", "Page 4 text", "Page 5 text"]);
+    expect(doc.pages.map((p) => p.tokenCount)).toEqual([11, 12, 13, 14, 15]);
+    expect(doc.pages.map((p) => p.truncated)).toEqual([false, true, false, false, false]);
+    expect(doc.pages[1]!.warnings).toEqual(["page 2 stopped at the token limit (100) before the model ended it",
+      "line 3 of page 2 did not end within 50 tokens: the recogniser's reading is used"]);
+    expect(doc.pages[0]!.warnings).toEqual([]);
+  });
+});

@@ -148,6 +148,8 @@ export class ServerDecoder implements PageDecoder {
       return Promise.all(rendered.map((r) => failedPage(pages, r.pageNumber, error.message, r.raster)));
     }
     const ended = answer.finishReason !== "length";
+    // `ocr serve` reports each page's tokens and truncation; other servers only the request's
+    const perPage = answer.pages?.length === rendered.length ? answer.pages : undefined;
     const texts = several ? splitPages(answer.text) : [answer.text];
     if (texts.length > rendered.length) {
       context.warn(`the model wrote ${texts.length} pages for ${rendered.length}; the extra text is kept on the last page`);
@@ -159,13 +161,17 @@ export class ServerDecoder implements PageDecoder {
       const r = rendered[k]!;
       const present = k < texts.length;
       // a page is complete when a <PAGE> follows it or the answer ended (finish_reason "stop") after it
-      const truncated = !present || (k === texts.length - 1 && !ended);
+      const truncated = perPage ? perPage[k]!.truncated : !present || (k === texts.length - 1 && !ended);
       // the server counts tokens per request: a shared request's count is split by the length of each page's text
-      const tokenCount = several ? (present ? Math.round((answer.completionTokens * texts[k]!.length) / totalChars) : 0) : answer.completionTokens;
+      const tokenCount = perPage ? perPage[k]!.tokens
+        : several ? (present ? Math.round((answer.completionTokens * texts[k]!.length) / totalChars) : 0) : answer.completionTokens;
       const request = round(answer.ms / rendered.length);
       const page = await decodedPageFromText(present ? texts[k]! : "", { ...r.raster, pageNumber: r.pageNumber, pixels: r.raster },
         { figureDir: pages.figureDir, tokenCount, truncated, timings: { ...r.timings, request }, missing: !present, maxTokens: this.maxTokens });
       page.decodeMs = answer.ms / rendered.length;
+      // the engine's own notes are the local run's; only figure crops (made here, from our pixels) add to them
+      const notes = perPage?.[k]!.warnings;
+      if (notes) page.warnings = [...notes, ...page.warnings.filter((w) => w.startsWith("figure ") && !notes.includes(w))];
       delete page.rawText;
       out.push(page);
     }
@@ -217,8 +223,10 @@ export async function createServerDecoder(settings: RunSettings): Promise<PageDe
   let profile: ModelProfile;
   if (engine === "ocr" && entry?.ocr) {
     // `ocr serve` says which prompt its bundle reads; the text part is the prompt without its <image>
-    profile = { family: "ocr", pageText: entry.ocr.prompt.replace("<image>", "").replace(/^\n/, ""), pagesPerRequest: 1, imageFirst: true,
-      maxTokens: entry.ocr.max_tokens };
+    // and how many pages it reads in one request (a streaming-layout model reads them in one pass, as a local run does)
+    const pageText = entry.ocr.prompt.replace("<image>", "").replace(/^\n/, "");
+    const per = Math.max(1, Math.floor(entry.ocr.pages_per_request ?? 1));
+    profile = { family: "ocr", pageText, documentText: per > 1 ? pageText : undefined, pagesPerRequest: per, imageFirst: true, maxTokens: entry.ocr.max_tokens };
   } else profile = profileForModel(served);
   const id = entry?.ocr?.model_id ?? createHash("sha256").update(`server\0${served}`).digest("hex").slice(0, 16);
   return new ServerDecoder({ name: served, dir: null, id }, client, served, engine, profile, settings.model.maxTokens ?? profile.maxTokens, s.concurrency);
