@@ -145,7 +145,7 @@ for (const s of sources) {
     if (!isDevDocument(pkg, p)) throw new Error(`${s.id}: ${pkg}:${p} is not a dev document by the split rule`);
     file = findDebian(pkg, p);
     const out = path.join(dir, "pages", `${s.id}.pdf`);
-    execFileSync("qpdf", ["--empty", "--pages", file, String(s.page), "--", "--compress-streams=y", "--object-streams=generate", out]);
+    execFileSync("qpdf", ["--deterministic-id", "--empty", "--pages", file, String(s.page), "--", "--compress-streams=y", "--object-streams=generate", out]);
     entry = { ...entry, file: `bench/real/pages/${s.id}.pdf`, filePage: 1, source: { package: pkg, path: p, version: "Debian 12 (bookworm)" }, licence: LICENCE[pkg] ?? LICENCE.debian };
   } else {
     file = path.join(o.shared, s.source.shared);
