@@ -53,7 +53,7 @@ const isPageNumber = (l) => /^(?:[0-9]+|[ivxlc]+|[0-9]+\s*\/\s*[0-9]+|page\s+[0-
  * Running headers and footers of page n: lines among its first/last 3 that recur at the same edge of page n±1 or
  * n±2 (so alternating even/odd headers count), and a bare page number as the very first or last line.
  */
-function furniture(file, n, keep = []) {
+function furniture(file, n, keep = [], forced = []) {
   const lines = (t) => t.split("\n").map((l) => l.trim()).filter(Boolean);
   const here = lines(pageText(file, n));
   const count = pageCount(file);
@@ -74,6 +74,7 @@ function furniture(file, n, keep = []) {
     const atBottom = i > last - 3;
     if ((atTop && top.has(furnitureKey(l)) && candidate(l)) || (atBottom && bottom.has(furnitureKey(l)) && candidate(l))) found.push(i);
     else if ((i === 0 || i === last) && isPageNumber(l) && !keep.includes(l)) found.push(i);
+    else if (forced.includes(l)) found.push(i);
   }
   // a page number just inside a running header or footer ("Chapter 2: Objects" / "5")
   if (found.includes(0) && last >= 1 && isPageNumber(here[1]) && !keep.includes(here[1])) found.push(1);
@@ -82,9 +83,9 @@ function furniture(file, n, keep = []) {
 }
 
 /** pdftotext page → Markdown-ish plain text: paragraphs as pdftotext separates them, furniture removed. */
-function pdfTruth(file, n, keep, columns) {
+function pdfTruth(file, n, keep, columns, forced) {
   const raw = (columns ? columnText(file, n, columns) : pageText(file, n)).replace(/\f/g, "");
-  const { lines, furniture: fi } = furniture(file, n, keep);
+  const { lines, furniture: fi } = furniture(file, n, keep, forced);
   const squash = (l) => l.replace(/\s+/g, "");
   const drop = new Set(fi.map((i) => squash(lines[i])));
   const dropped = [];
@@ -161,9 +162,9 @@ for (const s of sources) {
   if (existsSync(hand)) {
     md = readFileSync(hand, "utf8");
     truthFrom = `hand (bench/real/truth-hand/${s.id}.md)${s.truth === "hand" ? "" : `; checked against ${s.truth}`}`;
-    if (s.truth === "pdftotext") furn = pdfTruth(file, s.page, s.notFurniture ?? [], s.columns).furniture;
+    if (s.truth === "pdftotext") furn = pdfTruth(file, s.page, s.notFurniture ?? [], s.columns, s.furniture ?? []).furniture;
   } else if (s.truth === "pdftotext") {
-    const t = pdfTruth(file, s.page, s.notFurniture ?? [], s.columns);
+    const t = pdfTruth(file, s.page, s.notFurniture ?? [], s.columns, s.furniture ?? []);
     md = t.md;
     furn = t.furniture;
     truthFrom = s.columns
@@ -182,7 +183,10 @@ for (const s of sources) {
     truthFrom = "FUNSD words, lines in reading order (top to bottom, left to right)";
   } else throw new Error(`${s.id}: no truth (${s.truth}) — write bench/real/truth-hand/${s.id}.md`);
   writeFileSync(path.join(dir, "truth", `${s.id}.md`), md);
-  manifest.pages.push({ ...entry, truth: `bench/real/truth/${s.id}.md`, truthFrom, furniture: furn });
+  // lines whose text layer differs from the printed text (logos, font-encoding garbage, split hyphenation):
+  // checked by hand, never used for tests
+  const notForTests = s.notForTests ?? [];
+  manifest.pages.push({ ...entry, truth: `bench/real/truth/${s.id}.md`, truthFrom, furniture: furn, ...(notForTests.length ? { notForTests } : {}) });
 }
 manifest.renderRecipes = {
   pdf150: "pdftoppm -r 150 -png (born-digital page as a reader's screenshot)",

@@ -32,6 +32,7 @@ const diffsFor = (s) => Math.floor(Array.from(s).length * 0.04);
 /** Lines that make good "present" tests: prose-like, whole, distinctive on the page. */
 function sentenceCandidates(md, page) {
   const text = normalise(md);
+  const bad = new Set((page.notForTests ?? []).map((l) => normalise(l)));
   let units;
   if (page.truthFrom.startsWith("docling")) {
     units = md.split("\n").filter((l) => !l.includes("|") && !l.startsWith("#") && !l.startsWith("<!--")).flatMap((l) => l.split(/(?<=[.!?])\s+/));
@@ -44,6 +45,7 @@ function sentenceCandidates(md, page) {
       if (/[-‐]$/.test(l) || /[|<>$]/.test(l) || /\.{4,}|(?:\. ){3,}/.test(l)) return false;
       if (letters(l) < 0.6 * n) return false;
       const q = normalise(l);
+      if ([...bad].some((b) => q.includes(b) || b.includes(q))) return false;
       return text.indexOf(q) === text.lastIndexOf(q);
     });
 }

@@ -136,6 +136,8 @@ export async function main(argv) {
       "skip-tesseract": { type: "boolean" },
       keep: { type: "string" },
       reuse: { type: "boolean" },
+      "skip-ours": { type: "boolean" },
+      "done-only": { type: "boolean" },
       from: { type: "string" },
       // options of the synthetic mode, accepted and ignored here
       synth: { type: "string" },
@@ -169,6 +171,12 @@ async function measure(o) {
     pages = pages.filter((p) => p.kinds.some((k) => want.includes(k)));
   }
   if (o.limit) pages = pages.slice(0, Number(o.limit));
+  if (o["done-only"]) {
+    if (!o.keep) throw new Error("--done-only needs --keep DIR (the folder of an earlier run)");
+    const before = pages.length;
+    pages = pages.filter((p) => existsSync(path.join(path.resolve(o.keep), "ours", `${p.id}.json`)));
+    log(`bench parse --real: --done-only: ${pages.length} of ${before} pages have our output in ${o.keep}`);
+  }
   if (!existsSync(path.join(root, "dist"))) throw new Error("run `npm run build` first (dist/ is missing)");
   const sharp = (await import("sharp")).default;
   if (o.reuse && !o.keep) throw new Error("--reuse needs --keep DIR (the folder of an earlier run)");
@@ -188,7 +196,7 @@ async function measure(o) {
     // ours: one batch over the page images (the model loads once); per-page seconds from the JSON's timings
     log(`bench parse --real: ocr parse over ${pages.length} images (--threads ${o.threads}, --max-tokens ${o["max-tokens"]})`);
     const listFile = path.join(work, "images.txt");
-    const todo = pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours", `${p.id}.json`))));
+    const todo = o["skip-ours"] ? [] : pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours", `${p.id}.json`))));
     writeFileSync(listFile, todo.map((p) => images.get(p.id).image).join("\n") + "\n");
     const oursArgs = [path.join(root, "bin/ocr.js"), "parse", "--files-from", listFile, "-o", path.join(work, "ours"), "--format", "md,json", "--threads", o.threads, "--max-tokens", o["max-tokens"], "-q"];
     if (o.model) oursArgs.push("--model", o.model);
@@ -230,7 +238,7 @@ async function measure(o) {
     }
     const crossCheck = await crossCheckScorer(rows, allTests);
     return {
-      settings: { mode: "real", maxTokens: Number(o["max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default", tesseract: "--psm 3, -l LANG+eng, OMP_THREAD_LIMIT=1", kinds: o.kinds ?? null, limit: o.limit ? Number(o.limit) : null, oursWallSeconds: oursRun.seconds, date: new Date().toISOString() },
+      settings: { mode: "real", doneOnly: !!o["done-only"], maxTokens: Number(o["max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default", tesseract: "--psm 3, -l LANG+eng, OMP_THREAD_LIMIT=1", kinds: o.kinds ?? null, limit: o.limit ? Number(o.limit) : null, oursWallSeconds: oursRun.seconds, date: new Date().toISOString() },
       pages: rows,
       crossCheck,
     };
@@ -279,6 +287,7 @@ export function report(result) {
   const lines = [];
   const s = result.settings;
   lines.push(`real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${s.maxTokens}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`);
+  if (s.doneOnly) lines.push(`partial run: only the ${rows.length} pages our ocr parse batch finished (--done-only)`);
   lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("CER", 6)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("tess CER", 8)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
   const cells = (a) => (a ? `${padl(pct(a.cer), 6)} ${padl(num(a.wordF1, 3), 6)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}` : "");
   const line = (name, rs) => {
