@@ -128,7 +128,9 @@ function columnText(file, n, columns) {
     ordered.push(...inColumns.filter((b) => band(b) === i));
     if (i < spanning.length) ordered.push(spanning[i]);
   }
-  return ordered.map((b) => b.lines.join("\n")).join("\n\n") + "\n";
+  // -bbox-layout splits the raised letters of the TeX logos into words ("L A TEX"); the plain text has "LATEX"
+  const logos = (l) => l.replace(/\bL A TEX\b/g, "LATEX").replace(/\bL A TEX/g, "LATEX");
+  return ordered.map((b) => b.lines.map(logos).join("\n")).join("\n\n") + "\n";
 }
 
 mkdirSync(path.join(dir, "pages"), { recursive: true });

@@ -36,7 +36,11 @@ function sentenceCandidates(md, page) {
   let units;
   if (page.truthFrom.startsWith("docling")) {
     units = md.split("\n").filter((l) => !l.includes("|") && !l.startsWith("#") && !l.startsWith("<!--")).flatMap((l) => l.split(/(?<=[.!?])\s+/));
-  } else units = md.split("\n");
+  } else {
+    // a line that continues a word hyphenated at the end of the line before starts with a fragment
+    const lines = md.split("\n");
+    units = lines.filter((l, i) => i === 0 || !/[-‐]$/.test(lines[i - 1].trim()));
+  }
   return units
     .map((l) => l.trim())
     .filter((l) => {
