@@ -1,5 +1,6 @@
 // `ocr bench parse`: ocr parse (default model) vs Tesseract 5 on the same pages — CER, word F1, s/page, pages/min,
 // peak RSS per document — and our peak RSS / tokens/s against the page count of one streaming pass. Needs npm run build.
+// `ocr bench parse --real` is the real-document dev benchmark instead (bench/real, scripts/bench-real/run.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,11 +10,26 @@ import { fileURLToPath } from "node:url";
 import { editDistance, plainText } from "./cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+if (process.argv.slice(2).includes("--real")) {
+  const { main } = await import("./bench-real/run.mjs");
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`ocr bench parse --real: ${e.message}\n`);
+    process.exitCode = 1;
+  }
+  process.exit();
+}
+// `--json FILE` writes the JSON to FILE; a bare `--json` prints it
+const argv = process.argv.slice(2);
+const jsonAt = argv.indexOf("--json");
+const jsonOut = jsonAt >= 0 && argv[jsonAt + 1] !== undefined && !argv[jsonAt + 1].startsWith("--") ? argv.splice(jsonAt + 1, 1)[0] : null;
 const { values: o } = parseArgs({
+  args: argv,
   options: {
     json: { type: "boolean" },
     synth: { type: "string", default: "/work/data/synth/test" },
-    real: { type: "string", default: path.resolve(root, "../shared/data/real") },
+    shared: { type: "string", default: path.resolve(root, "../shared/data/real") },
     docs: { type: "string", default: "6" },
     "max-tokens": { type: "string", default: "4000" },
     "scale-pages": { type: "string", default: "100" },
@@ -88,7 +104,7 @@ function collect() {
       docs.push({ name: j.replace(/\.json$/, ""), set: `synth-${meta.lang}`, file, pages: meta.pages.map((_, i) => i + 1), truth: meta.pages.map((p) => p.markdown).join("\n\n") });
     }
   } else log(`ocr bench parse: no synthetic test set at ${o.synth} (scripts/synth/make-datasets.sh builds it); skipped`);
-  const debian = path.join(o.real, "debian");
+  const debian = path.join(o.shared, "debian");
   if (existsSync(debian)) {
     for (const f of readdirSync(debian).filter((f) => f.endsWith(".pdf")).sort()) {
       const file = path.join(debian, f);
@@ -96,7 +112,7 @@ function collect() {
       docs.push({ name: f.replace(/\.pdf$/, ""), set: "debian p1", file, pages: [1], truth });
     }
   }
-  const docling = path.join(o.real, "docling");
+  const docling = path.join(o.shared, "docling");
   if (existsSync(docling)) {
     // single-page documents only: their ground truth is one page
     for (const base of ["2305.03393v1-pg9", "amt_handbook_sample", "code_and_formula"]) {
@@ -253,8 +269,9 @@ async function scaling(total) {
 
 const pct = (x) => (x == null ? "—" : (100 * x).toFixed(1) + "%");
 const num = (x, d = 1) => (x == null || Number.isNaN(x) ? "—" : x.toFixed(d));
-if (o.json) console.log(JSON.stringify(result, null, 2));
+if (o.json && !jsonOut) console.log(JSON.stringify(result, null, 2));
 else {
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2) + "\n");
   const pad = (s, n) => String(s).padEnd(n);
   const padl = (s, n) => String(s).padStart(n);
   if (result.documents.length) {
