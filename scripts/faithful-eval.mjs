@@ -9,6 +9,8 @@
 //   node scripts/faithful-eval.mjs synth WORK DIR... synthetic pages (scripts/synth: DIR/doc-*-pN.png + doc-*.json)
 //   node scripts/faithful-eval.mjs tune  WORK DIR... the merge re-run offline from a synth run's trace over a grid of
 //                                                    thresholds (choose them here, on training-type pages only)
+//   node scripts/faithful-eval.mjs bound WORK [DIR...] where the merge's remaining errors sit (by provenance): what a
+//                                                    decoder constrained to the evidence could still change
 // Options: --skip-run (reuse WORK's trace and Tesseract output), --pages a,b (real: only these page names).
 // CER = edit distance / truth length on plain text (Markdown stripped, whitespace normalised, scripts/cer.mjs).
 // "foreign" = letters of a script (Cyrillic; Greek, CJK, …) that the page's truth has none of.
@@ -212,10 +214,13 @@ async function tune(work, dirs) {
       for (const spaces of [false, true]) grid.push({ confident, punctuation, spaces });
   for (const latinShare of [0.05, 0.1, 0.2, 0.3, 0.4]) grid.push({ latinShare });
   for (const empty of [false, true]) grid.push({ empty });
+  for (const restore of ["word", "line"])
+    for (const punctuation of [false, true])
+      for (const spaces of [false, true]) grid.push({ restore, punctuation, spaces });
   for (const g of grid) {
       const options = { ...faithful.FAITHFUL_DEFAULTS, ...g };
       const acc = synthScores(traced, truth, options);
-      const row = [options.confident, options.latinShare, `${+options.punctuation}${+options.spaces}${+options.empty}`];
+      const row = [options.confident, options.latinShare, `${+options.punctuation}${+options.spaces}${+options.empty}${options.restore}`];
       let e = 0, c = 0, fo = 0;
       for (const [kind, a] of [...acc].sort()) {
         row.push(`${kind} ${f4(a.err[2] / a.chars)}`);
@@ -225,7 +230,114 @@ async function tune(work, dirs) {
       }
       rows.push([...row, f4(e / c), fo]);
     }
-  console.log(table(rows, ["confident", "latinShare", "punct,spaces,empty", "a", "b", "c", "d", "all", "foreign"].slice(0, rows[0].length)));
+  console.log(table(rows, ["confident", "latinShare", "punct,spaces,empty,restore", "a", "b", "c", "d", "all", "foreign"].slice(0, rows[0].length)));
+}
+
+/** Levenshtein alignment of a and b as [index in a or -1, index in b or -1] pairs. */
+function alignPairs(a, b) {
+  const n = a.length, m = b.length, W = m + 1;
+  const dir = new Uint8Array((n + 1) * W);
+  let prev = new Int32Array(W).map((_, j) => j), cur = new Int32Array(W);
+  for (let j = 1; j <= m; j++) dir[j] = 2;
+  for (let i = 1; i <= n; i++) {
+    cur[0] = i; dir[i * W] = 1;
+    for (let j = 1; j <= m; j++) {
+      const sub = prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), del = prev[j] + 1, ins = cur[j - 1] + 1;
+      if (sub <= del && sub <= ins) { cur[j] = sub; dir[i * W + j] = 0; } else if (del <= ins) { cur[j] = del; dir[i * W + j] = 1; } else { cur[j] = ins; dir[i * W + j] = 2; }
+    }
+    [prev, cur] = [cur, prev];
+  }
+  const pairs = [];
+  let i = n, j = m;
+  while (i > 0 || j > 0) {
+    const d = dir[i * W + j];
+    if (i > 0 && j > 0 && d === 0) pairs.push([--i, --j]);
+    else if (i > 0 && (j === 0 || d === 1)) pairs.push([--i, -1]);
+    else pairs.push([-1, --j]);
+  }
+  return pairs.reverse();
+}
+
+/**
+ * Where the merge's remaining errors sit: the merged page's characters, tagged by provenance (mergeLineTagged), are
+ * aligned with the truth and each error is charged to the tag of the merged character it involves (a truth character
+ * the merge lacks: "missing"). Errors on the decoder's characters over weak evidence ("w") are the only ones a decoder
+ * constrained to the evidence would still choose freely; "near" counts those within 3 characters after a correction
+ * (r, x) in the same word: what conditioning the decoder on the corrected text could change.
+ */
+function bound(pages) {
+  const total = { chars: 0, err: 0, byTag: {}, near: 0 };
+  for (const { lines, truth } of pages) {
+    const ev = lines.map((l) => ({ text: l.text, peaks: l.peaks }));
+    const scripts = faithful.pageScripts(ev);
+    let text = "", tags = "";
+    lines.forEach((l, i) => {
+      const m = faithful.mergeLineTagged(l.decoded, ev[i], scripts);
+      text += m.text;
+      tags += m.tags;
+    });
+    // structure and whitespace -> one space, as plainText does
+    let a = "", at = "";
+    for (let k = 0; k < text.length; k++) {
+      const space = tags[k] === "S" || /\s/.test(text[k]);
+      if (space) {
+        if (a.length && a.at(-1) !== " ") { a += " "; at += "S"; }
+      } else { const c = text[k].normalize("NFKC"); a += c; at += tags[k].repeat(c.length); }
+    }
+    // the tags carried over (by alignment) to the page's plainText, which is what CER scores
+    const plain = plainText(text);
+    const carried = [];
+    for (const [x, y] of alignPairs(a, plain)) if (y >= 0) carried[y] = x >= 0 ? at[x] : "S";
+    a = plain;
+    at = Array.from({ length: plain.length }, (_, k) => carried[k] ?? "S").join("");
+    const b = plainText(truth);
+    const n = a.length, m = b.length, W = m + 1;
+    const dir = new Uint8Array((n + 1) * W);
+    let prev = new Int32Array(W), cur = new Int32Array(W);
+    for (let j = 0; j <= m; j++) { prev[j] = j; dir[j] = 2; }
+    for (let i = 1; i <= n; i++) {
+      cur[0] = i; dir[i * W] = 1;
+      for (let j = 1; j <= m; j++) {
+        const sub = prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), del = prev[j] + 1, ins = cur[j - 1] + 1;
+        if (sub <= del && sub <= ins) { cur[j] = sub; dir[i * W + j] = 0; } else if (del <= ins) { cur[j] = del; dir[i * W + j] = 1; } else { cur[j] = ins; dir[i * W + j] = 2; }
+      }
+      [prev, cur] = [cur, prev];
+    }
+    total.chars += m;
+    total.err += prev[m];
+    let i = n, j = m;
+    const charge = (t, k) => {
+      total.byTag[t] = (total.byTag[t] ?? 0) + 1;
+      if (t === "w" && k >= 0) {
+        for (let q = k - 1; q >= Math.max(0, k - 3) && a[q] !== " "; q--) if (at[q] === "r" || at[q] === "x") { total.near++; break; }
+      }
+    };
+    while (i > 0 || j > 0) {
+      const d = dir[i * W + j];
+      if (i > 0 && j > 0 && d === 0) { if (a[i - 1] !== b[j - 1]) charge(at[i - 1], i - 1); i--; j--; }
+      else if (i > 0 && (j === 0 || d === 1)) { charge(at[i - 1], i - 1); i--; }
+      else { charge("missing", -1); j--; }
+    }
+  }
+  return total;
+}
+
+async function boundMode(work, dirs) {
+  const traced = readTrace(path.join(work, "trace.jsonl"));
+  const pages = [];
+  if (dirs.length) {
+    const truth = synthTruth(dirs);
+    for (const [name, lines] of traced) if (truth.has(name)) pages.push({ lines, truth: truth.get(name).md });
+  } else {
+    for (const [name, lines] of traced) {
+      const f = path.join(work, `${name}.truth.txt`);
+      if (existsSync(f)) pages.push({ lines, truth: readFileSync(f, "utf8") });
+    }
+  }
+  const t = bound(pages);
+  console.log(`${pages.length} pages, ${t.chars} truth characters, ${t.err} errors after the merge (CER ${f4(t.err / t.chars)})`);
+  console.log("errors by provenance (S structure/space, a decoder = sure slot, r sure slot over decoder, x restored, b beyond-recogniser kept, w decoder over weak/no evidence, missing):");
+  console.log(JSON.stringify(t.byTag), `w within 3 characters after a correction: ${t.near}`);
 }
 
 const [mode, work, ...rest] = process.argv.slice(2);
@@ -233,10 +345,11 @@ const opts = { skipRun: rest.includes("--skip-run"), pages: undefined };
 const pi = rest.indexOf("--pages");
 if (pi >= 0) opts.pages = rest[pi + 1].split(",");
 const dirs = rest.filter((x, i) => !x.startsWith("--") && rest[i - 1] !== "--pages");
-if (!work || !["real", "synth", "tune"].includes(mode)) {
-  console.error("usage: node scripts/faithful-eval.mjs real|synth|tune WORK [DIR...] [--skip-run] [--pages a,b]");
+if (!work || !["real", "synth", "tune", "bound"].includes(mode)) {
+  console.error("usage: node scripts/faithful-eval.mjs real|synth|tune|bound WORK [DIR...] [--skip-run] [--pages a,b]");
   process.exit(2);
 }
 if (mode === "real") await real(path.resolve(work), opts);
 else if (mode === "synth") await synth(path.resolve(work), dirs, opts);
+else if (mode === "bound") await boundMode(path.resolve(work), dirs);
 else await tune(path.resolve(work), dirs);

@@ -30,10 +30,13 @@ export interface FaithfulOptions {
   spaces: boolean;
   /** a line the recogniser read no symbol in keeps only its structure and punctuation */
   empty: boolean;
+  /** sure characters the decoder dropped are restored: letters and digits inside a word ("word"), or any character
+   * between the first and last slots aligned with the decoder's text ("line"; spaces only with `spaces`) */
+  restore: "word" | "line";
 }
 
 /** Chosen on synthetic training-type pages (scripts/faithful-eval.mjs --tune), never on evaluation pages. */
-export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.9, latinShare: 0.2, punctuation: false, spaces: false, empty: true };
+export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.8, latinShare: 0.2, punctuation: true, spaces: false, empty: true, restore: "line" };
 
 export interface PageScripts {
   /** the page's text is (partly) Cyrillic: the decoder's Cyrillic letters may stay */
@@ -256,11 +259,12 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
 const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : ch);
 
 /**
- * The line's Markdown with the recogniser's sure characters written where the decoder strayed from them (see the
- * file's head). `decoded` is the decoder's Markdown for the line (with its leading separator), `evidence` the
- * recogniser's reading of the same line.
+ * mergeLine with where each UTF-16 unit of the result came from (for measurement, scripts/faithful-eval.mjs):
+ * S structure, a the decoder agreeing with a sure slot, r a sure slot's character over the decoder's, x a sure
+ * character restored, b the decoder's letter beyond the recogniser kept, w the decoder's over weak or no evidence.
  */
-export function mergeLine(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS): string {
+export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS):
+  { text: string; tags: string; restored: number } {
   const units = markdownUnits(decoded);
   const html = units.some((u) => u.structure && u.out.startsWith("<")) || /&(?:amp|lt|gt);/.test(decoded);
   const rawR = Array.from(evidence.text);
@@ -269,14 +273,23 @@ export function mergeLine(decoded: string, evidence: LineEvidence, scripts: Page
   const peak = (j: number) => (r.length ? evidence.peaks[j]! : 0);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a box the recogniser read nothing in (a rule, a picture) has no letters or digits to write
-  if (options.empty && evidence.text.length === 0)
-    return units.map((u) => (u.structure || !LETTER_OR_DIGIT.test(u.ch) ? u.out : "")).join("");
+  if (options.empty && evidence.text.length === 0) {
+    const kept = units.filter((u) => u.structure || !LETTER_OR_DIGIT.test(u.ch));
+    return { text: kept.map((u) => u.out).join(""), tags: kept.map((u) => (u.structure ? "S" : "w").repeat(u.out.length)).join(""), restored: 0 };
+  }
   const content = units.map((u, k) => (u.structure ? -1 : k)).filter((k) => k >= 0);
   const steps = align(content.map((k) => units[k]!.ch), r);
   // decoder unit -> its step; recogniser slot -> the decoder unit aligned with it
   const rToD = new Int32Array(r.length).fill(-1);
   for (const s of steps) if (s.d !== undefined && s.r !== undefined) rToD[s.r] = s.d;
+  // the first and last recogniser slots the decoder's text is aligned with: restoring stops there (a bullet read as
+  // a letter before the text, a hyphen the decoder joined its word over after it)
+  const firstAligned = rToD.findIndex((x) => x >= 0);
+  let lastAligned = -1;
+  rToD.forEach((x, j) => { if (x >= 0) lastAligned = j; });
   const out: string[] = units.map((u) => (u.structure ? u.out : ""));
+  const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
+  let restored = 0;
   // restored characters go before the decoder unit that follows them
   const before: string[] = units.map(() => "");
   let after = "";
@@ -294,11 +307,11 @@ export function mergeLine(decoded: string, evidence: LineEvidence, scripts: Page
       if (s.r !== undefined) {
         const rc = r[s.r]!;
         lastR = s.r;
-        if (d === rc) out[content[s.d]!] = u.out;
-        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, scripts)) out[content[s.d]!] = u.out;
-        else if (sure(s.r) && !(CYRILLIC.test(d) && scripts.cyrillic && !LATIN_ONLY.test(rc))) out[content[s.d]!] = escapeFor(rc, html);
+        if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
+        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, scripts)) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
+        else if (sure(s.r) && !(CYRILLIC.test(d) && scripts.cyrillic && !LATIN_ONLY.test(rc))) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if (!allowed(d, scripts)) out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
-        else out[content[s.d]!] = u.out;
+        else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       } else {
         // the decoder wrote a character the recogniser saw nothing for
         const prev = lastR, next = nextR(k + 1);
@@ -309,9 +322,10 @@ export function mergeLine(decoded: string, evidence: LineEvidence, scripts: Page
         const doubled = neighbour(s.d - 1) || neighbour(s.d + 1);
         const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !beyondRecogniser(d)
           : d === " " ? options.spaces && prev >= 0 && next < r.length && LETTER_OR_DIGIT.test(r[prev]!) && LETTER_OR_DIGIT.test(r[next]!)
-          : options.punctuation && !/\s/.test(d);
+          // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
+          : options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
         if (!allowed(d, scripts) || (inRun && droppable)) out[content[s.d]!] = "";
-        else out[content[s.d]!] = u.out;
+        else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       }
       lastD = s.d;
     } else {
@@ -319,22 +333,55 @@ export function mergeLine(decoded: string, evidence: LineEvidence, scripts: Page
       const j = s.r!;
       lastR = j;
       const rc = r[j]!;
-      const flanked = j > 0 && j + 1 < r.length && rToD[j - 1]! >= 0 && rToD[j + 1]! >= 0 && LETTER_OR_DIGIT.test(r[j - 1]!) && LETTER_OR_DIGIT.test(r[j + 1]!);
+      const flanked = options.restore === "word"
+        ? j > 0 && j + 1 < r.length && rToD[j - 1]! >= 0 && rToD[j + 1]! >= 0 && LETTER_OR_DIGIT.test(r[j - 1]!) && LETTER_OR_DIGIT.test(r[j + 1]!)
+        : firstAligned >= 0 && firstAligned < j && j < lastAligned;
+      const kind = LETTER_OR_DIGIT.test(rc) || (options.restore === "line" && rc !== " " && writable(rc)) || (options.restore === "line" && rc === " " && options.spaces);
       const expanded = lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1;
-      if (LETTER_OR_DIGIT.test(rc) && sure(j) && flanked && !expanded) {
+      if (kind && sure(j) && flanked && !expanded) {
         const at = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
         if (at === undefined) after += escapeFor(rc, html);
         else before[content[at]!] += escapeFor(rc, html);
+        restored++;
       }
     }
   });
+  // a run of characters only the decoder wrote, whose letters and marks were all dropped, loses its spaces too
+  // ("of course be be saved" -> "of course be saved", not "of cours e be saved")
+  for (let k = 0; k < steps.length; ) {
+    if (steps[k]!.r !== undefined) { k++; continue; }
+    let e = k;
+    while (e < steps.length && steps[e]!.r === undefined) e++;
+    const run = steps.slice(k, e).map((t) => content[t.d!]!);
+    const solid = run.filter((q) => units[q]!.ch !== " ");
+    // (a space next to structure, a table cell's padding, stays)
+    const inside = (q: number) => q > 0 && q + 1 < units.length && !units[q - 1]!.structure && !units[q + 1]!.structure;
+    if (solid.length && solid.every((q) => out[q] === "")) for (const q of run) if (inside(q)) out[q] = "";
+    k = e;
+  }
   let text = "";
+  let tags = "";
+  const tagged = (t: string, c: string) => {
+    // nothing of a script the page does not use survives (a fallback line is the recogniser's own reading)
+    const g = Array.from(t).map(guard).join("");
+    text += g;
+    tags += c.repeat(g.length);
+  };
   units.forEach((u, k) => {
-    text += before[k]! + (u.structure ? u.out : out[k]!);
+    tagged(before[k]!, "x");
+    tagged(u.structure ? u.out : out[k]!, u.structure ? "S" : tag[k]!);
   });
-  text += after;
-  // nothing of a script the page does not use survives (a fallback line is the recogniser's own reading)
-  return Array.from(text).map(guard).join("");
+  tagged(after, "x");
+  return { text, tags, restored };
+}
+
+/**
+ * The line's Markdown with the recogniser's sure characters written where the decoder strayed from them (see the
+ * file's head). `decoded` is the decoder's Markdown for the line (with its leading separator), `evidence` the
+ * recogniser's reading of the same line.
+ */
+export function mergeLine(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS): string {
+  return mergeLineTagged(decoded, evidence, scripts, options).text;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
