@@ -56,6 +56,17 @@ function foreign(text, truth) {
   return Array.from(text).filter((c) => { const s = scriptOfChar(c); return s && !present.has(s); }).length;
 }
 
+/** Numbers of at least 3 digits in the truth read exactly (a multiset match of digit runs): [found, total]. */
+function numbers(text, truth) {
+  const runs = (t) => plainText(t).match(/\d{3,}/g) ?? [];
+  const have = new Map();
+  for (const n of runs(text)) have.set(n, (have.get(n) ?? 0) + 1);
+  let found = 0;
+  const want = runs(truth);
+  for (const n of want) if ((have.get(n) ?? 0) > 0) { found++; have.set(n, have.get(n) - 1); }
+  return [found, want.length];
+}
+
 const cer = (text, truth) => editDistance(plainText(text), plainText(truth)) / Math.max(1, plainText(truth).length);
 
 /** Trace lines grouped by page file (source), in line order. */
@@ -125,6 +136,7 @@ async function real(work, opts) {
   const traced = readTrace(trace);
   const rows = [];
   const byKind = new Map();
+  const numTotal = { found: [0, 0, 0, 0], total: 0 };
   for (const [name, , , kind] of chosen) {
     const lines = traced.get(name);
     if (!lines) continue;
@@ -134,7 +146,9 @@ async function real(work, opts) {
     const texts = [r.rec, r.dec, r.merged, tess];
     const c = texts.map((t) => cer(t, truth));
     const fo = texts.map((t) => foreign(t, truth));
-    rows.push([name, kind, ...c.map(f4), fo.join("/")]);
+    const nums = texts.map((t) => numbers(t, truth));
+    rows.push([name, kind, ...c.map(f4), fo.join("/"), `${nums.map((x) => x[0]).join("/")} of ${nums[0][1]}`]);
+    nums.forEach((x, i) => { numTotal.found[i] += x[0]; if (i === 0) numTotal.total += x[1]; });
     if (!byKind.has(kind)) byKind.set(kind, { n: 0, c: [0, 0, 0, 0], fo: [0, 0, 0, 0] });
     const k = byKind.get(kind);
     k.n++;
@@ -149,8 +163,8 @@ async function real(work, opts) {
     k.c.forEach((x, i) => (all.c[i] += x));
     k.fo.forEach((x, i) => (all.fo[i] += x));
   }
-  rows.push(["mean all", `${all.n} p`, ...all.c.map((x) => f4(x / all.n)), all.fo.join("/")]);
-  console.log(table(rows, ["page", "kind", "recogniser", "decoder", "merge", "tesseract", "foreign r/d/m/t"]));
+  rows.push(["mean all", `${all.n} p`, ...all.c.map((x) => f4(x / all.n)), all.fo.join("/"), `${numTotal.found.join("/")} of ${numTotal.total}`]);
+  console.log(table(rows.map((r) => (r.length < 8 ? [...r, ""] : r)), ["page", "kind", "recogniser", "decoder", "merge", "tesseract", "foreign r/d/m/t", "numbers >= 3 digits r/d/m/t"]));
 }
 
 /** Synthetic pages: DIR/doc-XXXXX-pN.png with the truth in DIR/doc-XXXXX.json pages[N-1].markdown. */
@@ -211,16 +225,16 @@ async function tune(work, dirs) {
   const grid = [];
   for (const confident of [0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.01])
     for (const punctuation of [false, true])
-      for (const spaces of [false, true]) grid.push({ confident, punctuation, spaces });
+      for (const spaces of ["none", "marks", "letters"]) grid.push({ confident, punctuation, spaces });
   for (const latinShare of [0.05, 0.1, 0.2, 0.3, 0.4]) grid.push({ latinShare });
   for (const empty of [false, true]) grid.push({ empty });
   for (const restore of ["word", "line"])
     for (const punctuation of [false, true])
-      for (const spaces of [false, true]) grid.push({ restore, punctuation, spaces });
+      for (const spaces of ["none", "marks", "letters"]) grid.push({ restore, punctuation, spaces });
   for (const g of grid) {
       const options = { ...faithful.FAITHFUL_DEFAULTS, ...g };
       const acc = synthScores(traced, truth, options);
-      const row = [options.confident, options.latinShare, `${+options.punctuation}${+options.spaces}${+options.empty}${options.restore}`];
+      const row = [options.confident, options.latinShare, `${+options.punctuation} ${options.spaces} ${+options.empty} ${options.restore}`];
       let e = 0, c = 0, fo = 0;
       for (const [kind, a] of [...acc].sort()) {
         row.push(`${kind} ${f4(a.err[2] / a.chars)}`);

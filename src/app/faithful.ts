@@ -26,8 +26,9 @@ export interface FaithfulOptions {
   latinShare: number;
   /** also drop punctuation (not spaces) the decoder inserted inside a sure run */
   punctuation: boolean;
-  /** also drop spaces the decoder inserted between two sure letters or digits */
-  spaces: boolean;
+  /** also drop spaces the decoder inserted between two sure characters: "letters" between any two, "marks" only
+   * where one of them is a mark (the recogniser misses spaces between words, seldom beside a mark) */
+  spaces: "none" | "marks" | "letters";
   /** a line the recogniser read no symbol in keeps only its structure and punctuation */
   empty: boolean;
   /** sure characters the decoder dropped are restored: letters and digits inside a word ("word"), or any character
@@ -36,7 +37,7 @@ export interface FaithfulOptions {
 }
 
 /** Chosen on synthetic training-type pages (scripts/faithful-eval.mjs --tune), never on evaluation pages. */
-export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.8, latinShare: 0.2, punctuation: true, spaces: false, empty: true, restore: "line" };
+export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.8, latinShare: 0.2, punctuation: true, spaces: "none", empty: true, restore: "line" };
 
 export interface PageScripts {
   /** the page's text is (partly) Cyrillic: the decoder's Cyrillic letters may stay */
@@ -287,12 +288,17 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   const firstAligned = rToD.findIndex((x) => x >= 0);
   let lastAligned = -1;
   rToD.forEach((x, j) => { if (x >= 0) lastAligned = j; });
+  // ... but a number is copied whole: sure digits beyond them that continue an aligned number ("0.96" -> "0.969")
+  const numeric = (a: number, b: number) => r.slice(a, b + 1).every((c, q) => /[\d.,]/.test(c) && sure(a + q));
+  const numberEdge = (j: number) => /\d/.test(r[j]!) &&
+    ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) || (j < firstAligned && /\d/.test(r[firstAligned]!) && numeric(j, firstAligned)));
   const out: string[] = units.map((u) => (u.structure ? u.out : ""));
   const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
   let restored = 0;
   // restored characters go before the decoder unit that follows them
   const before: string[] = units.map(() => "");
   let after = "";
+  const afterUnit: string[] = units.map(() => "");
   let lastR = -1;
   const nextR = (from: number) => {
     for (let k = from; k < steps.length; k++) if (steps[k]!.r !== undefined) return steps[k]!.r!;
@@ -321,7 +327,8 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         const neighbour = (q: number) => q >= 0 && q < content.length && units[content[q]!]!.ch === d && steps.some((t) => t.d === q && t.r !== undefined && r[t.r] === d);
         const doubled = neighbour(s.d - 1) || neighbour(s.d + 1);
         const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !beyondRecogniser(d)
-          : d === " " ? options.spaces && prev >= 0 && next < r.length && LETTER_OR_DIGIT.test(r[prev]!) && LETTER_OR_DIGIT.test(r[next]!)
+          : d === " " ? options.spaces !== "none" && prev >= 0 && next < r.length && r[prev] !== " " && r[next] !== " " &&
+            (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
           // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
           : options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
         if (!allowed(d, scripts) || (inRun && droppable)) out[content[s.d]!] = "";
@@ -335,13 +342,16 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
       const rc = r[j]!;
       const flanked = options.restore === "word"
         ? j > 0 && j + 1 < r.length && rToD[j - 1]! >= 0 && rToD[j + 1]! >= 0 && LETTER_OR_DIGIT.test(r[j - 1]!) && LETTER_OR_DIGIT.test(r[j + 1]!)
-        : firstAligned >= 0 && firstAligned < j && j < lastAligned;
-      const kind = LETTER_OR_DIGIT.test(rc) || (options.restore === "line" && rc !== " " && writable(rc)) || (options.restore === "line" && rc === " " && options.spaces);
+        : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
+      const kind = LETTER_OR_DIGIT.test(rc) || (options.restore === "line" && rc !== " " && writable(rc)) || (options.restore === "line" && rc === " " && options.spaces !== "none");
       const expanded = lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1;
       if (kind && sure(j) && flanked && !expanded) {
         const at = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
-        if (at === undefined) after += escapeFor(rc, html);
-        else before[content[at]!] += escapeFor(rc, html);
+        // after the last of the decoder's characters (before any closing tag), or before the next one
+        if (at === undefined) {
+          if (content.length) afterUnit[content.at(-1)!] += escapeFor(rc, html);
+          else after += escapeFor(rc, html);
+        } else before[content[at]!] += escapeFor(rc, html);
         restored++;
       }
     }
@@ -370,6 +380,7 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   units.forEach((u, k) => {
     tagged(before[k]!, "x");
     tagged(u.structure ? u.out : out[k]!, u.structure ? "S" : tag[k]!);
+    tagged(afterUnit[k]!, "x");
   });
   tagged(after, "x");
   return { text, tags, restored };

@@ -23,6 +23,8 @@ describe("mergeLine", () => {
   it("copies numbers digit for digit where the recogniser is sure", () => {
     expect(mergeLine(" in 20024 we had", ev("in 2002 we had"), latin)).toBe(" in 2002 we had");
     expect(mergeLine("<tr><td>3.32T</td><td>3.32T</td>", ev("3.71T 3.32T"), latin)).toBe("<tr><td>3.71T</td><td>3.32T</td>");
+    // a sure digit the decoder left off the end of a number is restored before the cell closes
+    expect(mergeLine("</td><td>0.96</td>", ev("0.969"), latin)).toBe("</td><td>0.969</td>");
   });
 
   it("keeps the decoder's characters over weak evidence", () => {
