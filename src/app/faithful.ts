@@ -40,8 +40,11 @@ export interface FaithfulOptions {
 export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.8, latinShare: 0.2, punctuation: true, spaces: "none", empty: true, restore: "line" };
 
 export interface PageScripts {
-  /** the page's text is (partly) Cyrillic: the decoder's Cyrillic letters may stay */
+  /** the page's text is Cyrillic: the decoder's Cyrillic letters may stay */
   cyrillic: boolean;
+  /** a Latin page with Cyrillic words among its Latin ones (a Russian manual quoting English): the decoder's
+   * Cyrillic letters may stay in words whose recogniser reading has no sure Latin-only letter */
+  mixed?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -139,7 +142,7 @@ const LATIN_ONLY = /[dfghjlqstvwzDFGJLQSVWZ]/;
  * Latin letters (at most `latinShare`) are shapes no Cyrillic letter has (d f g h j l q s t v w z, D F G J L Q S V W Z).
  * Measured on synthetic training-type pages: Latin pages (en, fr, es) 0.28-0.52, a Ukrainian page 0.03.
  */
-export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOptions = FAITHFUL_DEFAULTS): PageScripts & { latinOnly: number; letters: number } {
+export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOptions = FAITHFUL_DEFAULTS): PageScripts & { latinOnly: number; letters: number; cyrillicWords: number; words: number } {
   let letters = 0, latinOnly = 0;
   for (const line of lines) {
     const chars = Array.from(line.text);
@@ -153,7 +156,41 @@ export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOpt
   }
   // a page with hardly any sure letters (figures, a title) decides nothing: the decoder's letters stay
   const cyrillic = letters < 20 || latinOnly <= options.latinShare * letters;
-  return { cyrillic, latinOnly, letters };
+  let words = 0, cyrillicWords = 0;
+  for (const line of lines) {
+    const chars = Array.from(line.text);
+    if (chars.length !== line.peaks.length) continue;
+    let word: number[] = [];
+    const flush = () => {
+      if (word.length >= 3) {
+        words++;
+        if (cyrillicLook(word.map((i) => chars[i]!).join(""), word.map((i) => line.peaks[i]!), options.confident)) cyrillicWords++;
+      }
+      word = [];
+    };
+    chars.forEach((c, i) => (/[\s(),.;:[\]{}"]/.test(c) ? flush() : word.push(i)));
+    flush();
+  }
+  const mixed = cyrillicWords >= MIXED_WORDS && cyrillicWords >= MIXED_SHARE * words;
+  return { cyrillic, mixed, latinOnly, letters, cyrillicWords, words };
+}
+
+/** Latin letters no Cyrillic letter is read as, even in a word (t is: т). */
+const LATIN_ONLY_WORD = /[dfghjlqsvwzDFGJLQSVWZ]/;
+/** A page is mixed with at least this many Cyrillic-looking words, and this share of its words. */
+const MIXED_WORDS = 5;
+const MIXED_SHARE = 0.03;
+
+/**
+ * A recogniser word that reads like Cyrillic through Latin look-alikes: no sure Latin-only letter, and a digit
+ * inside its letters (з → 3, б → 6, ч → 4), a small-capital look-alike after a lower-case letter (в н к м т → B H
+ * K M T: "KapTy"), or one of the recogniser's few Cyrillic, Greek and CJK guesses (Φ for ф, 中 for ф). Synthetic
+ * training-type pages: Latin pages 0 such words, Ukrainian pages 44 and 61, Russian pages with English 7-101.
+ */
+export function cyrillicLook(word: string, peaks: ArrayLike<number>, confident: number): boolean {
+  if (!/[a-z]/.test(word)) return false;
+  if (Array.from(word).some((c, i) => peaks[i]! >= confident && LATIN_ONLY_WORD.test(c))) return false;
+  return /[a-zA-Z][0346][a-zA-Z]|^[0346][a-z]{2}/.test(word) || /[a-z][BHKMT]/.test(word) || /[ΦμЯИПгЗЙ\u3000-\u9fff]/.test(word);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -304,7 +341,29 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
     for (let k = from; k < steps.length; k++) if (steps[k]!.r !== undefined) return steps[k]!.r!;
     return r.length;
   };
-  const guard = (ch: string) => (allowed(ch, scripts) ? ch : latinFor(ch));
+  // where Cyrillic may stay: the page's decision, or on a mixed page each decoder word's own evidence
+  const cyrOk: boolean[] = units.map(() => scripts.cyrillic);
+  if (scripts.cyrillic || scripts.mixed) {
+    const aligned = new Map<number, number>();
+    for (const t of steps) if (t.d !== undefined && t.r !== undefined) aligned.set(content[t.d]!, t.r);
+    for (let k = 0; k < units.length; ) {
+      if (units[k]!.structure || !/[\p{L}\p{N}'’-]/u.test(units[k]!.ch)) { k++; continue; }
+      let e = k;
+      while (e < units.length && !units[e]!.structure && /[\p{L}\p{N}'’-]/u.test(units[e]!.ch)) e++;
+      const word = units.slice(k, e);
+      if (word.some((u) => CYRILLIC.test(u.ch))) {
+        const rs = Array.from({ length: e - k }, (_, q) => aligned.get(k + q)).filter((x): x is number => x !== undefined);
+        // a Latin word the decoder wrote in Cyrillic shows sure Latin-only letters (on a Cyrillic page, two: one
+        // is a misread, л as J)
+        const latinHits = rs.filter((j) => peak(j) >= options.confident && LATIN_ONLY_WORD.test(r[j]!)).length;
+        const ok = scripts.cyrillic ? latinHits < 2 : rs.length > 0 && latinHits === 0;
+        for (let q = k; q < e; q++) cyrOk[q] = ok;
+      }
+      k = e;
+    }
+  }
+  const at = (k: number): PageScripts => (cyrOk[k] === scripts.cyrillic ? scripts : { cyrillic: cyrOk[k]! });
+  const guardAt = (k: number) => (ch: string) => (allowed(ch, at(k)) ? ch : latinFor(ch));
   let lastD = -1;
   steps.forEach((s, k) => {
     if (s.d !== undefined) {
@@ -314,9 +373,9 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         const rc = r[s.r]!;
         lastR = s.r;
         if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
-        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, scripts)) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
-        else if (sure(s.r) && !(CYRILLIC.test(d) && scripts.cyrillic && !LATIN_ONLY.test(rc))) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
-        else if (!allowed(d, scripts)) out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
+        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!))) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
+        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!])) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
+        else if (!allowed(d, at(content[s.d]!))) out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       } else {
         // the decoder wrote a character the recogniser saw nothing for
@@ -331,7 +390,7 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
             (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
           // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
           : options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
-        if (!allowed(d, scripts) || (inRun && droppable)) out[content[s.d]!] = "";
+        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable)) out[content[s.d]!] = "";
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       }
       lastD = s.d;
@@ -344,7 +403,10 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         ? j > 0 && j + 1 < r.length && rToD[j - 1]! >= 0 && rToD[j + 1]! >= 0 && LETTER_OR_DIGIT.test(r[j - 1]!) && LETTER_OR_DIGIT.test(r[j + 1]!)
         : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
       const kind = LETTER_OR_DIGIT.test(rc) || (options.restore === "line" && rc !== " " && writable(rc)) || (options.restore === "line" && rc === " " && options.spaces !== "none");
-      const expanded = lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1;
+      // nor half of what the decoder wrote as one letter: ß for "ss", Cyrillic ы for "bl", ю for "IO"
+      const nextD = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
+      const cyr = (q: number | undefined) => q !== undefined && q >= 0 && CYRILLIC.test(units[content[q]!]!.ch) && cyrOk[content[q]!]!;
+      const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
       if (kind && sure(j) && flanked && !expanded) {
         const at = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
         // after the last of the decoder's characters (before any closing tag), or before the next one
@@ -371,15 +433,15 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   }
   let text = "";
   let tags = "";
-  const tagged = (t: string, c: string) => {
+  const tagged = (t: string, c: string, k = -1) => {
     // nothing of a script the page does not use survives (a fallback line is the recogniser's own reading)
-    const g = Array.from(t).map(guard).join("");
+    const g = Array.from(t).map(k >= 0 ? guardAt(k) : (ch) => (allowed(ch, scripts) ? ch : latinFor(ch))).join("");
     text += g;
     tags += c.repeat(g.length);
   };
   units.forEach((u, k) => {
     tagged(before[k]!, "x");
-    tagged(u.structure ? u.out : out[k]!, u.structure ? "S" : tag[k]!);
+    tagged(u.structure ? u.out : out[k]!, u.structure ? "S" : tag[k]!, k);
     tagged(afterUnit[k]!, "x");
   });
   tagged(after, "x");
