@@ -1,6 +1,6 @@
 // The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/app/faithful.ts).
 import { describe, expect, it } from "vitest";
-import { align, baseOf, faithfulLine, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../src/app/faithful.js";
+import { align, baseOf, cyrillicLook, faithfulLine, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../src/app/faithful.js";
 
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
 const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({ text, peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)) });
@@ -60,6 +60,19 @@ describe("mergeLine", () => {
     expect(mergeLine(" вивести карту пам’яті", ev("BMBecTn KapTy nam'aTi", 0.95), cyrillic)).toBe(" вивести карту пам’яті");
   });
 
+  it("on a mixed page keeps Cyrillic in words read as look-alikes, not in words with sure Latin-only letters", () => {
+    const mixed = { cyrillic: false, mixed: true };
+    expect(mergeLine(" The pwconv command преобразует пароли", ev("The pwconv command npeo6pa3yet naponu"), mixed))
+      .toBe(" The pwconv command преобразует пароли");
+    expect(mergeLine(" The рwсопv command", ev("The pwconv command"), mixed)).toBe(" The pwconv command");
+    // the same words on a Latin page lose their Cyrillic
+    expect(mergeLine(" преобразует", ev("npeo6pa3yet"), latin)).not.toMatch(/[\u0400-\u04ff]/);
+  });
+
+  it("does not restore the Latin half of a Cyrillic letter the recogniser read as two (ы as 'bl')", () => {
+    expect(mergeLine(" страницы", ev("CTpaHUμbl"), cyrillic)).toBe(" страницы");
+  });
+
   it("keeps only structure where the recogniser read nothing", () => {
     expect(mergeLine("\n\n<table><tr><td>Для", ev(""), cyrillic)).toBe("\n\n<table><tr><td>");
   });
@@ -71,6 +84,13 @@ describe("pageScripts", () => {
   it("a page read as sure letters of every shape is Latin; one read as Cyrillic look-alikes is Cyrillic", () => {
     expect(pageScripts(english).cyrillic).toBe(false);
     expect(pageScripts(ukrainian).cyrillic).toBe(true);
+  });
+  it("a Latin page with Cyrillic words read as look-alikes is mixed; an English page is not", () => {
+    const russian = Array.from({ length: 6 }, () => ev("These four programs all operate on the shadow files pwconv npeo6pa3yet naponu KapTy nonb30BaTenen"));
+    const r = pageScripts(russian);
+    expect(r.cyrillic).toBe(false);
+    expect(r.mixed).toBe(true);
+    expect(pageScripts([...english, ev("PubTabNet and FinTabNet are data sets")]).mixed).toBe(false);
   });
   it("a page with too few sure letters to tell keeps the decoder's letters", () => {
     expect(pageScripts([ev("Fig 1")]).cyrillic).toBe(true);
@@ -97,5 +117,10 @@ describe("helpers", () => {
       ["\n", true], ["\n", true], ["## ", true], ["a", false], ["<td>", true], ["&amp;", false], ["|", true]]);
     expect(align(Array.from("bugundles"), Array.from("bundles")).filter((s) => s.r === undefined).map((s) => s.d)).toHaveLength(2);
     expect(FAITHFUL_DEFAULTS.confident).toBeGreaterThan(0.5);
+    const look = (w: string) => cyrillicLook(w, Array.from(w, () => 1), 0.8);
+    expect(["Ha3Ba", "KapTy", "pa6oTy", "Φain"].map(look)).toEqual([true, true, true, true]);
+    expect(["numero", "Markdown", "shadow", "1234"].map(look)).toEqual([false, false, false, false]);
+    // a camel-case name looks Cyrillic too: a page needs five such words (and 3 %) to be mixed
+    expect(look("PubTabNet")).toBe(true);
   });
 });
