@@ -27,7 +27,7 @@ from train import CKPT, ROOT, model_from_ckpt  # noqa: E402
 LINES = {"detector": "detector.onnx", "recogniser": "recogniser.onnx", "dictionary": "dictionary.txt",
          "det_limit": 960, "det_threshold": 0.3, "det_box_threshold": 0.6, "det_unclip": 1.5, "det_min_size": 3,
          "rec_height": 48, "rec_max_width": 3200, "rec_batch": 8, "slots": list(BUCKETS), "dpi": 150,
-         "letter_runs": True}
+         "letter_runs": True, "faithful": True}
 
 
 def rename_io(model, inputs, outputs):

@@ -88,6 +88,8 @@ export interface LinesConfig {
   dpi: number;
   /** cap the decoder's runs of an ASCII letter at the longest run the recogniser read in the line (src/app/letter-runs.ts) */
   letter_runs?: boolean;
+  /** merge each line's Markdown with the recogniser's sure characters (src/app/faithful.ts) */
+  faithful?: boolean;
 }
 
 export interface TokenIds {
@@ -243,6 +245,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         for (const k of ["det_threshold", "det_box_threshold", "det_unclip"]) c.num(l, k, "vision.lines", true);
         for (const k of ["det_limit", "det_min_size", "rec_height", "rec_max_width", "rec_batch", "dpi"]) c.int(l, k, "vision.lines", 1);
         if (l.letter_runs !== undefined) c.bool(l, "letter_runs", "vision.lines");
+        if (l.faithful !== undefined) c.bool(l, "faithful", "vision.lines");
         if (!Array.isArray(l.slots) || l.slots.length === 0 || !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1])))
           c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
         for (const k of ["detector", "recogniser", "dictionary"])

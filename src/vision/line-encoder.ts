@@ -20,6 +20,8 @@ export interface LineView {
   text: string;
   /** page x of each slot's centre (where its symbol run sits on the line) */
   slotX: Float32Array;
+  /** each slot's peak probability: the recogniser's surest CTC step over the slot's run (one per character of `text`) */
+  slotPeak: Float32Array;
 }
 
 export class LineEncoder {
@@ -87,7 +89,9 @@ export class LineEncoder {
         const u = units[i]!;
         // the last extra feature of a slot is its centre along the line
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
-        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(layout), text: u.text, slotX };
+        // and the one before it the run's peak probability
+        const slotPeak = Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
+        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(layout), text: u.text, slotX, slotPeak };
       });
     }
     clock("project");

@@ -1,5 +1,6 @@
 // The "model" engine: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout (DeepSeek-OCR, Unlimited-OCR)
 // or the streaming layout (our default model). Replaces the placeholder registration of model.ts.
+import { faithfulLine } from "../faithful.js";
 import { letterRunCaps } from "../letter-runs.js";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -276,7 +277,9 @@ class OcrDecoder implements PageDecoder {
           const decoded = this.m.tokenizer.decode(ended ? run.tokens.slice(0, -1) : run.tokens);
           const cut = run.reason === "length" && lineCap < remaining;
           // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
-          texts.push(cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded);
+          const line = cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded;
+          // and stays on the recogniser's sure characters (src/app/faithful.ts)
+          texts.push(p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line);
           if (run.reason === "runaway") runaway = true;
           if (!ended) {
             if (cut) lineWarnings.push(`line ${index + 1} of page ${pageNumber} did not end within ${run.tokens.length} tokens: the recogniser's reading is used`);

@@ -1,0 +1,491 @@
+// Faithful characters: a line-unit model's Markdown for one line, merged with the recogniser's glyph evidence.
+// The small decoder writes each line's Markdown from the recogniser's slots; it adds the structure (block separators,
+// heading and list markers, table tags) and the letters the recogniser's alphabet lacks (accents, Cyrillic), but it
+// also invents letters the glyphs do not support ("bugundles" for "bundles", "20024" for "2002", Cyrillic letters on
+// an English page). Here the decoder's characters are aligned with the recogniser's slots (edit distance) and:
+//   - where a recogniser character is sure (peak >= confident) and one the decoder can write, it is written: the
+//     decoder's substitutions are undone, its letters and digits inserted inside a sure run are dropped, and sure
+//     letters and digits it dropped inside a word are restored;
+//   - a decoder letter beyond the recogniser (é, ü, ł, ß, Cyrillic) over a recogniser letter of the same base or
+//     look (e, u, l, B; Latin H for Cyrillic Н) is kept, and so is every decoder character over weak evidence;
+//   - Markdown structure is never touched;
+//   - letters of a script the page does not use (decided once per page from the recogniser's sure evidence,
+//     pageScripts) are never written: they become the recogniser's character there, or their Latin look-alike.
+import { appendFileSync } from "node:fs";
+
+/** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
+export interface LineEvidence {
+  text: string;
+  peaks: ArrayLike<number>;
+}
+
+export interface FaithfulOptions {
+  /** a recogniser character at least this sure overrides the decoder */
+  confident: number;
+  /** a page uses Cyrillic when at most this share of its sure recogniser letters are Latin-only shapes (pageScripts) */
+  latinShare: number;
+  /** also drop punctuation (not spaces) the decoder inserted inside a sure run */
+  punctuation: boolean;
+  /** also drop spaces the decoder inserted between two sure characters: "letters" between any two, "marks" only
+   * where one of them is a mark (the recogniser misses spaces between words, seldom beside a mark) */
+  spaces: "none" | "marks" | "letters";
+  /** a line the recogniser read no symbol in keeps only its structure and punctuation */
+  empty: boolean;
+  /** sure characters the decoder dropped are restored: letters and digits inside a word ("word"), or any character
+   * between the first and last slots aligned with the decoder's text ("line"; spaces only with `spaces`) */
+  restore: "word" | "line";
+}
+
+/** Chosen on synthetic training-type pages (scripts/faithful-eval.mjs --tune), never on evaluation pages. */
+export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.8, latinShare: 0.2, punctuation: true, spaces: "none", empty: true, restore: "line" };
+
+export interface PageScripts {
+  /** the page's text is Cyrillic: the decoder's Cyrillic letters may stay */
+  cyrillic: boolean;
+  /** a Latin page with Cyrillic words among its Latin ones (a Russian manual quoting English): the decoder's
+   * Cyrillic letters may stay in words whose recogniser reading has no sure Latin-only letter */
+  mixed?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// characters
+
+const CYRILLIC = /[\u0400-\u04ff]/;
+const OTHER_SCRIPT = /[\u0370-\u03ff\u0590-\u06ff\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\ud800-\udbff]/;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/** Letters and punctuation the decoder's tokenizer has besides ASCII (models/default: Latin-1 letters, Œœ, Cyrillic, typography). */
+const WRITABLE_EXTRA = /[À-ÖØ-öø-ÿŒœ–—‘’“”„…•«»°§©®±×÷µ¶·€¡¿]/;
+
+/** Cyrillic letters and the Latin letters or digits a recogniser without Cyrillic reads for them. */
+const CYRILLIC_LOOKS: Record<string, string> = {
+  А: "A", В: "B", Е: "E", Ё: "E", З: "3", И: "N", Й: "N", К: "K", М: "M", Н: "H", О: "O", Р: "P", С: "C", Т: "T", У: "Y", Х: "X",
+  Ь: "b", Ѕ: "S", І: "I", Ї: "I", Ј: "J", Г: "r", П: "n", Л: "n", Д: "A", Я: "R", Ч: "4", Ш: "W", Б: "6", Э: "3",
+  а: "a", в: "B", е: "e", ё: "e", з: "3", и: "u", й: "u", к: "k", м: "M", н: "H", о: "o", р: "p", с: "c", т: "T", у: "y", х: "x",
+  ь: "b", ѕ: "s", і: "i", ї: "i", ј: "j", г: "r", п: "n", л: "n", д: "A", я: "R", ч: "4", ш: "w", б: "6", э: "3", ъ: "b", ы: "b",
+};
+/** Letters beyond ASCII without a Unicode decomposition, and the ASCII letters they look like. */
+const LATIN_LOOKS: Record<string, string> = {
+  ß: "B", ł: "l", Ł: "L", ø: "o", Ø: "O", đ: "d", Đ: "D", ı: "i", æ: "a", Æ: "A", œ: "o", Œ: "O", ð: "d", þ: "p", µ: "u",
+};
+/** Typographic punctuation and the ASCII the recogniser reads for it. */
+const PUNCT_LOOKS: Record<string, string> = {
+  "‘": "'", "’": "'", "‚": ",", "“": '"', "”": '"', "„": '"', "«": "<", "»": ">", "–": "-", "—": "-", "…": ".", "•": ".", "·": ".", "´": "'", "`": "'",
+};
+/** Letters the decoder may write as one character where the recogniser reads two. */
+const EXPANDS: Record<string, string> = { ß: "ss", æ: "ae", Æ: "AE", œ: "oe", Œ: "OE", "…": "..." };
+
+/** The recogniser's full-width forms folded to ASCII (Ａ → A); other characters unchanged. */
+function fold(ch: string): string {
+  const c = ch.codePointAt(0)!;
+  return c >= 0xff01 && c <= 0xff5e ? String.fromCodePoint(c - 0xfee0) : ch;
+}
+
+/** The ASCII letter a letter is built on or looks like (é → e, ł → l, Cyrillic Н → H), or the character itself. */
+export function baseOf(ch: string): string {
+  if (CYRILLIC_LOOKS[ch]) return CYRILLIC_LOOKS[ch]!;
+  if (LATIN_LOOKS[ch]) return LATIN_LOOKS[ch]!;
+  if (PUNCT_LOOKS[ch]) return PUNCT_LOOKS[ch]!;
+  const d = ch.normalize("NFD");
+  return d.length > 1 && /^[\x21-\x7e]$/.test(d[0]!) ? d[0]! : ch;
+}
+
+/** One of the decoder's letters the recogniser cannot be trusted to read (accented, Cyrillic, typographic). */
+function beyondRecogniser(ch: string): boolean {
+  return ch.length === 1 && !/[\x00-\x7f]/.test(ch) && baseOf(ch) !== ch;
+}
+
+/** Two characters that differ only by what the recogniser cannot see: an accent, a script, a typographic form. */
+function sameBase(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = baseOf(a), y = baseOf(b);
+  if (x === y) return true;
+  // a recogniser misreading case on look-alike shapes (Cyrillic в/В → B, к/К → k or K)
+  return CYRILLIC.test(a) && x.toLowerCase() === y.toLowerCase();
+}
+
+export type Script = "latin" | "cyrillic" | "other";
+
+/** The script of a letter (undefined for digits, punctuation, symbols, space). */
+export function scriptOf(ch: string): Script | undefined {
+  if (CYRILLIC.test(ch)) return "cyrillic";
+  if (OTHER_SCRIPT.test(ch)) return "other";
+  if (/\p{L}/u.test(ch)) return "latin";
+  return undefined;
+}
+
+function allowed(ch: string, scripts: PageScripts): boolean {
+  const s = scriptOf(ch);
+  return s === undefined ? !OTHER_SCRIPT.test(ch) : s === "latin" || (s === "cyrillic" && scripts.cyrillic);
+}
+
+/** A recogniser character the merge may write: one the decoder's tokenizer has (after folding full-width forms). */
+function writable(ch: string): boolean {
+  return /^[\x20-\x7e]$/.test(ch) || WRITABLE_EXTRA.test(ch);
+}
+
+/** A character of a script the page does not use, as the ASCII it looks like (or nothing). */
+function latinFor(ch: string): string {
+  const b = CYRILLIC_LOOKS[ch] ?? (OTHER_SCRIPT.test(ch) ? "" : ch);
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// page scripts
+
+/** Latin letters no Cyrillic letter looks like: a page's sure readings of them are Latin text. */
+const LATIN_ONLY = /[dfghjlqstvwzDFGJLQSVWZ]/;
+
+/**
+ * Which scripts a page uses, from the recogniser's sure letters alone (available before any line is decoded).
+ * A recogniser without Cyrillic reads a Cyrillic page as look-alikes (H, a, 3, B, p, c, y, x, k, M, T, n, u, r, b)
+ * and unsure guesses; Latin text gives sure letters of every shape. So a page is Latin unless few of its sure
+ * Latin letters (at most `latinShare`) are shapes no Cyrillic letter has (d f g h j l q s t v w z, D F G J L Q S V W Z).
+ * Measured on synthetic training-type pages: Latin pages (en, fr, es) 0.28-0.52, a Ukrainian page 0.03.
+ */
+export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOptions = FAITHFUL_DEFAULTS): PageScripts & { latinOnly: number; letters: number; cyrillicWords: number; words: number } {
+  let letters = 0, latinOnly = 0;
+  for (const line of lines) {
+    const chars = Array.from(line.text);
+    if (chars.length !== line.peaks.length) continue;
+    chars.forEach((raw, i) => {
+      const ch = fold(raw);
+      if (!/[a-zA-Z]/.test(ch) || line.peaks[i]! < options.confident) return;
+      letters++;
+      if (LATIN_ONLY.test(ch)) latinOnly++;
+    });
+  }
+  // a page with hardly any sure letters (figures, a title) decides nothing: the decoder's letters stay
+  const cyrillic = letters < 20 || latinOnly <= options.latinShare * letters;
+  let words = 0, cyrillicWords = 0;
+  for (const line of lines) {
+    const chars = Array.from(line.text);
+    if (chars.length !== line.peaks.length) continue;
+    let word: number[] = [];
+    const flush = () => {
+      if (word.length >= 3) {
+        words++;
+        if (cyrillicLook(word.map((i) => chars[i]!).join(""), word.map((i) => line.peaks[i]!), options.confident)) cyrillicWords++;
+      }
+      word = [];
+    };
+    chars.forEach((c, i) => (/[\s(),.;:[\]{}"]/.test(c) ? flush() : word.push(i)));
+    flush();
+  }
+  const mixed = cyrillicWords >= MIXED_WORDS && cyrillicWords >= MIXED_SHARE * words;
+  return { cyrillic, mixed, latinOnly, letters, cyrillicWords, words };
+}
+
+/** Latin letters no Cyrillic letter is read as, even in a word (t is: т). */
+const LATIN_ONLY_WORD = /[dfghjlqsvwzDFGJLQSVWZ]/;
+/** A page is mixed with at least this many Cyrillic-looking words, and this share of its words. */
+const MIXED_WORDS = 5;
+const MIXED_SHARE = 0.03;
+
+/**
+ * A recogniser word that reads like Cyrillic through Latin look-alikes: no sure Latin-only letter, and a digit
+ * inside its letters (з → 3, б → 6, ч → 4), a small-capital look-alike after a lower-case letter (в н к м т → B H
+ * K M T: "KapTy"), or one of the recogniser's few Cyrillic, Greek and CJK guesses (Φ for ф, 中 for ф). Synthetic
+ * training-type pages: Latin pages 0 such words, Ukrainian pages 44 and 61, Russian pages with English 7-101.
+ */
+export function cyrillicLook(word: string, peaks: ArrayLike<number>, confident: number): boolean {
+  if (!/[a-z]/.test(word)) return false;
+  if (Array.from(word).some((c, i) => peaks[i]! >= confident && LATIN_ONLY_WORD.test(c))) return false;
+  return /[a-zA-Z][0346][a-zA-Z]|^[0346][a-z]{2}/.test(word) || /[a-z][BHKMT]/.test(word) || /[ΦμЯИПгЗЙ\u3000-\u9fff]/.test(word);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the decoder's Markdown as units
+
+interface Unit {
+  /** what is written for the unit when the decoder's character stays */
+  out: string;
+  /** the character it stands for (entities decoded); "" for structure */
+  ch: string;
+  structure: boolean;
+}
+
+const TAG = /^<\/?(?:table|thead|tbody|tr|td|th)(?: [^>]*)?>/;
+const ENTITY = /^&(amp|lt|gt|quot|#39);/;
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+
+/** Splits a line's Markdown into structure (separators, block markers, table tags, pipes, code fences) and characters. */
+export function markdownUnits(md: string): Unit[] {
+  const units: Unit[] = [];
+  const chars = Array.from(md);
+  let i = 0;
+  let blockStart = true;
+  const push = (out: string, ch: string, structure: boolean) => units.push({ out, ch, structure });
+  while (i < chars.length) {
+    const rest = chars.slice(i, i + 16).join("");
+    const c = chars[i]!;
+    if (c === "\n") {
+      push(c, "", true);
+      i++;
+      blockStart = true;
+      continue;
+    }
+    if (blockStart) {
+      const lead = /^(?:[ \t]+|#{1,6} |[-*+] (?!$)|```[\w-]*)/.exec(rest);
+      if (lead) {
+        push(lead[0], "", true);
+        i += Array.from(lead[0]).length;
+        continue;
+      }
+    }
+    blockStart = false;
+    if (c === "<") {
+      const tag = TAG.exec(chars.slice(i, i + 40).join(""));
+      if (tag) {
+        push(tag[0], "", true);
+        i += tag[0].length;
+        blockStart = true;
+        continue;
+      }
+    }
+    if (c === "&") {
+      const e = ENTITY.exec(rest);
+      if (e) {
+        push(e[0], ENTITIES[e[1]!]!, false);
+        i += e[0].length;
+        continue;
+      }
+    }
+    if (c === "|") {
+      push(c, "", true);
+      i++;
+      continue;
+    }
+    // a space at the very start of a line's Markdown is the separator joining it to the paragraph before
+    push(c, c, units.length === 0 && c === " ");
+    if (units.at(-1)!.structure) units.at(-1)!.ch = "";
+    i++;
+  }
+  return units;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// alignment
+
+type Step = { d?: number; r?: number };
+
+/** Edit-distance alignment of the decoder's characters `d` with the recogniser's `r` (look-alikes match cheaply). */
+export function align(d: readonly string[], r: readonly string[]): Step[] {
+  const n = d.length, m = r.length;
+  const W = m + 1;
+  const cost = new Float64Array((n + 1) * W);
+  const gap = (ch: string) => (ch === " " ? 0.6 : 1);
+  for (let i = 1; i <= n; i++) cost[i * W] = cost[(i - 1) * W]! + gap(d[i - 1]!);
+  for (let j = 1; j <= m; j++) cost[j] = cost[j - 1]! + gap(r[j - 1]!);
+  const sub = (a: string, b: string) => (a === b ? 0 : sameBase(a, b) ? 0.2 : a === " " || b === " " ? 1.6 : a.toLowerCase() === b.toLowerCase() ? 0.5 : 1);
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= m; j++)
+      cost[i * W + j] = Math.min(cost[(i - 1) * W + j - 1]! + sub(d[i - 1]!, r[j - 1]!), cost[(i - 1) * W + j]! + gap(d[i - 1]!), cost[i * W + j - 1]! + gap(r[j - 1]!));
+  const steps: Step[] = [];
+  let i = n, j = m;
+  while (i > 0 || j > 0) {
+    const here = cost[i * W + j]!;
+    if (i > 0 && j > 0 && Math.abs(here - (cost[(i - 1) * W + j - 1]! + sub(d[i - 1]!, r[j - 1]!))) < 1e-9) steps.push({ d: --i, r: --j });
+    else if (i > 0 && Math.abs(here - (cost[(i - 1) * W + j]! + gap(d[i - 1]!))) < 1e-9) steps.push({ d: --i });
+    else steps.push({ r: --j });
+  }
+  return steps.reverse();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the merge
+
+const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : ch);
+
+/**
+ * mergeLine with where each UTF-16 unit of the result came from (for measurement, scripts/faithful-eval.mjs):
+ * S structure, a the decoder agreeing with a sure slot, r a sure slot's character over the decoder's, x a sure
+ * character restored, b the decoder's letter beyond the recogniser kept, w the decoder's over weak or no evidence.
+ */
+export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS):
+  { text: string; tags: string; restored: number } {
+  const units = markdownUnits(decoded);
+  const html = units.some((u) => u.structure && u.out.startsWith("<")) || /&(?:amp|lt|gt);/.test(decoded);
+  const rawR = Array.from(evidence.text);
+  // evidence that does not line up with its slots (an unknown class) is no evidence
+  const r = rawR.length === evidence.peaks.length ? rawR.map(fold) : [];
+  const peak = (j: number) => (r.length ? evidence.peaks[j]! : 0);
+  const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
+  // a box the recogniser read nothing in (a rule, a picture) has no letters or digits to write
+  if (options.empty && evidence.text.length === 0) {
+    const kept = units.filter((u) => u.structure || !LETTER_OR_DIGIT.test(u.ch));
+    return { text: kept.map((u) => u.out).join(""), tags: kept.map((u) => (u.structure ? "S" : "w").repeat(u.out.length)).join(""), restored: 0 };
+  }
+  const content = units.map((u, k) => (u.structure ? -1 : k)).filter((k) => k >= 0);
+  const steps = align(content.map((k) => units[k]!.ch), r);
+  // decoder unit -> its step; recogniser slot -> the decoder unit aligned with it
+  const rToD = new Int32Array(r.length).fill(-1);
+  for (const s of steps) if (s.d !== undefined && s.r !== undefined) rToD[s.r] = s.d;
+  // the first and last recogniser slots the decoder's text is aligned with: restoring stops there (a bullet read as
+  // a letter before the text, a hyphen the decoder joined its word over after it)
+  const firstAligned = rToD.findIndex((x) => x >= 0);
+  let lastAligned = -1;
+  rToD.forEach((x, j) => { if (x >= 0) lastAligned = j; });
+  // ... but a number is copied whole: sure digits beyond them that continue an aligned number ("0.96" -> "0.969")
+  const numeric = (a: number, b: number) => r.slice(a, b + 1).every((c, q) => /[\d.,]/.test(c) && sure(a + q));
+  const numberEdge = (j: number) => /\d/.test(r[j]!) &&
+    ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) || (j < firstAligned && /\d/.test(r[firstAligned]!) && numeric(j, firstAligned)));
+  const out: string[] = units.map((u) => (u.structure ? u.out : ""));
+  const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
+  let restored = 0;
+  // restored characters go before the decoder unit that follows them
+  const before: string[] = units.map(() => "");
+  let after = "";
+  const afterUnit: string[] = units.map(() => "");
+  let lastR = -1;
+  const nextR = (from: number) => {
+    for (let k = from; k < steps.length; k++) if (steps[k]!.r !== undefined) return steps[k]!.r!;
+    return r.length;
+  };
+  // where Cyrillic may stay: the page's decision, or on a mixed page each decoder word's own evidence
+  const cyrOk: boolean[] = units.map(() => scripts.cyrillic);
+  if (scripts.cyrillic || scripts.mixed) {
+    const aligned = new Map<number, number>();
+    for (const t of steps) if (t.d !== undefined && t.r !== undefined) aligned.set(content[t.d]!, t.r);
+    for (let k = 0; k < units.length; ) {
+      if (units[k]!.structure || !/[\p{L}\p{N}'’-]/u.test(units[k]!.ch)) { k++; continue; }
+      let e = k;
+      while (e < units.length && !units[e]!.structure && /[\p{L}\p{N}'’-]/u.test(units[e]!.ch)) e++;
+      const word = units.slice(k, e);
+      if (word.some((u) => CYRILLIC.test(u.ch))) {
+        const rs = Array.from({ length: e - k }, (_, q) => aligned.get(k + q)).filter((x): x is number => x !== undefined);
+        // a Latin word the decoder wrote in Cyrillic shows sure Latin-only letters (on a Cyrillic page, two: one
+        // is a misread, л as J)
+        const latinHits = rs.filter((j) => peak(j) >= options.confident && LATIN_ONLY_WORD.test(r[j]!)).length;
+        const ok = scripts.cyrillic ? latinHits < 2 : rs.length > 0 && latinHits === 0;
+        for (let q = k; q < e; q++) cyrOk[q] = ok;
+      }
+      k = e;
+    }
+  }
+  const at = (k: number): PageScripts => (cyrOk[k] === scripts.cyrillic ? scripts : { cyrillic: cyrOk[k]! });
+  const guardAt = (k: number) => (ch: string) => (allowed(ch, at(k)) ? ch : latinFor(ch));
+  let lastD = -1;
+  steps.forEach((s, k) => {
+    if (s.d !== undefined) {
+      const u = units[content[s.d]!]!;
+      const d = u.ch;
+      if (s.r !== undefined) {
+        const rc = r[s.r]!;
+        lastR = s.r;
+        if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
+        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!))) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
+        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!])) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
+        else if (!allowed(d, at(content[s.d]!))) out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
+        else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
+      } else {
+        // the decoder wrote a character the recogniser saw nothing for
+        const prev = lastR, next = nextR(k + 1);
+        const inRun = (prev >= 0 || next < r.length) && (prev < 0 || sure(prev)) && (next >= r.length || sure(next)) && r.length > 0;
+        // a doubled letter the recogniser read once (CTC merges a run without a blank between): the decoder's
+        // neighbour is the same letter, aligned with the recogniser's
+        const neighbour = (q: number) => q >= 0 && q < content.length && units[content[q]!]!.ch === d && steps.some((t) => t.d === q && t.r !== undefined && r[t.r] === d);
+        const doubled = neighbour(s.d - 1) || neighbour(s.d + 1);
+        const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !beyondRecogniser(d)
+          : d === " " ? options.spaces !== "none" && prev >= 0 && next < r.length && r[prev] !== " " && r[next] !== " " &&
+            (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
+          // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
+          : options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
+        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable)) out[content[s.d]!] = "";
+        else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
+      }
+      lastD = s.d;
+    } else {
+      // a recogniser character the decoder dropped: restored inside a word when sure
+      const j = s.r!;
+      lastR = j;
+      const rc = r[j]!;
+      const flanked = options.restore === "word"
+        ? j > 0 && j + 1 < r.length && rToD[j - 1]! >= 0 && rToD[j + 1]! >= 0 && LETTER_OR_DIGIT.test(r[j - 1]!) && LETTER_OR_DIGIT.test(r[j + 1]!)
+        : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
+      const kind = LETTER_OR_DIGIT.test(rc) || (options.restore === "line" && rc !== " " && writable(rc)) || (options.restore === "line" && rc === " " && options.spaces !== "none");
+      // nor half of what the decoder wrote as one letter: ß for "ss", Cyrillic ы for "bl", ю for "IO"
+      const nextD = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
+      const cyr = (q: number | undefined) => q !== undefined && q >= 0 && CYRILLIC.test(units[content[q]!]!.ch) && cyrOk[content[q]!]!;
+      const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
+      if (kind && sure(j) && flanked && !expanded) {
+        const at = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
+        // after the last of the decoder's characters (before any closing tag), or before the next one
+        if (at === undefined) {
+          if (content.length) afterUnit[content.at(-1)!] += escapeFor(rc, html);
+          else after += escapeFor(rc, html);
+        } else before[content[at]!] += escapeFor(rc, html);
+        restored++;
+      }
+    }
+  });
+  // a run of characters only the decoder wrote, whose letters and marks were all dropped, loses its spaces too
+  // ("of course be be saved" -> "of course be saved", not "of cours e be saved")
+  for (let k = 0; k < steps.length; ) {
+    if (steps[k]!.r !== undefined) { k++; continue; }
+    let e = k;
+    while (e < steps.length && steps[e]!.r === undefined) e++;
+    const run = steps.slice(k, e).map((t) => content[t.d!]!);
+    const solid = run.filter((q) => units[q]!.ch !== " ");
+    // (a space next to structure, a table cell's padding, stays)
+    const inside = (q: number) => q > 0 && q + 1 < units.length && !units[q - 1]!.structure && !units[q + 1]!.structure;
+    if (solid.length && solid.every((q) => out[q] === "")) for (const q of run) if (inside(q)) out[q] = "";
+    k = e;
+  }
+  let text = "";
+  let tags = "";
+  const tagged = (t: string, c: string, k = -1) => {
+    // nothing of a script the page does not use survives (a fallback line is the recogniser's own reading)
+    const g = Array.from(t).map(k >= 0 ? guardAt(k) : (ch) => (allowed(ch, scripts) ? ch : latinFor(ch))).join("");
+    text += g;
+    tags += c.repeat(g.length);
+  };
+  units.forEach((u, k) => {
+    tagged(before[k]!, "x");
+    tagged(u.structure ? u.out : out[k]!, u.structure ? "S" : tag[k]!, k);
+    tagged(afterUnit[k]!, "x");
+  });
+  tagged(after, "x");
+  return { text, tags, restored };
+}
+
+/**
+ * The line's Markdown with the recogniser's sure characters written where the decoder strayed from them (see the
+ * file's head). `decoded` is the decoder's Markdown for the line (with its leading separator), `evidence` the
+ * recogniser's reading of the same line.
+ */
+export function mergeLine(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS): string {
+  return mergeLineTagged(decoded, evidence, scripts, options).text;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the engine's entry point
+
+/** The per-line evidence a line view carries (src/vision/line-encoder.ts). */
+export interface EvidenceView {
+  text?: string;
+  slotPeak?: Float32Array;
+}
+
+const pageCache = new WeakMap<readonly EvidenceView[], PageScripts>();
+
+/** Where OCR_FAITHFUL_TRACE asks for it, every line's evidence, decoder Markdown and merge as JSON Lines (for scripts/faithful-eval.mjs). */
+const TRACE = process.env.OCR_FAITHFUL_TRACE;
+
+/**
+ * The Markdown of line `index` of a page whose line views are `views`: the decoder's `decoded` merged with the
+ * recogniser's evidence (the page's scripts are decided on its first line and kept for the page).
+ */
+export function faithfulLine(decoded: string, views: readonly EvidenceView[], index: number, page?: { source: string; pageNumber: number }): string {
+  const view = views[index]!;
+  if (view.text === undefined || view.slotPeak === undefined) return decoded;
+  let scripts = pageCache.get(views);
+  if (!scripts) {
+    scripts = pageScripts(views.map((v) => ({ text: v.text ?? "", peaks: v.slotPeak ?? new Float32Array(0) })));
+    pageCache.set(views, scripts);
+  }
+  const merged = mergeLine(decoded, { text: view.text, peaks: view.slotPeak }, scripts);
+  if (TRACE)
+    appendFileSync(TRACE, JSON.stringify({ source: page?.source, page: page?.pageNumber, line: index, text: view.text,
+      peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000), decoded, merged }) + "\n");
+  return merged;
+}

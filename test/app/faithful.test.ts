@@ -1,0 +1,126 @@
+// The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/app/faithful.ts).
+import { describe, expect, it } from "vitest";
+import { align, baseOf, cyrillicLook, faithfulLine, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../src/app/faithful.js";
+
+/** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
+const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({ text, peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)) });
+const latin = { cyrillic: false };
+const cyrillic = { cyrillic: true };
+
+describe("mergeLine", () => {
+  it("undoes the decoder's substitutions and drops its letters inserted inside a sure run (the README's demo page)", () => {
+    expect(mergeLine(" Docling bugundles PDF document conversion to", ev("Docling bundles PDF document conversion to"), latin))
+      .toBe(" Docling bundles PDF document conversion to");
+    expect(mergeLine(" JSON and Markdown in an egasy self contained", ev("JSON and Markdown in an easy self contained"), latin))
+      .toBe(" JSON and Markdown in an easy self contained");
+    expect(mergeLine(" Thecorem 1 holds for bundlcs", ev("Theorem 1 holds for bundles"), latin)).toBe(" Theorem 1 holds for bundles");
+  });
+
+  it("restores a sure letter the decoder dropped inside a word", () => {
+    expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
+  });
+
+  it("copies numbers digit for digit where the recogniser is sure", () => {
+    expect(mergeLine(" in 20024 we had", ev("in 2002 we had"), latin)).toBe(" in 2002 we had");
+    expect(mergeLine("<tr><td>3.32T</td><td>3.32T</td>", ev("3.71T 3.32T"), latin)).toBe("<tr><td>3.71T</td><td>3.32T</td>");
+    // a sure digit the decoder left off the end of a number is restored before the cell closes
+    expect(mergeLine("</td><td>0.96</td>", ev("0.969"), latin)).toBe("</td><td>0.969</td>");
+  });
+
+  it("keeps the decoder's characters over weak evidence", () => {
+    // the recogniser's 'c' is unsure: the decoder's 'e' stays
+    const peaks = Array.from("self contained bundlcs", (c, i) => (i === 20 ? 0.4 : 1));
+    expect(mergeLine(" self contained bundles", ev("self contained bundlcs", peaks), latin)).toBe(" self contained bundles");
+  });
+
+  it("keeps the Markdown structure: separators, heading and list markers, table tags, pipes, entities", () => {
+    expect(mergeLine("\n\n# Thecorem", ev("Theorem"), latin)).toBe("\n\n# Theorem");
+    expect(mergeLine("\n\n- first itcm", ev("·first item"), latin)).toBe("\n\n- first item");
+    expect(mergeLine("\n\n1. first itcm", ev("1.first item"), latin)).toBe("\n\n1. first item");
+    expect(mergeLine("</td><td>a &lt; bc</td></tr>", ev("a < b"), latin)).toBe("</td><td>a &lt; b</td></tr>");
+    expect(mergeLine("\n| x | yz |", ev("x y"), latin)).toBe("\n| x | y |");
+  });
+
+  it("keeps the decoder's letters the recogniser cannot read over a letter of the same base", () => {
+    expect(mergeLine(" Übersicht der Straße, café, łódź", ev("Ubersicht der StraBe, cafe, lodz"), latin)).toBe(" Übersicht der Straße, café, łódź");
+    // but not over a sure letter of another base
+    expect(mergeLine(" Übersicht", ev("Obersicht"), latin)).toBe(" Obersicht");
+  });
+
+  it("never writes Cyrillic on a Latin page: the recogniser's letters are taken, letters without evidence dropped", () => {
+    const out = mergeLine(" HE моговах", ev("SHE MOPED"), latin);
+    expect(out).not.toMatch(/[\u0400-\u04ff]/);
+    expect(out).toBe(" HE MOPED");
+    // a runaway line's fallback (the recogniser's own reading) loses its CJK guesses too
+    expect(mergeLine(" 中ormat", ev("中ormat"), latin)).toBe(" ormat");
+  });
+
+  it("keeps the decoder's Cyrillic on a Cyrillic page, over the recogniser's look-alikes", () => {
+    expect(mergeLine("\n\n### 10.1.1 Назва", ev("10.1.1 Ha3Ba"), cyrillic)).toBe("\n\n### 10.1.1 Назва");
+    expect(mergeLine(" вивести карту пам’яті", ev("BMBecTn KapTy nam'aTi", 0.95), cyrillic)).toBe(" вивести карту пам’яті");
+  });
+
+  it("on a mixed page keeps Cyrillic in words read as look-alikes, not in words with sure Latin-only letters", () => {
+    const mixed = { cyrillic: false, mixed: true };
+    expect(mergeLine(" The pwconv command преобразует пароли", ev("The pwconv command npeo6pa3yet naponu"), mixed))
+      .toBe(" The pwconv command преобразует пароли");
+    expect(mergeLine(" The рwсопv command", ev("The pwconv command"), mixed)).toBe(" The pwconv command");
+    // the same words on a Latin page lose their Cyrillic
+    expect(mergeLine(" преобразует", ev("npeo6pa3yet"), latin)).not.toMatch(/[\u0400-\u04ff]/);
+  });
+
+  it("does not restore the Latin half of a Cyrillic letter the recogniser read as two (ы as 'bl')", () => {
+    expect(mergeLine(" страницы", ev("CTpaHUμbl"), cyrillic)).toBe(" страницы");
+  });
+
+  it("keeps only structure where the recogniser read nothing", () => {
+    expect(mergeLine("\n\n<table><tr><td>Для", ev(""), cyrillic)).toBe("\n\n<table><tr><td>");
+  });
+});
+
+describe("pageScripts", () => {
+  const english = [ev("The quick brown fox jumps over the lazy dog while the"), ev("recogniser reads every shape of the Latin alphabet")];
+  const ukrainian = [ev("KoMaHAa pmap BWBoμUTb KapTy nam'aTi npouecy a6o npoueciB.", 0.95), ev("He BUBOAUTN AeAKi nOYaTKOBi i KiHLeBi pAAKU.", 0.95)];
+  it("a page read as sure letters of every shape is Latin; one read as Cyrillic look-alikes is Cyrillic", () => {
+    expect(pageScripts(english).cyrillic).toBe(false);
+    expect(pageScripts(ukrainian).cyrillic).toBe(true);
+  });
+  it("a Latin page with Cyrillic words read as look-alikes is mixed; an English page is not", () => {
+    const russian = Array.from({ length: 6 }, () => ev("These four programs all operate on the shadow files pwconv npeo6pa3yet naponu KapTy nonb30BaTenen"));
+    const r = pageScripts(russian);
+    expect(r.cyrillic).toBe(false);
+    expect(r.mixed).toBe(true);
+    expect(pageScripts([...english, ev("PubTabNet and FinTabNet are data sets")]).mixed).toBe(false);
+  });
+  it("a page with too few sure letters to tell keeps the decoder's letters", () => {
+    expect(pageScripts([ev("Fig 1")]).cyrillic).toBe(true);
+  });
+});
+
+describe("faithfulLine (the engine's entry point)", () => {
+  it("decides the page's scripts from all its line views and merges the line asked for", () => {
+    const views = [
+      { text: "The quick brown fox jumps over the lazy dog while the", slotPeak: new Float32Array(53).fill(1) },
+      { text: "SHE MOPED", slotPeak: new Float32Array(9).fill(1) },
+    ];
+    expect(faithfulLine(" HE моговах", views, 1)).toBe(" HE MOPED");
+    // a view without evidence (a page-grid model) passes the decoder's text through
+    expect(faithfulLine(" text", [{}], 0)).toBe(" text");
+  });
+});
+
+describe("helpers", () => {
+  it("bases, scripts, units and alignment", () => {
+    expect(["é", "ü", "ł", "ß", "Н", "’", "e"].map(baseOf)).toEqual(["e", "u", "l", "B", "H", "'", "e"]);
+    expect(["a", "é", "я", "中", "1", " "].map(scriptOf)).toEqual(["latin", "latin", "cyrillic", "other", undefined, undefined]);
+    expect(markdownUnits("\n\n## a<td>&amp;|").map((u) => [u.out, u.structure])).toEqual([
+      ["\n", true], ["\n", true], ["## ", true], ["a", false], ["<td>", true], ["&amp;", false], ["|", true]]);
+    expect(align(Array.from("bugundles"), Array.from("bundles")).filter((s) => s.r === undefined).map((s) => s.d)).toHaveLength(2);
+    expect(FAITHFUL_DEFAULTS.confident).toBeGreaterThan(0.5);
+    const look = (w: string) => cyrillicLook(w, Array.from(w, () => 1), 0.8);
+    expect(["Ha3Ba", "KapTy", "pa6oTy", "Φain"].map(look)).toEqual([true, true, true, true]);
+    expect(["numero", "Markdown", "shadow", "1234"].map(look)).toEqual([false, false, false, false]);
+    // a camel-case name looks Cyrillic too: a page needs five such words (and 3 %) to be mixed
+    expect(look("PubTabNet")).toBe(true);
+  });
+});
