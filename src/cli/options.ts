@@ -128,6 +128,16 @@ export const OPTIONS = {
     flags: "--json",
     description: "print JSON instead of text",
   },
+  keepHeaders: {
+    flags: "--keep-headers",
+    description: "keep running headers, footers and page numbers in the Markdown (they are always in the JSON, with their role)",
+  },
+  tables: {
+    flags: "--tables <style>",
+    description: "how tables are written: html (balanced HTML, spans kept) or markdown (pipe tables where no cell spans)",
+    choices: ["html", "markdown"],
+    defaultValue: "html",
+  },
   // ---- engine and model
   engine: {
     flags: "--engine <name>",

@@ -32,6 +32,8 @@ export interface ParseOptions {
   focalWarmup?: number;
   focal: boolean;
   fixations?: string;
+  keepHeaders?: boolean;
+  tables: "html" | "markdown";
   jobs: number;
   jsonl?: boolean;
   quiet?: boolean;
@@ -44,6 +46,8 @@ export const PARSE_OPTIONS: OptionName[] = [
   "format",
   "stdout",
   "resume",
+  "keepHeaders",
+  "tables",
   "pages",
   "dpi",
   "password",
@@ -91,6 +95,7 @@ export function settingsFromOptions(options: ParseOptions): RunSettings {
     pages: formatPageSelection(options.pages),
     formats: options.format,
     model,
+    layout: { keepHeaders: !!options.keepHeaders, tables: options.tables ?? "html" },
   };
 }
 
