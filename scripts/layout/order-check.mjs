@@ -1,8 +1,8 @@
 // Reading order of the default model's detected lines on a born-digital PDF page, against the PDF's own content
 // order (LaTeX writes text in reading order: header, body columns left to right, footer).
-// Usage: node scripts/layout/order-check.mjs DOC.pdf PAGE [--dpi 300] [--skew DEG] [--noise] [--save FIXTURE.json]
+// Usage: node scripts/layout/order-check.mjs DOC.pdf PAGE [--dpi 300] [--app] [--skew DEG] [--noise] [--save FIXTURE.json]
 //        node scripts/layout/order-check.mjs --fixture FIXTURE.json [--xycut OLD/xycut.js]   (order stored boxes)
-// Renders the page grey at --dpi with pdftoppm, optionally rotates it by --skew degrees about its centre and adds
+// Renders the page grey at --dpi with pdftoppm (--app: with pdfjs, as ocr parse does), optionally rotates it by --skew degrees about its centre and adds
 // scanner noise, runs the detector (models/default), orders the boxes with dist/vision/lines.js orderLines, and
 // prints: lines with text, and the share of successive lines in the order that are successive in the PDF's order.
 import fs from "node:fs";
@@ -22,6 +22,7 @@ for (let i = 2; i < process.argv.length; i++) {
   if (a === "--dpi") args.dpi = Number(process.argv[++i]);
   else if (a === "--skew") args.skew = Number(process.argv[++i]);
   else if (a === "--noise") args.noise = true;
+  else if (a === "--app") args.app = true;
   else if (a === "--save") args.save = process.argv[++i];
   else if (a === "--fixture") args.fixture = process.argv[++i];
   else if (a === "--xycut") args.xycut = process.argv[++i];
@@ -69,11 +70,21 @@ if (args.fixture) {
 const [pdf, pageArg] = rest;
 if (!pdf || !pageArg) throw new Error("usage: order-check.mjs DOC.pdf PAGE [--dpi N] [--skew DEG] [--noise] [--save F.json] | --fixture F.json");
 const pageNumber = Number(pageArg);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "order-"));
-execFileSync("pdftoppm", ["-r", String(args.dpi), "-gray", "-f", String(pageNumber), "-l", String(pageNumber), "-png", pdf, path.join(tmp, "p")]);
-const png = fs.readdirSync(tmp).find((f) => f.endsWith(".png"));
-const { data: grey, info } = await sharp(path.join(tmp, png)).greyscale().raw().toBuffer({ resolveWithObject: true });
-fs.rmSync(tmp, { recursive: true });
+const { openDocument } = await import(path.join(root, "dist/input/index.js"));
+let grey, info;
+if (args.app) {
+  // --app: the page as `ocr parse` renders it (pdfjs, RGB), made grey
+  const d = await openDocument(fs.readFileSync(pdf), { name: pdf });
+  const r = await d.renderPage(pageNumber, { dpi: args.dpi });
+  await d.close();
+  ({ data: grey, info } = await sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } }).greyscale().raw().toBuffer({ resolveWithObject: true }));
+} else {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "order-"));
+  execFileSync("pdftoppm", ["-r", String(args.dpi), "-gray", "-f", String(pageNumber), "-l", String(pageNumber), "-png", pdf, path.join(tmp, "p")]);
+  const png = fs.readdirSync(tmp).find((f) => f.endsWith(".png"));
+  ({ data: grey, info } = await sharp(path.join(tmp, png)).greyscale().raw().toBuffer({ resolveWithObject: true }));
+  fs.rmSync(tmp, { recursive: true });
+}
 const W = info.width, H = info.height;
 // rotate about the centre (bilinear, white outside), as a page scanned a little askew; then noise
 const theta = (args.skew * Math.PI) / 180, cos = Math.cos(theta), sin = Math.sin(theta);
@@ -107,7 +118,6 @@ const r = await det.run({ pixels: new ort.Tensor("float32", input.input.data, in
 const found = boxesFromMap({ data: r.probability.data, dims: r.probability.dims }, input.scaleX, input.scaleY, cfg, W, H);
 
 // the PDF's text in content order, each run's middle mapped into the page pixels
-const { openDocument } = await import(path.join(root, "dist/input/index.js"));
 const doc = await openDocument(fs.readFileSync(pdf), { name: pdf });
 const text = await doc.textContent(pageNumber);
 await doc.close();
@@ -119,7 +129,7 @@ text.runs.forEach((run, k) => {
   const [x, y] = rotate((run.x + run.width / 2) * s, (run.baseline - 0.3 * run.fontSize) * s);
   runs.push([Math.round(x), Math.round(y), k]);
 });
-report(`${path.basename(pdf)} p${pageNumber} at ${args.dpi} DPI${theta ? `, skew ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`, boxes, runs);
+report(`${path.basename(pdf)} p${pageNumber} at ${args.dpi} DPI${args.app ? " (pdfjs)" : ""}${theta ? `, skew ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`, boxes, runs);
 if (args.save) {
-  fs.writeFileSync(args.save, JSON.stringify({ source: `${path.basename(pdf)} p${pageNumber}, ${args.dpi} DPI grey${theta ? `, rotated ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`, width: W, height: H, boxes, runs }) + "\n");
+  fs.writeFileSync(args.save, JSON.stringify({ source: `${path.basename(pdf)} p${pageNumber}, ${args.dpi} DPI ${args.app ? "pdfjs" : "pdftoppm"} grey${theta ? `, rotated ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`, width: W, height: H, boxes, runs }) + "\n");
 }

@@ -201,6 +201,10 @@ export const OPTIONS = {
     flags: "--fixations <file>",
     description: "draw the fixations `ocr parse --fixations FILE` recorded over each page (where the model looked)",
   },
+  overlayLayout: {
+    flags: "--layout [file]",
+    description: "draw the blocks, their roles and reading order over each page: from FILE (an `ocr parse` NAME.json), or without FILE by parsing the pages with --engine first",
+  },
   // ---- running and reporting
   jobs: {
     flags: "-j, --jobs <n>",

@@ -60,13 +60,21 @@ export function blocksCarryMarkdown(blocks: readonly Block[]): boolean {
   return blocks.every((b) => b.table !== undefined || BLOCK_MARKDOWN.has(b));
 }
 
-/** A page's Markdown from its blocks: margin blocks (headers, footers, page numbers) only when asked for. */
+/**
+ * A page's Markdown from its blocks, a blank line between blocks (one newline between list items: a tight list);
+ * margin blocks (headers, footers, page numbers) only when asked for.
+ */
 export function pageMarkdown(blocks: readonly Block[], options: MarkdownOptions = {}): string {
-  return blocks
-    .filter((b) => options.keepHeaders || !MARGIN_ROLES.has(b.type))
-    .map((b) => blockMarkdown(b, options).trim())
-    .filter((t) => t.length > 0)
-    .join("\n\n");
+  let out = "";
+  let previous: Block | undefined;
+  for (const b of blocks) {
+    if (!options.keepHeaders && MARGIN_ROLES.has(b.type)) continue;
+    const text = blockMarkdown(b, options).trim();
+    if (!text) continue;
+    out += !previous ? text : (previous.type === "list-item" && b.type === "list-item" ? "\n" : "\n\n") + text;
+    previous = b;
+  }
+  return out;
 }
 
 // ---- geometry of running headers and footers

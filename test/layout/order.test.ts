@@ -33,13 +33,15 @@ function inOrder(ordered: readonly LineBox[], runs: Fixture["runs"]): { good: nu
 }
 
 describe("reading order of multi-column pages (detector boxes at 300 DPI)", () => {
-  // before the soft gutters: 7/165, 13/171, 3/44 (read across the columns), 26/93 and 11/116 (abstract and columns spliced)
+  // before the soft gutters: 7/165, 13/171, 3/44 (read across the columns), 26/93, 11/116, 27/92, 29/90 (abstract and columns spliced)
   it.each([
     ["mag3-p1-scan", "a three-column magazine page scanned a little askew (0.4°), with a headline, header and folio"],
     ["mag3-p1", "the same page, clean"],
     ["mag3-p2", "its second page: short columns, a running header and a page number in the middle"],
     ["paper2-p1", "a two-column paper under a full-width title and abstract, lines of both columns detected as one box"],
     ["paper2-p2", "the paper's second page"],
+    ["paper2-p1-pdfjs", "paper2 p1 rendered as ocr parse renders it (pdfjs)"],
+    ["paper2-p1-150dpi", "…and at ocr parse's default 150 DPI"],
   ])("reads %s column by column (%s)", (name) => {
     const f = load(name);
     const { good, pairs } = inOrder(orderLines(boxes(f)), f.runs);

@@ -39,7 +39,7 @@ describe("assemblePage", () => {
     expect(blocks[4]!.bbox).toEqual([120, 410, 800, 472]);
     expect(blocks[6]).toMatchObject({ text: "int main() {\n}" });
     expect(blocks[7]).toMatchObject({ text: "E = mc^2" });
-    expect(markdown).toContain("159. The following graph shows the results.");
+    expect(markdown).toContain("159. The following graph shows the results.\n- a bullet item");
     expect(markdown).toContain("<table><tr><td>Name</td><td>Value</td></tr><tr><td>x</td><td>1</td></tr></table>");
   });
 
