@@ -2,7 +2,8 @@
 // recogniser turns each into glyph evidence (one slot per CTC symbol run), and the bundle's projector maps a
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
-import { xyCut, type Extent } from "../layout/xycut.js";
+import { layoutStage } from "../layout/stage.js";
+import type { Extent } from "../layout/xycut.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
@@ -113,13 +114,9 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/**
- * Lines in reading order: XY-cut with half the median line height as the narrowest column gutter (detected
- * boxes are dilated, and a two-column paper's gutter is about one line of its body text).
- */
-export function orderLines(boxes: readonly LineBox[]): LineBox[] {
-  const body = median(boxes.map((b) => b.yMax - b.yMin)) || 10;
-  return xyCut(boxes, 0.5 * body);
+/** Lines in reading order, as the layout stage reads them (layout/stage.ts: XY-cut unless a learned stage is set). */
+export function orderLines(boxes: readonly LineBox[], page: { width: number; height: number } = { width: 0, height: 0 }): LineBox[] {
+  return layoutStage().order(boxes, page);
 }
 
 /** unitGeometry of every line of a page, given in reading order (each against the line before it). */
@@ -337,7 +334,7 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
   const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
-  const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found), ...marks.filter((m) => m.yMax > top)];
+  const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found, page), ...marks.filter((m) => m.yMax > top)];
   const geometry = pageGeometry(boxes, page.width, page.height);
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
   const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);

@@ -67,3 +67,19 @@ describe("reading order of multi-column pages (detector boxes at 300 DPI)", () =
     expect(softGutter(top, 63)).toBeUndefined();
   });
 });
+
+describe("the layout stage", () => {
+  it("is XY-cut by default, and a stage set in its place orders the lines the front end reads", async () => {
+    const { layoutStage, setLayoutStage, XY_CUT_STAGE } = await import("../../src/layout/stage.js");
+    expect(layoutStage().name).toBe("xy-cut");
+    const lines = boxes(load("mag3-p2"));
+    const reversed: typeof XY_CUT_STAGE = { ...XY_CUT_STAGE, name: "reverse", order: (l) => [...l].reverse() };
+    const previous = setLayoutStage(reversed);
+    try {
+      expect(orderLines(lines)).toEqual([...lines].reverse());
+    } finally {
+      setLayoutStage(previous);
+    }
+    expect(orderLines(lines)).toEqual(XY_CUT_STAGE.order(lines, { width: 0, height: 0 }));
+  });
+});

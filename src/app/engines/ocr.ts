@@ -11,7 +11,8 @@ import { resolveModelDir } from "../../model/registry.js";
 import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
 import { parseGroundedPage, splitPages } from "../../output/grounding.js";
-import { assemblePage, type PageLine } from "../../layout/page.js";
+import type { PageLine } from "../../layout/page.js";
+import { layoutStage } from "../../layout/stage.js";
 import { balanceTables } from "../../layout/table.js";
 import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
@@ -392,7 +393,7 @@ export async function decodedPageFromText(
 ): Promise<DecodedPage> {
   const dir = o.figureDir;
   const grounded = o.lines
-    ? { ...assemblePage(o.lines, p.width, p.height), figures: [], warnings: [] }
+    ? { ...layoutStage().assemble(o.lines, p), figures: [], warnings: [] }
     : parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
   if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
   const warnings = [...grounded.warnings];
