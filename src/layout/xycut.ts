@@ -271,13 +271,14 @@ function sidesOfGutter<T extends Extent>(items: readonly T[], at: number, line: 
   const top = (s: T[]) => Math.min(...s.map((b) => b.yMin)), bottom = (s: T[]) => Math.max(...s.map((b) => b.yMax));
   const overlap = Math.min(bottom(left), bottom(right)) - Math.max(top(left), top(right));
   if (overlap < 0.5 * Math.min(bottom(left) - top(left), bottom(right) - top(right))) return undefined;
-  // two lines read as one run from the left column's left edge to the right column's right edge and have a line of
-  // a column next to them, or such a box (a run of them at the columns' foot); a full-width title or abstract is
-  // set apart from the columns, or set narrower (centred, indented) or wider
+  // two lines read as one have a line of each column next to them, or run from the left column's left edge to the
+  // right column's right edge with a line of one column next to them, or have such a box next to them (a run of
+  // them at the columns' foot); a full-width title or abstract is set apart from the columns, or set narrower
+  // (centred, indented) or wider
   const near = (side: readonly T[], b: T) => side.some((o) => o !== b && Math.abs(middle(o) - middle(b)) <= SOFT_NEIGHBOUR * line);
   const leftEdge = Math.min(...left.map((b) => b.xMin)), rightEdge = Math.max(...right.map((b) => b.xMax));
   const aligned = (b: T) => Math.abs(b.xMin - leftEdge) <= line && Math.abs(b.xMax - rightEdge) <= line;
-  const merged = new Set(spanning.filter((b) => aligned(b) && (near(left, b) || near(right, b))));
+  const merged = new Set(spanning.filter((b) => (near(left, b) && near(right, b)) || (aligned(b) && (near(left, b) || near(right, b)))));
   for (let grew = true; grew; ) {
     grew = false;
     for (const b of spanning) if (!merged.has(b) && near([...merged], b)) merged.add(b), (grew = true);

@@ -2,6 +2,7 @@
 // recogniser turns each into glyph evidence (one slot per CTC symbol run), and the bundle's projector maps a
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
+import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { layoutStage } from "../layout/stage.js";
 import type { Extent } from "../layout/xycut.js";
 import type { LinesConfig } from "../model/schema.js";
@@ -329,7 +330,8 @@ async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineMo
 export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineUnit[]> {
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
-  const found = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
+  // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
+  const found = splitAtInkGutters(boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height), page);
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
   const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
