@@ -46,7 +46,7 @@ try {
     let orderFreeErrors = 0;
     let worst = { page: 0, cer: 0 };
     for (const page of record.pages) {
-      const hyp = normaliseForCer(page.blocks.map((b) => b.text).join("\n"));
+      const hyp = normaliseForCer(page.blocks.map((b) => (b.marker ? `${b.marker} ` : "") + b.text).join("\n"));
       const ref = normaliseForCer(refPages[page.page - 1] ?? "");
       const d = editDistance(hyp, ref);
       errors += d;

@@ -26,6 +26,10 @@ export interface ParseOptions {
    * of visual entries kept, `layers` focal layer count K, `warmup` full-attention steps >= 1 per view).
    */
   focal?: { enabled?: boolean; keep?: number; layers?: number; warmup?: number };
+  /** Keep running headers, footers and page numbers in the Markdown (they are in the blocks either way). */
+  keepHeaders?: boolean;
+  /** Tables as balanced HTML (default) or Markdown pipe tables where no cell spans. */
+  tables?: "html" | "markdown";
   /** PDF rendering resolution (default 150). */
   dpi?: number;
   /** Pixel cap per page (default 50 megapixels). */
@@ -67,7 +71,8 @@ function settingsFor(o: ParseOptions, ranges: PageRange[] | undefined): RunSetti
   model.attention = o.attention;
   model.window = o.window;
   model.focal = { enabled: o.focal?.enabled !== false, keep: o.focal?.keep, layers: o.focal?.layers, warmup: o.focal?.warmup };
-  return { engine: o.engine ?? "model", dpi: o.dpi ?? 150, maxPixels: o.maxPixels ?? 50_000_000, pages: formatPageSelection(ranges), formats: ["json"], model };
+  return { engine: o.engine ?? "model", dpi: o.dpi ?? 150, maxPixels: o.maxPixels ?? 50_000_000, pages: formatPageSelection(ranges), formats: ["json"], model,
+    layout: { keepHeaders: !!o.keepHeaders, tables: o.tables ?? "html" } };
 }
 
 /**

@@ -27,6 +27,7 @@ import { ExitCode, UsageError } from "./errors.js";
 import type { EventSink, RunSummary } from "./events.js";
 import { resultSettings, stableHash, type RunSettings } from "./settings.js";
 import { inShard, type Shard } from "./shard.js";
+import { finishDocumentPages } from "../output/document.js";
 
 export interface BatchRequest {
   /** Paths, folders, glob patterns, or "-" for one document's bytes on stdin. */
@@ -303,6 +304,7 @@ async function processDocument(
     }
     // An interrupted document is not written at all: a partial result would look complete.
     if (request.signal.aborted) return { kind: "interrupted" };
+    finishDocumentPages(records, settings.layout);
     const record: DocumentRecord = {
       schema: DOCUMENT_SCHEMA,
       producer: { name: "ocr", version: request.version },

@@ -46,6 +46,8 @@ export interface RunSettings {
   pages: string;
   formats: OutputFormat[];
   model: ModelOptions;
+  /** How page layout reaches the Markdown: running headers kept (--keep-headers), tables as HTML or pipe tables (--tables). */
+  layout?: { keepHeaders: boolean; tables: "html" | "markdown" };
 }
 
 export function defaultModelOptions(): ModelOptions {
@@ -67,7 +69,8 @@ export function defaultModelOptions(): ModelOptions {
  */
 export function resultSettings(settings: RunSettings): Record<string, unknown> {
   const { threads: _threads, fixationsFile: _fixations, ...model } = settings.model;
-  return { engine: settings.engine, dpi: settings.dpi, maxPixels: settings.maxPixels, pages: settings.pages, model };
+  const layout = settings.layout && (settings.layout.keepHeaders || settings.layout.tables !== "html") ? { layout: settings.layout } : {};
+  return { engine: settings.engine, dpi: settings.dpi, maxPixels: settings.maxPixels, pages: settings.pages, model, ...layout };
 }
 
 /** Stable hash of any JSON value with sorted keys; equal inputs give equal keys across runs. */

@@ -2,6 +2,7 @@
 import type { PageText } from "../input/index.js";
 import { escapeMarkdownInline, escapeMarkdownLineStart } from "../output/markdown.js";
 import type { Block } from "../output/schema.js";
+import { setBlockMarkdown } from "../layout/page.js";
 import { pageBlocks, type TextBlock, type TextLine } from "./text-blocks.js";
 
 interface Box {
@@ -41,8 +42,8 @@ const BULLET = /^([•◦▪‣∙·\-–—*]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+/;
 
 export interface PageLayout {
   markdown: string;
-  /** Block boxes in PDF points (top-left origin); the caller scales them to pixels. */
-  blocks: (Block & { bboxPoints: Box })[];
+  /** Block boxes (and their lines' boxes) in PDF points (top-left origin); the caller scales them to pixels. */
+  blocks: (Block & { bboxPoints: Box; linePoints: { text: string; box: Box }[] })[];
 }
 
 /**
@@ -53,35 +54,39 @@ export function layoutPage(text: PageText, headingSizes?: readonly number[]): Pa
   return layoutBlocks(pageBlocks(text.runs), headingSizes);
 }
 
-/** layoutPage for blocks already found (the text engine finds them once per page). */
+/** layoutPage for blocks already found (the text engine finds them once per page). Each block's Markdown is kept with it (setBlockMarkdown). */
 export function layoutBlocks(textBlocks: readonly TextBlock[], headingSizes?: readonly number[]): PageLayout {
   if (textBlocks.length === 0) return { markdown: "", blocks: [] };
   const levels = headingSizes ?? headingLevels([blockStats(textBlocks)]);
   const blocks: PageLayout["blocks"] = [];
   const parts: string[] = [];
+  const add = (block: Block, box: Box, lines: readonly TextLine[], markdown: string) => {
+    const linePoints = lines.map((l) => ({ text: l.text, box: { x0: l.xMin, y0: l.yMin, x1: l.xMax, y1: l.yMax } }));
+    blocks.push(Object.assign(setBlockMarkdown(block, markdown), { bboxPoints: box, linePoints }));
+    parts.push(markdown);
+  };
   for (const block of textBlocks.flatMap(splitListItems)) {
     const lines = block.lines;
     const plain = blockText(lines.map((l) => l.text));
     const level = levels.findIndex((s) => Math.abs(s - Math.round(block.fontSize * 2) / 2) < 0.25) + 1;
     const box: Box = { x0: block.xMin, y0: block.yMin, x1: block.xMax, y1: block.yMax };
+    const bullet = BULLET.exec(lines[0]!.text);
     if (level > 0 && lines.length <= 3 && plain.length <= 200) {
       const heading = lines.map((l) => l.text).join(" ");
-      blocks.push({ type: "heading", level, text: heading, bbox: null, bboxPoints: box });
-      parts.push(`${"#".repeat(Math.min(level, 6))} ${escapeMarkdownInline(heading)}`);
+      add({ type: "heading", level, text: heading, bbox: null }, box, lines, `${"#".repeat(Math.min(level, 6))} ${escapeMarkdownInline(heading)}`);
     } else if (lines.every((l) => l.words.every((w) => w.monospace))) {
       // Indentation in code matters: recover it from x offsets in character widths (about 0.525 em in monospace).
       const charWidth = 0.525 * block.fontSize;
       const code = lines.map((l) => " ".repeat(Math.max(0, Math.round((l.xMin - block.xMin) / charWidth))) + l.text).join("\n");
-      blocks.push({ type: "code", text: lines.map((l) => l.text).join("\n"), bbox: null, bboxPoints: box });
-      parts.push("```\n" + code.replace(/```/g, "`\u200b``") + "\n```");
-    } else if (BULLET.test(lines[0]!.text)) {
-      blocks.push({ type: "list-item", text: plain, bbox: null, bboxPoints: box });
+      add({ type: "code", text: lines.map((l) => l.text).join("\n"), bbox: null }, box, lines, "```\n" + code.replace(/```/g, "`\u200b``") + "\n```");
+    } else if (bullet) {
       const item = joinLines(lines.map((l) => l.text)).replace(BULLET, "");
-      const marker = /^\(?\d/.test(lines[0]!.text) ? "1." : "-";
-      parts.push(`${marker} ${escapeMarkdownInline(item)}`);
+      // the item's own number is kept (159. stays 159.); bullets of any shape become "-"
+      const number = /^\(?(\d{1,3})[.)]/.exec(bullet[1]!);
+      const marker = number ? `${Number(number[1])}.` : "-";
+      add({ type: "list-item", marker: bullet[1]!, text: plain.replace(BULLET, ""), bbox: null }, box, lines, `${marker} ${escapeMarkdownInline(item)}`);
     } else {
-      blocks.push({ type: "paragraph", text: plain, bbox: null, bboxPoints: box });
-      parts.push(escapeMarkdownLineStart(escapeMarkdownInline(joinLines(lines.map((l) => l.text)))));
+      add({ type: "paragraph", text: plain, bbox: null }, box, lines, escapeMarkdownLineStart(escapeMarkdownInline(joinLines(lines.map((l) => l.text)))));
     }
   }
   return { markdown: parts.join("\n\n"), blocks };

@@ -127,6 +127,16 @@ export const OPTIONS = {
     flags: "--json",
     description: "print JSON instead of text",
   },
+  keepHeaders: {
+    flags: "--keep-headers",
+    description: "keep running headers, footers and page numbers in the Markdown (they are always in the JSON, with their role)",
+  },
+  tables: {
+    flags: "--tables <style>",
+    description: "how tables are written: html (balanced HTML, spans kept) or markdown (pipe tables where no cell spans)",
+    choices: ["html", "markdown"],
+    defaultValue: "html",
+  },
   // ---- engine and model
   engine: {
     flags: "--engine <name>",
@@ -221,6 +231,10 @@ export const OPTIONS = {
     description: "with --server: retries of a page after connection errors, timeouts, 429 and 5xx (backoff with jitter, Retry-After honoured)",
     parse: integer("--server-retries", 0, 100),
     defaultValue: 5,
+  },
+  overlayLayout: {
+    flags: "--layout [file]",
+    description: "draw the blocks, their roles and reading order over each page: from FILE (an `ocr parse` NAME.json), or without FILE by parsing the pages with --engine first",
   },
   // ---- running and reporting
   jobs: {

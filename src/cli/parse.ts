@@ -34,6 +34,8 @@ export interface ParseOptions {
   focalWarmup?: number;
   focal: boolean;
   fixations?: string;
+  keepHeaders?: boolean;
+  tables: "html" | "markdown";
   jobs: number;
   shard?: Shard;
   server?: string;
@@ -52,6 +54,8 @@ export const PARSE_OPTIONS: OptionName[] = [
   "format",
   "stdout",
   "resume",
+  "keepHeaders",
+  "tables",
   "pages",
   "dpi",
   "password",
@@ -111,6 +115,7 @@ export function settingsFromOptions(options: ParseOptions, env: NodeJS.ProcessEn
     pages: formatPageSelection(options.pages),
     formats: options.format,
     model,
+    layout: { keepHeaders: !!options.keepHeaders, tables: options.tables ?? "html" },
   };
 }
 

@@ -162,6 +162,137 @@ function endsOneColumn(left: readonly Extent[], right: readonly Extent[], at: nu
 }
 
 /**
+ * Soft gutters. A detected box is grown around its text by about 0.3 of its height on every side, so the box-level
+ * gutter of a LaTeX two-column paper (10 pt) or a magazine's three columns is a few pixels wide or closed outright
+ * (a line end drawn into the gutter, a hyphen detected on its own, two lines of neighbouring columns detected as
+ * one box). A soft gutter is found on the boxes' cores instead: an x position that at most SOFT_CROSSERS of the
+ * lines on the shorter side cross, with at least SOFT_PROSE prose lines (SOFT_PROSE_WIDTH line heights wide) on
+ * either side, the two sides side by side over most of their height.
+ */
+const SOFT_CROSSERS = 0.25;
+/** Boxes that are two lines of neighbouring columns read as one are a minority of the lines beside them. */
+const SOFT_MERGED = 0.5;
+const SOFT_PROSE = 4;
+const SOFT_PROSE_WIDTH = 4;
+/** A box reaching this many line heights past the gutter on both sides is a line of each column, or a full-width line. */
+const SOFT_SPAN = 2;
+/** …a line of each column (two lines detected as one) when a column has a line within this many line heights of it. */
+const SOFT_NEIGHBOUR = 1.6;
+/** Below a soft gutter a horizontal band cuts first only when it is this many line heights high (a section break). */
+const SOFT_BAND = 1;
+
+/** At most this many items above the topmost band or below the bottommost one are peeled off soft columns. */
+const SOFT_PEEL = 3;
+
+/**
+ * A running header above soft columns and a page number below them (see peelToColumns for gutters the boxes
+ * leave open): the few items above the topmost band and/or below the bottommost one are read before and after
+ * the rest when what remains has a soft gutter.
+ */
+function peelToSoftColumns<T extends Extent>(items: readonly T[], line: number): T[][] | undefined {
+  const ys = bands(items, "y");
+  if (ys.length === 0) return undefined;
+  const first = ys[0]!.at, last = ys[ys.length - 1]!.at;
+  for (const [top, bottom] of [[first, last], [first, Infinity], [-Infinity, last]] as const) {
+    if (top >= bottom) continue;
+    const above = items.filter((b) => middle(b) <= top), below = items.filter((b) => middle(b) >= bottom);
+    if (above.length > SOFT_PEEL || below.length > SOFT_PEEL) continue;
+    const inner = items.filter((b) => middle(b) > top && middle(b) < bottom);
+    if (!softGutter(inner, line)) continue;
+    return [above, inner, below].filter((part) => part.length > 0);
+  }
+  return undefined;
+}
+
+/** The part of a box that holds text: the box less the detector's growth (0.3 of its height, at most a quarter of its width). */
+function core(b: Extent): [number, number] {
+  const s = Math.min(0.3 * (b.yMax - b.yMin), 0.25 * (b.xMax - b.xMin));
+  return [b.xMin + s, b.xMax - s];
+}
+
+interface SoftGutter<T> {
+  at: number;
+  left: T[];
+  right: T[];
+}
+
+/**
+ * The soft gutter of `items` (see SOFT_CROSSERS), with the items on either side: a line crossing it is put on the
+ * side of its middle, except a box reaching SOFT_SPAN line heights into both sides, which is split at the gutter
+ * when both columns have a line next to it (two lines read as one) and otherwise (a full-width title or abstract
+ * above the columns) means the items are not side-by-side columns: no gutter.
+ */
+export function softGutter<T extends Extent>(items: readonly T[], line: number): SoftGutter<T> | undefined {
+  if (items.length < 2 * SOFT_PROSE) return undefined;
+  const x0 = Math.floor(Math.min(...items.map((b) => b.xMin))), x1 = Math.ceil(Math.max(...items.map((b) => b.xMax)));
+  const width = x1 - x0 + 1;
+  if (width < 4 * line) return undefined;
+  const profile = new Int32Array(width + 1);
+  for (const b of items) {
+    const [a, c] = core(b);
+    if (c <= a) continue;
+    profile[Math.max(0, Math.floor(a) - x0)]! += 1;
+    profile[Math.min(width, Math.ceil(c) - x0)]! -= 1;
+  }
+  for (let x = 1; x <= width; x++) profile[x]! += profile[x - 1]!;
+  // runs of the profile's local minima that lie between text on both sides
+  let best: { at: number; count: number; left: T[]; right: T[]; crossers: T[] } | undefined;
+  let x = Math.ceil(2 * line);
+  while (x < width - 2 * line) {
+    // a run of equal, locally lowest coverage
+    let end = x;
+    while (end + 1 < width && profile[end + 1] === profile[x]) end++;
+    const before = profile[x - 1]!, after = profile[end + 1]!;
+    if (before > profile[x]! && after > profile[x]!) {
+      const at = x0 + (x + end + 1) / 2;
+      const candidate = sidesOfGutter(items, at, line);
+      if (candidate && (!best || profile[x]! < best.count)) best = { ...candidate, at, count: profile[x]! };
+    }
+    x = end + 1;
+  }
+  if (!best) return undefined;
+  return { at: best.at, left: best.left, right: best.right };
+}
+
+function sidesOfGutter<T extends Extent>(items: readonly T[], at: number, line: number): { left: T[]; right: T[]; crossers: T[] } | undefined {
+  const left: T[] = [], right: T[] = [], crossers: T[] = [], spanning: T[] = [];
+  for (const b of items) {
+    const [a, c] = core(b);
+    if (c <= at) left.push(b);
+    else if (a >= at) right.push(b);
+    else if (at - a >= SOFT_SPAN * line && c - at >= SOFT_SPAN * line) spanning.push(b);
+    else crossers.push(b);
+  }
+  const prose = (side: T[]) => side.filter((b) => b.xMax - b.xMin >= SOFT_PROSE_WIDTH * line).length;
+  if (prose(left) < SOFT_PROSE || prose(right) < SOFT_PROSE) return undefined;
+  const fewer = Math.min(left.length, right.length);
+  if (crossers.length > Math.max(2, SOFT_CROSSERS * fewer) || spanning.length > SOFT_MERGED * fewer) return undefined;
+  // side by side: each side's vertical extent overlaps the other's over most of the shorter one
+  const top = (s: T[]) => Math.min(...s.map((b) => b.yMin)), bottom = (s: T[]) => Math.max(...s.map((b) => b.yMax));
+  const overlap = Math.min(bottom(left), bottom(right)) - Math.max(top(left), top(right));
+  if (overlap < 0.5 * Math.min(bottom(left) - top(left), bottom(right) - top(right))) return undefined;
+  // two lines read as one have a line of each column next to them, or run from the left column's left edge to the
+  // right column's right edge with a line of one column next to them, or have such a box next to them (a run of
+  // them at the columns' foot); a full-width title or abstract is set apart from the columns, or set narrower
+  // (centred, indented) or wider
+  const near = (side: readonly T[], b: T) => side.some((o) => o !== b && Math.abs(middle(o) - middle(b)) <= SOFT_NEIGHBOUR * line);
+  const leftEdge = Math.min(...left.map((b) => b.xMin)), rightEdge = Math.max(...right.map((b) => b.xMax));
+  const aligned = (b: T) => Math.abs(b.xMin - leftEdge) <= line && Math.abs(b.xMax - rightEdge) <= line;
+  const merged = new Set(spanning.filter((b) => (near(left, b) && near(right, b)) || (aligned(b) && (near(left, b) || near(right, b)))));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const b of spanning) if (!merged.has(b) && near([...merged], b)) merged.add(b), (grew = true);
+  }
+  if (merged.size < spanning.length) return undefined; // a full-width line: not columns
+  for (const b of crossers) ((b.xMin + b.xMax) / 2 < at ? left : right).push(b);
+  for (const b of spanning) {
+    left.push({ ...b, xMax: at });
+    right.push({ ...b, xMin: at });
+  }
+  return { left, right, crossers };
+}
+
+/**
  * Items in reading order. The page is split at its widest empty band, top before bottom, left before
  * right; a vertical band (a gutter) must be at least `body` wide and either clearly wider than any
  * horizontal one or the horizontal band merely ends one column (see endsOneColumn), so page columns read
@@ -187,6 +318,15 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] 
   if (h && !gutter) {
     const parts = peelToColumns(items, body);
     if (parts && parts.length > 1) return cut(parts);
+  }
+  if (!gutter) {
+    // columns whose gutter the boxes close: a running header and a page number above and below them first
+    const peeled = peelToSoftColumns(items, 2 * body);
+    if (peeled) return cut(peeled);
+    // …then split there unless a band at least a line high runs across both
+    const soft = softGutter(items, 2 * body);
+    if (soft && (!h || h.gap < SOFT_BAND * 2 * body || endsOneColumn(soft.left, soft.right, h.at)) && !tableLike(soft.left, soft.right, 0, 2 * body))
+      return cut([soft.left, soft.right]);
   }
   if (h) return cut(sides(items, "y", h.at));
   return byRows(items);

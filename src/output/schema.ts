@@ -1,7 +1,7 @@
 // The NAME.json document schema (versioned); README's "Output schema" section documents the same fields.
 
 /** Bump the number on any change a reader could notice; readers check it. */
-export const DOCUMENT_SCHEMA = "ocr-document/1";
+export const DOCUMENT_SCHEMA = "ocr-document/2";
 
 export type BlockType =
   | "title"
@@ -13,16 +13,40 @@ export type BlockType =
   | "formula"
   | "figure"
   | "caption"
+  | "footnote"
+  | "header"
+  | "footer"
+  | "page-number"
   | "other";
 
-/** A region of a page: its kind, its text (Markdown), and its box in page pixels [x0, y0, x1, y1]. */
+/** A text line of a block: its text and its box in page pixels. */
+export interface BlockLine {
+  text: string;
+  bbox: [number, number, number, number];
+}
+
+/** A table block's cells: rows × cols slots, each cell listed once at its top-left slot with its spans. */
+export interface BlockTable {
+  rows: number;
+  cols: number;
+  cells: { row: number; col: number; rowSpan: number; colSpan: number; header: boolean; text: string }[];
+}
+
+/** A region of a page: its role, its text (Markdown), and its box in page pixels [x0, y0, x1, y1]. Blocks are in reading order. */
 export interface Block {
+  /** The block's role (see BlockType). */
   type: BlockType | string;
   text: string;
   /** Left, top, right, bottom in the page's pixel space (origin top-left); null when unknown. */
   bbox: [number, number, number, number] | null;
-  /** Heading level 1–6, for headings only. */
+  /** Heading level 1–6, for headings (and titles, 1) only. */
   level?: number;
+  /** A list item's number or bullet as printed ("159.", "a)", "-"); its text follows without it. */
+  marker?: string;
+  /** The block's text lines with their boxes, in reading order (absent when the engine has no lines). */
+  lines?: BlockLine[];
+  /** A table's cell grid (table blocks only). */
+  table?: BlockTable;
 }
 
 export interface PageRecord {

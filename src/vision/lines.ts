@@ -2,7 +2,9 @@
 // recogniser turns each into glyph evidence (one slot per CTC symbol run), and the bundle's projector maps a
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
-import { xyCut, type Extent } from "../layout/xycut.js";
+import { splitAtInkGutters } from "../layout/ink-gutters.js";
+import { layoutStage } from "../layout/stage.js";
+import type { Extent } from "../layout/xycut.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
@@ -113,13 +115,9 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/**
- * Lines in reading order: XY-cut with half the median line height as the narrowest column gutter (detected
- * boxes are dilated, and a two-column paper's gutter is about one line of its body text).
- */
-export function orderLines(boxes: readonly LineBox[]): LineBox[] {
-  const body = median(boxes.map((b) => b.yMax - b.yMin)) || 10;
-  return xyCut(boxes, 0.5 * body);
+/** Lines in reading order, as the layout stage reads them (layout/stage.ts: XY-cut unless a learned stage is set). */
+export function orderLines(boxes: readonly LineBox[], page: { width: number; height: number } = { width: 0, height: 0 }): LineBox[] {
+  return layoutStage().order(boxes, page);
 }
 
 /** unitGeometry of every line of a page, given in reading order (each against the line before it). */
@@ -334,14 +332,15 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   const clock = stageClock(timings);
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
-  const found = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
+  // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
+  const found = splitAtInkGutters(boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height), page);
   clock("detect");
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
   const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
-  const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found), ...marks.filter((m) => m.yMax > top)];
+  const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found, page), ...marks.filter((m) => m.yMax > top)];
   const geometry = pageGeometry(boxes, page.width, page.height);
   clock("layout");
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));

@@ -66,7 +66,7 @@ describe("runBatch with the text engine", () => {
       message: "looks like a text file, not a PDF or image",
     });
     const record = JSON.parse(readFileSync(path.join(out, "in/multi.json"), "utf8")) as DocumentRecord;
-    expect(record.schema).toBe("ocr-document/1");
+    expect(record.schema).toBe("ocr-document/2");
     expect(record.source).toMatchObject({ path: "in/multi.pdf", kind: "pdf", pageCount: 5 });
     expect(record.settings).toMatchObject({ engine: "text", dpi: 150, pages: "all" });
     expect(record.pages.map((p) => p.page)).toEqual([1, 2, 3, 4, 5]);

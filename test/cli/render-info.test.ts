@@ -1,5 +1,5 @@
 // `ocr render` writes the model's input pixels as PNGs; `ocr info` describes a document; `ocr bench` lists targets.
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,6 +33,42 @@ describe("ocr render", () => {
     const bad = await ocr(["render", fixture("PROVENANCE.md"), "-o", out]);
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toBe(`ocr: ${fixture("PROVENANCE.md")}: looks like a text file, not a PDF or image\n`);
+  });
+
+  it("--layout draws a parse record's blocks over the page: a box in the role's colour, lines, reading order", async () => {
+    const out = path.join(tmp.dir, "layout");
+    const record = {
+      schema: "ocr-document/2",
+      pages: [{ page: 1, width: 1006, height: 360, blocks: [
+        { type: "heading", level: 2, text: "T", bbox: [20, 20, 400, 60], lines: [{ text: "T", bbox: [20, 20, 400, 60] }] },
+        { type: "table", text: "", bbox: [20, 100, 900, 340] },
+      ] }],
+    };
+    const file = path.join(tmp.dir, "record.json");
+    writeFileSync(file, JSON.stringify(record));
+    const r = await ocr(["render", fixture("table.png"), "-o", out, "--layout", file]);
+    expect(r.exitCode).toBe(0);
+    const { data, info } = await sharp(path.join(out, "page-0001.png")).raw().toBuffer({ resolveWithObject: true });
+    const plain = await sharp(fixture("table.png")).removeAlpha().raw().toBuffer();
+    // the record's page is twice the image: the heading's box edge, scaled, is drawn in the heading colour (#e5534b)
+    const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
+    expect(at(100, 10)).toEqual([0xe5, 0x53, 0x4b]);
+    expect(data.equals(plain)).toBe(false);
+    const bad = await ocr(["render", fixture("table.png"), "-o", out, "--layout", fixture("PROVENANCE.md")]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toBe(`ocr: --layout ${fixture("PROVENANCE.md")}: is not JSON\n`);
+  });
+
+  it("--layout without a file parses the pages first (here with the text engine) and draws what it found", async () => {
+    const out = path.join(tmp.dir, "layout-parse");
+    const r = await ocr(["render", fixture("multi_page.pdf"), "-o", out, "--dpi", "60", "--pages", "2", "--layout", "--engine", "text"]);
+    expect(r.exitCode).toBe(0);
+    const drawn = await sharp(path.join(out, "page-0002.png")).removeAlpha().raw().toBuffer();
+    const doc = await openDocument(fixture("multi_page.pdf"));
+    const page = await doc.renderPage(2, { dpi: 60 });
+    await doc.close();
+    expect(drawn.length).toBe(page.data.length);
+    expect(drawn.equals(page.data)).toBe(false);
   });
 
   it("requires an output folder", async () => {

@@ -11,7 +11,7 @@ describe("parse()", () => {
   it("parses bytes into the same record NAME.json holds, with progress events", async () => {
     const seen: RunEvent[] = [];
     const doc = await parse(readFileSync(pdf), { name: "one.pdf", maxTokens: 12, threads: 1, onEvent: (e) => seen.push(e) });
-    expect(doc.schema).toBe("ocr-document/1");
+    expect(doc.schema).toBe("ocr-document/2");
     expect(doc.source).toMatchObject({ path: "one.pdf", kind: "pdf", pageCount: 1 });
     expect(doc.model?.name).toBe("default");
     expect(doc.settings).toMatchObject({ engine: "model", model: { maxTokens: 12 } });

@@ -42,6 +42,14 @@ describe("ocr parse with the default model", () => {
     expect(page!.timings).toEqual(expect.objectContaining({ render: expect.any(Number), encode: expect.any(Number), prefill: expect.any(Number), decode: expect.any(Number) }));
     expect(page!.warnings.join("\n")).toMatch(/page 1 stopped at the token limit \(24\)/);
     expect(existsSync(path.join(out, "synth-1page.md"))).toBe(true);
+    // every block of the page has a role and a box in page pixels, and its lines theirs (issue 17: bbox null)
+    expect(page!.blocks.length).toBeGreaterThan(0);
+    for (const block of page!.blocks) {
+      expect(typeof block.type).toBe("string");
+      const [x0, y0, x1, y1] = block.bbox!;
+      expect(0 <= x0 && x0 < x1 && x1 <= page!.width && 0 <= y0 && y0 < y1 && y1 <= page!.height).toBe(true);
+      expect(block.lines!.length).toBeGreaterThan(0);
+    }
     expect(r.stderr).toMatch(/synth-1page\.pdf: warning: page 1 stopped at the token limit \(24\)/);
     expect(r.stderr).toMatch(/1 document: 1 done; 1 page \(1 truncated\), 24 tokens/);
   });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   assignOutputStems,
+  continuesOverPage,
   documentMarkdown,
   DOCUMENT_SCHEMA,
   escapeMarkdownInline,
@@ -45,10 +46,27 @@ function record(resumeKey: string): DocumentRecord {
 describe("Markdown", () => {
   it("joins pages with page markers only for multi-page documents", () => {
     expect(documentMarkdown([{ page: 1, markdown: "one\n" }], 1)).toBe("one\n");
-    expect(documentMarkdown([{ page: 2, markdown: "two" }, { page: 3, markdown: "three" }], 5)).toBe(
-      "<!-- page 2 -->\n\ntwo\n\n<!-- page 3 -->\n\nthree\n",
+    expect(documentMarkdown([{ page: 2, markdown: "Page two." }, { page: 3, markdown: "Page three." }], 5)).toBe(
+      "<!-- page 2 -->\n\nPage two.\n\n<!-- page 3 -->\n\nPage three.\n",
     );
     expect(documentMarkdown([{ page: 1, markdown: "  " }], 1)).toBe("");
+  });
+
+  it("keeps a paragraph that runs over a page break one paragraph, the page marker inside it", () => {
+    const pages = [
+      { page: 1, markdown: "# Scope\n\nThe licence applies to every work that is" },
+      { page: 2, markdown: "distributed under it, in source or object form.\n\nA new paragraph." },
+    ];
+    expect(documentMarkdown(pages, 2)).toBe(
+      "<!-- page 1 -->\n\n# Scope\n\nThe licence applies to every work that is <!-- page 2 --> distributed under it, in source or object form.\n\nA new paragraph.\n",
+    );
+    // a word hyphenated over the break is joined; a finished sentence, a heading or a table is not continued
+    expect(documentMarkdown([{ page: 1, markdown: "the exam-" }, { page: 2, markdown: "ple shows" }], 2)).toBe("<!-- page 1 -->\n\nthe exam<!-- page 2 -->ple shows\n");
+    expect(documentMarkdown([{ page: 1, markdown: "It ends here." }, { page: 2, markdown: "and more" }], 2)).toContain("\n\n<!-- page 2 -->\n\nand more");
+    expect(documentMarkdown([{ page: 1, markdown: "## A heading" }, { page: 2, markdown: "text" }], 2)).toContain("\n\n<!-- page 2 -->");
+    expect(documentMarkdown([{ page: 1, markdown: "<table><tr><td>a</td></tr></table>" }, { page: 2, markdown: "text" }], 2)).toContain("\n\n<!-- page 2 -->");
+    expect(continuesOverPage("some text,", "Paris is")).toBe(true);
+    expect(continuesOverPage("The End", "Chapter Two")).toBe(false);
   });
 
   it("escapes markup characters in running text and at line starts", () => {

@@ -12,7 +12,10 @@ import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/
 import { resolveModelDir } from "../../model/registry.js";
 import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
-import { closeOpenTables, parseGroundedPage, splitPages, unwrapSingleCellTables } from "../../output/grounding.js";
+import { parseGroundedPage, splitPages } from "../../output/grounding.js";
+import type { PageLine } from "../../layout/page.js";
+import { layoutStage } from "../../layout/stage.js";
+import { balanceTables } from "../../layout/table.js";
 import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
 import { assembleVisualEmbeddings } from "../../vision/layout.js";
@@ -144,10 +147,11 @@ class OcrDecoder implements PageDecoder {
     return out;
   }
 
-  /** The page's record from its text; `output` times the Markdown/blocks parse and figure crops. */
-  private async page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false): Promise<DecodedPage> {
+  /** The page's record from its text (and, for line-unit models, its lines); `output` times the Markdown/blocks parse and figure crops. */
+  private async page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false,
+    lines?: PageLine[]): Promise<DecodedPage> {
     const t = performance.now();
-    const page = await decodedPageFromText(text, p, { figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens });
+    const page = await decodedPageFromText(text, p, { figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens, lines });
     page.timings = { ...page.timings, output: round(performance.now() - t) };
     return page;
   }
@@ -289,10 +293,10 @@ class OcrDecoder implements PageDecoder {
           }
           if (count >= this.maxTokens || run.reason === "cancelled") break;
         }
-        // a line-unit page is the concatenation of its lines' Markdown (each carries its own separator)
-        const text = p.views ? unwrapSingleCellTables(closeOpenTables(texts.join("").replace(/^\s+/, ""))) : texts.join("");
-        const page = await this.page(pages, p, text, count, truncated,
-          { ...p.timings, prefill: round(prefill), decode: round(decodeMs) });
+        // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
+        const lines = p.views ? texts.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
+        const page = await this.page(pages, p, texts.join(""), count, truncated,
+          { ...p.timings, prefill: round(prefill), decode: round(decodeMs) }, false, lines);
         if (runaway) {
           page.warnings = page.warnings.filter((w) => !w.includes("token limit"));
           page.warnings.push(`page ${pageNumber} was ended after ${count} tokens: the output kept repeating itself`);
@@ -400,16 +404,21 @@ class OcrDecoder implements PageDecoder {
 }
 
 /**
- * A page from the model's grounded text: blocks with boxes in page pixels, Markdown cleaned of the tags, figure
- * regions cropped from the page pixels to PNGs under `figureDir` (relative to the Markdown file) and linked.
+ * A page from the model's text. Line-unit models give `lines` (each line's box and the Markdown written for it, in
+ * reading order): blocks with roles and boxes grow from them (layout/page.ts). Otherwise the text is grounded
+ * output: blocks with boxes in page pixels, Markdown cleaned of the tags, figure regions cropped from the page
+ * pixels to PNGs under `figureDir` (relative to the Markdown file) and linked. Tables come out balanced either way.
  */
 export async function decodedPageFromText(
   text: string,
   p: { pageNumber: number; width: number; height: number; dpi: number | undefined; pixels: PagePixels },
-  o: { figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number },
+  o: { figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number; lines?: PageLine[] },
 ): Promise<DecodedPage> {
   const dir = o.figureDir;
-  const grounded = parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
+  const grounded = o.lines
+    ? { ...layoutStage().assemble(o.lines, p), figures: [], warnings: [] }
+    : parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
+  if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
   const warnings = [...grounded.warnings];
   const figures: { file: string; png: Uint8Array }[] = [];
   for (const f of grounded.figures) {

@@ -4,6 +4,7 @@ import type { Block } from "../../output/schema.js";
 import { registerDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../decoder.js";
 import { pageBlocks, type TextBlock } from "../text-blocks.js";
 import { blockStats, headingLevels, layoutBlocks } from "../text-layout.js";
+import { marginRoles, pageMarkdown } from "../../layout/page.js";
 
 export function createTextDecoder(): PageDecoder {
   return {
@@ -37,11 +38,18 @@ export function createTextDecoder(): PageDecoder {
           // Points → page pixels: the same space the rendered page (and the model's boxes) use.
           const sx = size.width / entry.text.width;
           const sy = size.height / entry.text.height;
-          blocks = layout.blocks.map(({ bboxPoints: b, ...block }) => ({
-            ...block,
-            bbox: [Math.round(b.x0 * sx), Math.round(b.y0 * sy), Math.round(b.x1 * sx), Math.round(b.y1 * sy)],
-          }));
-          markdown = layout.markdown;
+          const px = (b: { x0: number; y0: number; x1: number; y1: number }): [number, number, number, number] =>
+            [Math.round(b.x0 * sx), Math.round(b.y0 * sy), Math.round(b.x1 * sx), Math.round(b.y1 * sy)];
+          // the blocks themselves (each carries its Markdown), their boxes now in page pixels
+          blocks = layout.blocks.map((entry) => {
+            const { bboxPoints, linePoints } = entry;
+            const block: Block & Partial<typeof entry> = entry;
+            delete block.bboxPoints;
+            delete block.linePoints;
+            return Object.assign(block, { bbox: px(bboxPoints), lines: linePoints.map((l) => ({ text: l.text, bbox: px(l.box) })) });
+          });
+          markRunningHeaders(blocks, size.height);
+          markdown = pageMarkdown(blocks);
           if (blocks.length === 0 && pages.kind === "pdf") {
             warnings.push(`page ${pageNumber} has no text layer (scanned?); use --engine model to recognise it`);
           }
@@ -63,6 +71,20 @@ export function createTextDecoder(): PageDecoder {
     },
     async close() {},
   };
+}
+
+/**
+ * Running headers, footers and page numbers of a text-layer page, told from its lines' geometry (layout/page.ts
+ * marginRoles): a block whose lines are all margin lines takes their role.
+ */
+export function markRunningHeaders(blocks: Block[], pageHeight: number): void {
+  const lines = blocks.flatMap((b, k) => (b.lines ?? []).map((l) => ({ block: k, line: l })));
+  const boxes = lines.map(({ line: { bbox: [xMin, yMin, xMax, yMax] } }) => ({ xMin, yMin, xMax, yMax }));
+  const roles = marginRoles(boxes, lines.map((l) => l.line.text), pageHeight, lines.map((l) => blocks[l.block]!.type === "heading"));
+  blocks.forEach((block, k) => {
+    const own = lines.map((l, i) => (l.block === k ? roles.get(i) : null)).filter((r) => r !== null);
+    if (own.length && own.every((r) => r !== undefined)) block.type = own.every((r) => r === "page-number") ? "page-number" : own.find((r) => r !== "page-number")!;
+  });
 }
 
 function round(ms: number): number {

@@ -1,0 +1,378 @@
+// A page's blocks from its lines: each line's box and the Markdown written for it (line-unit models) grow into
+// blocks with a role and a box in page pixels; running headers, footers and page numbers are told from geometry.
+import type { Block, BlockLine } from "../output/schema.js";
+import { splitTables, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
+import type { Extent } from "./xycut.js";
+
+/** One line of a page, in reading order: its box (page pixels) and the Markdown written for it, its separator first. */
+export interface PageLine {
+  box: Extent;
+  markdown: string;
+}
+
+/** A role given to a line from where it sits on the page (see marginRoles). */
+export type MarginRole = "header" | "footer" | "page-number";
+
+/** Roles whose blocks stay out of the Markdown unless asked for (--keep-headers). */
+export const MARGIN_ROLES: ReadonlySet<string> = new Set<MarginRole>(["header", "footer", "page-number"]);
+
+export interface MarkdownOptions {
+  /** put running headers, footers and page numbers back into the Markdown */
+  keepHeaders?: boolean;
+  /** how tables are written: balanced HTML (default) or Markdown pipe tables where no cell spans */
+  tables?: TableStyle;
+}
+
+/**
+ * The Markdown a block stands for, kept beside the block without being part of the JSON (its text drops the
+ * heading hashes, list marker, fences). Set by the engines that know it, read by blockMarkdown.
+ */
+const BLOCK_MARKDOWN = new WeakMap<Block, string>();
+
+export function setBlockMarkdown(block: Block, markdown: string): Block {
+  BLOCK_MARKDOWN.set(block, markdown);
+  return block;
+}
+
+/** A block's Markdown: a table from its grid (in the style asked for), else what the engine wrote for it. */
+export function blockMarkdown(block: Block, options: MarkdownOptions = {}): string {
+  if (block.table) return writeTable(block.table, options.tables);
+  const known = BLOCK_MARKDOWN.get(block);
+  if (known !== undefined) return known;
+  switch (block.type) {
+    case "title":
+      return `# ${block.text}`;
+    case "heading":
+      return `${"#".repeat(Math.min(6, Math.max(1, block.level ?? 2)))} ${block.text}`;
+    case "list-item":
+      return `${block.marker ?? "-"} ${block.text}`;
+    case "code":
+      return "```\n" + block.text + "\n```";
+    case "formula":
+      return `$$${block.text}$$`;
+    default:
+      return block.text;
+  }
+}
+
+/** True when every block of a page knows its Markdown, so the page's Markdown can be written again from them. */
+export function blocksCarryMarkdown(blocks: readonly Block[]): boolean {
+  return blocks.every((b) => b.table !== undefined || BLOCK_MARKDOWN.has(b));
+}
+
+/**
+ * A page's Markdown from its blocks, a blank line between blocks (one newline between list items: a tight list);
+ * margin blocks (headers, footers, page numbers) only when asked for.
+ */
+export function pageMarkdown(blocks: readonly Block[], options: MarkdownOptions = {}): string {
+  let out = "";
+  let previous: Block | undefined;
+  for (const b of blocks) {
+    if (!options.keepHeaders && MARGIN_ROLES.has(b.type)) continue;
+    const text = blockMarkdown(b, options).trim();
+    if (!text) continue;
+    out += !previous ? text : (previous.type === "list-item" && b.type === "list-item" ? "\n" : "\n\n") + text;
+    previous = b;
+  }
+  return out;
+}
+
+// ---- geometry of running headers and footers
+
+/** A header or footer sits in this share of the page height at its top or bottom. */
+const MARGIN_BAND = 0.12;
+/** …and is set apart from the body by at least this many line pitches (centre to centre)… */
+const MARGIN_SEPARATION = 2;
+/** …or, for a page number, this many. */
+const FOLIO_SEPARATION = 1.3;
+/** Its lines are no taller than this many median line heights (a large title at the top is not a header). */
+const MARGIN_HEIGHT = 1.3;
+/** At most this many rows at either end of a page are headers or footers. */
+const MARGIN_ROWS = 3;
+/** Text longer than this is body text, not a running header. */
+const MARGIN_CHARS = 90;
+
+/** A page number as printed: 12, - 12 -, (xii), Page 3, 3 of 10, 3/10. */
+const FOLIO = /^(?:(?:page|p\.|seite|página|pagina|стр\.?|страница)\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?(?:\s*(?:of|\/|von|de|из|sur)\s*\d{1,4})?$/i;
+
+export function isPageNumber(text: string): boolean {
+  return FOLIO.test(text.trim());
+}
+
+/** A line's text without its separator, heading hashes or emphasis markers. */
+export function plainLine(markdown: string): string {
+  return markdown.replace(/<[^>]+>/g, " ").replace(/^\s*#{1,6}\s+/, "").replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
+}
+
+function median(values: readonly number[]): number {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const height = (b: Extent) => b.yMax - b.yMin;
+const centreY = (b: Extent) => (b.yMin + b.yMax) / 2;
+
+/** Lines level with each other (a y overlap of half the shorter height) form rows, top to bottom. */
+function rowsOf(indices: number[], boxes: readonly Extent[]): number[][] {
+  const rows: { members: number[]; yMin: number; yMax: number }[] = [];
+  for (const i of [...indices].sort((a, b) => boxes[a]!.yMin - boxes[b]!.yMin)) {
+    const b = boxes[i]!;
+    const row = rows.find((r) => Math.min(r.yMax, b.yMax) - Math.max(r.yMin, b.yMin) >= 0.5 * Math.min(r.yMax - r.yMin, height(b)));
+    if (row) {
+      row.members.push(i);
+      row.yMin = Math.min(row.yMin, b.yMin);
+      row.yMax = Math.max(row.yMax, b.yMax);
+    } else rows.push({ members: [i], yMin: b.yMin, yMax: b.yMax });
+  }
+  return rows.sort((a, b) => a.yMin - b.yMin).map((r) => r.members);
+}
+
+/**
+ * The page's line pitch: the median distance, centre to centre, from a line to the nearest one below it that
+ * shares some of its width (the next line of its column).
+ */
+function linePitch(boxes: readonly Extent[]): number {
+  const steps: number[] = [];
+  for (const a of boxes) {
+    let best = Infinity;
+    for (const b of boxes) {
+      if (b === a || centreY(b) <= centreY(a) + 0.3 * height(a)) continue;
+      if (Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin) <= 0) continue;
+      best = Math.min(best, centreY(b) - centreY(a));
+    }
+    if (Number.isFinite(best)) steps.push(best);
+  }
+  return median(steps);
+}
+
+/** A line that reads as a sentence of body text (several words and a full stop), or a footnote, is no running header. */
+function bodyLike(text: string): boolean {
+  const words = text.split(/\s+/).filter(Boolean).length;
+  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || /^[a-zà-ÿа-я]/.test(text) || /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text);
+}
+
+/**
+ * Running headers, footers and page numbers of one page, told by geometry: rows of lines in the top (bottom)
+ * MARGIN_BAND of the page, no taller than body lines, short, not body-like sentences, and set apart from the
+ * rest by an empty band of at least MARGIN_SEPARATION line pitches (FOLIO_SEPARATION when every line of the
+ * rows is a page number). A single page has nothing to repeat, so this is all it has; a first line of body
+ * text at the top of a page follows the page's own pitch and stays body. `texts`: each line's plain text.
+ */
+export function marginRoles(boxes: readonly Extent[], texts: readonly string[], pageHeight: number, headings?: readonly boolean[]): Map<number, MarginRole> {
+  const roles = new Map<number, MarginRole>();
+  const usable = boxes.map((_, i) => i).filter((i) => texts[i]!.trim().length > 0);
+  if (usable.length < 3 || pageHeight <= 0) return roles;
+  const h = median(usable.map((i) => height(boxes[i]!)));
+  const pitch = Math.max(linePitch(usable.map((i) => boxes[i]!)), h) || h;
+  const rows = rowsOf(usable, boxes);
+  const rowTop = (r: number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
+  const rowBottom = (r: number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
+  const rowCentre = (r: number[]) => median(r.map((i) => centreY(boxes[i]!)));
+  const marginLike = (r: number[]) =>
+    r.every((i) => height(boxes[i]!) <= MARGIN_HEIGHT * h && !(headings?.[i] && !isPageNumber(texts[i]!)) && !bodyLike(texts[i]!)) &&
+    r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS;
+  const folios = (r: number[]) => r.every((i) => isPageNumber(texts[i]!));
+  // rows [0, k] at the top (or the last k + 1 at the bottom) are margin rows when all lie in the band, all look
+  // like margin text, and the band between row k and the next is wide enough
+  const take = (ordered: number[][], inBand: (r: number[]) => boolean, distance: (a: number[], b: number[]) => number, body: MarginRole) => {
+    for (let k = 0; k < Math.min(MARGIN_ROWS, ordered.length - 1); k++) {
+      const row = ordered[k]!;
+      if (!inBand(row) || !marginLike(row)) return;
+      const all = ordered.slice(0, k + 1);
+      const needed = all.every(folios) ? FOLIO_SEPARATION : MARGIN_SEPARATION;
+      if (distance(row, ordered[k + 1]!) >= needed * pitch && (all.every(folios) || usable.length >= 4)) {
+        for (const r of all) for (const i of r) roles.set(i, isPageNumber(texts[i]!) ? "page-number" : body);
+        return;
+      }
+    }
+  };
+  take(rows, (r) => rowBottom(r) <= MARGIN_BAND * pageHeight || rowCentre(r) <= MARGIN_BAND * pageHeight,
+    (a, b) => rowCentre(b) - rowCentre(a), "header");
+  const reversed = [...rows].reverse().filter((r) => !r.some((i) => roles.has(i)));
+  take(reversed, (r) => rowTop(r) >= (1 - MARGIN_BAND) * pageHeight || rowCentre(r) >= (1 - MARGIN_BAND) * pageHeight,
+    (a, b) => rowCentre(a) - rowCentre(b), "footer");
+  return roles;
+}
+
+// ---- blocks from lines
+
+const LIST_MARKER = /^([-*+•●▪◦‣–]|\(?\d{1,4}[.)]|\(?[a-zA-Z][.)]|\([ivx]{1,5}\))\s+/;
+const HEADING = /^(#{1,6})\s+/;
+const CAPTION = /^(?:\*\*|_)?(?:figure|fig\.|table|tab\.|listing|chart|plate|exhibit|scheme|algorithm|abbildung|abb\.|tabelle|tabla|figura|tableau|рис\.|рисунок|таблица|图|表)\s*[\dIVXivx]/i;
+const FOOTNOTE = /^(?:\d{1,3}|[*†‡§¶]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*\S/;
+const STRAY_TABLE_TAG = /<\/?(?:table|thead|tbody|tfoot|tr|td|th)\b[^>]*>/gi;
+
+/** Offsets [start, end) of the pieces of a stretch of Markdown that are blocks: split at blank lines (never
+ * inside a fenced code block or a $$ formula) and before each list item. */
+function textBlocks(text: string, offset: number): [number, number][] {
+  const out: [number, number][] = [];
+  let start = 0;
+  let fence = false;
+  let math = false;
+  const lines = text.split("\n");
+  let at = 0;
+  const push = (end: number) => {
+    if (text.slice(start, end).trim()) out.push([offset + start, offset + end]);
+    start = end;
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!;
+    const trimmed = line.trim();
+    const lineStart = at;
+    at += line.length + 1;
+    if (fence) {
+      if (trimmed.startsWith("```")) fence = false;
+      continue;
+    }
+    if (math) {
+      if (trimmed.endsWith("$$")) math = false;
+      continue;
+    }
+    if (trimmed === "") {
+      push(lineStart);
+      continue;
+    }
+    if (trimmed.startsWith("```")) {
+      push(lineStart);
+      fence = true;
+      continue;
+    }
+    if (trimmed.startsWith("$$")) {
+      push(lineStart);
+      math = !(trimmed.length > 2 && trimmed.slice(2).trimEnd().endsWith("$$"));
+      continue;
+    }
+    // a list item starts a block of its own, as does a heading
+    if (k > 0 && (LIST_MARKER.test(trimmed) || HEADING.test(trimmed))) push(lineStart);
+  }
+  push(text.length);
+  return out;
+}
+
+interface Piece {
+  start: number;
+  end: number;
+  grid?: TableGrid;
+}
+
+function union(boxes: readonly Extent[]): [number, number, number, number] | null {
+  if (!boxes.length) return null;
+  return [
+    Math.floor(Math.min(...boxes.map((b) => b.xMin))), Math.floor(Math.min(...boxes.map((b) => b.yMin))),
+    Math.ceil(Math.max(...boxes.map((b) => b.xMax))), Math.ceil(Math.max(...boxes.map((b) => b.yMax))),
+  ];
+}
+
+function pixelBox(b: Extent): [number, number, number, number] {
+  return [Math.floor(b.xMin), Math.floor(b.yMin), Math.ceil(b.xMax), Math.ceil(b.yMax)];
+}
+
+/** Role, text and Markdown of a non-table block from what was written for it. */
+function readBlock(markdown: string): Block {
+  const text = markdown.trim();
+  const heading = HEADING.exec(text);
+  if (heading) {
+    const body = text.slice(heading[0].length).trim();
+    return setBlockMarkdown({ type: "heading", level: heading[1]!.length, text: body, bbox: null }, text);
+  }
+  if (text.startsWith("```")) {
+    const body = text.replace(/^```[^\n]*\n?/, "").replace(/\n?```\s*$/, "");
+    return setBlockMarkdown({ type: "code", text: body, bbox: null }, text);
+  }
+  if (text.startsWith("$$") || text.startsWith("\\[")) {
+    const body = text.replace(/^(\$\$|\\\[)/, "").replace(/(\$\$|\\\])$/, "").trim();
+    return setBlockMarkdown({ type: "formula", text: body, bbox: null }, text);
+  }
+  const list = LIST_MARKER.exec(text);
+  if (list) return setBlockMarkdown({ type: "list-item", marker: list[1]!, text: text.slice(list[0].length).trim(), bbox: null }, text);
+  if (CAPTION.test(text)) return setBlockMarkdown({ type: "caption", text, bbox: null }, text);
+  return setBlockMarkdown({ type: "paragraph", text, bbox: null }, text);
+}
+
+export interface AssembledPage {
+  blocks: Block[];
+  /** the page's Markdown with default options (no margin blocks, HTML tables) */
+  markdown: string;
+}
+
+/**
+ * A page's blocks in reading order from its lines in reading order. Margin lines (marginRoles) become blocks of
+ * their own; the rest are read as one stretch of Markdown, split into blocks at blank lines, tables (balanced,
+ * with their cell grid) and list items, each block boxed by the union of the lines it holds. Headings keep their
+ * level, list items their marker; a caption, a footnote (small lines at the foot opening with a mark) and a title
+ * (the first block, near the top, set in lines half again as tall as the page's median) are told apart too.
+ */
+export function assemblePage(lines: readonly PageLine[], pageWidth: number, pageHeight: number): AssembledPage {
+  void pageWidth;
+  const boxes = lines.map((l) => l.box);
+  const texts = lines.map((l) => plainLine(l.markdown));
+  const headings = lines.map((l) => HEADING.test(l.markdown.trimStart()));
+  const margins = marginRoles(boxes, texts, pageHeight, headings);
+  const h = median(boxes.map(height));
+  // the flow: every other line's Markdown in order, with where each line's text lies in it
+  let flow = "";
+  const ranges: ([number, number] | undefined)[] = [];
+  lines.forEach((line, i) => {
+    if (margins.has(i)) return;
+    const piece = flow ? line.markdown : line.markdown.replace(/^\s+/, "");
+    ranges[i] = [flow.length, flow.length + piece.length];
+    flow += piece;
+  });
+  const pieces: Piece[] = [];
+  for (const p of splitTables(flow)) {
+    if (p.kind === "table") {
+      const grid = tableGrid(p.rows);
+      if (grid.cells.length) pieces.push({ start: p.start, end: p.end, grid });
+    } else pieces.push(...textBlocks(flow.slice(p.start, p.end), p.start).map(([start, end]) => ({ start, end })));
+  }
+  const linesIn = (start: number, end: number) =>
+    lines.map((_, i) => i).filter((i) => {
+      const r = ranges[i];
+      if (!r) return false;
+      const a = Math.max(r[0], start), b = Math.min(r[1], end);
+      return a < b && flow.slice(a, b).replace(STRAY_TABLE_TAG, "").trim().length > 0;
+    });
+  const entries: { first: number; block: Block }[] = [];
+  for (const p of pieces) {
+    let block: Block;
+    if (p.grid) {
+      if (p.grid.rows === 1 && p.grid.cols === 1) block = readBlock(p.grid.cells[0]!.text);
+      else {
+        block = { type: "table", text: writeTable(p.grid), bbox: null, table: p.grid };
+      }
+    } else {
+      const written = flow.slice(p.start, p.end).replace(STRAY_TABLE_TAG, "");
+      if (!written.trim()) continue;
+      block = readBlock(written);
+    }
+    const members = linesIn(p.start, p.end);
+    block.bbox = union(members.map((i) => boxes[i]!));
+    block.lines = members.map((i): BlockLine => ({ text: texts[i]!, bbox: pixelBox(boxes[i]!) }));
+    entries.push({ first: members[0] ?? Infinity, block });
+  }
+  for (const [i, role] of margins) {
+    const block = setBlockMarkdown({ type: role, text: texts[i]!, bbox: pixelBox(boxes[i]!), lines: [{ text: texts[i]!, bbox: pixelBox(boxes[i]!) }] }, texts[i]!);
+    entries.push({ first: i, block });
+  }
+  entries.sort((a, b) => a.first - b.first);
+  const blocks = entries.map((e) => e.block);
+  tellRoles(blocks, h, pageHeight);
+  return { blocks, markdown: pageMarkdown(blocks) };
+}
+
+/** Title, footnote: roles the text alone does not give, from the sizes and places of the block's lines. */
+function tellRoles(blocks: Block[], lineHeight: number, pageHeight: number): void {
+  const body = blocks.filter((b) => !MARGIN_ROLES.has(b.type));
+  const tall = (b: Block) => median((b.lines ?? []).map((l) => l.bbox[3] - l.bbox[1]));
+  const first = body[0];
+  if (first && first.bbox && (first.type === "heading" || first.type === "paragraph") && (first.lines?.length ?? 0) <= 3 &&
+    first.bbox[1] < pageHeight / 3 && tall(first) >= 1.5 * lineHeight && body.length >= 2) {
+    first.type = "title";
+    first.level = 1;
+  }
+  for (const b of body) {
+    if (b.type !== "paragraph" || !b.bbox || !b.lines?.length) continue;
+    if (b.bbox[1] > (2 / 3) * pageHeight && tall(b) <= 0.85 * lineHeight && FOOTNOTE.test(b.text)) b.type = "footnote";
+  }
+}

@@ -1,0 +1,50 @@
+// The page layout stage between the text detector and the decoder, and after it: reading order of the detected
+// lines, then blocks with roles from the lines and what was written for them. XY-cut with soft gutters and the
+// geometric roles of page.ts are the default; a learned stage (reading order and roles from line boxes, the
+// recogniser's evidence and page features) implements the same interface and replaces it.
+import { assemblePage, type AssembledPage, type PageLine } from "./page.js";
+import { xyCut, type Extent } from "./xycut.js";
+
+export interface LayoutStage {
+  readonly name: string;
+  /** The page's detected lines in reading order (a line may come back split, e.g. two columns' lines read as one box). */
+  order<T extends Extent>(lines: readonly T[], page: { width: number; height: number }): T[];
+  /** Blocks with roles and boxes from the lines in reading order, each with the Markdown written for it. */
+  assemble(lines: readonly PageLine[], page: { width: number; height: number }): AssembledPage;
+}
+
+function median(values: number[]): number {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/**
+ * The default stage: recursive XY-cut with half the median line height as the narrowest clean gutter (detected
+ * boxes are dilated, and a two-column paper's gutter is about one line of its body text) and soft gutters on the
+ * boxes' cores; roles from the Markdown and the page's geometry.
+ */
+export const XY_CUT_STAGE: LayoutStage = {
+  name: "xy-cut",
+  order(lines) {
+    const body = median(lines.map((b) => b.yMax - b.yMin)) || 10;
+    return xyCut(lines, 0.5 * body);
+  },
+  assemble(lines, page) {
+    return assemblePage(lines, page.width, page.height);
+  },
+};
+
+let current: LayoutStage = XY_CUT_STAGE;
+
+/** The layout stage pages are read with. */
+export function layoutStage(): LayoutStage {
+  return current;
+}
+
+/** Replaces the layout stage (a learned one); returns the one it replaced. */
+export function setLayoutStage(stage: LayoutStage): LayoutStage {
+  const previous = current;
+  current = stage;
+  return previous;
+}

@@ -1,0 +1,219 @@
+// Tables in page Markdown: tolerant reading of the HTML a model writes (tags missing, stray or unbalanced), a cell
+// grid with spans, and balanced HTML or a Markdown pipe table written back from that grid.
+
+/** One cell of a table's grid: where it starts (0-based row and column), how far it spans, its text. */
+export interface TableCell {
+  row: number;
+  col: number;
+  rowSpan: number;
+  colSpan: number;
+  /** a <th> cell */
+  header: boolean;
+  text: string;
+}
+
+/** A table as rows × columns of cells; a spanning cell is listed once, at its top-left slot. */
+export interface TableGrid {
+  rows: number;
+  cols: number;
+  cells: TableCell[];
+}
+
+export interface RawCell {
+  text: string;
+  rowSpan: number;
+  colSpan: number;
+  header: boolean;
+}
+
+const TAG = /<(\/?)(table|thead|tbody|tfoot|tr|td|th)\b([^>]*)>/gi;
+
+function span(attrs: string, name: string): number {
+  const m = new RegExp(`${name}\\s*=\\s*["']?(\\d+)`, "i").exec(attrs);
+  const n = m ? Number(m[1]) : 1;
+  return Number.isFinite(n) && n >= 1 ? Math.min(n, 1000) : 1;
+}
+
+/** A piece of Markdown: text kept as written, or a table read from its tags. */
+export type TablePiece = ({ kind: "text"; text: string } | { kind: "table"; rows: RawCell[][] }) & { start: number; end: number };
+
+/**
+ * Reads Markdown with HTML tables the way a browser forgives them: a row or cell outside any table opens one,
+ * a closing tag with nothing open is dropped, a cell or row left open is closed by the next row or the table's
+ * end, text between cells becomes a cell of its own, and a blank line followed by text (or the end of the input)
+ * ends a table that was never closed.
+ */
+export function splitTables(markdown: string): TablePiece[] {
+  const pieces: TablePiece[] = [];
+  let text = "";
+  let textStart = 0;
+  let tableStart = 0;
+  let rows: RawCell[][] | undefined;
+  let row: RawCell[] | undefined;
+  let cell: RawCell | undefined;
+  const closeCell = () => {
+    if (cell) cell.text = cell.text.trim();
+    cell = undefined;
+  };
+  const closeRow = () => {
+    closeCell();
+    row = undefined;
+  };
+  const endTable = (at: number) => {
+    closeRow();
+    if (rows) pieces.push({ kind: "table", rows: rows.filter((r) => r.length > 0), start: tableStart, end: at });
+    rows = undefined;
+    textStart = at;
+  };
+  const openTable = (at: number) => {
+    if (text) pieces.push({ kind: "text", text, start: textStart, end: at });
+    text = "";
+    rows = [];
+    tableStart = at;
+  };
+  const newRow = () => {
+    closeRow();
+    row = [];
+    rows!.push(row);
+  };
+  const newCell = (header: boolean, attrs: string) => {
+    closeCell();
+    if (!row) newRow();
+    cell = { text: "", rowSpan: span(attrs, "rowspan"), colSpan: span(attrs, "colspan"), header };
+    row!.push(cell);
+  };
+  const addText = (s: string, at: number) => {
+    if (!s) return;
+    if (!rows) {
+      text += s;
+      return;
+    }
+    // a blank line in a table left open (in a cell or between them) is the page going on below it
+    const gap = /\n[^\S\n]*\n/.exec(s);
+    if (gap && (cell || !s.slice(0, gap.index).trim()) && s.slice(gap.index).trim()) {
+      if (cell) cell.text += s.slice(0, gap.index);
+      endTable(at + gap.index);
+      text += s.slice(gap.index);
+      return;
+    }
+    if (cell) {
+      cell.text += s;
+      return;
+    }
+    if (!s.trim()) return;
+    newCell(false, "");
+    cell!.text += s;
+  };
+  let at = 0;
+  for (const m of markdown.matchAll(TAG)) {
+    addText(markdown.slice(at, m.index), at);
+    at = m.index! + m[0].length;
+    const close = m[1] === "/";
+    const tag = m[2]!.toLowerCase();
+    const attrs = m[3] ?? "";
+    if (tag === "thead" || tag === "tbody" || tag === "tfoot") continue;
+    if (!close) {
+      if (tag === "table") {
+        if (rows) endTable(m.index!);
+        openTable(m.index!);
+      } else {
+        if (!rows) openTable(m.index!);
+        if (tag === "tr") newRow();
+        else newCell(tag === "th", attrs);
+      }
+    } else if (rows) {
+      if (tag === "table") endTable(at);
+      else if (tag === "tr") closeRow();
+      else closeCell();
+    } else if (!text) {
+      // a closing tag with no table open is dropped (text after it starts after it)
+      textStart = at;
+    }
+  }
+  addText(markdown.slice(at), at);
+  if (rows) endTable(markdown.length);
+  if (text) pieces.push({ kind: "text", text, start: textStart, end: markdown.length });
+  return pieces;
+}
+
+/** Places rows of cells on a grid, spans taking the slots below and to the right (as HTML lays out a table). */
+export function tableGrid(rows: readonly (readonly RawCell[])[]): TableGrid {
+  const taken: boolean[][] = [];
+  const cells: TableCell[] = [];
+  let cols = 0;
+  rows.forEach((cellsOfRow, r) => {
+    let c = 0;
+    for (const cell of cellsOfRow) {
+      while (taken[r]?.[c]) c++;
+      const rowSpan = Math.min(cell.rowSpan, rows.length - r);
+      for (let dr = 0; dr < rowSpan; dr++) for (let dc = 0; dc < cell.colSpan; dc++) (taken[r + dr] ??= [])[c + dc] = true;
+      cells.push({ row: r, col: c, rowSpan, colSpan: cell.colSpan, header: cell.header, text: cell.text });
+      c += cell.colSpan;
+      cols = Math.max(cols, c);
+    }
+  });
+  // every row complete: slots no cell covers get an empty cell, so each row spans the table's width
+  for (let r = 0; r < rows.length; r++) {
+    for (let c = 0; c < cols; c++) {
+      if (!taken[r]?.[c]) {
+        cells.push({ row: r, col: c, rowSpan: 1, colSpan: 1, header: false, text: "" });
+        (taken[r] ??= [])[c] = true;
+      }
+    }
+  }
+  cells.sort((a, b) => a.row - b.row || a.col - b.col);
+  return { rows: rows.length, cols, cells };
+}
+
+/** The grid as HTML: every row opened and closed, spans as colspan/rowspan. */
+export function tableHtml(grid: TableGrid): string {
+  let html = "<table>";
+  for (let r = 0; r < grid.rows; r++) {
+    html += "<tr>";
+    for (const cell of grid.cells.filter((c) => c.row === r)) {
+      const tag = cell.header ? "th" : "td";
+      const attrs = (cell.rowSpan > 1 ? ` rowspan="${cell.rowSpan}"` : "") + (cell.colSpan > 1 ? ` colspan="${cell.colSpan}"` : "");
+      html += `<${tag}${attrs}>${cell.text}</${tag}>`;
+    }
+    html += "</tr>";
+  }
+  return html + "</table>";
+}
+
+/** The grid as a Markdown pipe table (first row as its header), or undefined when a cell spans (pipes cannot). */
+export function pipeTable(grid: TableGrid): string | undefined {
+  if (grid.rows === 0 || grid.cols === 0 || grid.cells.some((c) => c.rowSpan > 1 || c.colSpan > 1)) return undefined;
+  const cell = (t: string) => t.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ").trim();
+  const lines: string[] = [];
+  for (let r = 0; r < grid.rows; r++) {
+    const row = grid.cells.filter((c) => c.row === r).map((c) => cell(c.text));
+    lines.push(`| ${row.join(" | ")} |`);
+    if (r === 0) lines.push(`|${" --- |".repeat(grid.cols)}`);
+  }
+  return lines.join("\n");
+}
+
+export type TableStyle = "html" | "markdown";
+
+/** A table as written in the page's Markdown: HTML, or with style "markdown" a pipe table where no cell spans. */
+export function writeTable(grid: TableGrid, style: TableStyle = "html"): string {
+  return (style === "markdown" ? pipeTable(grid) : undefined) ?? tableHtml(grid);
+}
+
+/**
+ * Markdown whose tables are balanced HTML: every table closed, every row complete, no row or cell outside a table,
+ * spans kept (see splitTables); a table of one cell in one row becomes that cell's text. Text outside tables is
+ * kept as written.
+ */
+export function balanceTables(markdown: string, style: TableStyle = "html"): string {
+  if (!/<\/?(?:table|tr|td|th|thead|tbody|tfoot)\b/i.test(markdown)) return markdown;
+  return splitTables(markdown)
+    .map((p) => {
+      if (p.kind === "text") return p.text;
+      const grid = tableGrid(p.rows);
+      if (grid.cells.length === 0) return "";
+      if (grid.rows === 1 && grid.cols === 1) return grid.cells[0]!.text;
+      return writeTable(grid, style);
+    })
+    .join("");
+}

@@ -1,0 +1,105 @@
+// A page's blocks from its lines (line-unit models): roles, boxes, running headers and footers from geometry.
+import { describe, expect, it } from "vitest";
+import { assemblePage, marginRoles, pageMarkdown, type PageLine } from "../../src/layout/page.js";
+
+// an A4 page at 150 DPI; body lines 30 px high (detector boxes) every 32 px
+const W = 1240, H = 1754;
+const line = (y: number, markdown: string, x0 = 120, x1 = 1120, h = 30): PageLine => ({ box: { xMin: x0, yMin: y, xMax: x1, yMax: y + h }, markdown });
+const body = (from: number, count: number, first = "\n\nBody text") =>
+  Array.from({ length: count }, (_, k) => line(from + 32 * k, k === 0 ? first : ` line ${k + 1} of the paragraph`));
+
+describe("assemblePage", () => {
+  it("gives every block a role and a box in page pixels, and every line its box (issue 17: bbox null)", () => {
+    const lines = [
+      line(150, "## 2 Methods", 120, 400, 36),
+      line(200, "\n\nWe measured the", 120, 1120), line(232, " things we found.", 120, 700),
+      line(280, "\n\n159. The following graph", 120, 1120), line(312, " shows the results.", 160, 600),
+      line(360, "\n\n- a bullet item", 120, 500),
+      line(410, "\n\n<table><tr><td>Name</td>", 120, 300), line(410, "<td>Value</td></tr>", 600, 800), line(442, "<tr><td>x</td>", 120, 200), line(442, "<td>1</td></tr>", 600, 640),
+      line(500, "\n\nTable 2: Values of x.", 120, 600),
+      line(560, "\n\n```\nint main() {", 120, 500), line(592, "\n}\n```", 120, 200),
+      line(650, "\n\n$$E = mc^2$$", 500, 700, 40),
+    ];
+    const { blocks, markdown } = assemblePage(lines, W, H);
+    expect(blocks.map((b) => b.type)).toEqual(["heading", "paragraph", "list-item", "list-item", "table", "caption", "code", "formula"]);
+    for (const b of blocks) {
+      expect(b.bbox).not.toBeNull();
+      const [x0, y0, x1, y1] = b.bbox!;
+      expect(0 <= x0 && x0 < x1 && x1 <= W && 0 <= y0 && y0 < y1 && y1 <= H).toBe(true);
+      expect(b.lines!.length).toBeGreaterThan(0);
+    }
+    expect(blocks[0]).toMatchObject({ level: 2, text: "2 Methods", bbox: [120, 150, 400, 186] });
+    expect(blocks[1]).toMatchObject({ text: "We measured the things we found.", bbox: [120, 200, 1120, 262] });
+    expect(blocks[1]!.lines).toEqual([{ text: "We measured the", bbox: [120, 200, 1120, 230] }, { text: "things we found.", bbox: [120, 232, 700, 262] }]);
+    // the list number is kept, in the JSON and the Markdown
+    expect(blocks[2]).toMatchObject({ marker: "159.", text: "The following graph shows the results." });
+    expect(blocks[3]).toMatchObject({ marker: "-", text: "a bullet item" });
+    expect(blocks[4]!.table).toMatchObject({ rows: 2, cols: 2 });
+    expect(blocks[4]!.table!.cells.map((c) => c.text)).toEqual(["Name", "Value", "x", "1"]);
+    expect(blocks[4]!.bbox).toEqual([120, 410, 800, 472]);
+    expect(blocks[6]).toMatchObject({ text: "int main() {\n}" });
+    expect(blocks[7]).toMatchObject({ text: "E = mc^2" });
+    expect(markdown).toContain("159. The following graph shows the results.\n- a bullet item");
+    expect(markdown).toContain("<table><tr><td>Name</td><td>Value</td></tr><tr><td>x</td><td>1</td></tr></table>");
+  });
+
+  it("closes a table the page left open and drops a stray closing tag", () => {
+    const lines = [line(200, "<table><tr><td>a</td>", 120, 300), line(200, "<td>b</td></tr></table></table>", 600, 800), line(240, "<tr><td>c</td>", 120, 300)];
+    const { markdown, blocks } = assemblePage(lines, W, H);
+    // the row after the closed table is a table of one cell: its text
+    expect(markdown).toBe("<table><tr><td>a</td><td>b</td></tr></table>\n\nc");
+    expect(blocks.map((b) => b.type)).toEqual(["table", "paragraph"]);
+  });
+
+  it("tells a title by its size at the top of the page", () => {
+    const lines = [line(120, "# Free software and the fine print", 120, 1000, 70), ...body(230, 6)];
+    expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["title", "paragraph"]);
+  });
+
+  it("keeps running headers, folios and footers out of the Markdown but in the blocks, with their roles", () => {
+    const lines = [
+      line(60, "SOFTWARE QUARTERLY", 120, 420, 26), line(60, "\n\n17", 1080, 1120, 26),
+      ...body(160, 30),
+      line(1680, "\n\nDownload date: 28 Dec 2018", 120, 500, 26),
+    ];
+    const { blocks, markdown } = assemblePage(lines, W, H);
+    expect(blocks.map((b) => b.type)).toEqual(["header", "page-number", "paragraph", "footer"]);
+    expect(blocks[0]).toMatchObject({ text: "SOFTWARE QUARTERLY", bbox: [120, 60, 420, 86] });
+    expect(markdown.startsWith("Body text line 2")).toBe(true);
+    expect(markdown).not.toMatch(/QUARTERLY|Download|^17|\n17/);
+    expect(pageMarkdown(blocks, { keepHeaders: true })).toMatch(/^SOFTWARE QUARTERLY\n\n17\n\nBody text/);
+    expect(pageMarkdown(blocks, { keepHeaders: true })).toMatch(/Download date: 28 Dec 2018$/);
+  });
+
+  it("keeps a real first line of body text at the top of a single page (it follows the page's pitch)", () => {
+    // a page image cropped close to its text: the first line sits in the top band, short, but the next follows at the pitch
+    const lines = [line(20, "Revision history", 120, 400), ...body(52, 12, " and what changed")];
+    const { blocks } = assemblePage(lines, W, 500);
+    expect(blocks.every((b) => b.type === "paragraph")).toBe(true);
+    expect(assemblePage(lines, W, 500).markdown.startsWith("Revision history and what changed")).toBe(true);
+  });
+
+  it("keeps the end of a paragraph run over from the previous page, even set apart from the next paragraph", () => {
+    const lines = [line(150, "the licence applies to all of them.", 120, 700), ...body(230, 20)];
+    expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
+  });
+
+  it("keeps a footnote at the foot of the page as content (not a footer), and tells it by its small lines", () => {
+    const lines = [...body(160, 30), line(1640, "\n\n1 See the manual for the full list of options.", 120, 900, 22)];
+    const { blocks, markdown } = assemblePage(lines, W, H);
+    expect(blocks.map((b) => b.type)).toEqual(["paragraph", "footnote"]);
+    expect(markdown).toContain("See the manual");
+  });
+
+  it("finds a page number alone under the text, and nothing in a page of a few lines", () => {
+    const boxes = [...body(160, 10).map((l) => l.box), { xMin: 600, yMin: 1650, xMax: 640, yMax: 1676 }];
+    const texts = [...Array(10).fill("text"), "- 3 -"];
+    expect([...marginRoles(boxes, texts, H)]).toEqual([[10, "page-number"]]);
+    expect(marginRoles(boxes.slice(8), texts.slice(8), H).size).toBe(0);
+  });
+
+  it("does not take a heading at the top of the page for a running header", () => {
+    const lines = [line(80, "## Introduction", 120, 420, 30), ...body(200, 20)];
+    expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["heading", "paragraph"]);
+  });
+});

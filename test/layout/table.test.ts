@@ -1,0 +1,76 @@
+// Tables in page Markdown: balanced HTML from whatever tags a model wrote, cell grids with spans, pipe tables.
+import { describe, expect, it } from "vitest";
+import { balanceTables, pipeTable, splitTables, tableGrid, tableHtml } from "../../src/layout/table.js";
+
+/** Every <table> closed, every <tr> inside a table and closed, every cell inside a row. */
+function balanced(html: string): boolean {
+  const stack: string[] = [];
+  for (const m of html.matchAll(/<(\/?)(table|tr|td|th)\b[^>]*>/g)) {
+    const [, close, tag] = m;
+    if (!close) {
+      const parent = stack.at(-1);
+      if (tag === "table" && parent !== undefined && parent !== "td" && parent !== "th") return false;
+      if (tag === "tr" && parent !== "table") return false;
+      if ((tag === "td" || tag === "th") && parent !== "tr") return false;
+      stack.push(tag!);
+    } else if (stack.pop() !== tag) return false;
+  }
+  return stack.length === 0;
+}
+
+describe("balanceTables", () => {
+  it("opens a table for rows written without one and closes what was left open (issue 17: <tr><td> with no <table>)", () => {
+    const md = "Results\n\n<tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr>\n\nAfter the table.";
+    const out = balanceTables(md);
+    expect(out).toBe("Results\n\n<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>\n\nAfter the table.");
+    expect(balanced(out)).toBe(true);
+  });
+
+  it("drops closing tags nothing opened (57 <table> against 68 </table>) and completes short rows", () => {
+    const md = "</table>x <table><tr><td>1</td><td>2</td><td>3</td></tr><tr><td>4</td></table></table></tr> y";
+    const out = balanceTables(md);
+    expect(out).toBe("x <table><tr><td>1</td><td>2</td><td>3</td></tr><tr><td>4</td><td></td><td></td></tr></table> y");
+    expect(balanced(out)).toBe(true);
+    expect((out.match(/<table>/g) ?? []).length).toBe((out.match(/<\/table>/g) ?? []).length);
+  });
+
+  it("keeps spans, and a spanning cell fills its slots (rows are complete counting spans)", () => {
+    const md = '<table><tr><th colspan="2">Head</th></tr><tr><td rowspan=2>a</td><td>b</td></tr><tr><td>c</td></tr></table>';
+    const piece = splitTables(md)[0]!;
+    if (piece.kind !== "table") throw new Error("no table read");
+    const grid = tableGrid(piece.rows);
+    expect(grid).toMatchObject({ rows: 3, cols: 2 });
+    expect(grid.cells).toEqual([
+      { row: 0, col: 0, rowSpan: 1, colSpan: 2, header: true, text: "Head" },
+      { row: 1, col: 0, rowSpan: 2, colSpan: 1, header: false, text: "a" },
+      { row: 1, col: 1, rowSpan: 1, colSpan: 1, header: false, text: "b" },
+      { row: 2, col: 1, rowSpan: 1, colSpan: 1, header: false, text: "c" },
+    ]);
+    expect(balanceTables(md)).toBe('<table><tr><th colspan="2">Head</th></tr><tr><td rowspan="2">a</td><td>b</td></tr><tr><td>c</td></tr></table>');
+  });
+
+  it("ends a table left open where the page goes on after a blank line, and reads text between cells as a cell", () => {
+    const out = balanceTables("<table><tr><td>a</td> b <td>c\n\nNext paragraph.");
+    expect(out).toBe("<table><tr><td>a</td><td>b</td><td>c</td></tr></table>\n\nNext paragraph.");
+  });
+
+  it("unwraps a table of one cell, and leaves Markdown without tables alone", () => {
+    expect(balanceTables("text\n\n<table><tr><td>package</td></tr></table>")).toBe("text\n\npackage");
+    expect(balanceTables("a < b and c > d")).toBe("a < b and c > d");
+  });
+
+  it("writes pipe tables with --tables markdown where no cell spans, HTML where one does", () => {
+    const plain = "<table><tr><td>Name</td><td>a|b</td></tr><tr><td>x</td></tr></table>";
+    expect(balanceTables(plain, "markdown")).toBe("| Name | a\\|b |\n| --- | --- |\n| x |  |");
+    const spanning = '<table><tr><td colspan="2">wide</td></tr><tr><td>1</td><td>2</td></tr></table>';
+    expect(balanceTables(spanning, "markdown")).toBe(spanning);
+    expect(pipeTable(tableGrid([]))).toBeUndefined();
+  });
+
+  it("writes a grid back as the same HTML", () => {
+    const html = "<table><tr><td>1</td><td>2</td></tr></table>";
+    const piece = splitTables(html)[0]!;
+    expect(piece.kind).toBe("table");
+    if (piece.kind === "table") expect(tableHtml(tableGrid(piece.rows))).toBe(html);
+  });
+});
