@@ -35,8 +35,9 @@ Model::Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_pa
   embed_tokens = &s.require("model.embed_tokens.weight", {V, H});
   lm_head = cfg.tie_word_embeddings ? embed_tokens : &s.require("lm_head.weight", {V, H});
   final_norm = widen(s.require("model.norm.weight", {H}));
-  if (s.find("model.image_newline")) image_newline_ = widen(s.require("model.image_newline", {H}));
-  if (s.find("model.view_seperator")) view_separator_ = widen(s.require("model.view_seperator", {H}));
+  // the rows the sequence layout inserts are read by the driver (TypeScript); here only their shapes are checked
+  if (s.find("model.image_newline")) s.require("model.image_newline", {H});
+  if (s.find("model.view_seperator")) s.require("model.view_seperator", {H});
   auto mlp = [&](const std::string& p, int64_t inter) {
     MlpWeights m;
     m.gate = &s.require(p + ".gate_proj.weight", {inter, H});

@@ -58,9 +58,6 @@ class Model {
 
   // Token embedding row, widened to f32.
   void embed(int32_t token, float* out) const;
-  // Rows the sequence layout inserts (f32 copies; empty when absent from the checkpoint).
-  const std::vector<float>& image_newline() const { return image_newline_; }
-  const std::vector<float>& view_separator() const { return view_separator_; }
   // Bytes of weights one decode step streams (attention, dense MLPs, router, top-k + shared experts, lm_head).
   size_t decode_weight_bytes() const;
 
@@ -75,7 +72,6 @@ class Model {
   std::unique_ptr<ThreadPool> pool_;
   const Kernels* kernels_;
   int64_t min_parallel_macs_;
-  std::vector<float> image_newline_, view_separator_;
 };
 
 }  // namespace ocr

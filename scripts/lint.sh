@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 biome=${BIOME:-node_modules/.bin/biome}
+[ -x "$biome" ] || { echo "lint: $biome is missing: run npm ci" >&2; exit 1; }
 fix=0
 if [ "${1:-}" = --fix ]; then
   fix=1

@@ -87,21 +87,6 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("weightDtype", ocr::dtype_name(model->lm_head->dtype));
     return o;
   }
-
-  // Token embedding rows and the layout rows, for drivers that assemble visual sequences.
-  Napi::Value LayoutRows(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    Napi::Object o = Napi::Object::New(env);
-    auto copy = [&](const std::vector<float>& v) -> Napi::Value {
-      if (v.empty()) return env.Null();
-      auto a = Napi::Float32Array::New(env, v.size());
-      std::memcpy(a.Data(), v.data(), v.size() * 4);
-      return a;
-    };
-    o.Set("imageNewline", copy(model->image_newline()));
-    o.Set("viewSeparator", copy(model->view_separator()));
-    return o;
-  }
 };
 
 Napi::FunctionReference ModelWrap::ctor;
@@ -116,8 +101,7 @@ std::shared_ptr<ocr::Model> ModelFrom(const Napi::Value& v) {
 
 void InitModel(Napi::Env env, Napi::Object exports) {
   Napi::Function f = ModelWrap::DefineClass(env, "NativeModel",
-                                            {ModelWrap::InstanceMethod("info", &ModelWrap::Info),
-                                             ModelWrap::InstanceMethod("layoutRows", &ModelWrap::LayoutRows)});
+                                            {ModelWrap::InstanceMethod("info", &ModelWrap::Info)});
   ModelWrap::ctor = Napi::Persistent(f);
   exports.Set("NativeModel", f);
   exports.Set("cpuFeatures", Napi::String::New(env, ocr::cpu_features_string()));

@@ -15,6 +15,6 @@ export {
 } from "./decoder.js";
 export { defaultModelOptions, resultSettings, stableHash, type ModelOptions, type OutputFormat, type RunSettings } from "./settings.js";
 export { EnvironmentError, ExitCode, UsageError } from "./errors.js";
-export { defaultModelDir, modelDirFor } from "./engines/model.js";
+export { defaultModelDir } from "./engines/model.js";
 export { blockStats, headingLevels, layoutBlocks, layoutPage } from "./text-layout.js";
 export { buildWords, pageBlocks, type TextBlock, type TextLine, type Word } from "./text-blocks.js";

@@ -20,7 +20,6 @@ export interface NativeModelInfo {
 
 export interface NativeModel {
   info(): NativeModelInfo;
-  layoutRows(): { imageNewline: Float32Array | null; viewSeparator: Float32Array | null };
 }
 
 export interface NativeExtendResult {

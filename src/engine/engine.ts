@@ -239,11 +239,6 @@ export class Engine {
       throw fromNative(err);
     }
   }
-
-  /** The `model.image_newline` / `model.view_seperator` rows (null when the checkpoint lacks them). */
-  layoutRows(): { imageNewline: Float32Array | null; viewSeparator: Float32Array | null } {
-    return this.native.layoutRows();
-  }
 }
 
 export class Session {
