@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableAs } from "../helpers/images.js";
 import { bin, ocr } from "../helpers/cli.js";
-import { fixture, tempDir } from "../helpers/paths.js";
+import { fixture, repoRoot, tempDir } from "../helpers/paths.js";
+import type { DocumentRecord } from "../../src/output/index.js";
 import { makePdf } from "../helpers/pdf.js";
 
 const tmp = tempDir("ocr-cli-");
@@ -123,6 +124,26 @@ describe("ocr parse --engine text", () => {
     expect(second.stderr).toContain("2 documents: 0 done, 2 up to date");
     const other = await ocr([...args, "--resume", "--pages", "1"], { cwd: dir });
     expect(other.stderr).toContain("2 documents: 2 done");
+  });
+
+  it("keeps running headers and page numbers out of the Markdown unless --keep-headers, in the JSON with their roles", async () => {
+    const cwd = path.join(repoRoot, "fixtures/layout");
+    const pdf = "mag3.pdf";
+    const md = await ocr(["parse", pdf, "--engine", "text", "--stdout"], { cwd });
+    expect(md.exitCode).toBe(0);
+    expect(md.stdout).not.toContain("SOFTWARE QUARTERLY");
+    expect(md.stdout).not.toMatch(/\n42\n/);
+    // a paragraph (a word, even) that runs over the page break stays one, the page marker inside it
+    expect(md.stdout).toContain("make modifica<!-- page 2 -->tions exclusively for you");
+    const kept = await ocr(["parse", pdf, "--engine", "text", "--stdout", "--keep-headers"], { cwd });
+    expect(kept.stdout.match(/SOFTWARE QUARTERLY/g)).toHaveLength(2);
+    const out = path.join(tmp.dir, "headers");
+    await ocr(["parse", pdf, "--engine", "text", "-o", out, "--format", "json"], { cwd });
+    const doc = JSON.parse(readFileSync(path.join(out, "mag3.json"), "utf8")) as DocumentRecord;
+    for (const page of doc.pages) {
+      const margin = page.blocks.filter((b) => ["header", "footer", "page-number"].includes(b.type)).map((b) => `${b.type}:${b.text}`);
+      expect(margin).toEqual(["header:SOFTWARE QUARTERLY", "header:Spring 2019", "page-number:42"]);
+    }
   });
 
   it("works through images with the text engine, warning that they have no text layer", async () => {

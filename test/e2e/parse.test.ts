@@ -139,7 +139,8 @@ describe("ocr parse with the default model", () => {
   it.skipIf(!reads.reads)(`splits a two-page document's text at <PAGE> (${reads.why})`, async () => {
     const out = path.join(tmp.dir, "two-text");
     const refs = [truth("synth-2pages.p1.md"), truth("synth-2pages.p2.md")];
-    const r = await ocr(["parse", "synth-2pages.pdf", "-o", out, "--format", "json", "--threads", "2", "--max-tokens", String(Math.ceil(refs[0]!.length * 1.3))], { cwd });
+    // the generator's Markdown keeps the running header and page number: so does --keep-headers
+    const r = await ocr(["parse", "synth-2pages.pdf", "-o", out, "--format", "json", "--threads", "2", "--max-tokens", String(Math.ceil(refs[0]!.length * 1.3)), "--keep-headers"], { cwd });
     expect(r.exitCode).toBe(0);
     const doc = record(path.join(out, "synth-2pages.json"));
     expect(cer(doc.pages[0]!.markdown, refs[0]!)).toBeLessThan(0.3);
