@@ -2,6 +2,7 @@
 // recogniser turns each into glyph evidence (one slot per CTC symbol run), and the bundle's projector maps a
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
+import { deskewPage } from "./deskew.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { layoutStage } from "../layout/stage.js";
 import type { Extent } from "../layout/xycut.js";
@@ -330,6 +331,10 @@ async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineMo
 export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[], timings?: Record<string, number>):
   Promise<LineUnit[]> {
   const clock = stageClock(timings);
+  // a page scanned askew is turned straight first: axis-aligned line crops of a skewed line hold its neighbours
+  // too (boxes are then in the straightened page's pixels, which differ by the turn about the centre)
+  page = deskewPage(page).page;
+  clock("deskew");
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
   // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
