@@ -11,9 +11,20 @@ type PDFPageProxy = import("pdfjs-dist/legacy/build/pdf.mjs").PDFPageProxy;
 
 let pdfjsPromise: Promise<Pdfjs> | undefined;
 
-/** Loads pdfjs once; the import costs ~100 ms and most runs never need it twice. */
+/**
+ * Loads pdfjs once. Its Node build requires @napi-rs/canvas, which by default registers every system font at load
+ * (about 0.6 s of CPU and 58 MiB of RSS with ~700 font files): pdfjs draws glyphs as paths from the PDF's fonts
+ * or its own standard_fonts and never asks the canvas for a system font (44 pages of the real corpus render to the
+ * same bytes without them), so that load is switched off unless the environment sets DISABLE_SYSTEM_FONTS_LOAD.
+ */
 function loadPdfjs(): Promise<Pdfjs> {
-  pdfjsPromise ??= import("pdfjs-dist/legacy/build/pdf.mjs");
+  if (!pdfjsPromise) {
+    const set = process.env.DISABLE_SYSTEM_FONTS_LOAD === undefined;
+    if (set) process.env.DISABLE_SYSTEM_FONTS_LOAD = "1";
+    pdfjsPromise = import("pdfjs-dist/legacy/build/pdf.mjs").finally(() => {
+      if (set) delete process.env.DISABLE_SYSTEM_FONTS_LOAD;
+    });
+  }
   return pdfjsPromise;
 }
 
