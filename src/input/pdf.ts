@@ -78,6 +78,11 @@ class PdfWorker {
       // a deep but legitimate nesting needs stack; a runaway one is stopped by the heap limit or the timer
       resourceLimits: { maxOldGenerationSizeMb: PDF_HEAP_MB, stackSizeMb: 16 },
       stderr: false,
+      // pdfjs's Node build loads @napi-rs/canvas, which registers every system font at load (~0.6 s of CPU and
+      // 58 MiB with ~700 font files); pdfjs draws glyphs from the PDF's own fonts or its standard_fonts and never
+      // asks the canvas for a system font (44 real pages render to the same bytes without them), so the worker
+      // skips that load unless the environment says otherwise
+      env: { ...process.env, DISABLE_SYSTEM_FONTS_LOAD: process.env.DISABLE_SYSTEM_FONTS_LOAD ?? "1" },
     });
     this.worker.on("message", (r: Reply) => {
       const p = this.pending.get(r.id);

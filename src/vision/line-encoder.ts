@@ -24,46 +24,65 @@ export interface LineView {
   slotPeak: Float32Array;
 }
 
+/** One set of the three sessions on one worker thread; a page uses one lane from detection to projection. */
+interface Lane {
+  detector: VisionEncoder;
+  recogniser: VisionEncoder;
+  projector: VisionEncoder;
+  busy: boolean;
+}
+
 export class LineEncoder {
+  /** Lanes are opened when a page arrives while every lane is busy (documents read at once with --jobs). */
+  private readonly lanes: Lane[] = [];
+  private opening?: Promise<Lane>;
+
   private constructor(
     private readonly cfg: LinesConfig,
-    private readonly detector: VisionEncoder,
-    private readonly recogniser: VisionEncoder,
-    private readonly projector: VisionEncoder,
+    first: Lane,
     private readonly dictionary: string[],
-  ) {}
+    private readonly paths: [string, string, string],
+    private readonly options: EncoderOptions,
+  ) {
+    this.lanes.push(first);
+  }
 
   /** Opens the three models of a bundle directory; `projectorPath` is the bundle's encoder.onnx. */
   static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}): Promise<LineEncoder> {
     const dictionary = parseDictionary(await readFile(path.join(dir, cfg.dictionary), "utf8"));
-    const opened: VisionEncoder[] = [];
-    // a page runs detector, recogniser and projector in turn: one worker thread holds the three sessions
-    const thread = new OnnxThread(options);
-    thread.acquire();
-    try {
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.detector), options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
-      opened.push(await VisionEncoder.open(path.join(dir, cfg.recogniser), options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
-      opened.push(await VisionEncoder.open(projectorPath, options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread));
-    } catch (err) {
-      await Promise.all(opened.map((e) => e.close()));
-      await thread.release();
-      throw err;
-    }
-    // the sessions hold the thread from here: it ends when the last of them closes
-    await thread.release();
-    return new LineEncoder(cfg, opened[0]!, opened[1]!, opened[2]!, dictionary);
+    const paths: [string, string, string] = [path.join(dir, cfg.detector), path.join(dir, cfg.recogniser), projectorPath];
+    return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options);
   }
 
   get provider(): "cpu" | "cuda" {
-    return this.detector.provider;
+    return this.lanes[0]!.detector.provider;
   }
 
-  private models(): LineModels {
+  /** A free lane, marked busy: an idle one, else a new one (one page of each document in flight at most). */
+  private async take(): Promise<Lane> {
+    for (;;) {
+      const free = this.lanes.find((l) => !l.busy);
+      if (free) {
+        free.busy = true;
+        return free;
+      }
+      if (!this.opening) {
+        this.opening = openLane(this.paths, this.options).finally(() => (this.opening = undefined));
+        const lane = await this.opening;
+        lane.busy = true;
+        this.lanes.push(lane);
+        return lane;
+      }
+      await this.opening.catch(() => undefined);
+    }
+  }
+
+  private models(lane: Lane): LineModels {
     return {
       // the front end builds each input afresh and drops it after the call: hand the buffers over
-      detect: async (t) => (await this.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true })).probability!,
+      detect: async (t) => (await lane.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true })).probability!,
       recognise: async (t) => {
-        const r = await this.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true });
+        const r = await lane.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true });
         return { best: r.best!, peak: r.peak!, features: r.features! };
       },
     };
@@ -72,7 +91,17 @@ export class LineEncoder {
   /** The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout. */
   async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
     timings?: Record<string, number>): Promise<LineView[]> {
-    const units = await pageUnits(page, this.models(), this.cfg, this.dictionary, timings);
+    const lane = await this.take();
+    try {
+      return await this.laneViews(lane, page, hidden, frame, timings);
+    } finally {
+      lane.busy = false;
+    }
+  }
+
+  private async laneViews(lane: Lane, page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
+    timings?: Record<string, number>): Promise<LineView[]> {
+    const units = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
@@ -81,7 +110,7 @@ export class LineEncoder {
     });
     const views: LineView[] = new Array(units.length);
     for (const [length, idx] of byLength) {
-      const emb = await this.project(idx.map((i) => units[i]!), length);
+      const emb = await this.project(lane, idx.map((i) => units[i]!), length);
       const layout: VisualLayout = { global: { rows: 1, cols: 1 + length }, rowNewline: frame.rowNewline, viewSeparator: frame.viewSeparator };
       const per = (1 + length) * hidden;
       idx.forEach((i, k) => {
@@ -99,7 +128,7 @@ export class LineEncoder {
   }
 
   /** Projector over units padded (or cut) to `length` slots → [n, 1, 1 + length, hidden] flattened. */
-  private async project(units: LineUnit[], length: number): Promise<Float32Array> {
+  private async project(lane: Lane, units: LineUnit[], length: number): Promise<Float32Array> {
     const width = units[0]!.stride;
     const n = units.length;
     const ids = new BigInt64Array(n * length);
@@ -115,7 +144,7 @@ export class LineEncoder {
       feats.set(u.features.subarray(0, s * width), k * length * width);
       geometry.set(u.geometry, k * u.geometry.length);
     });
-    const r = await this.projector.run({
+    const r = await lane.projector.run({
       ids: { type: "int64", data: ids, dims: [n, length] },
       feats: { type: "float32", data: feats, dims: [n, length, width] },
       valid: { type: "float32", data: valid, dims: [n, length] },
@@ -125,6 +154,26 @@ export class LineEncoder {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.detector.close(), this.recogniser.close(), this.projector.close()]);
+    await this.opening?.catch(() => undefined);
+    await Promise.all(this.lanes.flatMap((l) => [l.detector.close(), l.recogniser.close(), l.projector.close()]));
   }
+}
+
+/** The detector, recogniser and projector sessions on one worker thread (a page runs them in turn). */
+async function openLane(paths: [string, string, string], options: EncoderOptions): Promise<Lane> {
+  const opened: VisionEncoder[] = [];
+  const thread = new OnnxThread(options);
+  thread.acquire();
+  try {
+    opened.push(await VisionEncoder.open(paths[0], options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
+    opened.push(await VisionEncoder.open(paths[1], options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
+    opened.push(await VisionEncoder.open(paths[2], options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread));
+  } catch (err) {
+    await Promise.all(opened.map((e) => e.close()));
+    throw err;
+  } finally {
+    // the sessions hold the thread from here: it ends when the last of them closes
+    await thread.release();
+  }
+  return { detector: opened[0]!, recogniser: opened[1]!, projector: opened[2]!, busy: false };
 }

@@ -57,7 +57,9 @@ export function detectorInput(page: PagePixels, limit: number): { input: Tensor;
   const data = new Float32Array(3 * w * h);
   for (let c = 0; c < 3; c++) {
     const plane = c * w * h;
-    for (let i = 0; i < w * h; i++) data[plane + i] = (px[i * 3 + c]! / 255 - mean[c]!) / std[c]!;
+    // the same formula per byte value, looked up (same floats as computing it per pixel)
+    const lut = Float32Array.from({ length: 256 }, (_, v) => (v / 255 - mean[c]!) / std[c]!);
+    for (let i = 0; i < w * h; i++) data[plane + i] = lut[px[i * 3 + c]!]!;
   }
   return { input: { data, dims: [1, 3, h, w] }, scaleX: page.width / w, scaleY: page.height / h };
 }
@@ -146,6 +148,9 @@ export function unitGeometry(box: Extent, previous: Extent | undefined, pageWidt
   ]);
 }
 
+/** (v / 255 - 0.5) / 0.5 per byte value v, as float32 (the recogniser's normalisation). */
+const REC_LUT = Float32Array.from({ length: 256 }, (_, v) => (v / 255 - 0.5) / 0.5);
+
 /** A line crop scaled to the recogniser's height (aspect kept, width capped), normalised to [-1, 1], CHW. */
 export function recogniserCrop(page: PagePixels, box: Extent, height: number, maxWidth: number): { data: Float32Array; width: number } {
   const x0 = Math.max(0, Math.floor(box.xMin)), x1 = Math.min(page.width, Math.ceil(box.xMax));
@@ -158,7 +163,7 @@ export function recogniserCrop(page: PagePixels, box: Extent, height: number, ma
   const data = new Float32Array(3 * width * height);
   for (let c = 0; c < 3; c++) {
     const plane = c * width * height;
-    for (let i = 0; i < width * height; i++) data[plane + i] = (px[i * 3 + c]! / 255 - 0.5) / 0.5;
+    for (let i = 0; i < width * height; i++) data[plane + i] = REC_LUT[px[i * 3 + c]!]!;
   }
   return { data, width };
 }

@@ -32,13 +32,13 @@ function coefficients(inSize: number, outSize: number): Coefficients {
   const start = new Int32Array(outSize);
   const count = new Int32Array(outSize);
   const weights = new Float64Array(outSize * taps);
+  const w = new Float64Array(taps);
   for (let o = 0; o < outSize; o++) {
     const centre = (o + 0.5) * scale;
     // C's (int) truncates toward zero
     const xmin = Math.max(Math.trunc(centre - support + 0.5), 0);
     const xmax = Math.min(Math.trunc(centre + support + 0.5), inSize) - xmin;
     let total = 0;
-    const w = new Float64Array(xmax);
     for (let x = 0; x < xmax; x++) {
       w[x] = bicubic((x + xmin - centre + 0.5) / filterScale);
       total += w[x]!;
@@ -53,12 +53,19 @@ function coefficients(inSize: number, outSize: number): Coefficients {
   return { start, count, weights, taps };
 }
 
+/**
+ * The 8-bit value of a fixed-point sum (PIL's clip8). Every sum is an integer within ±2^31 (weights below 2^22 in
+ * magnitude summing to about 2^22, pixels below 2^8), so an arithmetic shift is floor(sum / ONE).
+ */
 function clip8(sum: number): number {
-  const v = Math.floor(sum / ONE);
+  const v = sum >> PRECISION_BITS;
   return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
-/** Resizes RGB pixels (width·height·3 bytes) to outWidth × outHeight. */
+/**
+ * Resizes RGB pixels (width·height·3 bytes) to outWidth × outHeight. All arithmetic is on integers far below 2^53,
+ * so the sums are exact in any order: the vertical pass accumulates whole rows, tap by tap (sequential memory).
+ */
 export function resizeBicubic(src: Uint8Array, width: number, height: number, outWidth: number, outHeight: number): Uint8Array {
   if (width === outWidth && height === outHeight) return src;
   let cur = src;
@@ -66,19 +73,21 @@ export function resizeBicubic(src: Uint8Array, width: number, height: number, ou
   if (outWidth !== width) {
     const c = coefficients(width, outWidth);
     const out = new Uint8Array(outWidth * height * 3);
+    const { start, count, weights, taps } = c;
     for (let y = 0; y < height; y++) {
       const row = y * width * 3;
-      for (let o = 0; o < outWidth; o++) {
+      let q = y * outWidth * 3;
+      for (let o = 0; o < outWidth; o++, q += 3) {
         let r = HALF, g = HALF, b = HALF;
-        const base = o * c.taps;
-        let p = row + c.start[o]! * 3;
-        for (let k = 0; k < c.count[o]!; k++, p += 3) {
-          const w = c.weights[base + k]!;
+        const base = o * taps;
+        const n = count[o]!;
+        let p = row + start[o]! * 3;
+        for (let k = 0; k < n; k++, p += 3) {
+          const w = weights[base + k]!;
           r += cur[p]! * w;
           g += cur[p + 1]! * w;
           b += cur[p + 2]! * w;
         }
-        const q = (y * outWidth + o) * 3;
         out[q] = clip8(r);
         out[q + 1] = clip8(g);
         out[q + 2] = clip8(b);
@@ -89,17 +98,20 @@ export function resizeBicubic(src: Uint8Array, width: number, height: number, ou
   }
   if (outHeight !== height) {
     const c = coefficients(height, outHeight);
-    const out = new Uint8Array(curWidth * outHeight * 3);
     const stride = curWidth * 3;
+    const out = new Uint8Array(stride * outHeight);
+    const acc = new Float64Array(stride);
     for (let o = 0; o < outHeight; o++) {
       const base = o * c.taps;
       const first = c.start[o]!;
-      for (let x = 0; x < stride; x++) {
-        let s = HALF;
-        let p = first * stride + x;
-        for (let k = 0; k < c.count[o]!; k++, p += stride) s += cur[p]! * c.weights[base + k]!;
-        out[o * stride + x] = clip8(s);
+      acc.fill(HALF);
+      for (let k = 0, n = c.count[o]!; k < n; k++) {
+        const w = c.weights[base + k]!;
+        const row = (first + k) * stride;
+        for (let x = 0; x < stride; x++) acc[x] = acc[x]! + cur[row + x]! * w;
       }
+      const at = o * stride;
+      for (let x = 0; x < stride; x++) out[at + x] = clip8(acc[x]!);
     }
     cur = out;
   }

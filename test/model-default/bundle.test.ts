@@ -5,7 +5,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBundle } from "../../src/model/bundle.js";
 import { Tokenizer } from "../../src/model/tokenizer.js";
+import { openDocument } from "../../src/input/index.js";
 import { VisionEncoder } from "../../src/vision/encoder.js";
+import { LineEncoder } from "../../src/vision/line-encoder.js";
 
 const BUNDLE = path.resolve("models/default");
 const GOLDEN = path.resolve("fixtures/model-default");
@@ -119,5 +121,28 @@ describe("default model bundle (models/default)", () => {
         await rec.close();
       }
     });
+
+    it("reads pages of two documents at once on two lanes of sessions, as it reads them one after another", async () => {
+      const bundle = await loadBundle(BUNDLE);
+      const doc = await openDocument(readFileSync("fixtures/docs/multi_page.pdf"), { name: "multi_page.pdf" });
+      const pages = [await doc.renderPage(1, { dpi: 100 }), await doc.renderPage(2, { dpi: 100 })];
+      await doc.close();
+      const enc = await LineEncoder.open(BUNDLE, bundle.json.vision.lines!, bundle.encoderPath, { device: "cpu", threads: 1 });
+      const frame = { rowNewline: false, viewSeparator: false };
+      try {
+        const lanes = () => (enc as unknown as { lanes: unknown[] }).lanes.length;
+        const one = [await enc.views(pages[0]!, 256, frame), await enc.views(pages[1]!, 256, frame)];
+        expect(lanes()).toBe(1);
+        const both = await Promise.all(pages.map((p) => enc.views(p, 256, frame)));
+        expect(lanes()).toBe(2);
+        expect(one[0]!.length).toBeGreaterThan(5);
+        for (const k of [0, 1]) {
+          expect(both[k]!.map((v) => v.text)).toEqual(one[k]!.map((v) => v.text));
+          expect(both[k]!.map((v) => Array.from(v.embeddings))).toEqual(one[k]!.map((v) => Array.from(v.embeddings)));
+        }
+      } finally {
+        await enc.close();
+      }
+    }, 600_000);
   });
 });
