@@ -1,6 +1,6 @@
 // Batch orchestration: discover → open → decode pages → write outputs, one event stream, failures isolated.
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdir, open, readFile, rm, rmdir, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -17,13 +17,13 @@ import {
   type PageRange,
   warmPdfWorker,
 } from "../input/index.js";
-import { writeFileAtomic } from "../output/atomic.js";
+import { sweepTempFiles, TEMP_PREFIX, writeFileAtomic } from "../output/atomic.js";
 import { assignOutputStems, outputFileFor } from "../output/paths.js";
 import { DOCUMENT_SCHEMA, type DocumentRecord, type PageRecord } from "../output/schema.js";
-import { outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
+import { claimOutputStem, outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
 import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } from "./decoder.js";
 import "./engines/index.js";
-import { ExitCode, UsageError } from "./errors.js";
+import { EnvironmentError, ExitCode, UsageError } from "./errors.js";
 import type { EventSink, RunSummary } from "./events.js";
 import { resultSettings, stableHash, type RunSettings } from "./settings.js";
 
@@ -81,6 +81,8 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
       `--stdout writes one document, but the inputs name ${discovery.documents.length + discovery.problems.length}; use -o DIR for batches`,
     );
   }
+  // an unusable -o fails now, before the model loads and the documents are read, not after
+  const created = request.outputDir && !request.writeMarkdown ? await prepareOutputDir(request.outputDir) : undefined;
   // the PDF parser's thread starts (and loads pdfjs) while the model loads
   if (discovery.documents.some((d) => d.path === "-" || /\.pdf$/i.test(d.path))) warmPdfWorker();
   let decoder: PageDecoder;
@@ -88,6 +90,8 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     decoder = await definition.create(settings);
   } catch (error) {
     await closePdfWorkers();
+    // a run that stops before any document leaves no empty output folder behind
+    if (created) await removeEmptyFolders(request.outputDir!, created);
     throw error;
   }
   const summary: RunSummary = {
@@ -151,6 +155,48 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   return summary;
 }
 
+/**
+ * Creates the output folder and proves a file can be made in it. Not a folder (a file, or a file on its
+ * path) is a usage error; a folder that cannot be written (permissions, read-only) an environment error.
+ * Temp files that killed runs left there are swept.
+ */
+async function prepareOutputDir(dir: string): Promise<string | undefined> {
+  const info = await stat(dir).catch(() => undefined);
+  if (info && !info.isDirectory()) throw new UsageError(`-o ${dir}: is a file, not a folder`);
+  let created: string | undefined;
+  try {
+    created = await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR" || code === "EEXIST") throw new UsageError(`-o ${dir}: a part of the path is a file, not a folder`);
+    throw new EnvironmentError(`-o ${dir}: cannot create the folder: ${(error as Error).message}`);
+  }
+  const probe = path.join(dir, `${TEMP_PREFIX}probe.${process.pid}.${Math.random().toString(16).slice(2, 10).padEnd(8, "0")}`);
+  try {
+    await (await open(probe, "w")).close();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EROFS" ? "read-only file system" : (error as Error).message;
+    throw new EnvironmentError(`-o ${dir}: cannot write there: ${why}`);
+  } finally {
+    await rm(probe, { force: true });
+  }
+  await sweepTempFiles(dir);
+  return created;
+}
+
+/** Removes `dir` and its parents up to `top` (the first folder mkdir made) while they are empty. */
+async function removeEmptyFolders(dir: string, top: string): Promise<void> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      await rmdir(d);
+    } catch {
+      return;
+    }
+    if (d === path.resolve(top) || path.dirname(d) === d) return;
+  }
+}
+
 /** Exit code of an interrupted run: the abort reason's exitCode when it has one, else 130 (SIGINT). */
 export function interruptExitCode(reason: unknown): number {
   const code = (reason as { exitCode?: unknown } | undefined)?.exitCode;
@@ -169,7 +215,7 @@ async function processDocument(
   request: BatchRequest,
   decoder: PageDecoder,
   found: DiscoveredDocument,
-  stem: string,
+  assignedStem: string,
   index: number,
 ): Promise<Outcome> {
   const { emit, settings } = request;
@@ -191,6 +237,15 @@ async function processDocument(
     const settingsRecord = resultSettings(settings);
     const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null });
     const formats = settings.formats;
+    let stem = assignedStem;
+    if (request.outputDir && !request.writeMarkdown) {
+      // outputs of another document under this name (another run into the same -o) are never overwritten
+      const claim = await claimOutputStem(request.outputDir, assignedStem, formats, { path: source, sha256 });
+      stem = claim.stem;
+      if (claim.clash) {
+        warn(`${claim.clash.file} holds the results of another document (${claim.clash.source}); writing ${outputFileFor(request.outputDir, stem, formats.includes("md") ? "md" : "json")} instead`);
+      }
+    }
     if (request.resume && request.outputDir && (await outputsUpToDate(request.outputDir, stem, formats, resumeKey))) {
       emit({
         type: "document-skipped",

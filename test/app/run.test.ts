@@ -316,3 +316,59 @@ describe("reliability (issue 19)", () => {
     expect((await runBatch(again)).exitCode).toBe(130);
   });
 });
+
+describe("outputs (issue 19)", () => {
+  it("D6: a second run into one -o never overwrites another document's outputs of the same name", async () => {
+    const a = path.join(tmp.dir, "d6/a/report.pdf");
+    const b = path.join(tmp.dir, "d6/b/report.pdf");
+    mkdirSync(path.dirname(a), { recursive: true });
+    mkdirSync(path.dirname(b), { recursive: true });
+    copyFileSync(fixture("multi_page.pdf"), a);
+    copyFileSync(fixture("blank_page.pdf"), b);
+    const out = path.join(tmp.dir, "out-d6");
+    // inputs outside the current folder keep only their base name: both want out/report.*
+    const cwd = path.join(tmp.dir, "d6/elsewhere");
+    mkdirSync(cwd, { recursive: true });
+    const run = async (file: string) => {
+      const { request: req, events } = request(out, { inputs: [file], cwd });
+      await runBatch(req);
+      return events;
+    };
+    await run(a);
+    const events = await run(b);
+    expect(events.find((e) => e.type === "warning")).toMatchObject({
+      message: `${path.join(out, "report.md")} holds the results of another document (${a}); writing ${path.join(out, "report-2.md")} instead`,
+    });
+    const source = (f: string) => (JSON.parse(readFileSync(path.join(out, f), "utf8")) as DocumentRecord).source.path;
+    expect([source("report.json"), source("report-2.json")]).toEqual([a, b]);
+    // each document keeps its own name on later runs, and an edited document overwrites its own outputs
+    expect((await run(a)).find((e) => e.type === "warning")).toBeUndefined();
+    copyFileSync(fixture("scanned_page.pdf"), b);
+    expect((await run(b)).find((e) => e.type === "warning")).toMatchObject({ message: expect.stringContaining("report-2.md instead") });
+    expect(readdirSync(out).sort()).toEqual(["report-2.json", "report-2.md", "report.json", "report.md"]);
+  });
+
+  it("D8: an unusable -o (a file, or under a file) is a usage error before any model loads", async () => {
+    let created = 0;
+    registerDecoder({
+      name: "test-count",
+      description: "counts loads",
+      async create() {
+        created++;
+        return { engine: "test-count", model: null, async *decodeDocument() {}, async close() {} };
+      },
+    }, { replace: true });
+    const file = path.join(tmp.dir, "d8-file");
+    writeFileSync(file, "x\n");
+    for (const [out, message] of [
+      [file, `-o ${file}: is a file, not a folder`],
+      [path.join(file, "sub"), `-o ${path.join(file, "sub")}: a part of the path is a file, not a folder`],
+    ] as const) {
+      const { request: req } = request(out, { inputs: [fixture("blank_page.pdf")], settings: settings("test-count") });
+      const error = await runBatch(req).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toBe(message);
+    }
+    expect(created).toBe(0);
+  });
+});
