@@ -279,6 +279,21 @@ describe("reliability (issue 19)", () => {
     expect(existsSync(path.join(out, "d1/b-good.json"))).toBe(true);
   });
 
+  it("D9: --engine text keeps the readable pages of a document whose page tree loops (pagecycle)", async () => {
+    const file = path.join(tmp.dir, "pagecycle.pdf");
+    writeFileSync(file, hostilePdf("pagecycle"));
+    const out = path.join(tmp.dir, "out-d9");
+    const { request: req, events } = request(out, { inputs: [file] });
+    const summary = await runBatch(req);
+    expect(summary).toMatchObject({ done: 1, failed: 0, pages: 2, failedPages: 1, exitCode: 1 });
+    expect(events.filter((e) => e.type === "page-done").map((e) => (e as { error?: string }).error)).toEqual([
+      undefined,
+      "page 2 cannot be read: Pages tree contains circular reference.",
+    ]);
+    const record = JSON.parse(readFileSync(path.join(out, "pagecycle.json"), "utf8")) as DocumentRecord;
+    expect(record.pages[0]!.markdown).toBe("Hello from a pathological PDF");
+  });
+
   it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
     const controller = new AbortController();
     registerDecoder({

@@ -115,6 +115,18 @@ describe("PDF documents", () => {
     }
   });
 
+  it("D7: opens a PDF with only an owner password whatever --password says (it needs none)", async () => {
+    const bytes = makePdf({ userPassword: "", text: "Owner only" });
+    for (const password of [undefined, "something-else", "owner"]) {
+      const doc = await openDocument(bytes, { name: "owner.pdf", password });
+      try {
+        expect((await doc.textContent(1))!.runs.map((r) => r.text).join("")).toBe("Owner only");
+      } finally {
+        await doc.close();
+      }
+    }
+  });
+
   it("opens an encrypted PDF only with the right password", async () => {
     const bytes = makePdf({ userPassword: "secret", text: "Top secret" });
     await expectInputError(openDocument(bytes, { name: "enc.pdf" }), "PASSWORD_REQUIRED", /password is required/);
