@@ -25,6 +25,7 @@ import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } 
 import "./engines/index.js";
 import { EnvironmentError, ExitCode, UsageError } from "./errors.js";
 import type { EventSink, RunSummary } from "./events.js";
+import { bundleContentHash } from "./bundle-hash.js";
 import { resultSettings, stableHash, type RunSettings } from "./settings.js";
 
 export interface BatchRequest {
@@ -94,6 +95,15 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     if (created) await removeEmptyFolders(request.outputDir!, created);
     throw error;
   }
+  // --resume's key covers every byte of the model bundle, not only what the engine's id hashes
+  let modelFiles: string | null = null;
+  try {
+    modelFiles = decoder.model?.dir ? await bundleContentHash(decoder.model.dir) : null;
+  } catch (error) {
+    await decoder.close();
+    await closePdfWorkers();
+    throw new EnvironmentError(`cannot read the model bundle ${decoder.model!.dir}: ${(error as Error).message}`, { cause: error });
+  }
   const summary: RunSummary = {
     documents: discovery.documents.length + discovery.problems.length,
     done: 0,
@@ -119,7 +129,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index);
+        const outcome = await processDocument(request, decoder, modelFiles, discovery.documents[index]!, stems[index]!, index);
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -214,6 +224,7 @@ type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number;
 async function processDocument(
   request: BatchRequest,
   decoder: PageDecoder,
+  modelFiles: string | null,
   found: DiscoveredDocument,
   assignedStem: string,
   index: number,
@@ -235,7 +246,7 @@ async function processDocument(
     if (bytes.length === 0) throw new InputError("EMPTY", "empty file (0 bytes)", source);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const settingsRecord = resultSettings(settings);
-    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null });
+    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null, modelFiles: modelFiles ?? undefined });
     const formats = settings.formats;
     let stem = assignedStem;
     if (request.outputDir && !request.writeMarkdown) {

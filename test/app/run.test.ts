@@ -363,6 +363,50 @@ describe("outputs (issue 19)", () => {
     expect(readdirSync(out).sort()).toEqual(["report-2.json", "report-2.md", "report.json", "report.md"]);
   });
 
+  it("D10: --resume redoes documents when any bundle file changes (same model id), and hashes each file once", async () => {
+    const bundle = path.join(tmp.dir, "d10-bundle");
+    mkdirSync(bundle, { recursive: true });
+    writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 1));
+    writeFileSync(path.join(bundle, "tokenizer.json"), "{}");
+    registerDecoder({
+      name: "test-bundle",
+      description: "a model whose id (like the real engine's) does not hash the weight bytes",
+      async create() {
+        return {
+          engine: "test-bundle",
+          model: { name: "b", dir: bundle, id: "same-id" },
+          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+            for (const pageNumber of pages.pageNumbers) {
+              yield { pageNumber, width: 1, height: 1, dpi: 72, markdown: "x", blocks: [], tokenCount: 0, truncated: false, timings: {}, warnings: [] };
+            }
+          },
+          async close() {},
+        };
+      },
+    }, { replace: true });
+    const out = path.join(tmp.dir, "out-d10");
+    const home = path.join(tmp.dir, "d10-home");
+    const previous = process.env.OCR_HOME;
+    process.env.OCR_HOME = home;
+    try {
+      const run = async () => {
+        const { request: req } = request(out, { inputs: [fixture("blank_page.pdf")], settings: settings("test-bundle"), resume: true });
+        return runBatch(req);
+      };
+      expect(await run()).toMatchObject({ done: 1, skipped: 0 });
+      expect(await run()).toMatchObject({ done: 0, skipped: 1 });
+      // a zeroed tensor: same size, new bytes
+      writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 0));
+      expect(await run()).toMatchObject({ done: 1, skipped: 0 });
+      expect(await run()).toMatchObject({ done: 0, skipped: 1 });
+      const cache = JSON.parse(readFileSync(path.join(home, "file-hashes.json"), "utf8")) as Record<string, { size: number }>;
+      expect(cache[path.join(bundle, "weights.bin")]).toMatchObject({ size: 4096 });
+    } finally {
+      if (previous === undefined) delete process.env.OCR_HOME;
+      else process.env.OCR_HOME = previous;
+    }
+  });
+
   it("D8: an unusable -o (a file, or under a file) is a usage error before any model loads", async () => {
     let created = 0;
     registerDecoder({
