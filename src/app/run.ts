@@ -66,7 +66,15 @@ export function jobsForMemory(jobs: number, perDocument: number, free: number): 
 
 export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   const started = performance.now();
-  const { settings, emit } = request;
+  const { emit } = request;
+  let { settings } = request;
+  // more threads than the machine has slow everything down (1024 on 2 cores ran two tiny documents > 120 s)
+  const cpus = os.availableParallelism();
+  const early: string[] = [];
+  if (settings.model.threads !== undefined && settings.model.threads > cpus) {
+    early.push(`--threads ${settings.model.threads}: this machine has ${cpus} CPU threads; using ${cpus}`);
+    settings = { ...settings, model: { ...settings.model, threads: cpus } };
+  }
   const definition = getDecoder(settings.engine);
   if (!definition) {
     const names = registeredDecoders().map((d) => d.name).join(", ");
@@ -119,6 +127,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   };
   try {
     emit({ type: "run-start", documents: summary.documents, engine: settings.engine, outputDir: request.outputDir });
+    for (const message of early) emit({ type: "warning", source: null, page: null, message });
     for (const w of discovery.warnings) emit({ type: "warning", source: w.path, page: null, message: w.message });
     for (const problem of discovery.problems) {
       summary.failed++;

@@ -199,6 +199,40 @@ describe("engines", () => {
     expect((error as Error).message).toMatch(/vision\.encoder .* points outside the bundle folder/);
   });
 
+  it("D15: --threads above the machine's CPU threads is held to them, with a warning", async () => {
+    let threads: number | undefined;
+    registerDecoder({
+      name: "test-threads",
+      description: "records the threads it is given",
+      async create(s: RunSettings) {
+        threads = s.model.threads;
+        return { engine: "test-threads", model: null, async *decodeDocument() {}, async close() {} };
+      },
+    }, { replace: true });
+    const cpus = (await import("node:os")).availableParallelism();
+    const model = { ...defaultModelOptions(), threads: 1024 };
+    const { request: req, events } = request(path.join(tmp.dir, "out-d15"), { inputs: [fixture("blank_page.pdf")], settings: settings("test-threads", { model }) });
+    await runBatch(req);
+    expect(threads).toBe(cpus);
+    expect(events.find((e) => e.type === "warning")).toMatchObject({ message: `--threads 1024: this machine has ${cpus} CPU threads; using ${cpus}` });
+  });
+
+  it("D20: --focal-layers on a model without focal pruning and a --focal-warmup past the token limit are usage errors", async () => {
+    const cases: [Partial<ReturnType<typeof defaultModelOptions>["focal"]>, RegExp][] = [
+      [{ layers: [7] }, /--focal-layers \/ --focal-warmup: .* does not use focal pruning; give --focal-keep/],
+      [{ warmup: 1_000_000 }, /does not use focal pruning/],
+      [{ keep: 0.1, warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(6000\)/],
+      [{ keep: 0.1, layers: [7] }, /--focal-layers 7: the model has 6 decoder layers/],
+    ];
+    for (const [focal, message] of cases) {
+      const model = { ...defaultModelOptions(), focal: { enabled: true, ...focal } };
+      const { request: req } = request(path.join(tmp.dir, "out-d20"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+      const error = await runBatch(req).catch((e: unknown) => e);
+      expect(error, JSON.stringify(focal)).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
   it("rejects unknown engines as a usage error", async () => {
     const { request: req } = request(path.join(tmp.dir, "out7"), { settings: settings("nope") });
     await expect(runBatch(req)).rejects.toThrow(/unknown engine "nope" \(available: .*text.*\)/);

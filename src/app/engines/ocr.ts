@@ -436,6 +436,11 @@ export async function createOcrDecoder(settings: RunSettings): Promise<PageDecod
   const focal: FocalOptions | undefined = f.enabled && (base || f.keep !== undefined)
     ? { keep: f.keep ?? base?.keep ?? 0.05, layers: f.layers?.[0] ?? base?.layers ?? 2, warmup: Math.max(1, f.warmup ?? base?.warmup ?? 8) }
     : undefined;
+  // focal options the model would not use are an error, not silently nothing
+  if (!focal && f.enabled && (f.layers !== undefined || f.warmup !== undefined))
+    throw new UsageError(`--focal-layers / --focal-warmup: ${bundle.dir} does not use focal pruning; give --focal-keep to turn it on`);
+  if (focal && f.warmup !== undefined && f.warmup >= maxTokens)
+    throw new UsageError(`--focal-warmup ${f.warmup}: at least the token limit per page (${maxTokens}), so focal pruning would never start`);
   if (focal && focal.layers > json.decoder.num_hidden_layers)
     throw new UsageError(`--focal-layers ${focal.layers}: the model has ${json.decoder.num_hidden_layers} decoder layers`);
   if (settings.model.fixationsFile) {
