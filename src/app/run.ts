@@ -224,6 +224,9 @@ export function interruptExitCode(reason: unknown): number {
 
 const PROGRESS_MS = 250;
 
+/** Times one kind of warning (its text with numbers blanked) is shown per document before it is counted. */
+export const REPEATED_WARNINGS = 3;
+
 function rate(tokens: number, ms: number): number {
   return ms > 0 ? Math.round((tokens / ms) * 10000) / 10 : 0;
 }
@@ -245,8 +248,25 @@ async function processDocument(
   let document: OpenedDocument | undefined;
   const warnings: string[] = [];
   const pageWarnings = new Map<number, string[]>();
+  // the same warning on every page (a 5,000-page blank PDF) is shown REPEATED_WARNINGS times, then counted;
+  // NAME.json keeps every one
+  const repeats = new Map<string, { count: number; first: string }>();
+  const show = (message: string, page: number | null) => {
+    const kind = message.replace(/\d+/g, "#");
+    const seen = repeats.get(kind) ?? { count: 0, first: message };
+    repeats.set(kind, { ...seen, count: seen.count + 1 });
+    if (seen.count < REPEATED_WARNINGS) emit({ type: "warning", source, page, message });
+  };
+  const showRepeats = () => {
+    for (const { count, first } of repeats.values()) {
+      if (count > REPEATED_WARNINGS) {
+        emit({ type: "warning", source, page: null, message: `${count - REPEATED_WARNINGS} more warnings like "${first}" (all are in the JSON)` });
+      }
+    }
+    repeats.clear();
+  };
   const warn = (message: string, page?: number) => {
-    emit({ type: "warning", source, page: page ?? null, message });
+    show(message, page ?? null);
     if (page === undefined) warnings.push(message);
     else pageWarnings.set(page, [...(pageWarnings.get(page) ?? []), message]);
   };
@@ -347,7 +367,7 @@ async function processDocument(
         timings: { ...page.timings, total: Math.round(elapsedMs * 10) / 10 },
         warnings: [...(pageWarnings.get(page.pageNumber) ?? []), ...page.warnings],
       });
-      for (const w of page.warnings) emit({ type: "warning", source, page: page.pageNumber, message: w });
+      for (const w of page.warnings) show(w, page.pageNumber);
       emit({
         type: "page-done",
         source,
@@ -390,6 +410,7 @@ async function processDocument(
       }
       outputs = [...(await writeDocumentOutputs(record, request.outputDir, stem, settings.formats)), ...figureFiles];
     }
+    showRepeats();
     emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
     return { kind: "done", pages: records.length, tokens, truncated, failedPages };
   } catch (error) {

@@ -328,6 +328,26 @@ describe("reliability (issue 19)", () => {
     expect(record.pages[0]!.markdown).toBe("Hello from a pathological PDF");
   });
 
+  it("D19: a warning repeated on every page of a 40-page blank PDF is shown 3 times and counted, all kept in the JSON", async () => {
+    const { PDFDocument } = await import("pdf-lib");
+    const pdf = await PDFDocument.create();
+    for (let i = 0; i < 40; i++) pdf.addPage([200, 200]);
+    const file = path.join(tmp.dir, "blank40.pdf");
+    writeFileSync(file, await pdf.save());
+    const out = path.join(tmp.dir, "out-d19");
+    const { request: req, events } = request(out, { inputs: [file] });
+    await runBatch(req);
+    const shown = events.filter((e) => e.type === "warning").map((e) => (e as { message: string }).message);
+    expect(shown).toEqual([
+      "page 1 has no text layer (scanned?); use --engine model to recognise it",
+      "page 2 has no text layer (scanned?); use --engine model to recognise it",
+      "page 3 has no text layer (scanned?); use --engine model to recognise it",
+      '37 more warnings like "page 1 has no text layer (scanned?); use --engine model to recognise it" (all are in the JSON)',
+    ]);
+    const record = JSON.parse(readFileSync(path.join(out, "blank40.json"), "utf8")) as DocumentRecord;
+    expect(record.pages.filter((p) => p.warnings.length === 1)).toHaveLength(40);
+  });
+
   it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
     const controller = new AbortController();
     registerDecoder({
