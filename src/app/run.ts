@@ -135,10 +135,11 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     }
     const stems = assignOutputStems(discovery.documents.map((d) => d.relative));
     let next = 0;
+    const runState = { modelOk: false };
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, decoder, modelFiles, discovery.documents[index]!, stems[index]!, index);
+        const outcome = await processDocument(request, decoder, modelFiles, runState, discovery.documents[index]!, stems[index]!, index);
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -231,12 +232,30 @@ function rate(tokens: number, ms: number): number {
   return ms > 0 ? Math.round((tokens / ms) * 10000) / 10 : 0;
 }
 
+/** A failure inside the decoder that is not the document's (no InputError): onnxruntime, the native engine. */
+class ModelFailure extends Error {
+  constructor(cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+  }
+}
+
+async function* tagModelFailures<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* pages;
+  } catch (error) {
+    if (isInputError(error) || (error as { exitCode?: number })?.exitCode !== undefined) throw error;
+    throw new ModelFailure(error);
+  }
+}
+
 type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number; failedPages: number } | { kind: "skipped" | "failed" | "interrupted" };
 
 async function processDocument(
   request: BatchRequest,
   decoder: PageDecoder,
   modelFiles: string | null,
+  /** modelOk: the model has finished a document in this run (a later model failure may be the document's). */
+  run: { modelOk: boolean },
   found: DiscoveredDocument,
   assignedStem: string,
   index: number,
@@ -346,7 +365,8 @@ async function processDocument(
       lastProgress = now;
       emit({ type: "page-progress", source, page, tokens: count, tokensPerSecond: rate(count, decodeMs) });
     };
-    for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn, progress })) {
+    const decoding = decoder.decodeDocument(pages, { signal: request.signal, warn, progress });
+    for await (const page of tagModelFailures(decoding)) {
       // a page yielded after the interrupt was cut short: it is not done, and its document is not written
       if (request.signal.aborted) break;
       const elapsedMs = performance.now() - pageStarted;
@@ -411,6 +431,7 @@ async function processDocument(
       outputs = [...(await writeDocumentOutputs(record, request.outputDir, stem, settings.formats)), ...figureFiles];
     }
     showRepeats();
+    run.modelOk = true;
     emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
     return { kind: "done", pages: records.length, tokens, truncated, failedPages };
   } catch (error) {
@@ -420,7 +441,12 @@ async function processDocument(
     }
     // Environment and usage errors stop the batch; the CLI maps them to exit codes 3 and 2.
     if ((error as { exitCode?: number })?.exitCode !== undefined) throw error;
-    const e = error as NodeJS.ErrnoException;
+    // the model failing before it has read any document is the model's (or a setting's) fault: one exit 3,
+    // not the same failure on every document
+    if (error instanceof ModelFailure && decoder.model && !run.modelOk) {
+      throw new EnvironmentError(`the model failed on the first document (${source}): ${error.message}`, { cause: error.cause });
+    }
+    const e = (error instanceof ModelFailure ? error.cause : error) as NodeJS.ErrnoException;
     emit({ type: "document-failed", source, code: e.code ?? "ERROR", message: e.message ?? String(error) });
     return { kind: "failed" };
   } finally {

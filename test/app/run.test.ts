@@ -199,6 +199,37 @@ describe("engines", () => {
     expect((error as Error).message).toMatch(/vision\.encoder .* points outside the bundle folder/);
   });
 
+  it("D17: a model that fails on the first document stops the run once with exit 3; after a success it fails that document", async () => {
+    let calls = 0;
+    let failFrom = 1;
+    registerDecoder({
+      name: "test-broken",
+      description: "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
+      async create() {
+        return {
+          engine: "test-broken",
+          model: { name: "broken", dir: null, id: "x" },
+          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+            if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
+            yield { pageNumber: pages.pageNumbers[0]!, width: 1, height: 1, dpi: 72, markdown: "x", blocks: [], tokenCount: 0, truncated: false, timings: {}, warnings: [] };
+          },
+          async close() {},
+        };
+      },
+    }, { replace: true });
+    const inputs = [fixture("blank_page.pdf"), fixture("multi_page.pdf"), fixture("scanned_page.pdf")];
+    const { request: first } = request(path.join(tmp.dir, "out-d17b"), { inputs, settings: settings("test-broken") });
+    const error = await runBatch(first).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toBe(`the model failed on the first document (${fixture("blank_page.pdf")}): Got invalid dimensions for input: pixel_values`);
+    expect(calls).toBe(1);
+    calls = 0;
+    failFrom = 2;
+    const { request: later, events } = request(path.join(tmp.dir, "out-d17c"), { inputs, settings: settings("test-broken") });
+    expect(await runBatch(later)).toMatchObject({ done: 1, failed: 2, exitCode: 1 });
+    expect(events.filter((e) => e.type === "document-failed")).toHaveLength(2);
+  });
+
   it("D15: --threads above the machine's CPU threads is held to them, with a warning", async () => {
     let threads: number | undefined;
     registerDecoder({
