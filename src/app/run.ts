@@ -435,6 +435,8 @@ async function processDocument(
     emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
     return { kind: "done", pages: records.length, tokens, truncated, failedPages };
   } catch (error) {
+    // whatever broke after the interrupt (a stopped parser, a cancelled inference) is the interrupt
+    if (request.signal.aborted) return { kind: "interrupted" };
     if (isInputError(error)) {
       emit({ type: "document-failed", source, code: error.code, message: error.message });
       return { kind: "failed" };

@@ -149,6 +149,8 @@ describe("signals", () => {
     expect(ev.at(-1)).toMatchObject({ type: "run-end", summary: { interrupted: true, exitCode: 143 } });
     expect(ev.some((e) => e.type === "page-done")).toBe(false);
     expect(ev.filter((e) => e.type === "document-done")).toEqual([]);
+    // the stopped document was interrupted, not failed
+    expect(ev.filter((e) => e.type === "document-failed")).toEqual([]);
   });
 
   it("two Ctrl-C 0.3 s apart during a model run: exit 130, no native abort, nothing half-written", async () => {
