@@ -1,6 +1,6 @@
 // Batch orchestration: discover → open → decode pages → write outputs, one event stream, failures isolated.
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdir, open, readFile, rm, rmdir, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -17,14 +17,15 @@ import {
   type PageRange,
   warmPdfWorker,
 } from "../input/index.js";
-import { writeFileAtomic } from "../output/atomic.js";
+import { sweepTempFiles, TEMP_PREFIX, writeFileAtomic } from "../output/atomic.js";
 import { assignOutputStems, outputFileFor } from "../output/paths.js";
 import { DOCUMENT_SCHEMA, type DocumentRecord, type PageRecord } from "../output/schema.js";
-import { outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
+import { claimOutputStem, outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
 import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } from "./decoder.js";
 import "./engines/index.js";
-import { ExitCode, UsageError } from "./errors.js";
+import { EnvironmentError, ExitCode, UsageError } from "./errors.js";
 import type { EventSink, RunSummary } from "./events.js";
+import { bundleContentHash } from "./bundle-hash.js";
 import { resultSettings, stableHash, type RunSettings } from "./settings.js";
 import { inShard, type Shard } from "./shard.js";
 import { finishDocumentPages } from "../output/document.js";
@@ -71,7 +72,15 @@ export function jobsForMemory(jobs: number, perDocument: number, free: number): 
 
 export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   const started = performance.now();
-  const { settings, emit } = request;
+  const { emit } = request;
+  let { settings } = request;
+  // more threads than the machine has slow everything down (1024 on 2 cores ran two tiny documents > 120 s)
+  const cpus = os.availableParallelism();
+  const early: string[] = [];
+  if (settings.model.threads !== undefined && settings.model.threads > cpus) {
+    early.push(`--threads ${settings.model.threads}: this machine has ${cpus} CPU threads; using ${cpus}`);
+    settings = { ...settings, model: { ...settings.model, threads: cpus } };
+  }
   const definition = getDecoder(settings.engine);
   if (!definition) {
     const names = registeredDecoders().map((d) => d.name).join(", ");
@@ -92,6 +101,8 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
       `--stdout writes one document, but the inputs name ${discovery.documents.length + discovery.problems.length}; use -o DIR for batches`,
     );
   }
+  // an unusable -o fails now, before the model loads and the documents are read, not after
+  const created = request.outputDir && !request.writeMarkdown ? await prepareOutputDir(request.outputDir) : undefined;
   // the PDF parser's thread starts (and loads pdfjs) while the model loads
   if (discovery.documents.some((d) => d.path === "-" || /\.pdf$/i.test(d.path))) warmPdfWorker();
   const loading = performance.now();
@@ -100,12 +111,23 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     decoder = await definition.create(settings);
   } catch (error) {
     await closePdfWorkers();
+    // a run that stops before any document leaves no empty output folder behind
+    if (created) await removeEmptyFolders(request.outputDir!, created);
     throw error;
   }
   const runTimings = {
     ...(request.processStartMs !== undefined ? { processStartMs: Math.round(request.processStartMs) } : {}),
     modelLoadMs: Math.round(performance.now() - loading),
   };
+  // --resume's key covers every byte of the model bundle, not only what the engine's id hashes
+  let modelFiles: string | null = null;
+  try {
+    modelFiles = decoder.model?.dir ? await bundleContentHash(decoder.model.dir) : null;
+  } catch (error) {
+    await decoder.close();
+    await closePdfWorkers();
+    throw new EnvironmentError(`cannot read the model bundle ${decoder.model!.dir}: ${(error as Error).message}`, { cause: error });
+  }
   const summary: RunSummary = {
     documents: discovery.documents.length + discovery.problems.length,
     done: 0,
@@ -121,6 +143,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   };
   try {
     emit({ type: "run-start", documents: summary.documents, engine: settings.engine, outputDir: request.outputDir });
+    for (const message of early) emit({ type: "warning", source: null, page: null, message });
     for (const w of discovery.warnings) emit({ type: "warning", source: w.path, page: null, message: w.message });
     for (const problem of discovery.problems) {
       summary.failed++;
@@ -128,10 +151,11 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     }
     const stems = allStems.filter((_, i) => taken[i]);
     let next = 0;
+    const runState = { modelOk: false };
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, decoder, discovery.documents[index]!, stems[index]!, index, runTimings);
+        const outcome = await processDocument(request, decoder, modelFiles, runState, discovery.documents[index]!, stems[index]!, index, runTimings);
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -167,6 +191,48 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   return summary;
 }
 
+/**
+ * Creates the output folder and proves a file can be made in it. Not a folder (a file, or a file on its
+ * path) is a usage error; a folder that cannot be written (permissions, read-only) an environment error.
+ * Temp files that killed runs left there are swept.
+ */
+async function prepareOutputDir(dir: string): Promise<string | undefined> {
+  const info = await stat(dir).catch(() => undefined);
+  if (info && !info.isDirectory()) throw new UsageError(`-o ${dir}: is a file, not a folder`);
+  let created: string | undefined;
+  try {
+    created = await mkdir(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR" || code === "EEXIST") throw new UsageError(`-o ${dir}: a part of the path is a file, not a folder`);
+    throw new EnvironmentError(`-o ${dir}: cannot create the folder: ${(error as Error).message}`);
+  }
+  const probe = path.join(dir, `${TEMP_PREFIX}probe.${process.pid}.${Math.random().toString(16).slice(2, 10).padEnd(8, "0")}`);
+  try {
+    await (await open(probe, "w")).close();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EROFS" ? "read-only file system" : (error as Error).message;
+    throw new EnvironmentError(`-o ${dir}: cannot write there: ${why}`);
+  } finally {
+    await rm(probe, { force: true });
+  }
+  await sweepTempFiles(dir);
+  return created;
+}
+
+/** Removes `dir` and its parents up to `top` (the first folder mkdir made) while they are empty. */
+async function removeEmptyFolders(dir: string, top: string): Promise<void> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      await rmdir(d);
+    } catch {
+      return;
+    }
+    if (d === path.resolve(top) || path.dirname(d) === d) return;
+  }
+}
+
 /** Exit code of an interrupted run: the abort reason's exitCode when it has one, else 130 (SIGINT). */
 export function interruptExitCode(reason: unknown): number {
   const code = (reason as { exitCode?: unknown } | undefined)?.exitCode;
@@ -175,8 +241,27 @@ export function interruptExitCode(reason: unknown): number {
 
 const PROGRESS_MS = 250;
 
+/** Times one kind of warning (its text with numbers blanked) is shown per document before it is counted. */
+export const REPEATED_WARNINGS = 3;
+
 function rate(tokens: number, ms: number): number {
   return ms > 0 ? Math.round((tokens / ms) * 10000) / 10 : 0;
+}
+
+/** A failure inside the decoder that is not the document's (no InputError): onnxruntime, the native engine. */
+class ModelFailure extends Error {
+  constructor(cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+  }
+}
+
+async function* tagModelFailures<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* pages;
+  } catch (error) {
+    if (isInputError(error) || (error as { exitCode?: number })?.exitCode !== undefined) throw error;
+    throw new ModelFailure(error);
+  }
 }
 
 type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number; failedPages: number } | { kind: "skipped" | "failed" | "interrupted" };
@@ -184,8 +269,11 @@ type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number;
 async function processDocument(
   request: BatchRequest,
   decoder: PageDecoder,
+  modelFiles: string | null,
+  /** modelOk: the model has finished a document in this run (a later model failure may be the document's). */
+  run: { modelOk: boolean },
   found: DiscoveredDocument,
-  stem: string,
+  assignedStem: string,
   index: number,
   runTimings: { processStartMs?: number; modelLoadMs?: number } = {},
 ): Promise<Outcome> {
@@ -196,8 +284,25 @@ async function processDocument(
   let document: OpenedDocument | undefined;
   const warnings: string[] = [];
   const pageWarnings = new Map<number, string[]>();
+  // the same warning on every page (a 5,000-page blank PDF) is shown REPEATED_WARNINGS times, then counted;
+  // NAME.json keeps every one
+  const repeats = new Map<string, { count: number; first: string }>();
+  const show = (message: string, page: number | null) => {
+    const kind = message.replace(/\d+/g, "#");
+    const seen = repeats.get(kind) ?? { count: 0, first: message };
+    repeats.set(kind, { ...seen, count: seen.count + 1 });
+    if (seen.count < REPEATED_WARNINGS) emit({ type: "warning", source, page, message });
+  };
+  const showRepeats = () => {
+    for (const { count, first } of repeats.values()) {
+      if (count > REPEATED_WARNINGS) {
+        emit({ type: "warning", source, page: null, message: `${count - REPEATED_WARNINGS} more warnings like "${first}" (all are in the JSON)` });
+      }
+    }
+    repeats.clear();
+  };
   const warn = (message: string, page?: number) => {
-    emit({ type: "warning", source, page: page ?? null, message });
+    show(message, page ?? null);
     if (page === undefined) warnings.push(message);
     else pageWarnings.set(page, [...(pageWarnings.get(page) ?? []), message]);
   };
@@ -206,8 +311,17 @@ async function processDocument(
     if (bytes.length === 0) throw new InputError("EMPTY", "empty file (0 bytes)", source);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const settingsRecord = resultSettings(settings);
-    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null });
+    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null, modelFiles: modelFiles ?? undefined });
     const formats = settings.formats;
+    let stem = assignedStem;
+    if (request.outputDir && !request.writeMarkdown) {
+      // outputs of another document under this name (another run into the same -o) are never overwritten
+      const claim = await claimOutputStem(request.outputDir, assignedStem, formats, { path: source, sha256 });
+      stem = claim.stem;
+      if (claim.clash) {
+        warn(`${claim.clash.file} holds the results of another document (${claim.clash.source}); writing ${outputFileFor(request.outputDir, stem, formats.includes("md") ? "md" : "json")} instead`);
+      }
+    }
     if (request.resume && request.outputDir && (await outputsUpToDate(request.outputDir, stem, formats, resumeKey))) {
       emit({
         type: "document-skipped",
@@ -268,7 +382,8 @@ async function processDocument(
       lastProgress = now;
       emit({ type: "page-progress", source, page, tokens: count, tokensPerSecond: rate(count, decodeMs) });
     };
-    for await (const page of decoder.decodeDocument(pages, { signal: request.signal, warn, progress })) {
+    const decoding = decoder.decodeDocument(pages, { signal: request.signal, warn, progress });
+    for await (const page of tagModelFailures(decoding)) {
       // a page yielded after the interrupt was cut short: it is not done, and its document is not written
       if (request.signal.aborted) break;
       const elapsedMs = performance.now() - pageStarted;
@@ -289,7 +404,7 @@ async function processDocument(
         timings: { ...page.timings, total: Math.round(elapsedMs * 10) / 10 },
         warnings: [...(pageWarnings.get(page.pageNumber) ?? []), ...page.warnings],
       });
-      for (const w of page.warnings) emit({ type: "warning", source, page: page.pageNumber, message: w });
+      for (const w of page.warnings) show(w, page.pageNumber);
       emit({
         type: "page-done",
         source,
@@ -334,16 +449,25 @@ async function processDocument(
       }
       outputs = [...(await writeDocumentOutputs(record, request.outputDir, stem, settings.formats)), ...figureFiles];
     }
+    showRepeats();
+    run.modelOk = true;
     emit({ type: "document-done", source, outputs, pages: records.length, elapsedMs: Math.round(performance.now() - started) });
     return { kind: "done", pages: records.length, tokens, truncated, failedPages };
   } catch (error) {
+    // whatever broke after the interrupt (a stopped parser, a cancelled inference) is the interrupt
+    if (request.signal.aborted) return { kind: "interrupted" };
     if (isInputError(error)) {
       emit({ type: "document-failed", source, code: error.code, message: error.message });
       return { kind: "failed" };
     }
     // Environment and usage errors stop the batch; the CLI maps them to exit codes 3 and 2.
     if ((error as { exitCode?: number })?.exitCode !== undefined) throw error;
-    const e = error as NodeJS.ErrnoException;
+    // the model failing before it has read any document is the model's (or a setting's) fault: one exit 3,
+    // not the same failure on every document
+    if (error instanceof ModelFailure && decoder.model && !run.modelOk) {
+      throw new EnvironmentError(`the model failed on the first document (${source}): ${error.message}`, { cause: error.cause });
+    }
+    const e = (error instanceof ModelFailure ? error.cause : error) as NodeJS.ErrnoException;
     emit({ type: "document-failed", source, code: e.code ?? "ERROR", message: e.message ?? String(error) });
     return { kind: "failed" };
   } finally {

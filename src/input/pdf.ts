@@ -201,8 +201,21 @@ export async function openPdf(bytes: Uint8Array, source: string, passwordOrOptio
     };
     doc.pageCount = opened.pageCount;
   } catch (error) {
+    const failure = error as PdfFailure;
+    // a PDF with only an owner password opens without one: a --password meant for other documents of the
+    // batch must not make it fail as "wrong password"
+    if (!(error instanceof InputError) && failure?.name === "PasswordException" && options.password) {
+      try {
+        const copy = new Uint8Array(bytes);
+        const opened = (await doc.call({ op: "open", data: copy, folders }, "opening", [copy.buffer])) as { pageCount: number };
+        doc.pageCount = opened.pageCount;
+        return doc;
+      } catch {
+        // needs a password after all: the given one is wrong
+      }
+    }
     await doc.close();
-    throw error instanceof InputError ? error : translateOpenError(error as PdfFailure, source, options.password);
+    throw error instanceof InputError ? error : translateOpenError(failure, source, options.password);
   }
   return doc;
 }

@@ -2,7 +2,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { OutputFormat } from "../app/settings.js";
-import { writeFileAtomic } from "./atomic.js";
+import { writeFilesAtomic } from "./atomic.js";
 import { documentMarkdown } from "./markdown.js";
 import { outputFileFor } from "./paths.js";
 import { DOCUMENT_SCHEMA, type DocumentRecord } from "./schema.js";
@@ -22,9 +22,9 @@ export function renderDocumentJson(record: DocumentRecord): string {
 }
 
 /**
- * Writes the requested formats; each file appears complete or not at all. The file carrying the
- * resume key (NAME.json, or the hidden key file) is written last, so a run interrupted between
- * files is redone by --resume rather than trusted.
+ * Writes the requested formats as one commit: NAME.md and NAME.json (or the hidden key file) appear
+ * together or not at all, so a full disk never leaves a Markdown file without its JSON. A failure is an
+ * OutputWriteError naming the file.
  */
 export async function writeDocumentOutputs(
   record: DocumentRecord,
@@ -32,20 +32,60 @@ export async function writeDocumentOutputs(
   stem: string,
   formats: readonly OutputFormat[],
 ): Promise<string[]> {
-  const written: string[] = [];
-  if (formats.includes("md")) {
-    const file = outputFileFor(outputDir, stem, "md");
-    await writeFileAtomic(file, renderDocumentMarkdown(record));
-    written.push(file);
+  const files: { file: string; data: string }[] = [];
+  if (formats.includes("md")) files.push({ file: outputFileFor(outputDir, stem, "md"), data: renderDocumentMarkdown(record) });
+  if (formats.includes("json")) files.push({ file: outputFileFor(outputDir, stem, "json"), data: renderDocumentJson(record) });
+  // md only: the key file says which source the Markdown came from (for --resume and for name clashes)
+  else files.push({ file: resumeKeyFileFor(outputDir, stem), data: `${record.resumeKey}\n${record.source.sha256}\t${record.source.path}\n` });
+  await writeFilesAtomic(files);
+  return files.filter((f) => !f.file.endsWith(".ocr-key")).map((f) => f.file);
+}
+
+/** The source an existing output was made from, or undefined when no output of that stem exists. */
+async function existingSource(outputDir: string, stem: string, formats: readonly OutputFormat[]): Promise<{ sha256?: string; path?: string } | undefined> {
+  const exists = async (f: string) => (await stat(f).catch(() => undefined)) !== undefined;
+  const json = outputFileFor(outputDir, stem, "json");
+  if (await exists(json)) {
+    try {
+      const record = JSON.parse(await readFile(json, "utf8")) as Partial<DocumentRecord>;
+      return { sha256: record.source?.sha256, path: record.source?.path };
+    } catch {
+      return {};
+    }
   }
-  if (formats.includes("json")) {
-    const file = outputFileFor(outputDir, stem, "json");
-    await writeFileAtomic(file, renderDocumentJson(record));
-    written.push(file);
-  } else {
-    await writeFileAtomic(resumeKeyFileFor(outputDir, stem), record.resumeKey + "\n");
+  const key = await readFile(resumeKeyFileFor(outputDir, stem), "utf8").catch(() => undefined);
+  if (key !== undefined) {
+    const [sha256, source] = (key.split("\n")[1] ?? "").split("\t");
+    // a key file from before sources were recorded: take it as this document's
+    return sha256 ? { sha256, path: source } : undefined;
   }
-  return written;
+  for (const format of formats) if (await exists(outputFileFor(outputDir, stem, format))) return {};
+  return undefined;
+}
+
+/**
+ * The stem a document's outputs go to: `stem` unless its outputs there were made from another document
+ * (other bytes under another path: two runs into one -o with inputs of one base name); then the first
+ * free or own `stem-2`, `stem-3`, … with `clash` set to the file that would have been overwritten.
+ * The same path with new bytes is the same document edited, and overwrites as before.
+ */
+export async function claimOutputStem(
+  outputDir: string,
+  stem: string,
+  formats: readonly OutputFormat[],
+  source: { path: string; sha256: string },
+): Promise<{ stem: string; clash?: { file: string; source: string } }> {
+  let clash: { file: string; source: string } | undefined;
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? stem : `${stem}-${n}`;
+    const existing = await existingSource(outputDir, candidate, formats);
+    const own = existing === undefined || existing.sha256 === source.sha256 || (existing.path !== undefined && existing.path === source.path);
+    if (own) return clash ? { stem: candidate, clash } : { stem: candidate };
+    clash ??= {
+      file: outputFileFor(outputDir, stem, formats.includes("md") ? "md" : "json"),
+      source: existing.path ?? "an unknown document",
+    };
+  }
 }
 
 /**
@@ -67,7 +107,7 @@ export async function outputsUpToDate(
       const record = JSON.parse(await readFile(outputFileFor(outputDir, stem, "json"), "utf8")) as Partial<DocumentRecord>;
       return record.schema === DOCUMENT_SCHEMA && record.resumeKey === resumeKey;
     }
-    return (await readFile(resumeKeyFileFor(outputDir, stem), "utf8")).trim() === resumeKey;
+    return (await readFile(resumeKeyFileFor(outputDir, stem), "utf8")).split("\n")[0]!.trim() === resumeKey;
   } catch {
     return false;
   }

@@ -199,6 +199,71 @@ describe("engines", () => {
     expect((error as Error).message).toMatch(/vision\.encoder .* points outside the bundle folder/);
   });
 
+  it("D17: a model that fails on the first document stops the run once with exit 3; after a success it fails that document", async () => {
+    let calls = 0;
+    let failFrom = 1;
+    registerDecoder({
+      name: "test-broken",
+      description: "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
+      async create() {
+        return {
+          engine: "test-broken",
+          model: { name: "broken", dir: null, id: "x" },
+          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+            if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
+            yield { pageNumber: pages.pageNumbers[0]!, width: 1, height: 1, dpi: 72, markdown: "x", blocks: [], tokenCount: 0, truncated: false, timings: {}, warnings: [] };
+          },
+          async close() {},
+        };
+      },
+    }, { replace: true });
+    const inputs = [fixture("blank_page.pdf"), fixture("multi_page.pdf"), fixture("scanned_page.pdf")];
+    const { request: first } = request(path.join(tmp.dir, "out-d17b"), { inputs, settings: settings("test-broken") });
+    const error = await runBatch(first).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toBe(`the model failed on the first document (${fixture("blank_page.pdf")}): Got invalid dimensions for input: pixel_values`);
+    expect(calls).toBe(1);
+    calls = 0;
+    failFrom = 2;
+    const { request: later, events } = request(path.join(tmp.dir, "out-d17c"), { inputs, settings: settings("test-broken") });
+    expect(await runBatch(later)).toMatchObject({ done: 1, failed: 2, exitCode: 1 });
+    expect(events.filter((e) => e.type === "document-failed")).toHaveLength(2);
+  });
+
+  it("D15: --threads above the machine's CPU threads is held to them, with a warning", async () => {
+    let threads: number | undefined;
+    registerDecoder({
+      name: "test-threads",
+      description: "records the threads it is given",
+      async create(s: RunSettings) {
+        threads = s.model.threads;
+        return { engine: "test-threads", model: null, async *decodeDocument() {}, async close() {} };
+      },
+    }, { replace: true });
+    const cpus = (await import("node:os")).availableParallelism();
+    const model = { ...defaultModelOptions(), threads: 1024 };
+    const { request: req, events } = request(path.join(tmp.dir, "out-d15"), { inputs: [fixture("blank_page.pdf")], settings: settings("test-threads", { model }) });
+    await runBatch(req);
+    expect(threads).toBe(cpus);
+    expect(events.find((e) => e.type === "warning")).toMatchObject({ message: `--threads 1024: this machine has ${cpus} CPU threads; using ${cpus}` });
+  });
+
+  it("D20: --focal-layers on a model without focal pruning and a --focal-warmup past the token limit are usage errors", async () => {
+    const cases: [Partial<ReturnType<typeof defaultModelOptions>["focal"]>, RegExp][] = [
+      [{ layers: [7] }, /--focal-layers \/ --focal-warmup: .* does not use focal pruning; give --focal-keep/],
+      [{ warmup: 1_000_000 }, /does not use focal pruning/],
+      [{ keep: 0.1, warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(6000\)/],
+      [{ keep: 0.1, layers: [7] }, /--focal-layers 7: the model has 6 decoder layers/],
+    ];
+    for (const [focal, message] of cases) {
+      const model = { ...defaultModelOptions(), focal: { enabled: true, ...focal } };
+      const { request: req } = request(path.join(tmp.dir, "out-d20"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+      const error = await runBatch(req).catch((e: unknown) => e);
+      expect(error, JSON.stringify(focal)).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
   it("rejects unknown engines as a usage error", async () => {
     const { request: req } = request(path.join(tmp.dir, "out7"), { settings: settings("nope") });
     await expect(runBatch(req)).rejects.toThrow(/unknown engine "nope" \(available: .*text.*\)/);
@@ -279,6 +344,41 @@ describe("reliability (issue 19)", () => {
     expect(existsSync(path.join(out, "d1/b-good.json"))).toBe(true);
   });
 
+  it("D9: --engine text keeps the readable pages of a document whose page tree loops (pagecycle)", async () => {
+    const file = path.join(tmp.dir, "pagecycle.pdf");
+    writeFileSync(file, hostilePdf("pagecycle"));
+    const out = path.join(tmp.dir, "out-d9");
+    const { request: req, events } = request(out, { inputs: [file] });
+    const summary = await runBatch(req);
+    expect(summary).toMatchObject({ done: 1, failed: 0, pages: 2, failedPages: 1, exitCode: 1 });
+    expect(events.filter((e) => e.type === "page-done").map((e) => (e as { error?: string }).error)).toEqual([
+      undefined,
+      "page 2 cannot be read: Pages tree contains circular reference.",
+    ]);
+    const record = JSON.parse(readFileSync(path.join(out, "pagecycle.json"), "utf8")) as DocumentRecord;
+    expect(record.pages[0]!.markdown).toBe("Hello from a pathological PDF");
+  });
+
+  it("D19: a warning repeated on every page of a 40-page blank PDF is shown 3 times and counted, all kept in the JSON", async () => {
+    const { PDFDocument } = await import("pdf-lib");
+    const pdf = await PDFDocument.create();
+    for (let i = 0; i < 40; i++) pdf.addPage([200, 200]);
+    const file = path.join(tmp.dir, "blank40.pdf");
+    writeFileSync(file, await pdf.save());
+    const out = path.join(tmp.dir, "out-d19");
+    const { request: req, events } = request(out, { inputs: [file] });
+    await runBatch(req);
+    const shown = events.filter((e) => e.type === "warning").map((e) => (e as { message: string }).message);
+    expect(shown).toEqual([
+      "page 1 has no text layer (scanned?); use --engine model to recognise it",
+      "page 2 has no text layer (scanned?); use --engine model to recognise it",
+      "page 3 has no text layer (scanned?); use --engine model to recognise it",
+      '37 more warnings like "page 1 has no text layer (scanned?); use --engine model to recognise it" (all are in the JSON)',
+    ]);
+    const record = JSON.parse(readFileSync(path.join(out, "blank40.json"), "utf8")) as DocumentRecord;
+    expect(record.pages.filter((p) => p.warnings.length === 1)).toHaveLength(40);
+  });
+
   it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
     const controller = new AbortController();
     registerDecoder({
@@ -314,5 +414,105 @@ describe("reliability (issue 19)", () => {
     plain.abort();
     const { request: again } = request(out, { inputs: [fixture("multi_page.pdf")], signal: plain.signal });
     expect((await runBatch(again)).exitCode).toBe(130);
+  });
+});
+
+describe("outputs (issue 19)", () => {
+  it("D6: a second run into one -o never overwrites another document's outputs of the same name", async () => {
+    const a = path.join(tmp.dir, "d6/a/report.pdf");
+    const b = path.join(tmp.dir, "d6/b/report.pdf");
+    mkdirSync(path.dirname(a), { recursive: true });
+    mkdirSync(path.dirname(b), { recursive: true });
+    copyFileSync(fixture("multi_page.pdf"), a);
+    copyFileSync(fixture("blank_page.pdf"), b);
+    const out = path.join(tmp.dir, "out-d6");
+    // inputs outside the current folder keep only their base name: both want out/report.*
+    const cwd = path.join(tmp.dir, "d6/elsewhere");
+    mkdirSync(cwd, { recursive: true });
+    const run = async (file: string) => {
+      const { request: req, events } = request(out, { inputs: [file], cwd });
+      await runBatch(req);
+      return events;
+    };
+    await run(a);
+    const events = await run(b);
+    expect(events.find((e) => e.type === "warning")).toMatchObject({
+      message: `${path.join(out, "report.md")} holds the results of another document (${a}); writing ${path.join(out, "report-2.md")} instead`,
+    });
+    const source = (f: string) => (JSON.parse(readFileSync(path.join(out, f), "utf8")) as DocumentRecord).source.path;
+    expect([source("report.json"), source("report-2.json")]).toEqual([a, b]);
+    // each document keeps its own name on later runs, and an edited document overwrites its own outputs
+    expect((await run(a)).find((e) => e.type === "warning")).toBeUndefined();
+    copyFileSync(fixture("scanned_page.pdf"), b);
+    expect((await run(b)).find((e) => e.type === "warning")).toMatchObject({ message: expect.stringContaining("report-2.md instead") });
+    expect(readdirSync(out).sort()).toEqual(["report-2.json", "report-2.md", "report.json", "report.md"]);
+  });
+
+  it("D10: --resume redoes documents when any bundle file changes (same model id), and hashes each file once", async () => {
+    const bundle = path.join(tmp.dir, "d10-bundle");
+    mkdirSync(bundle, { recursive: true });
+    writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 1));
+    writeFileSync(path.join(bundle, "tokenizer.json"), "{}");
+    registerDecoder({
+      name: "test-bundle",
+      description: "a model whose id (like the real engine's) does not hash the weight bytes",
+      async create() {
+        return {
+          engine: "test-bundle",
+          model: { name: "b", dir: bundle, id: "same-id" },
+          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+            for (const pageNumber of pages.pageNumbers) {
+              yield { pageNumber, width: 1, height: 1, dpi: 72, markdown: "x", blocks: [], tokenCount: 0, truncated: false, timings: {}, warnings: [] };
+            }
+          },
+          async close() {},
+        };
+      },
+    }, { replace: true });
+    const out = path.join(tmp.dir, "out-d10");
+    const home = path.join(tmp.dir, "d10-home");
+    const previous = process.env.OCR_HOME;
+    process.env.OCR_HOME = home;
+    try {
+      const run = async () => {
+        const { request: req } = request(out, { inputs: [fixture("blank_page.pdf")], settings: settings("test-bundle"), resume: true });
+        return runBatch(req);
+      };
+      expect(await run()).toMatchObject({ done: 1, skipped: 0 });
+      expect(await run()).toMatchObject({ done: 0, skipped: 1 });
+      // a zeroed tensor: same size, new bytes
+      writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 0));
+      expect(await run()).toMatchObject({ done: 1, skipped: 0 });
+      expect(await run()).toMatchObject({ done: 0, skipped: 1 });
+      const cache = JSON.parse(readFileSync(path.join(home, "file-hashes.json"), "utf8")) as Record<string, { size: number }>;
+      expect(cache[path.join(bundle, "weights.bin")]).toMatchObject({ size: 4096 });
+    } finally {
+      if (previous === undefined) delete process.env.OCR_HOME;
+      else process.env.OCR_HOME = previous;
+    }
+  });
+
+  it("D8: an unusable -o (a file, or under a file) is a usage error before any model loads", async () => {
+    let created = 0;
+    registerDecoder({
+      name: "test-count",
+      description: "counts loads",
+      async create() {
+        created++;
+        return { engine: "test-count", model: null, async *decodeDocument() {}, async close() {} };
+      },
+    }, { replace: true });
+    const file = path.join(tmp.dir, "d8-file");
+    writeFileSync(file, "x\n");
+    for (const [out, message] of [
+      [file, `-o ${file}: is a file, not a folder`],
+      [path.join(file, "sub"), `-o ${path.join(file, "sub")}: a part of the path is a file, not a folder`],
+    ] as const) {
+      const { request: req } = request(out, { inputs: [fixture("blank_page.pdf")], settings: settings("test-count") });
+      const error = await runBatch(req).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toBe(message);
+    }
+    expect(created).toBe(0);
   });
 });

@@ -1,11 +1,13 @@
 // openDocument on real pages: PDFs through pdfjs, images through sharp, and every unusable input.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { InputError, openDocument, readDocumentBytes, renderedSize } from "../../src/input/index.js";
 import { PDF_CACHE_PAGES } from "../../src/input/pdf.js";
 import { tableAs, tablePng, twoPageTiff } from "../helpers/images.js";
-import { fixture, tempDir } from "../helpers/paths.js";
+import { fixture, repoRoot, tempDir } from "../helpers/paths.js";
 import { makePdf } from "../helpers/pdf.js";
 
 const tmp = tempDir();
@@ -115,6 +117,18 @@ describe("PDF documents", () => {
     }
   });
 
+  it("D7: opens a PDF with only an owner password whatever --password says (it needs none)", async () => {
+    const bytes = makePdf({ userPassword: "", text: "Owner only" });
+    for (const password of [undefined, "something-else", "owner"]) {
+      const doc = await openDocument(bytes, { name: "owner.pdf", password });
+      try {
+        expect((await doc.textContent(1))!.runs.map((r) => r.text).join("")).toBe("Owner only");
+      } finally {
+        await doc.close();
+      }
+    }
+  });
+
   it("opens an encrypted PDF only with the right password", async () => {
     const bytes = makePdf({ userPassword: "secret", text: "Top secret" });
     await expectInputError(openDocument(bytes, { name: "enc.pdf" }), "PASSWORD_REQUIRED", /password is required/);
@@ -198,5 +212,44 @@ describe("files", () => {
     const empty = path.join(tmp.dir, "empty.pdf");
     writeFileSync(empty, "");
     await expectInputError(openDocument(empty), "EMPTY", /empty file/);
+  });
+});
+
+describe("image validation cost (issue 19, D12)", () => {
+  it("checks a 12000x12000 PNG (under 1 MB on disk) without decoding it whole: peak memory stays low", async () => {
+    const { createDeflate, crc32 } = await import("node:zlib");
+    const n = 12_000;
+    const chunk = (type: string, data: Buffer) => {
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(data.length);
+      const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(body) >>> 0);
+      return Buffer.concat([len, body, crc]);
+    };
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(n, 0);
+    header.writeUInt32BE(n, 4);
+    header[8] = 8; // 8-bit grey
+    const deflate = createDeflate({ level: 9 });
+    const parts: Buffer[] = [];
+    deflate.on("data", (c: Buffer) => parts.push(c));
+    const row = Buffer.alloc(n + 1, 200);
+    row[0] = 0;
+    for (let y = 0; y < n; y++) if (!deflate.write(row)) await new Promise((r) => deflate.once("drain", r));
+    deflate.end();
+    await new Promise((r) => deflate.on("end", r));
+    const file = path.join(tmp.dir, "huge.png");
+    const png = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", Buffer.concat(parts)), chunk("IEND", Buffer.alloc(0))]);
+    writeFileSync(file, png);
+    expect(png.length).toBeLessThan(1_000_000);
+    // a fresh process, so the peak is this check's alone (decoded whole it is > 400 MB: 144 Mpx)
+    const script = `const { openDocument } = await import(${JSON.stringify(pathToFileURL(path.join(repoRoot, "dist/input/index.js")).href)});
+      const d = await openDocument(${JSON.stringify(file)}); await d.close();
+      console.log(JSON.stringify({ pages: d.pageCount, rssMb: process.resourceUsage().maxRSS / 1024 }));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    const result = JSON.parse(out.trim().split("\n").at(-1)!) as { pages: number; rssMb: number };
+    expect(result.pages).toBe(1);
+    expect(result.rssMb).toBeLessThan(250);
   });
 });

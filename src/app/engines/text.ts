@@ -1,5 +1,8 @@
 // The "text" engine: the PDF's own text layer as Markdown/JSON — fast path for born-digital PDFs, and a baseline.
-import type { PageText } from "../../input/index.js";
+import { isInputError, type PageText } from "../../input/index.js";
+
+/** Page failures that leave the rest of the document readable. */
+const PAGE_LEVEL = new Set(["CORRUPT_PDF", "RENDER_FAILED", "PAGE_RANGE"]);
 import type { Block } from "../../output/schema.js";
 import { registerDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../decoder.js";
 import { pageBlocks, type TextBlock } from "../text-blocks.js";
@@ -15,11 +18,20 @@ export function createTextDecoder(): PageDecoder {
         context.warn(`${pages.kind.toUpperCase()} images have no text layer; the text engine yields empty pages (use --engine model)`);
       }
       // Heading levels are a document-wide judgement, so read every selected page's text first.
-      const texts = new Map<number, { text: PageText | undefined; blocks: TextBlock[]; ms: number }>();
+      const texts = new Map<number, { text: PageText | undefined; blocks: TextBlock[]; ms: number; error?: string }>();
       for (const pageNumber of pages.pageNumbers) {
         if (context.signal.aborted) return;
         const started = performance.now();
-        const text = await pages.textContent(pageNumber);
+        let text: PageText | undefined;
+        try {
+          text = await pages.textContent(pageNumber);
+        } catch (error) {
+          // one unreadable page (a broken page tree) keeps the others, as with the model; a document the
+          // parser had to stop (time or memory budget, interrupt) fails as a whole
+          if (!isInputError(error) || !PAGE_LEVEL.has(error.code)) throw error;
+          texts.set(pageNumber, { text: undefined, blocks: [], ms: performance.now() - started, error: error.message });
+          continue;
+        }
         const blocks = text ? pageBlocks(text.runs) : [];
         texts.set(pageNumber, { text, blocks, ms: performance.now() - started });
       }
@@ -29,6 +41,14 @@ export function createTextDecoder(): PageDecoder {
         if (context.signal.aborted) return;
         const started = performance.now();
         const entry = texts.get(pageNumber)!;
+        if (entry.error !== undefined) {
+          const size = await pages.pixelSize(pageNumber).catch(() => ({ width: 0, height: 0, dpi: undefined }));
+          yield {
+            pageNumber, width: size.width, height: size.height, dpi: size.dpi, markdown: "", blocks: [], tokenCount: 0,
+            truncated: false, timings: { text: round(entry.ms) }, warnings: [`page ${pageNumber} has no text: ${entry.error}`], error: entry.error,
+          };
+          continue;
+        }
         const size = await pages.pixelSize(pageNumber);
         const warnings: string[] = [];
         let markdown = "";
