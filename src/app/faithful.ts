@@ -4,13 +4,17 @@
 // also invents letters the glyphs do not support ("bugundles" for "bundles", "20024" for "2002", Cyrillic letters on
 // an English page). Here the decoder's characters are aligned with the recogniser's slots (edit distance) and:
 //   - where a recogniser character is sure (peak >= confident) and one the decoder can write, it is written: the
-//     decoder's substitutions are undone, its letters and digits inserted inside a sure run are dropped, and sure
-//     letters and digits it dropped inside a word are restored;
+//     decoder's substitutions are undone, its letters, digits and marks inserted inside a sure run are dropped,
+//     and sure characters it dropped are restored (between the first and last slots aligned with its text, and
+//     the rest of a number at either end);
 //   - a decoder letter beyond the recogniser (é, ü, ł, ß, Cyrillic) over a recogniser letter of the same base or
 //     look (e, u, l, B; Latin H for Cyrillic Н) is kept, and so is every decoder character over weak evidence;
 //   - Markdown structure is never touched;
 //   - letters of a script the page does not use (decided once per page from the recogniser's sure evidence,
-//     pageScripts) are never written: they become the recogniser's character there, or their Latin look-alike.
+//     pageScripts; on a page mixing Latin and Cyrillic words, per word) are never written: they become the
+//     recogniser's character there, or their Latin look-alike, or nothing.
+// The thresholds were chosen on synthetic training-type pages (scripts/faithful-eval.mjs tune), never on the
+// evaluation pages.
 import { appendFileSync } from "node:fs";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -395,7 +399,7 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
       }
       lastD = s.d;
     } else {
-      // a recogniser character the decoder dropped: restored inside a word when sure
+      // a recogniser character the decoder dropped: restored when sure, between the first and last aligned slots
       const j = s.r!;
       lastR = j;
       const rc = r[j]!;
@@ -408,12 +412,11 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
       const cyr = (q: number | undefined) => q !== undefined && q >= 0 && CYRILLIC.test(units[content[q]!]!.ch) && cyrOk[content[q]!]!;
       const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
       if (kind && sure(j) && flanked && !expanded) {
-        const at = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
-        // after the last of the decoder's characters (before any closing tag), or before the next one
-        if (at === undefined) {
+        // before the decoder's next character, or after its last one (inside any closing tag)
+        if (nextD === undefined) {
           if (content.length) afterUnit[content.at(-1)!] += escapeFor(rc, html);
           else after += escapeFor(rc, html);
-        } else before[content[at]!] += escapeFor(rc, html);
+        } else before[content[nextD]!] += escapeFor(rc, html);
         restored++;
       }
     }
