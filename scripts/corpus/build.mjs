@@ -13,9 +13,7 @@ import path from "node:path";
 import { createHash } from "node:crypto";
 import { assertAllowed, DENY, docKey, splitOf } from "./packages.mjs";
 import { documentFurniture, openPdf, pageTruth, readPage } from "./truth.mjs";
-import { pixelScale, renderGrey, RENDERERS, scanLike } from "./render.mjs";
-import { random, hash } from "../synth/degrade.mjs";
-import sharp from "sharp";
+import { renderDocument } from "./render.mjs";
 
 const args = { src: "/work/data/debian", out: "/work/data/corpus", packages: null, docsPerPackage: 12, pagesPerDoc: 10, scan: 0.35, seed: 1, render: true, maxMb: 40 };
 for (let i = 2; i < process.argv.length; i++) {
@@ -124,7 +122,7 @@ async function takeDocument({ pkg, pkgDir }, d) {
     const truth = { source: d.key, package: pkg, path: "/" + d.rel, split, pages };
     fs.writeFileSync(path.join(dir, name + ".json.tmp"), JSON.stringify(truth));
     fs.renameSync(path.join(dir, name + ".json.tmp"), path.join(dir, name + ".json"));
-    if (args.render) await renderDoc(file, truth, dir, name); // the .raster.json last: extract-lines.mjs keys on it
+    if (args.render) await renderDocument(file, truth, dir, name, { seed: args.seed, scan: args.scan, report }); // the .raster.json last: extract-lines.mjs keys on it
     stat.documents++;
     stat.pages += pages.length;
     report.documents[split]++;
@@ -142,35 +140,3 @@ process.stderr.write(JSON.stringify(report) + "\n");
 
 function count(reason) { report.dropped[reason] = (report.dropped[reason] ?? 0) + 1; }
 
-/** Renders the document's kept pages: renderer and DPI drawn per page, a share of documents scan-like. */
-async function renderDoc(file, truth, dir, name) {
-  const rng = random(hash(`${args.seed}:${truth.source}`));
-  const scanned = rng.next() < args.scan;
-  const raster = { pages: [] };
-  let pdfjsDoc;
-  try {
-    for (let i = 0; i < truth.pages.length; i++) {
-      const t = truth.pages[i];
-      const renderer = RENDERERS[Math.floor(rng.next() * RENDERERS.length)];
-      // scans: grey 300 DPI half the time, else 150-300; clean pages: 100-300 (100-200 more often: cheaper to render)
-      const dpi = scanned ? (rng.next() < 0.5 ? 300 : Math.round(rng.float(150, 300))) : Math.round(rng.next() < 0.6 ? rng.float(100, 200) : rng.float(200, 300));
-      if (renderer === "pdfjs") pdfjsDoc ??= await (await import(path.resolve(path.dirname(new URL(import.meta.url).pathname), "../../dist/input/index.js"))).openDocument(file);
-      let img;
-      try { img = await renderGrey(file, t.pdfPage, dpi, renderer, renderer === "pdfjs" ? pdfjsDoc : undefined); }
-      catch (e) { throw new Error(`${truth.source} p${t.pdfPage}: ${renderer} failed: ${e.message}`); }
-      const { scaleX, scaleY } = pixelScale(t.width, t.height, img.width, img.height);
-      const png = `${name}-p${i + 1}.png`;
-      let bytes, rotate = 0, ops = [];
-      if (scanned) ({ png: bytes, rotate, ops } = await scanLike(img.data, img.width, img.height, rng));
-      else bytes = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).png({ compressionLevel: 3 }).toBuffer();
-      fs.writeFileSync(path.join(dir, png + ".tmp"), bytes);
-      fs.renameSync(path.join(dir, png + ".tmp"), path.join(dir, png));
-      raster.pages.push({ png, width: img.width, height: img.height, scaleX, scaleY, ...(rotate ? { rotate } : {}), renderer, dpi, ...(scanned ? { scan: ops } : {}) });
-      report.renderers[renderer] = (report.renderers[renderer] ?? 0) + 1;
-      if (scanned) report.scan++;
-    }
-  } finally {
-    await pdfjsDoc?.close();
-  }
-  fs.writeFileSync(path.join(dir, name + ".raster.json"), JSON.stringify(raster));
-}

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
-import { degrade } from "../synth/degrade.mjs";
+import { degrade, hash, random } from "../synth/degrade.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let inputModule;
@@ -112,4 +112,40 @@ export async function scanLike(grey, width, height, rng) {
   } else ops.push("grey");
   const { png, rotate } = await degrade(data, width, height, rng);
   return { png, rotate, ops };
+}
+
+/**
+ * Renders a document's truth pages (truth.pages[i].pdfPage of `file`) as DIR/NAME-pK.png and writes DIR/NAME.raster.json:
+ * renderer and DPI drawn per page, a share `scan` of documents scan-like (drawn from `seed` and the document's source).
+ */
+export async function renderDocument(file, truth, dir, name, { seed = 1, scan = 0.35, report = { renderers: {}, scan: 0 } } = {}) {
+  const rng = random(hash(`${seed}:${truth.source}`));
+  const scanned = rng.next() < scan;
+  const raster = { pages: [] };
+  let pdfjsDoc;
+  try {
+    for (let i = 0; i < truth.pages.length; i++) {
+      const t = truth.pages[i];
+      const renderer = RENDERERS[Math.floor(rng.next() * RENDERERS.length)];
+      // scans: grey 300 DPI half the time, else 150-300; clean pages: 100-300 (100-200 more often: cheaper to render)
+      const dpi = scanned ? (rng.next() < 0.5 ? 300 : Math.round(rng.float(150, 300))) : Math.round(rng.next() < 0.6 ? rng.float(100, 200) : rng.float(200, 300));
+      if (renderer === "pdfjs") pdfjsDoc ??= await (await input()).openDocument(file);
+      let img;
+      try { img = await renderGrey(file, t.pdfPage, dpi, renderer, renderer === "pdfjs" ? pdfjsDoc : undefined); }
+      catch (e) { throw new Error(`${truth.source} p${t.pdfPage}: ${renderer} failed: ${e.message}`); }
+      const { scaleX, scaleY } = pixelScale(t.width, t.height, img.width, img.height);
+      const png = `${name}-p${i + 1}.png`;
+      let bytes, rotate = 0, ops = [];
+      if (scanned) ({ png: bytes, rotate, ops } = await scanLike(img.data, img.width, img.height, rng));
+      else bytes = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).png({ compressionLevel: 3 }).toBuffer();
+      fs.writeFileSync(path.join(dir, png + ".tmp"), bytes);
+      fs.renameSync(path.join(dir, png + ".tmp"), path.join(dir, png));
+      raster.pages.push({ png, width: img.width, height: img.height, scaleX, scaleY, ...(rotate ? { rotate } : {}), renderer, dpi, ...(scanned ? { scan: ops } : {}) });
+      report.renderers[renderer] = (report.renderers[renderer] ?? 0) + 1;
+      if (scanned) report.scan++;
+    }
+  } finally {
+    await pdfjsDoc?.close();
+  }
+  fs.writeFileSync(path.join(dir, name + ".raster.json"), JSON.stringify(raster));
 }

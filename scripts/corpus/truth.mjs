@@ -15,6 +15,7 @@
 // - reading order: the content stream's, which TeX and most producers write column by column. It is checked against
 //   the geometry: a body line that starts above the previous one while overlapping it horizontally (a jump back up
 //   within a column) makes the page `order`-dropped, counted, never silently kept.
+// - formulas: a line whose characters are mostly in math fonts, or that has math and at most 6 letters of text.
 // - headings: a line set ≥ 1.1× the page's body size (the size most characters have) and bold, or ≥ 1.3×: level by
 //   size (≥ 1.7 → #, ≥ 1.3 → ##, else ###). Code: lines whose characters are nearly all in a monospace font
 //   (name: Mono, Courier, CMTT, …). Formulas: lines mostly in math fonts (CMMI, CMSY, CMEX, MSAM, …) are labelled
@@ -61,7 +62,7 @@ export async function openPdf(file) {
 
 const SUBSET = /^[A-Z]{6}\+/;
 const MONO = /mono|courier|cmtt|lmtt|sftt|typewriter|txtt|pcrr|pcrb|consol|inconsolata|beramono|sourcecodepro|fira.?code|luximono|lettergothic|(^|[^a-z])tt\d|^rm-?tt|cmvtt|ectt|tcrm|sfltt/i;
-const MATH = /^(cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|eurm|rsfs|lmmi|lmsy|lmex|txmi|txsy|txex|pxmi|pxsy|pxex|stixmath|stix.*math|xits.*math|cambria.?math|mnsymbol|esint|wasy|mdbch|mdput|mdugm|zeur|zeus|bbm|bbold|dsrom|lcmss|.*-?math\b|.*math[^a-z]*$|symbol$)/i;
+const MATH = /math|^standardsym|^(ztmcm|zplm|zpzccmr|rtxm|rtxsy|ntxm|ntxsy|cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|eurm|rsfs|lmmi|lmsy|lmex|txmi|txsy|txex|pxmi|pxsy|pxex|stixmath|stix.*math|xits.*math|cambria.?math|mnsymbol|esint|wasy|mdbch|mdput|mdugm|zeur|zeus|bbm|bbold|dsrom|lcmss|.*-?math\b|.*math[^a-z]*$|symbol$)/i;
 const BOLD = /bold|black|heavy|semibold|demi|cmbx|cmb\d|cmssbx|ecbx|ecrb|ec[a-z]*bx|-bd|bx\d|sbx|^(linlibertine|linbiolinum|libertinus\w*)-?t?b|-(b|sb|eb)$|bd$/i;
 
 /** Font facts by pdfjs font id: clean name, bold, monospace, math. */
@@ -268,13 +269,15 @@ export function segmentRuns(runs) {
       if (r.size > cur.size) { cur.size = r.size; cur.base = r.base; }
     } else {
       if (cur) segs.push(cur);
-      cur = { text: t, x0: r.x0, x1: r.x1, top: r.top, bottom: r.bottom, base: r.base, size: r.size, chars: { total: 0, bold: 0, mono: 0, math: 0, sizes: [] } };
+      cur = { text: t, x0: r.x0, x1: r.x1, top: r.top, bottom: r.bottom, base: r.base, size: r.size, chars: { total: 0, bold: 0, mono: 0, math: 0, letters: 0, sizes: [] } };
     }
     const n = t.replace(/\s/g, "").length;
     cur.chars.total += n;
     if (r.font.bold) cur.chars.bold += n;
     if (r.font.mono) cur.chars.mono += n;
     if (r.font.math) cur.chars.math += n;
+    // letters of words in text fonts (operator names like sin, max, lim do not count): few of them, and math, is a formula
+    else cur.chars.letters += t.replace(/\b(sin|cos|tan|log|ln|exp|lim|max|min|sup|inf|det|mod)\b/g, "").replace(/[^\p{L}]/gu, "").length;
     cur.chars.sizes.push([r.size, n]);
     cur.space = trail;
   }
@@ -400,11 +403,13 @@ function findTables(vlines, rules, body) {
 }
 
 /**
- * The truth of one page, or {drop: reason}. furniture: documentFurniture()'s entry for the page.
+ * The truth of one page, or {drop: reason}. furniture: documentFurniture()'s entry for the page. formulas: for a
+ * document typeset from a known source, the LaTeX of its display formulas in order (a queue, consumed): each formula
+ * line becomes a block \\[source\\] instead of being left out.
  * Reasons: no-text, rotated-text, text-layer (unmapped glyphs), charset (characters the model cannot write), figure,
  * formula, order (content order jumps back up within a column), few-lines.
  */
-export function pageTruth(page, furniture = { top: null, bottom: null }) {
+export function pageTruth(page, furniture = { top: null, bottom: null }, { formulas = null } = {}) {
   const { width, height, runs, stats } = page;
   if (stats.chars < 150) return { drop: "no-text" };
   if (stats.rotated > 0.05 * stats.chars) return { drop: "rotated-text" };
@@ -426,15 +431,16 @@ export function pageTruth(page, furniture = { top: null, bottom: null }) {
   if (furniture.bottom && edges.bottom) edges.bottom.kind = furniture.bottom;
   for (const l of vlines) {
     if (l.kind) continue;
-    const c = l.segs.reduce((a, s) => ({ total: a.total + s.chars.total, mono: a.mono + s.chars.mono, math: a.math + s.chars.math, bold: a.bold + s.chars.bold }), { total: 0, mono: 0, math: 0, bold: 0 });
+    const c = l.segs.reduce((a, s) => ({ total: a.total + s.chars.total, mono: a.mono + s.chars.mono, math: a.math + s.chars.math, bold: a.bold + s.chars.bold, letters: a.letters + s.chars.letters }), { total: 0, mono: 0, math: 0, bold: 0, letters: 0 });
     l.chars = c;
-    if (c.math > 0.4 * c.total) l.kind = "formula";
+    if (c.math > 0.4 * c.total || (c.math >= 1 && c.letters <= 6)) l.kind = "formula";
     else if (c.mono > 0.9 * c.total) l.kind = "code";
   }
   const bodyLines = vlines.filter((l) => !["header", "footer", "pagenum", "figure"].includes(l.kind));
   if (bodyLines.length < 5) return { drop: "few-lines" };
-  const formulas = bodyLines.filter((l) => l.kind === "formula").length;
-  if (formulas > 0.2 * bodyLines.length) return { drop: "formula" };
+  const formulaSources = formulas;
+  const formulaCount = bodyLines.filter((l) => l.kind === "formula").length;
+  if (!formulaSources && formulaCount > 0.2 * bodyLines.length) return { drop: "formula" };
   // reading order check: no body line may start above its predecessor while overlapping it horizontally
   for (let i = 1; i < bodyLines.length; i++) {
     const a = bodyLines[i - 1], b = bodyLines[i];
@@ -480,7 +486,7 @@ export function pageTruth(page, furniture = { top: null, bottom: null }) {
     }
     para = null;
   };
-  let prev = null;
+  let prev = null, lastFormula = null;
   const emittedTables = new Set();
   for (const l of bodyLines) {
     if (l.table !== undefined) {
@@ -496,6 +502,28 @@ export function pageTruth(page, furniture = { top: null, bottom: null }) {
       prev = null;
       continue;
     }
+    if (l.kind === "formula" && formulaSources) {
+      flush();
+      // a formula's pieces on other baselines (a big operator, limits, a fraction) are the same formula
+      const last = lines[lines.length - 1];
+      const beside = l.top < lastFormula?.bottom && l.bottom > lastFormula?.top && l.x0 < lastFormula?.x1 + 2 * body && l.x1 > lastFormula?.x0 - 2 * body;
+      const under = l.top < lastFormula?.bottom + 0.3 * body && l.x0 < lastFormula?.x1 && l.x1 > lastFormula?.x0;
+      if (lastFormula && last === lastFormula.line && (beside || under)) {
+        last.box = round([Math.min(last.box[0], l.x0), Math.min(last.box[1], l.top), Math.max(last.box[2], l.x1), Math.max(last.box[3], l.bottom)]);
+        last.text += " " + l.segs.map((s) => clean(s.text)).join(" ");
+        blocks[blocks.length - 1].box = last.box;
+        lastFormula = { line: last, x0: last.box[0], x1: last.box[2], top: last.box[1], bottom: last.box[3] };
+        continue;
+      }
+      if (!formulaSources.length) throw new Error("truth: more display formulas on the page than in the source");
+      const md = "\\[" + formulaSources.shift() + "\\]";
+      const text = l.segs.map((s) => clean(s.text)).join(" ");
+      addBlock("formula", md, [{ x0: l.x0, x1: l.x1, top: l.top, bottom: l.bottom, text, md }]);
+      lastFormula = { line: lines[lines.length - 1], x0: l.x0, x1: l.x1, top: l.top, bottom: l.bottom };
+      prev = null;
+      continue;
+    }
+    lastFormula = null;
     if (l.kind === "formula" || l.kind === "figure") { flush(); prev = null; continue; }
     const size = Math.max(...l.segs.map((s) => s.size));
     const ratio = size / body;
@@ -539,7 +567,7 @@ export function pageTruth(page, furniture = { top: null, bottom: null }) {
   const kinds = {};
   for (const b of blocks) kinds[b.kind] = (kinds[b.kind] ?? 0) + 1;
   return { width: round1(width), height: round1(height), body, markdown, blocks, lines, kinds, tables: tables.length,
-    formulas, figures: page.figures.length };
+    formulas: formulaCount, figures: page.figures.length };
 }
 
 function round1(v) { return Math.round(v * 100) / 100; }

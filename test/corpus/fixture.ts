@@ -1,6 +1,6 @@
 // A born-digital test document made with pdf-lib, whose every drawn string and position is known:
 // page 1 a two-column article (title across both columns, then the left column, then the right one, as TeX writes
-// them), page 2 a heading, a paragraph, a ruled table and a Courier code block, page 3 a column drawn bottom to top
+// them), page 2 a heading, a paragraph, a ruled table, a Courier code block and a formula (Symbol: α + β = γ), page 3 a column drawn bottom to top
 // (content order that jumps back up within a column). Every page has the same running header and a page number.
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 
@@ -21,6 +21,7 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
   const mono = await pdf.embedFont(StandardFonts.Courier);
+  const symbol = await pdf.embedFont(StandardFonts.Symbol);
   const drawn: Drawn[][] = [];
   const text = (page: PDFPage, list: Drawn[], s: string, x: number, base: number, size: number, font: PDFFont) => {
     page.drawText(s, { x, y: H - base, size, font, color: rgb(0, 0, 0) });
@@ -58,6 +59,9 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
       rule(top + 18 + 2 * 16 + 6);
       CODE.forEach((s, i) => text(page, list, s, 60, 240 + i * 12, 10, mono));
       text(page, list, "A closing sentence of the page after the code.", 50, 290, 10, regular);
+      // a display formula in the Symbol font (a math font) and Helvetica
+      page.drawText("α + β = γ", { x: 250, y: H - 320, size: 10, font: symbol, color: rgb(0, 0, 0) });
+      text(page, list, "The last line of the page, under the formula.", 50, 345, 10, regular);
     });
     drawn.push(list);
   }

@@ -43,7 +43,7 @@ describe("corpus rendering", () => {
     writeFileSync(file, (await makeFixture()).bytes);
     const doc = await openPdf(file);
     const pages = [await readPage(doc, 1), await readPage(doc, 2), await readPage(doc, 3)];
-    truth = pageTruth(pages[1], documentFurniture(pages)[1]);
+    truth = pageTruth(pages[1], documentFurniture(pages)[1], { formulas: ["\\alpha + \\beta = \\gamma"] }); // every line, the formula's too
     await doc.destroy();
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""How well the corpus truth aligns with what the product's line front end finds: scripts/train/data.py's alignment
+(the share of detected lines that own a run of truth lines one to one and in order, the lines training uses), over
+the extracted documents of a corpus split, in all and by package, renderer, scan-likeness and page kind."""
+# Usage: /usr/bin/python3 scripts/corpus/alignment.py /work/data/corpus/val [--json FILE] [--bad N]
+import argparse
+import collections
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "train"))
+from data import load_doc  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("dir")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--bad", type=int, default=0, help="print this many unaligned lines")
+    args = ap.parse_args()
+    names = sorted(f[: -len(".lines.json")] for f in os.listdir(args.dir) if f.endswith(".lines.json"))
+    groups = collections.defaultdict(lambda: [0, 0, 0])  # units, good, pages
+    bad = []
+    docs = 0
+    for name in names:
+        base = os.path.join(args.dir, name)
+        truth = json.load(open(base + ".json"))
+        raster = json.load(open(base + ".raster.json"))
+        pages = load_doc(base)
+        docs += 1
+        for tp, rp, units in zip(truth["pages"], raster["pages"], pages):
+            n, g = len(units), sum(u["target"] is not None for u in units)
+            kinds = tp.get("kinds", {})
+            keys = ["all", "package " + truth["package"], "renderer " + rp.get("renderer", "?"),
+                    "scan " + ("+".join(rp["scan"]) if rp.get("scan") else "clean"),
+                    "dpi " + ("<=150" if rp.get("dpi", 150) <= 150 else "<=225" if rp["dpi"] <= 225 else ">225")]
+            keys += ["has " + k for k in ("table", "code", "list", "heading", "header", "pagenum", "footer") if kinds.get(k)]
+            for k in keys:
+                groups[k][0] += n
+                groups[k][1] += g
+                groups[k][2] += 1
+            for u in units:
+                if u["target"] is None and len(bad) < args.bad:
+                    bad.append(f"{name} p{tp.get('pdfPage')}: {u['text'][:80]!r}")
+    rows = {k: {"pages": v[2], "lines": v[0], "aligned": v[1], "rate": round(v[1] / max(1, v[0]), 4)} for k, v in sorted(groups.items())}
+    print(f"{args.dir}: {docs} documents")
+    for k, r in rows.items():
+        print(f"  {k:40s} pages {r['pages']:4d}  lines {r['lines']:6d}  aligned {r['aligned']:6d}  {100 * r['rate']:.1f} %")
+    for b in bad:
+        print("  unaligned:", b)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"dir": args.dir, "documents": docs, "groups": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
