@@ -4,7 +4,8 @@
 //   OUT/{train,val}/doc-NNNNN-pK.png       the page image (grey)
 //   OUT/{train,val}/doc-NNNNN.raster.json  {pages: [{png, width, height, scaleX, scaleY, rotate?, renderer, dpi, scan}]}
 // Usage: node scripts/corpus/build.mjs [--src /work/data/debian] [--out /work/data/corpus] [--packages a,b,...]
-//        [--docs-per-package 12] [--pages-per-doc 10] [--scan 0.35] [--seed 1] [--no-render]
+//        [--docs-per-package 12] [--pages-per-doc 10] [--scan 0.35] [--seed 1] [--no-render] [--latin]
+// --latin keeps pages with letters the model's vocabulary lacks but any Latin script has (Polish, Czech, ...).
 // Documents of the dev benchmark (packages.mjs isBenchDocument) and reserved packages are never read; training
 // documents split into train / val by document (packages.mjs splitOf). Dropped pages are counted by reason in
 // OUT/build-report.json.
@@ -15,7 +16,7 @@ import { assertAllowed, DENY, docKey, splitOf } from "./packages.mjs";
 import { documentFurniture, openPdf, pageTruth, readPage } from "./truth.mjs";
 import { renderDocument } from "./render.mjs";
 
-const args = { src: "/work/data/debian", out: "/work/data/corpus", packages: null, docsPerPackage: 12, pagesPerDoc: 10, scan: 0.35, seed: 1, render: true, maxMb: 40 };
+const args = { src: "/work/data/debian", out: "/work/data/corpus", packages: null, docsPerPackage: 12, pagesPerDoc: 10, scan: 0.35, seed: 1, render: true, maxMb: 40, latin: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--src") args.src = process.argv[++i];
@@ -26,6 +27,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === "--scan") args.scan = Number(process.argv[++i]);
   else if (a === "--seed") args.seed = Number(process.argv[++i]);
   else if (a === "--no-render") args.render = false;
+  else if (a === "--latin") args.latin = true;
   else throw new Error(`build.mjs: unknown option ${a}`);
 }
 
@@ -111,7 +113,7 @@ async function takeDocument({ pkg, pkgDir }, d) {
       const page = read.get(n);
       if (!page) { count("unreadable-page"); continue; }
       let t;
-      try { t = pageTruth(page, furniture[order.indexOf(n)]); } catch (e) { t = { drop: "truth-error" }; process.stderr.write(`${d.key} p${n}: ${e.message}\n`); }
+      try { t = pageTruth(page, furniture[order.indexOf(n)], { latin: args.latin }); } catch (e) { t = { drop: "truth-error" }; process.stderr.write(`${d.key} p${n}: ${e.message}\n`); }
       if (t.drop) { count(t.drop); continue; }
       pages.push({ ...t, pdfPage: n });
     }

@@ -10,7 +10,8 @@ export { ALLOWED };
 // corpus.py's REPLACE, plus what PDFs' text layers bring: minus sign, ligatures, thin and other spaces.
 const REPLACE = { "\u00a0": " ", "\u2010": "-", "\u2011": "-", "\u2212": "-", "\t": " ", "\u201a": ",", "\u2032": "'", "\u00ad": "",
   "\u2009": " ", "\u2002": " ", "\u2003": " ", "\u2006": " ", "\u202f": " ", "\u200b": "", "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl",
-  "\ufb03": "ffi", "\ufb04": "ffl", "\u2013": "–", "\u2014": "—", "\u0131": "i", "\u2217": "*", "\u2219": "•", "\u2032": "'", "\u2044": "/", "\u02bc": "’" };
+  "\ufb03": "ffi", "\ufb04": "ffl", "\u2013": "–", "\u2014": "—", "\u0131": "i", "\u2217": "*", "\u2219": "•", "\u2032": "'", "\u2044": "/", "\u02bc": "’",
+  "\u27e8": "<", "\u27e9": ">", "\u3008": "<", "\u3009": ">", "\u2329": "<", "\u232a": ">" }; // ⟨meta⟩ of LaTeX manuals
 
 /** NFC, the replacements, spaces collapsed and trimmed. */
 export function clean(text) {
@@ -19,9 +20,12 @@ export function clean(text) {
   return out.replace(/\s+/g, " ").trim();
 }
 
-/** How many characters of `text` the model cannot write. */
-export function outsideVocabulary(text) {
+/**
+ * How many characters of `text` the model cannot write; with `latin`, letters of any Latin script (Polish ł, Czech č,
+ * …) count as writable too, for a vocabulary that grows to them.
+ */
+export function outsideVocabulary(text, latin = false) {
   let n = 0;
-  for (const ch of text) if (!ALLOWED.has(ch)) n++;
+  for (const ch of text) if (!ALLOWED.has(ch) && !(latin && /\p{Script=Latin}/u.test(ch))) n++;
   return n;
 }

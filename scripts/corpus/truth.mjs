@@ -403,13 +403,39 @@ function findTables(vlines, rules, body) {
 }
 
 /**
+ * A table's columns: the x-ranges of the cells of its fullest rows, merged where they overlap; a cell of another row
+ * belongs to the column it overlaps most (else the nearest), so a row with an empty cell keeps its cells under their
+ * headings (<td></td> for the empty one).
+ */
+function tableColumns(rows) {
+  const most = Math.max(...rows.map((r) => r.length));
+  const cols = [];
+  for (const row of rows.filter((r) => r.length === most)) {
+    row.forEach((s, i) => {
+      if (!cols[i]) cols[i] = [s.x0, s.x1];
+      else cols[i] = [Math.min(cols[i][0], s.x0), Math.max(cols[i][1], s.x1)];
+    });
+  }
+  return cols;
+}
+function columnOf(cols, s) {
+  let best = 0, score = -Infinity;
+  cols.forEach(([a, b], i) => {
+    const overlap = Math.min(b, s.x1) - Math.max(a, s.x0);
+    const v = overlap > 0 ? overlap : -Math.min(Math.abs(a - s.x1), Math.abs(s.x0 - b));
+    if (v > score) { score = v; best = i; }
+  });
+  return best;
+}
+
+/**
  * The truth of one page, or {drop: reason}. furniture: documentFurniture()'s entry for the page. formulas: for a
  * document typeset from a known source, the LaTeX of its display formulas in order (a queue, consumed): each formula
- * line becomes a block \\[source\\] instead of being left out.
+ * line becomes a block \\[source\\] instead of being left out. latin: keep pages with letters of any Latin script.
  * Reasons: no-text, rotated-text, text-layer (unmapped glyphs), charset (characters the model cannot write), figure,
  * formula, order (content order jumps back up within a column), few-lines.
  */
-export function pageTruth(page, furniture = { top: null, bottom: null }, { formulas = null } = {}) {
+export function pageTruth(page, furniture = { top: null, bottom: null }, { formulas = null, latin = false } = {}) {
   const { width, height, runs, stats } = page;
   if (stats.chars < 150) return { drop: "no-text" };
   if (stats.rotated > 0.05 * stats.chars) return { drop: "rotated-text" };
@@ -451,7 +477,7 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
   const tables = findTables(bodyLines, page.rules, body);
   // characters the model's vocabulary lacks (math symbols, Greek, CJK): a page with more than a few is dropped
   let outside = 0, total = 0;
-  for (const l of bodyLines) if (l.kind !== "formula") for (const s of l.segs) { const t = clean(s.text); total += t.length; outside += outsideVocabulary(t); }
+  for (const l of bodyLines) if (l.kind !== "formula") for (const s of l.segs) { const t = clean(s.text); total += t.length; outside += outsideVocabulary(t, latin); }
   if (outside > 0.005 * total) return { drop: "charset" };
 
   // blocks in reading order: header(s) first, body in content order, footer(s) last
@@ -495,7 +521,17 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
         emittedTables.add(l.table);
         const t = tables[l.table];
         const parts = [];
-        const rowsMd = t.rows.map((row) => "<tr>" + row.map((s) => { const text = segText(s); parts.push({ ...s, text, md: escapeHtml(text) }); return `<td>${escapeHtml(text)}</td>`; }).join("") + "</tr>");
+        const columns = tableColumns(t.rows);
+        const rowsMd = t.rows.map((row) => {
+          const cells = new Array(columns.length).fill("");
+          for (const s of row) {
+            const text = segText(s);
+            parts.push({ ...s, text, md: escapeHtml(text) });
+            const c = columnOf(columns, s);
+            cells[c] = cells[c] ? cells[c] + " " + escapeHtml(text) : escapeHtml(text);
+          }
+          return "<tr>" + cells.map((c) => `<td>${c}</td>`).join("") + "</tr>";
+        });
         // data.py looks each line's text up in the Markdown: a cell's text as escaped there
         addBlock("table", "<table>" + rowsMd.join("") + "</table>", parts.filter((p) => p.text));
       }

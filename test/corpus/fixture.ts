@@ -10,7 +10,7 @@ export const TITLE = "A Study of Two Columns";
 export const LEFT = Array.from({ length: 18 }, (_, i) => `Left column line ${i + 1} with some words`);
 export const RIGHT = Array.from({ length: 18 }, (_, i) => `Right column line ${i + 1} has text too`);
 export const PARA = ["The results of the experiment are shown below in a table", "with three columns and rules above and below it."];
-export const TABLE = [["Name", "Value", "Unit"], ["alpha", "1.5", "metre"], ["beta", "22", "second"]];
+export const TABLE = [["Name", "Value", "Unit"], ["alpha", "1.5", "metre"], ["beta", "22", "second"], ["gamma", "", "hour"]]; // an empty cell
 export const CODE = ["int main(void) {", "  return 0;", "}"];
 export const UP = Array.from({ length: 12 }, (_, i) => `Upward line ${i + 1} of this column`);
 
@@ -54,9 +54,9 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
       rule(top);
       TABLE.forEach((row, r) => {
         if (r === 1) rule(top + 18);
-        row.forEach((c, k) => text(page, list, c, cols[k]!, top + 13 + r * 16, 10, regular));
+        row.forEach((c, k) => { if (c) text(page, list, c, cols[k]!, top + 13 + r * 16, 10, regular); });
       });
-      rule(top + 18 + 2 * 16 + 6);
+      rule(top + 18 + 3 * 16 + 6);
       CODE.forEach((s, i) => text(page, list, s, 60, 240 + i * 12, 10, mono));
       text(page, list, "A closing sentence of the page after the code.", 50, 290, 10, regular);
       // a display formula in the Symbol font (a math font) and Helvetica

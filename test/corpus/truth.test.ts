@@ -75,7 +75,7 @@ describe("corpus truth from a generated PDF", () => {
     }
   });
 
-  it("turns ruled aligned cells into an HTML table, Courier lines into code and a bold line into a heading", () => {
+  it("turns ruled aligned cells into an HTML table (an empty cell kept in its column), Courier lines into code and a bold line into a heading", () => {
     const t = truths[1]!;
     expect(t.drop).toBeUndefined();
     const table = "<table>" + TABLE.map((r) => "<tr>" + r.map((c) => `<td>${c}</td>`).join("") + "</tr>").join("") + "</table>";
