@@ -13,6 +13,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "train"))
 from data import load_doc  # noqa: E402
 
 
+def multi_column(page):
+    """At least 5 body lines wholly left of the page's middle beside (same height) 5 wholly right of it."""
+    mid = page["width"] / 2
+    body = [l["box"] for l in page["lines"] if l.get("kind") not in ("header", "footer", "pagenum")]
+    left = [b for b in body if b[2] < mid]
+    right = [b for b in body if b[0] > mid]
+    beside = [b for b in left if any(r[1] < b[3] and r[3] > b[1] for r in right)]
+    return len(beside) >= 5 and len(right) >= 5
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("dir")
@@ -35,7 +45,9 @@ def main():
             keys = ["all", "package " + truth["package"], "renderer " + rp.get("renderer", "?"),
                     "scan " + ("+".join(rp["scan"]) if rp.get("scan") else "clean"),
                     "dpi " + ("<=150" if rp.get("dpi", 150) <= 150 else "<=225" if rp["dpi"] <= 225 else ">225")]
-            keys += ["has " + k for k in ("table", "code", "list", "heading", "header", "pagenum", "footer") if kinds.get(k)]
+            keys.append("layout " + ("multi-column" if multi_column(tp) else "one column"))
+            keys.append("source " + ("typeset LaTeX" if truth["package"] == "typeset" else "Debian PDF"))
+            keys += ["has " + k for k in ("table", "code", "list", "heading", "header", "pagenum", "footer", "formula") if kinds.get(k)]
             for k in keys:
                 groups[k][0] += n
                 groups[k][1] += g

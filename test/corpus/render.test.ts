@@ -85,6 +85,21 @@ describe("corpus rendering", () => {
     expect(withRules(boxes)).toBeGreaterThan(withRules(unturned));
   });
 
+  it("maps a real LaTeX page's truth boxes onto its ink (l2tabu-italian p7, poppler-free)", async () => {
+    const real = path.resolve("test/corpus/fixtures/l2tabuit-p6-9.pdf");
+    const doc = await openPdf(real);
+    const pages = [];
+    for (let n = 1; n <= doc.numPages; n++) pages.push(await readPage(doc, n));
+    await doc.destroy();
+    const t = pageTruth(pages[1], documentFurniture(pages)[1]);
+    expect(t.drop).toBeUndefined();
+    const img: Grey = await renderGrey(real, 2, 150, "pdfjs");
+    const raster = { ...pixelScale(t.width, t.height, img.width, img.height), width: img.width, height: img.height };
+    const { share, empty } = inkInside(img, t.lines.map((l: Line) => boxToPixels(l.box, raster)), 1);
+    expect(empty).toBe(0);
+    expect(share).toBeGreaterThan(0.95); // the rest: frames around code, the ▷ marks (drawn, not text), the footnote rule
+  });
+
   it("refuses an image that is not the page's shape", () => {
     expect(() => pixelScale(612, 792, 1275, 1275)).toThrow(/shape/);
     expect(pixelScale(612, 792, 1275, 1650).scaleX).toBeCloseTo(1275 / 612, 6);
