@@ -124,13 +124,14 @@ async function takeDocument({ pkg, pkgDir }, d) {
     const truth = { source: d.key, package: pkg, path: "/" + d.rel, split, pages };
     fs.writeFileSync(path.join(dir, name + ".json.tmp"), JSON.stringify(truth));
     fs.renameSync(path.join(dir, name + ".json.tmp"), path.join(dir, name + ".json"));
-    if (args.render) await renderDocument(file, truth, dir, name, { seed: args.seed, scan: args.scan, report }); // the .raster.json last: extract-lines.mjs keys on it
+    // the .raster.json last: extract-lines.mjs keys on it; a page a renderer draws in another shape is left out
+    if (args.render && !(await renderDocument(file, truth, dir, name, { seed: args.seed, scan: args.scan, report }))) return false;
     stat.documents++;
-    stat.pages += pages.length;
+    stat.pages += truth.pages.length;
     report.documents[split]++;
-    report.pages[split] += pages.length;
-    for (const p of pages) for (const [k, v] of Object.entries(p.kinds)) report.kinds[k] = (report.kinds[k] ?? 0) + v;
-    process.stderr.write(`${split}/${name} ${d.key}: ${pages.length}/${chosen.length} pages\n`);
+    report.pages[split] += truth.pages.length;
+    for (const p of truth.pages) for (const [k, v] of Object.entries(p.kinds)) report.kinds[k] = (report.kinds[k] ?? 0) + v;
+    process.stderr.write(`${split}/${name} ${d.key}: ${truth.pages.length}/${chosen.length} pages\n`);
     fs.writeFileSync(path.join(args.out, "build-report.json"), JSON.stringify(report, null, 1));
     return true;
   } finally {

@@ -8,6 +8,16 @@ import { createHash } from "node:crypto";
  */
 export const DENY = Object.freeze(["r-doc-pdf", "texlive-latex-base-doc", "texlive-lang-german", "texlive-lang-cyrillic"]);
 
+/**
+ * Documents of allowed packages that are nevertheless dev-set documents: the Debian pages in
+ * /work/shared/data/real (scripts/train/evaluate.py's "real Debian prose", bench/real's la-lshort-es), named there
+ * PKG--BASENAME.pdf. Their whole directory is excluded, so no other paper size or build of the same text trains.
+ */
+export const RESERVED_DIRECTORIES = Object.freeze([
+  "texlive-lang-spanish:/usr/share/doc/texlive-doc/latex/lshort-spanish/",
+  "texlive-lang-chinese:/usr/share/doc/texlive-doc/latex/lshort-chinese/",
+]);
+
 /** Documentation packages with many born-digital PDFs (checked with apt-cache on 2026-12-01). */
 export const DEFAULT_PACKAGES = Object.freeze([
   "texlive-lang-italian", "texlive-lang-polish", "texlive-lang-czechslovak", "texlive-lang-spanish",
@@ -36,8 +46,11 @@ export function isBenchDocument(key) {
   return createHash("sha1").update(key, "utf8").digest()[0] < 26;
 }
 
-/** Training documents go to "val" (the first sha1 byte of "val:" + key below 26, ~10 %) or "train": by document. */
+/**
+ * "bench" for dev documents (isBenchDocument, RESERVED_DIRECTORIES), else "val" (the first sha1 byte of "val:" + key
+ * below 26, ~10 %) or "train": by document.
+ */
 export function splitOf(key) {
-  if (isBenchDocument(key)) return "bench";
+  if (isBenchDocument(key) || RESERVED_DIRECTORIES.some((d) => key.startsWith(d))) return "bench";
   return createHash("sha1").update("val:" + key, "utf8").digest()[0] < 26 ? "val" : "train";
 }

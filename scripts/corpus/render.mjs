@@ -122,6 +122,7 @@ export async function renderDocument(file, truth, dir, name, { seed = 1, scan = 
   const rng = random(hash(`${seed}:${truth.source}`));
   const scanned = rng.next() < scan;
   const raster = { pages: [] };
+  const skipped = [];
   let pdfjsDoc;
   try {
     for (let i = 0; i < truth.pages.length; i++) {
@@ -133,8 +134,17 @@ export async function renderDocument(file, truth, dir, name, { seed = 1, scan = 
       let img;
       try { img = await renderGrey(file, t.pdfPage, dpi, renderer, renderer === "pdfjs" ? pdfjsDoc : undefined); }
       catch (e) { throw new Error(`${truth.source} p${t.pdfPage}: ${renderer} failed: ${e.message}`); }
-      const { scaleX, scaleY } = pixelScale(t.width, t.height, img.width, img.height);
-      const png = `${name}-p${i + 1}.png`;
+      let scale;
+      try { scale = pixelScale(t.width, t.height, img.width, img.height); } catch (e) {
+        // the renderer drew another box of the page (media vs crop box): the page is left out, counted
+        report.dropped ??= {};
+        report.dropped["render-shape"] = (report.dropped["render-shape"] ?? 0) + 1;
+        process.stderr.write(`${truth.source} p${t.pdfPage}: ${renderer}: ${e.message}; page left out\n`);
+        skipped.push(i);
+        continue;
+      }
+      const { scaleX, scaleY } = scale;
+      const png = `${name}-p${raster.pages.length + 1}.png`;
       let bytes, rotate = 0, ops = [];
       if (scanned) ({ png: bytes, rotate, ops } = await scanLike(img.data, img.width, img.height, rng));
       else bytes = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).png({ compressionLevel: 3 }).toBuffer();
@@ -147,5 +157,10 @@ export async function renderDocument(file, truth, dir, name, { seed = 1, scan = 
   } finally {
     await pdfjsDoc?.close();
   }
-  fs.writeFileSync(path.join(dir, name + ".raster.json"), JSON.stringify(raster));
+  if (skipped.length) { // the truth keeps only the pages rendered, in step with the raster's
+    truth.pages = truth.pages.filter((_, i) => !skipped.includes(i));
+    fs.writeFileSync(path.join(dir, name + ".json"), JSON.stringify(truth));
+  }
+  if (raster.pages.length) fs.writeFileSync(path.join(dir, name + ".raster.json"), JSON.stringify(raster));
+  return raster.pages.length;
 }

@@ -177,9 +177,9 @@ for (let i = 0; i < args.count; i++) {
   fs.copyFileSync(pdfFile, path.join(dir, name + ".pdf"));
   const truth = { source: key, package: "typeset", path: name + ".tex", split, ...art.meta, pages: kept };
   fs.writeFileSync(path.join(dir, name + ".json"), JSON.stringify(truth));
-  await renderDocument(path.join(dir, name + ".pdf"), truth, dir, name, { seed: args.seed, scan: args.scan, report });
+  if (!(await renderDocument(path.join(dir, name + ".pdf"), truth, dir, name, { seed: args.seed, scan: args.scan, report }))) continue;
   report.documents[split]++;
-  report.pages[split] += kept.length;
+  report.pages[split] += truth.pages.length;
   process.stderr.write(`${split}/${name} ${key}: ${kept.length} pages, ${art.tables.length} tables, ${art.formulas.length} formulas, ${art.meta.columns} columns\n`);
 }
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -45,6 +45,9 @@ describe("corpus packages", () => {
       if (split === "bench") bench++;
       if (split === "val") val++;
     }
+    // the dev set's Debian pages in /work/shared/data/real (lshort-a4, Spanish) and their directory never train
+    expect(splitOf("texlive-lang-spanish:/usr/share/doc/texlive-doc/latex/lshort-spanish/lshort-a4.pdf")).toBe("bench");
+    expect(splitOf("texlive-lang-spanish:/usr/share/doc/texlive-doc/latex/lshort-spanish/other.pdf")).toBe("bench");
     // about 10 % each; every page of a document shares its document's split (the split takes no page)
     expect(bench).toBeGreaterThan(150);
     expect(bench).toBeLessThan(250);
