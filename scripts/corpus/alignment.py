@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """How well the corpus truth aligns with what the product's line front end finds: scripts/train/data.py's alignment
 (the share of detected lines that own a run of truth lines one to one and in order, the lines training uses), over
-the extracted documents of a corpus split, in all and by package, renderer, scan-likeness and page kind."""
+the extracted documents of a corpus split, in all and by package, renderer, scan-likeness and page kind; and the
+same with the detected lines put in the truth's reading order, which separates reading-order disagreements (the
+product's XY-cut against the checked content order) from truth or detection errors."""
 # Usage: /usr/bin/python3 scripts/corpus/alignment.py /work/data/corpus/val [--json FILE] [--bad N]
 import argparse
 import collections
@@ -10,7 +12,29 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "train"))
-from data import load_doc  # noqa: E402
+from data import _area, _overlap, _turn, align_page, load_doc  # noqa: E402
+
+
+def truth_order_rate(truth_page, raster_page, units):
+    """Aligned units if the units were read in the truth's order: each unit placed by the first truth line it owns
+    (data.py's ownership rule), the rest kept after. What is left unaligned is the truth's or the detector's doing
+    (a missed, split or merged line), not the reading order's."""
+    sx, sy = raster_page["scaleX"], raster_page["scaleY"]
+    boxes = [[l["box"][0] * sx, l["box"][1] * sy, l["box"][2] * sx, l["box"][3] * sy] for l in truth_page["lines"]]
+    if raster_page.get("rotate"):
+        boxes = [_turn(b, raster_page["rotate"], raster_page["width"] / 2, raster_page["height"] / 2) for b in boxes]
+    first = [len(boxes)] * len(units)
+    for g, gb in enumerate(boxes):
+        best, best_ov = None, 0.0
+        for u, unit in enumerate(units):
+            ov = _overlap(gb, unit["box"])
+            if ov > best_ov:
+                best, best_ov = u, ov
+        if best is not None and best_ov >= 0.5 * _area(gb):
+            first[best] = min(first[best], g)
+    order = sorted(range(len(units)), key=lambda u: (first[u], u))
+    targets = align_page(truth_page, raster_page, [units[u] for u in order])
+    return sum(t is not None for t in targets)
 
 
 def multi_column(page):
@@ -30,7 +54,7 @@ def main():
     ap.add_argument("--bad", type=int, default=0, help="print this many unaligned lines")
     args = ap.parse_args()
     names = sorted(f[: -len(".lines.json")] for f in os.listdir(args.dir) if f.endswith(".lines.json"))
-    groups = collections.defaultdict(lambda: [0, 0, 0])  # units, good, pages
+    groups = collections.defaultdict(lambda: [0, 0, 0, 0])  # units, good, pages, good in the truth's order
     bad = []
     docs = 0
     for name in names:
@@ -41,6 +65,7 @@ def main():
         docs += 1
         for tp, rp, units in zip(truth["pages"], raster["pages"], pages):
             n, g = len(units), sum(u["target"] is not None for u in units)
+            ordered = truth_order_rate(tp, rp, units)
             kinds = tp.get("kinds", {})
             keys = ["all", "package " + truth["package"], "renderer " + rp.get("renderer", "?"),
                     "scan " + ("+".join(rp["scan"]) if rp.get("scan") else "clean"),
@@ -52,13 +77,16 @@ def main():
                 groups[k][0] += n
                 groups[k][1] += g
                 groups[k][2] += 1
+                groups[k][3] += ordered
             for u in units:
                 if u["target"] is None and len(bad) < args.bad:
                     bad.append(f"{name} p{tp.get('pdfPage')}: {u['text'][:80]!r}")
-    rows = {k: {"pages": v[2], "lines": v[0], "aligned": v[1], "rate": round(v[1] / max(1, v[0]), 4)} for k, v in sorted(groups.items())}
+    rows = {k: {"pages": v[2], "lines": v[0], "aligned": v[1], "rate": round(v[1] / max(1, v[0]), 4),
+                "aligned_in_truth_order": v[3], "rate_in_truth_order": round(v[3] / max(1, v[0]), 4)} for k, v in sorted(groups.items())}
     print(f"{args.dir}: {docs} documents")
     for k, r in rows.items():
-        print(f"  {k:40s} pages {r['pages']:4d}  lines {r['lines']:6d}  aligned {r['aligned']:6d}  {100 * r['rate']:.1f} %")
+        print(f"  {k:40s} pages {r['pages']:4d}  lines {r['lines']:6d}  aligned {r['aligned']:6d}  {100 * r['rate']:5.1f} %"
+              f"   in the truth's order {100 * r['rate_in_truth_order']:5.1f} %")
     for b in bad:
         print("  unaligned:", b)
     if args.json:
