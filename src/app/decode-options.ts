@@ -81,6 +81,9 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
       : undefined;
   const layers = json.decoder.num_hidden_layers;
   if (focal && focal.layers > layers) throw new UsageError(`--focal-layers ${focal.layers}: the model has ${layers} decoder layers`);
+  const maxTokens = requested.maxTokens ?? json.decoding.max_tokens_per_page;
+  if (focal && f.warmup !== undefined && f.warmup >= maxTokens)
+    throw new UsageError(`--focal-warmup ${f.warmup}: at least the token limit per page (${maxTokens}), so focal pruning would never start`);
 
   if (requested.fixationsFile) {
     if (!focal)
@@ -92,7 +95,7 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
   }
   return {
     mode,
-    maxTokens: requested.maxTokens ?? json.decoding.max_tokens_per_page,
+    maxTokens,
     attention,
     focal,
     threads: requested.threads,

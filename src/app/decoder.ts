@@ -1,5 +1,6 @@
 // The page-decoder seam: engines (text layer, OCR model) turn a document's pages into Markdown + blocks.
 import type { DocumentKind, PageText, RasterPage } from "../input/index.js";
+import type { PageLine } from "../layout/page.js";
 import type { Block } from "../output/schema.js";
 import type { RunSettings } from "./settings.js";
 
@@ -44,6 +45,9 @@ export interface DecodedPage {
   decodeMs?: number;
   /** The model's text before grounding tags were parsed out (what `ocr serve` answers with). */
   rawText?: string;
+  /** Line-unit models: each line's box and the Markdown written for it, from which the blocks were built (what
+   * `ocr serve` sends along so that a client builds the same blocks). */
+  pageLines?: PageLine[];
   /** Decoder KV cache after the page: entries attended and bytes allocated (shows retirement at work). */
   cache?: { liveEntries: number; bytes: number };
 }

@@ -222,7 +222,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const finish = decoded.some((p) => p.truncated) ? "length" : "stop";
     const usage = { prompt_tokens: 0, completion_tokens: tokensBefore, total_tokens: tokensBefore };
     // our extension: per page, its tokens, whether it hit the cap, and the engine's notes (a line read by the recogniser, …)
-    const ocrPages = decoded.map((p) => ({ tokens: p.tokenCount, truncated: p.truncated, warnings: p.warnings }));
+    const ocrPages = decoded.map((p) => ({ tokens: p.tokenCount, truncated: p.truncated, warnings: p.warnings, ...(p.pageLines ? { lines: p.pageLines } : {}) }));
     if (request.stream) {
       res.write(chunk({}, finish));
       res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: name, choices: [], usage, ocr_pages: ocrPages })}\n\n`);

@@ -1,6 +1,8 @@
 // HTTP client of an OpenAI-compatible server: one request with a timeout, retries with backoff and jitter, and the
 // answer read whole (JSON) or as server-sent events (stream: true), counting tokens for progress.
 
+import type { PageLine } from "../layout/page.js";
+
 /** A request that failed; `retriable` for connection errors, timeouts, 408/429/5xx and unreadable answers. */
 export class ServerError extends Error {
   constructor(message: string, readonly retriable: boolean, readonly status?: number, readonly retryAfterMs?: number) {
@@ -32,13 +34,16 @@ export interface Completion {
   /** Attempts it took (1 = no retry). */
   attempts: number;
   /** `ocr serve` only: each page's tokens, truncation and the engine's warnings. */
-  pages?: { tokens: number; truncated: boolean; warnings?: string[] }[];
+  pages?: { tokens: number; truncated: boolean; warnings?: string[]; lines?: PageLine[] }[];
 }
 
 function ocrPages(v: unknown): Completion["pages"] {
   if (!Array.isArray(v)) return undefined;
-  const ok = v.every((p: { tokens?: unknown; truncated?: unknown; warnings?: unknown }) => p && typeof p.tokens === "number" &&
-    typeof p.truncated === "boolean" && (p.warnings === undefined || (Array.isArray(p.warnings) && p.warnings.every((w) => typeof w === "string"))));
+  const isLine = (l: { box?: Record<string, unknown>; markdown?: unknown }) => l && typeof l.markdown === "string" && !!l.box &&
+    ["xMin", "yMin", "xMax", "yMax"].every((k) => typeof l.box![k] === "number");
+  const ok = v.every((p: { tokens?: unknown; truncated?: unknown; warnings?: unknown; lines?: unknown }) => p && typeof p.tokens === "number" &&
+    typeof p.truncated === "boolean" && (p.warnings === undefined || (Array.isArray(p.warnings) && p.warnings.every((w) => typeof w === "string"))) &&
+    (p.lines === undefined || (Array.isArray(p.lines) && p.lines.every(isLine))));
   return ok ? (v as Completion["pages"]) : undefined;
 }
 

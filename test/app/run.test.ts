@@ -248,12 +248,13 @@ describe("engines", () => {
     expect(events.find((e) => e.type === "warning")).toMatchObject({ message: `--threads 1024: this machine has ${cpus} CPU threads; using ${cpus}` });
   });
 
-  it("D20: --focal-layers on a model without focal pruning and a --focal-warmup past the token limit are usage errors", async () => {
+  it("D20: --focal-layers past the model's layers and a --focal-warmup past the token limit are usage errors, with or without --focal-keep", async () => {
+    // any --focal-* option turns focal pruning on, also on a bundle without a focal section (the default model)
     const cases: [Partial<ReturnType<typeof defaultModelOptions>["focal"]>, RegExp][] = [
-      [{ layers: [7] }, /--focal-layers \/ --focal-warmup: .* does not use focal pruning; give --focal-keep/],
-      [{ warmup: 1_000_000 }, /does not use focal pruning/],
+      [{ layers: 7 }, /--focal-layers 7: the model has 6 decoder layers/],
+      [{ warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(6000\)/],
       [{ keep: 0.1, warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(6000\)/],
-      [{ keep: 0.1, layers: [7] }, /--focal-layers 7: the model has 6 decoder layers/],
+      [{ keep: 0.1, layers: 7 }, /--focal-layers 7: the model has 6 decoder layers/],
     ];
     for (const [focal, message] of cases) {
       const model = { ...defaultModelOptions(), focal: { enabled: true, ...focal } };

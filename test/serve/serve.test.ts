@@ -127,7 +127,7 @@ describe("ocr serve limits and shutdown", () => {
       expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
       expect(text).toContain("<table>");
       const done = await server.child;
-      expect(done.exitCode).toBe(130);
+      expect(done.exitCode).toBe(143);
       expect(server.log()).toContain("ocr serve: stopped");
       const after = await fetch(`${server.url}/health`).catch((e: Error) => e);
       expect(after).toBeInstanceOf(Error);

@@ -161,7 +161,9 @@ describe("Unlimited-OCR on SGLang: a document's pages in one request", () => {
     server = await fakeServer((req, res, s) => {
       if (req.path === "/v1/models") return modelsAnswer(res, "Unlimited-OCR", "sglang");
       const images = (req.body!.messages as { content: { type: string }[] }[])[0]!.content.filter((p) => p.type === "image_url").length;
-      const pages = Array.from({ length: images }, (_, i) => `<|ref|>text<|/ref|><|det|>[[10,10,500,60]]<|/det|>\nText of image ${i + 1}`);
+      // each page's own words: text repeated at the same place on every page would be a running header
+      const words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"];
+      const pages = Array.from({ length: images }, (_, i) => `<|ref|>text<|/ref|><|det|>[[10,10,500,60]]<|/det|>\n${words[i]} wrote image ${i + 1}`);
       return streamed(s, res, [pages.join("\n<PAGE>\n")], "stop");
     });
     const out = path.join(tmp.dir, "out-unlimited");
@@ -174,7 +176,7 @@ describe("Unlimited-OCR on SGLang: a document's pages in one request", () => {
     expect(body.custom_params).toEqual({ ngram_size: 35, window_size: 1024 });
     expect((body.messages as { content: { type: string; text?: string }[] }[])[0]!.content[0]).toEqual({ type: "text", text: "Multi page parsing." });
     const doc = json(out, "multi_page.json");
-    expect(doc.pages.map((p) => p.markdown)).toEqual(["Text of image 1", "Text of image 2", "Text of image 3", "Text of image 4"]);
+    expect(doc.pages.map((p) => p.markdown)).toEqual(["Alpha wrote image 1", "Bravo wrote image 2", "Charlie wrote image 3", "Delta wrote image 4"]);
     expect(doc.pages.every((p) => p.blocks[0]!.type === "paragraph" && p.blocks[0]!.bbox !== null)).toBe(true);
   });
 });

@@ -431,6 +431,7 @@ export async function decodedPageFromText(
   return {
     pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks,
     tokenCount: o.tokenCount, truncated: o.truncated, timings: o.timings, warnings, ...(figures.length ? { figures } : {}), rawText: text,
+    ...(o.lines ? { pageLines: o.lines } : {}),
   };
 }
 

@@ -167,12 +167,15 @@ export class ServerDecoder implements PageDecoder {
         : several ? (present ? Math.round((answer.completionTokens * texts[k]!.length) / totalChars) : 0) : answer.completionTokens;
       const request = round(answer.ms / rendered.length);
       const page = await decodedPageFromText(present ? texts[k]! : "", { ...r.raster, pageNumber: r.pageNumber, pixels: r.raster },
-        { figureDir: pages.figureDir, tokenCount, truncated, timings: { ...r.timings, request }, missing: !present, maxTokens: this.maxTokens });
+        { figureDir: pages.figureDir, tokenCount, truncated, timings: { ...r.timings, request }, missing: !present, maxTokens: this.maxTokens,
+          // `ocr serve` with a line-unit model sends each line's box and Markdown: the same blocks as a local run
+          lines: perPage?.[k]?.lines });
       page.decodeMs = answer.ms / rendered.length;
       // the engine's own notes are the local run's; only figure crops (made here, from our pixels) add to them
       const notes = perPage?.[k]!.warnings;
       if (notes) page.warnings = [...notes, ...page.warnings.filter((w) => w.startsWith("figure ") && !notes.includes(w))];
       delete page.rawText;
+      delete page.pageLines;
       out.push(page);
     }
     return out;
