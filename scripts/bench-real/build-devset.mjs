@@ -111,10 +111,10 @@ function pdfTruth(file, n, keep, columns, forced) {
 function columnText(file, n, columns) {
   const xml = text("pdftotext", ["-bbox-layout", "-f", String(n), "-l", String(n), file, "-"]);
   const width = Number(/<page width="([\d.]+)"/.exec(xml)[1]);
-  const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  const unescapeXml = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
   const blocks = [];
   for (const m of xml.matchAll(/<block xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([\s\S]*?)<\/block>/g)) {
-    const lines = [...m[5].matchAll(/<line[^>]*>([\s\S]*?)<\/line>/g)].map((l) => [...l[1].matchAll(/<word[^>]*>([^<]*)<\/word>/g)].map((w) => unescape(w[1])).join(" "));
+    const lines = [...m[5].matchAll(/<line[^>]*>([\s\S]*?)<\/line>/g)].map((l) => [...l[1].matchAll(/<word[^>]*>([^<]*)<\/word>/g)].map((w) => unescapeXml(w[1])).join(" "));
     blocks.push({ x0: +m[1], y0: +m[2], x1: +m[3], y1: +m[4], lines });
   }
   const col = width / columns;

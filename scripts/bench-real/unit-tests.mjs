@@ -228,9 +228,12 @@ export function canonicalTex(s) {
     .replace(/\\(?:dfrac|tfrac)(?![a-zA-Z])/g, "\\frac")
     .replace(/\\(?:operatorname|text|textrm|rm)(?![a-zA-Z])/g, "\\mathrm")
     .replace(/\\(?:[,;:! ]|quad(?![a-zA-Z])|qquad(?![a-zA-Z]))/g, "")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 marks a kept space while the others go
     .replace(/(\\[a-zA-Z]+)\s+(?=[a-zA-Z])/g, "$1\u0001")
     .replace(/\s+/g, "")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the kept-space mark set above
     .replace(/([_^])\{(\\[a-zA-Z]+|[^{}\\\u0001])\}/g, "$1$2")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the kept-space mark set above
     .replace(/\u0001/g, " ");
 }
 

@@ -193,6 +193,7 @@ export async function readPage(doc, pageNumber, fontCache = new Map()) {
     const width = item.width * (viewport.scale ?? 1);
     runs.push({ text: str, x0, x1: x0 + width, base, top: base - ascent * size, bottom: base - descent * size, size, font });
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters in a text layer are what is counted
   for (const r of runs) for (const ch of r.text) if (/[\ufffd\ue000-\uf8ff\u0000-\u0008\u000e-\u001f]/.test(ch)) stats.junk++;
   page.cleanup();
   return { width: viewport.width, height: viewport.height, runs: composeAccents(runs), rules: drawing.rules,

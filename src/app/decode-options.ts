@@ -83,7 +83,9 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
   if (focal && focal.layers > layers) throw new UsageError(`--focal-layers ${focal.layers}: the model has ${layers} decoder layers`);
   const maxTokens = requested.maxTokens ?? json.decoding.max_tokens_per_page;
   if (focal && f.warmup !== undefined && f.warmup >= maxTokens)
-    throw new UsageError(`--focal-warmup ${f.warmup}: at least the token limit per page (${maxTokens}), so focal pruning would never start`);
+    throw new UsageError(
+      `--focal-warmup ${f.warmup}: at least the token limit per page (${maxTokens}), so focal pruning would never start`,
+    );
 
   if (requested.fixationsFile) {
     if (!focal)

@@ -95,6 +95,7 @@ export function baseOf(ch: string): string {
 
 /** One of the decoder's letters the recogniser cannot be trusted to read (accented, Cyrillic, typographic). */
 function beyondRecogniser(ch: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is ASCII, control characters included
   return ch.length === 1 && !/[\x00-\x7f]/.test(ch) && baseOf(ch) !== ch;
 }
 

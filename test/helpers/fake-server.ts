@@ -69,7 +69,7 @@ export function errorAnswer(res: http.ServerResponse, status: number, message: s
 
 /** Width and height of the PNG a request's first image carries (the test tells pages apart by size). */
 export function imageSize(req: SeenRequest, index = 0): { width: number; height: number } {
-  const content = ((req.body?.messages as { content: { type: string; image_url?: { url: string } }[] }[])[0]!).content;
+  const content = (req.body!.messages as { content: { type: string; image_url?: { url: string } }[] }[])[0]!.content;
   const url = content.filter((p) => p.type === "image_url")[index]!.image_url!.url;
   const png = Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };

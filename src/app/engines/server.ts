@@ -172,7 +172,7 @@ export class ServerDecoder implements PageDecoder {
           lines: perPage?.[k]?.lines });
       page.decodeMs = answer.ms / rendered.length;
       // the engine's own notes are the local run's; only figure crops (made here, from our pixels) add to them
-      const notes = perPage?.[k]!.warnings;
+      const notes = perPage?.[k]?.warnings;
       if (notes) page.warnings = [...notes, ...page.warnings.filter((w) => w.startsWith("figure ") && !notes.includes(w))];
       delete page.rawText;
       delete page.pageLines;
