@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { editDistance, plainText } from "./cer.mjs";
+import { pageScores } from "./cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (process.argv.slice(2).includes("--real")) {
@@ -67,28 +67,6 @@ function timed(cmd, args, env = {}) {
       resolve({ code, stdout, stderr, seconds: (performance.now() - started) / 1000, peakMiB: rss ? Number(rss[1]) / 1024 : NaN });
     });
   });
-}
-
-function scores(hyp, ref) {
-  const h = plainText(hyp);
-  const r = plainText(ref);
-  const cer = r.length ? editDistance(h, r) / r.length : h.length ? 1 : 0;
-  // word F1 is order-free: a multiset intersection of whitespace-separated words
-  const hw = h ? h.split(" ") : [];
-  const rw = r ? r.split(" ") : [];
-  const counts = new Map();
-  for (const w of rw) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let common = 0;
-  for (const w of hw) {
-    const c = counts.get(w) ?? 0;
-    if (c > 0) {
-      common++;
-      counts.set(w, c - 1);
-    }
-  }
-  const p = hw.length ? common / hw.length : 0;
-  const rec = rw.length ? common / rw.length : 0;
-  return { cer, f1: p + rec ? (2 * p * rec) / (p + rec) : 0, refChars: r.length, errors: cer * r.length, common, hypWords: hw.length, refWords: rw.length };
 }
 
 /** The evaluation set: [{ name, set, file, pages: [n…], truth }] */
@@ -175,10 +153,10 @@ if (!o.from) try {
     for (const doc of docs) {
       log(`bench parse: ${doc.set} ${doc.name} (${doc.pages.length} page${doc.pages.length > 1 ? "s" : ""})`);
       const a = await ours(doc);
-      const sa = scores(a.text, doc.truth);
+      const sa = pageScores(a.text, doc.truth);
       const row = {
         document: doc.name, set: doc.set, pages: doc.pages.length,
-        ours: { cer: sa.cer, wordF1: sa.f1, secondsPerPage: a.seconds / doc.pages.length, peakRssMiB: a.peakMiB, truncatedPages: a.truncated ?? null, tokensPerSecond: a.tokensPerSecond ?? null, failed: !!a.failed },
+        ours: { cer: sa.cer, wordF1: sa.wordF1, secondsPerPage: a.seconds / doc.pages.length, peakRssMiB: a.peakMiB, truncatedPages: a.truncated ?? null, tokensPerSecond: a.tokensPerSecond ?? null, failed: !!a.failed },
         tesseract: null,
       };
       const add = (t, s, seconds, peak) => {
@@ -188,8 +166,8 @@ if (!o.from) try {
       add(totals.ours, sa, a.seconds, a.peakMiB);
       if (!o["skip-tesseract"]) {
         const b = await tesseract(doc);
-        const sb = scores(b.text, doc.truth);
-        row.tesseract = { cer: sb.cer, wordF1: sb.f1, secondsPerPage: b.seconds / doc.pages.length, peakRssMiB: b.peakMiB };
+        const sb = pageScores(b.text, doc.truth);
+        row.tesseract = { cer: sb.cer, wordF1: sb.wordF1, secondsPerPage: b.seconds / doc.pages.length, peakRssMiB: b.peakMiB };
         add(totals.tess, sb, b.seconds, b.peakMiB);
       }
       result.documents.push(row);

@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { editDistance, plainText } from "../cer.mjs";
+import { pageScores } from "../cer.mjs";
+
+export { pageScores };
 import { degradation, degrade } from "./degrade.mjs";
 import { runTest, TEST_TYPES } from "./unit-tests.mjs";
 
@@ -24,28 +26,6 @@ export function splitJsonArg(argv) {
   let file = null;
   if (i >= 0 && args[i + 1] !== undefined && !args[i + 1].startsWith("--")) file = args.splice(i + 1, 1)[0];
   return { args, file };
-}
-
-/** CER (edit distance over the truth's length) and order-free word F1, on markup-free normalised text. */
-export function pageScores(hyp, ref) {
-  const h = plainText(hyp);
-  const r = plainText(ref);
-  const errors = r.length ? editDistance(h, r) : h.length;
-  const hw = h ? h.split(" ") : [];
-  const rw = r ? r.split(" ") : [];
-  const counts = new Map();
-  for (const w of rw) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let common = 0;
-  for (const w of hw) {
-    const c = counts.get(w) ?? 0;
-    if (c > 0) {
-      common++;
-      counts.set(w, c - 1);
-    }
-  }
-  const p = hw.length ? common / hw.length : 0;
-  const rec = rw.length ? common / rw.length : 0;
-  return { cer: r.length ? errors / r.length : h.length ? 1 : 0, wordF1: p + rec ? (2 * p * rec) / (p + rec) : 0, errors, refChars: r.length, common, hypWords: hw.length, refWords: rw.length };
 }
 
 /** Micro-averaged figures of a set of page results for one engine. */
