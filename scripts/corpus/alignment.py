@@ -12,26 +12,18 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "train"))
-from data import _area, _overlap, _turn, align_page, load_doc  # noqa: E402
+from data import align_page, line_owners, load_doc, truth_boxes  # noqa: E402
 
 
 def truth_order_rate(truth_page, raster_page, units):
     """Aligned units if the units were read in the truth's order: each unit placed by the first truth line it owns
     (data.py's ownership rule), the rest kept after. What is left unaligned is the truth's or the detector's doing
     (a missed, split or merged line), not the reading order's."""
-    sx, sy = raster_page["scaleX"], raster_page["scaleY"]
-    boxes = [[l["box"][0] * sx, l["box"][1] * sy, l["box"][2] * sx, l["box"][3] * sy] for l in truth_page["lines"]]
-    if raster_page.get("rotate"):
-        boxes = [_turn(b, raster_page["rotate"], raster_page["width"] / 2, raster_page["height"] / 2) for b in boxes]
-    first = [len(boxes)] * len(units)
-    for g, gb in enumerate(boxes):
-        best, best_ov = None, 0.0
-        for u, unit in enumerate(units):
-            ov = _overlap(gb, unit["box"])
-            if ov > best_ov:
-                best, best_ov = u, ov
-        if best is not None and best_ov >= 0.5 * _area(gb):
-            first[best] = min(first[best], g)
+    owner = line_owners(truth_boxes(truth_page, raster_page), units)
+    first = [len(owner)] * len(units)
+    for g, u in enumerate(owner):
+        if u is not None:
+            first[u] = min(first[u], g)
     order = sorted(range(len(units)), key=lambda u: (first[u], u))
     targets = align_page(truth_page, raster_page, [units[u] for u in order])
     return sum(t is not None for t in targets)

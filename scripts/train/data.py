@@ -35,15 +35,34 @@ def _turn(box, degrees, cx, cy):
     return [min(xs), min(ys), max(xs), max(ys)]
 
 
+def truth_boxes(truth, raster):
+    """The truth page's line boxes (points) in the raster's pixels, turned with the page when it was rotated."""
+    sx, sy = raster["scaleX"], raster["scaleY"]
+    boxes = [[l["box"][0] * sx, l["box"][1] * sy, l["box"][2] * sx, l["box"][3] * sy] for l in truth["lines"]]
+    if raster.get("rotate"):
+        boxes = [_turn(b, raster["rotate"], raster["width"] / 2, raster["height"] / 2) for b in boxes]
+    return boxes
+
+
+def line_owners(boxes, units):
+    """Per truth box, the unit that overlaps it most when that covers at least half of it, else None."""
+    owner = []
+    for gb in boxes:
+        best, best_ov = None, 0.0
+        for u, unit in enumerate(units):
+            ov = _overlap(gb, unit["box"])
+            if ov > best_ov:
+                best, best_ov = u, ov
+        owner.append(best if best is not None and best_ov >= 0.5 * _area(gb) else None)
+    return owner
+
+
 def align_page(truth, raster, units):
     """truth: generator page (markdown, lines with point boxes); raster: {scaleX, scaleY}; units: extracted
     units of the page in reading order. Returns one target string per unit, None for bad units."""
     md = truth["markdown"]
-    sx, sy = raster["scaleX"], raster["scaleY"]
     glines = truth["lines"]
-    boxes = [[l["box"][0] * sx, l["box"][1] * sy, l["box"][2] * sx, l["box"][3] * sy] for l in glines]
-    if raster.get("rotate"):
-        boxes = [_turn(b, raster["rotate"], raster["width"] / 2, raster["height"] / 2) for b in boxes]
+    boxes = truth_boxes(truth, raster)
     ends, cur = [], 0
     for l in glines:
         text = l.get("md", l["text"])  # a hyphenated line's text as the Markdown has it (no hyphen)
@@ -53,14 +72,7 @@ def align_page(truth, raster, units):
         else:
             cur = i + len(text)
             ends.append(cur)
-    owner = []
-    for g, gb in enumerate(boxes):
-        best, best_ov = None, 0.0
-        for u, unit in enumerate(units):
-            ov = _overlap(gb, unit["box"])
-            if ov > best_ov:
-                best, best_ov = u, ov
-        owner.append(best if best is not None and best_ov >= 0.5 * _area(gb) else None)
+    owner = line_owners(boxes, units)
     members = [[] for _ in units]
     for g, u in enumerate(owner):
         if u is not None:
