@@ -19,6 +19,8 @@ export interface DecodeOptions {
   threads: number | undefined;
   /** where per-step fixation records go (needs focal pruning and the streaming layout) */
   fixationsFile: string | undefined;
+  /** reading order of a page's detected lines (line-unit bundles): the learned order when the bundle has one */
+  readingOrder: "xy-cut" | "learned";
 }
 
 /** Focal pruning settings used when the bundle has no attention.focal section and the user turns it on. */
@@ -45,6 +47,8 @@ export function checkModelOptions(o: ModelOptions): void {
     throw new UsageError(`--focal-keep must be a number in (0, 1], got ${JSON.stringify(f.keep)}`);
   integer("--focal-layers", f.layers, 1);
   integer("--focal-warmup", f.warmup, 1);
+  if (o.readingOrder !== undefined && o.readingOrder !== "xy-cut" && o.readingOrder !== "learned")
+    throw new UsageError(`--reading-order must be xy-cut or learned, got ${JSON.stringify(o.readingOrder)}`);
   if (!f.enabled && (f.keep !== undefined || f.layers !== undefined || f.warmup !== undefined))
     throw new UsageError("--no-focal cannot be combined with --focal-keep, --focal-layers or --focal-warmup");
 }
@@ -95,6 +99,9 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
     if (json.layout !== "streaming")
       throw new UsageError(`--fixations: supported for streaming-layout models; ${bundleDir} uses the ${json.layout} layout`);
   }
+  const learned = json.vision.lines?.layout !== undefined;
+  if (requested.readingOrder === "learned" && !learned)
+    throw new UsageError(`--reading-order learned: ${bundleDir} has no learned reading order (model.json vision.lines.layout)`);
   return {
     mode,
     maxTokens,
@@ -102,5 +109,6 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
     focal,
     threads: requested.threads,
     fixationsFile: requested.fixationsFile,
+    readingOrder: requested.readingOrder ?? (learned ? "learned" : "xy-cut"),
   };
 }

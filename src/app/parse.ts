@@ -18,6 +18,8 @@ export interface ParseOptions {
   maxTokens?: number;
   /** CPU threads for the encoder and the decoder. */
   threads?: number;
+  /** Reading order of a page's detected lines: "learned" (the bundle's, default when it has one) or "xy-cut". */
+  readingOrder?: "xy-cut" | "learned";
   attention?: "full" | "rswa";
   /** R-SWA window in generated tokens. */
   window?: number;
@@ -69,6 +71,7 @@ function settingsFor(o: ParseOptions, ranges: PageRange[] | undefined): RunSetti
   model.maxTokens = o.maxTokens;
   model.threads = o.threads;
   model.attention = o.attention;
+  model.readingOrder = o.readingOrder;
   model.window = o.window;
   model.focal = { enabled: o.focal?.enabled !== false, keep: o.focal?.keep, layers: o.focal?.layers, warmup: o.focal?.warmup };
   return { engine: o.engine ?? "model", dpi: o.dpi ?? 150, maxPixels: o.maxPixels ?? 50_000_000, pages: formatPageSelection(ranges), formats: ["json"], model,

@@ -22,6 +22,8 @@ export interface ModelOptions {
   };
   /** Where to write per-step fixation records (JSON Lines); a diagnostic, not part of results. */
   fixationsFile: string | undefined;
+  /** Reading order of a page's detected lines: XY-cut, or the bundle's learned order (vision.lines.layout). */
+  readingOrder: "xy-cut" | "learned" | undefined;
 }
 
 /** --server: where pages are decoded when the engine is "server" (see src/server/). */
@@ -60,6 +62,7 @@ export function defaultModelOptions(): ModelOptions {
     window: undefined,
     focal: { enabled: true, keep: undefined, layers: undefined, warmup: undefined },
     fixationsFile: undefined,
+    readingOrder: undefined,
   };
 }
 

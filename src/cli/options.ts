@@ -163,6 +163,11 @@ export const OPTIONS = {
     description: "CPU threads for encoder and decoder",
     parse: integer("--threads", 1, 1024),
   },
+  readingOrder: {
+    flags: "--reading-order <order>",
+    description: "reading order of a page's detected lines: learned (the model's, default when it has one) or xy-cut",
+    choices: ["learned", "xy-cut"],
+  },
   attention: {
     flags: "--attention <kind>",
     description: "decoder attention: full or rswa (sliding window over generated text)",

@@ -28,6 +28,7 @@ export interface ParseOptions {
   maxTokens?: number;
   threads?: number;
   attention?: "full" | "rswa";
+  readingOrder?: "xy-cut" | "learned";
   window?: number;
   focalKeep?: number;
   focalLayers?: number;
@@ -67,6 +68,7 @@ export const PARSE_OPTIONS: OptionName[] = [
   "mode",
   "maxTokens",
   "threads",
+  "readingOrder",
   "attention",
   "window",
   "focalKeep",
@@ -95,6 +97,7 @@ export function settingsFromOptions(options: ParseOptions, env: NodeJS.ProcessEn
   model.maxTokens = options.maxTokens;
   model.threads = options.threads;
   model.attention = options.attention;
+  model.readingOrder = options.readingOrder;
   model.window = options.window;
   model.focal = {
     enabled: options.focal !== false,

@@ -90,6 +90,8 @@ export interface LinesConfig {
   letter_runs?: boolean;
   /** merge each line's Markdown with the recogniser's sure characters (src/app/faithful.ts) */
   faithful?: boolean;
+  /** the learned reading order of the detected lines (src/layout/learned.ts), a file in the bundle */
+  layout?: string;
 }
 
 export interface TokenIds {
@@ -246,9 +248,10 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         for (const k of ["det_limit", "det_min_size", "rec_height", "rec_max_width", "rec_batch", "dpi"]) c.int(l, k, "vision.lines", 1);
         if (l.letter_runs !== undefined) c.bool(l, "letter_runs", "vision.lines");
         if (l.faithful !== undefined) c.bool(l, "faithful", "vision.lines");
+        if (l.layout !== undefined) c.str(l, "layout", "vision.lines");
         if (!Array.isArray(l.slots) || l.slots.length === 0 || !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1])))
           c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
-        for (const k of ["detector", "recogniser", "dictionary"])
+        for (const k of ["detector", "recogniser", "dictionary", "layout"])
           if (typeof l[k] === "string" && ((l[k] as string).startsWith("/") || (l[k] as string).split(/[\\/]/).includes("..")))
             c.fail(`vision.lines.${k}`, "file names must stay inside the bundle folder");
       }

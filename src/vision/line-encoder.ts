@@ -5,6 +5,7 @@ import path from "node:path";
 import type { LinesConfig } from "../model/schema.js";
 import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualLayout } from "./layout.js";
+import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
 import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
 
@@ -43,15 +44,32 @@ export class LineEncoder {
     private readonly dictionary: string[],
     private readonly paths: [string, string, string],
     private readonly options: EncoderOptions,
+    private readonly order?: PairOrderScorer,
   ) {
     this.lanes.push(first);
   }
 
-  /** Opens the three models of a bundle directory; `projectorPath` is the bundle's encoder.onnx. */
-  static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}): Promise<LineEncoder> {
+  /**
+   * Opens the three models of a bundle directory; `projectorPath` is the bundle's encoder.onnx. With `readingOrder`
+   * "learned" the lines are read in the order of the bundle's learned model (cfg.layout), else by XY-cut.
+   */
+  static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}, readingOrder: "xy-cut" | "learned" = "xy-cut"):
+    Promise<LineEncoder> {
     const dictionary = parseDictionary(await readFile(path.join(dir, cfg.dictionary), "utf8"));
+    let order: PairOrderScorer | undefined;
+    if (readingOrder === "learned") {
+      if (!cfg.layout) throw new Error(`${path.join(dir, "model.json")}: vision.lines.layout names no learned reading order`);
+      const file = path.join(dir, cfg.layout);
+      let json: unknown;
+      try {
+        json = JSON.parse(await readFile(file, "utf8"));
+      } catch (err) {
+        throw new Error(`${file}: ${(err as Error).message}`, { cause: err });
+      }
+      order = new PairOrderScorer(parsePairOrderModel(json, file));
+    }
     const paths: [string, string, string] = [path.join(dir, cfg.detector), path.join(dir, cfg.recogniser), projectorPath];
-    return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options);
+    return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options, order);
   }
 
   get provider(): "cpu" | "cuda" {
@@ -85,6 +103,7 @@ export class LineEncoder {
         const r = await lane.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true });
         return { best: r.best!, peak: r.peak!, features: r.features! };
       },
+      ...(this.order ? { order: (boxes: readonly LineBox[], page: { width: number; height: number }) => this.order!.order(boxes, page) } : {}),
     };
   }
 

@@ -27,6 +27,8 @@ export interface Tensor {
 export interface LineModels {
   detect(input: Tensor): Promise<Tensor>;
   recognise(input: Tensor): Promise<{ best: Tensor; peak: Tensor; features: Tensor }>;
+  /** the reading order of the detected lines; default: the layout stage's (orderLines) */
+  order?(boxes: readonly LineBox[], page: { width: number; height: number }): LineBox[];
 }
 
 export interface LineBox extends Extent {
@@ -350,7 +352,7 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
-  const boxes = [...marks.filter((m) => m.yMax <= top), ...orderLines(found, page), ...marks.filter((m) => m.yMax > top)];
+  const boxes = [...marks.filter((m) => m.yMax <= top), ...(models.order ? models.order(found, page) : orderLines(found, page)), ...marks.filter((m) => m.yMax > top)];
   const geometry = pageGeometry(boxes, page.width, page.height);
   clock("layout");
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));

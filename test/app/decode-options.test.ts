@@ -100,6 +100,7 @@ describe("resolveDecodeOptions", () => {
       focal: undefined,
       threads: undefined,
       fixationsFile: undefined,
+      readingOrder: "xy-cut",
     });
     expect(resolveDecodeOptions(request({}), full, "b").attention).toEqual({ kind: "full" });
     expect(resolveDecodeOptions(request({}), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 4 });
@@ -112,6 +113,13 @@ describe("resolveDecodeOptions", () => {
     expect(resolveDecodeOptions(request({ focal: { warmup: 1 } }), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 1 });
     expect(resolveDecodeOptions(request({ focal: { enabled: false } }), withFocal, "b").focal).toBeUndefined();
     expect(resolveDecodeOptions(request({ maxTokens: 7, threads: 2 }), defaultJson, "b")).toMatchObject({ maxTokens: 7, threads: 2 });
+    // a bundle with a learned reading order reads with it unless --reading-order xy-cut
+    const learned: ModelJson = {
+      ...defaultJson,
+      vision: { ...defaultJson.vision, lines: { ...defaultJson.vision.lines!, layout: "layout.json" } },
+    };
+    expect(resolveDecodeOptions(request({}), learned, "b").readingOrder).toBe("learned");
+    expect(resolveDecodeOptions(request({ readingOrder: "xy-cut" }), learned, "b").readingOrder).toBe("xy-cut");
   });
 
   it.each<[string, Partial<ModelOptions> & { focal?: Partial<ModelOptions["focal"]> }, RegExp]>([
@@ -126,6 +134,8 @@ describe("resolveDecodeOptions", () => {
     ["max tokens 0", { maxTokens: 0 }, /--max-tokens must be an integer >= 1/],
     ["an unknown mode", { mode: "huge" }, /--mode: unknown mode "huge"/],
     ["fixations without focal pruning", { fixationsFile: "f.jsonl" }, /--fixations records what focal pruning keeps/],
+    ["an unknown reading order", { readingOrder: "columns" as "xy-cut" }, /--reading-order must be xy-cut or learned, got "columns"/],
+    ["a learned reading order the bundle lacks", { readingOrder: "learned" }, /--reading-order learned: b has no learned reading order/],
   ])("refuses %s, naming the option", (_what, model, message) => {
     expect(() => resolveDecodeOptions(request(model), defaultJson, "b")).toThrow(message);
   });
