@@ -118,6 +118,7 @@ export async function main(argv) {
       reuse: { type: "boolean" },
       "skip-ours": { type: "boolean" },
       "done-only": { type: "boolean" },
+      "compare-order": { type: "boolean" },
       from: { type: "string" },
       // options of the synthetic mode, accepted and ignored here
       synth: { type: "string" },
@@ -182,6 +183,17 @@ async function measure(o) {
     if (o.model) oursArgs.push("--model", o.model);
     const oursRun = todo.length ? await run(process.execPath, oursArgs) : { code: 0, seconds: 0, stderr: "" };
     if (oursRun.code !== 0) log(`bench parse --real: ocr parse exited ${oursRun.code}: ${oursRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+    // the same pages with XY-cut's reading order, for the layout stages side by side
+    let xyRun = null;
+    if (o["compare-order"]) {
+      const xyTodo = pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours-xycut", `${p.id}.json`))));
+      const xyList = path.join(work, "images-xycut.txt");
+      writeFileSync(xyList, xyTodo.map((p) => images.get(p.id).image).join("\n") + "\n");
+      log(`bench parse --real: ocr parse --reading-order xy-cut over ${xyTodo.length} images`);
+      const xyArgs = oursArgs.map((a) => (a === listFile ? xyList : a === path.join(work, "ours") ? path.join(work, "ours-xycut") : a));
+      xyRun = xyTodo.length ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"]) : { code: 0, seconds: 0, stderr: "" };
+      if (xyRun.code !== 0) log(`bench parse --real: ocr parse --reading-order xy-cut exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+    }
 
     const langs = o["skip-tesseract"] ? null : installedTesseractLangs();
     if (!o["skip-tesseract"] && !langs) log("bench parse --real: tesseract is not installed; its columns stay empty (apt-get install tesseract-ocr)");
@@ -199,6 +211,14 @@ async function measure(o) {
         const timings = record.pages[0]?.timings ?? {};
         row.ours = { ...score(md, { seconds: (timings.total ?? 0) / 1000, timings, tokens: record.pages[0]?.tokenCount ?? 0, truncated: !!record.pages[0]?.truncated }), markdown: md };
       } else row.ours = { ...score("", { seconds: 0, failed: true }), markdown: "" };
+      if (xyRun) {
+        const xyMd = path.join(work, "ours-xycut", `${p.id}.md`), xyJson = path.join(work, "ours-xycut", `${p.id}.json`);
+        if (existsSync(xyMd) && existsSync(xyJson)) {
+          const md = readFileSync(xyMd, "utf8");
+          const timings = JSON.parse(readFileSync(xyJson, "utf8")).pages[0]?.timings ?? {};
+          row.xycut = { ...score(md, { seconds: (timings.total ?? 0) / 1000, timings }), markdown: md };
+        } else row.xycut = { ...score("", { seconds: 0, failed: true }), markdown: "" };
+      }
       if (langs) {
         const lang = langs.has(p.lang) ? (p.lang === "eng" ? "eng" : `${p.lang}+eng`) : "eng";
         if (!langs.has(p.lang)) log(`bench parse --real: ${p.id}: tesseract has no '${p.lang}' pack (apt-get install tesseract-ocr-${p.lang}); used eng`);
@@ -297,6 +317,21 @@ export function report(result) {
   };
   for (const [name, rs] of [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]]) {
     lines.push(`${pad(name, 11)} ${["render", "encode", "prefill", "decode", "total"].map((k, i) => padl(num(stage(rs, k), 0), i ? 8 : 7)).join(" ")}`);
+  }
+  if (rows.some((r) => r.xycut)) {
+    lines.push("");
+    lines.push("layout stages side by side: ours (the bundle's reading order) and the same model with --reading-order xy-cut");
+    lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("ours CER", 8)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("xy-cut CER", 10)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
+    const side = (a) => `${padl(pct(a.cer), 8)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}`;
+    for (const [name, rs] of [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]])
+      lines.push(`${pad(name, 11)} ${padl(rs.length, 5)} | ${side(aggregate(rs, "ours"))} | ${side(aggregate(rs, "xycut")).replace(/^(\s*\S+)/, (m) => m.padStart(10))}`);
+    for (const type of TEST_TYPES) {
+      const rate = (engine) => {
+        const ts = rows.flatMap((r) => (r[engine] ? r[engine].tests.filter((t) => t.type === type) : []));
+        return ts.length ? `${pct(ts.filter((t) => t.passed).length / ts.length)} ${ts.filter((t) => t.passed).length}/${ts.length}` : "—";
+      };
+      lines.push(`  ${pad(type + " tests", 12)} ours ${padl(rate("ours"), 14)} | xy-cut ${padl(rate("xycut"), 14)}`);
+    }
   }
   if (result.crossCheck?.tool) lines.push(`\nscorer cross-check: scripts/bench-real/unit-tests.mjs agrees with olmocr-score.mjs on ${result.crossCheck.agree} of ${result.crossCheck.total} test results`);
   lines.push("pages count under every kind they carry; 'overall' counts each page once. CER/word F1 are micro-averaged (scripts/cer.mjs text).");

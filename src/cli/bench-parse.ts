@@ -22,6 +22,7 @@ registerBenchTarget({
       .option("--threads <n>", "our CPU threads", "1")
       .option("--model <dir>", "model bundle (default models/default)")
       .option("--skip-tesseract", "without the Tesseract baseline")
+      .option("--compare-order", "--real: also read every page with --reading-order xy-cut and print both layout stages side by side")
       .option("--done-only", "--real: with --keep, only the pages our earlier run finished")
       .option("--skip-ours", "--real: without running ocr parse (outputs of an earlier --keep run are still scored with --reuse)")
       .option("--skip-scale", "without the page-count scaling pass")
