@@ -1,8 +1,10 @@
 // Runs the line-unit vision front end of the default model (dist/vision/lines.js: detector, reading order,
 // recogniser, CTC slots) over rasterised synthetic pages, so training sees exactly what inference computes.
-// Usage: node scripts/train/extract-lines.mjs DIR [--bundle models/default] [--limit N] [--threads N] [--reorder]
+// Usage: node scripts/train/extract-lines.mjs DIR [--bundle models/default] [--limit N] [--threads N] [--reorder | --boxes-only]
 // For every DIR/doc-XXXXX.raster.json without lines yet writes DIR/doc-XXXXX.lines.json (per page: units with
 // box, geometry, recogniser ids and text) and DIR/doc-XXXXX.lines.f32 (every slot's features, in unit order).
+// --boxes-only writes DIR/doc-XXXXX.boxes.json instead: per page the detected line boxes the layout stage orders
+// (deskew, detector, ink-gutter split; no recogniser), for training the learned reading order (layout-pairs.mjs).
 // --reorder instead puts the units of documents already extracted back into the reading order that
 // dist/vision/lines.js gives their boxes now (and their geometry with it), without running the models again:
 // for a change of reading order only.
@@ -13,15 +15,16 @@ import sharp from "sharp";
 import ort from "onnxruntime-node";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { orderLines, pageGeometry, pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
+const { boxesFromMap, detectorInput, orderLines, pageGeometry, pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
 
-const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2, reorder: false };
+const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2, reorder: false, boxesOnly: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--bundle") args.bundle = process.argv[++i];
   else if (a === "--limit") args.limit = Number(process.argv[++i]);
   else if (a === "--threads") args.threads = Number(process.argv[++i]);
   else if (a === "--reorder") args.reorder = true;
+  else if (a === "--boxes-only") args.boxesOnly = true;
   else args.dir = a;
 }
 if (!args.dir) throw new Error("usage: extract-lines.mjs DIR [--bundle DIR] [--limit N] [--threads N] [--reorder]");
@@ -50,6 +53,28 @@ const models = {
 const docs = fs.readdirSync(args.dir).filter((f) => /^doc-\d+\.raster\.json$/.test(f)).sort().slice(0, args.limit);
 let done = 0;
 const started = performance.now();
+if (args.boxesOnly) {
+  const { deskewPage } = await import(path.join(root, "dist/vision/deskew.js"));
+  const { splitAtInkGutters } = await import(path.join(root, "dist/layout/ink-gutters.js"));
+  for (const file of docs) {
+    const base = path.join(args.dir, file.replace(/\.raster\.json$/, ""));
+    if (fs.existsSync(base + ".boxes.json") || fs.existsSync(base + ".lines.json")) continue;
+    const raster = JSON.parse(fs.readFileSync(path.join(args.dir, file), "utf8"));
+    const pages = [];
+    for (const pg of raster.pages) {
+      const { data, info } = await sharp(path.join(args.dir, pg.png)).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+      const page = deskewPage({ width: info.width, height: info.height, data: info.channels === 3 ? data : expand(data, info.channels) }).page;
+      const det = detectorInput(page, cfg.det_limit);
+      const found = splitAtInkGutters(boxesFromMap(await models.detect(det.input), det.scaleX, det.scaleY, cfg, page.width, page.height), page);
+      pages.push({ width: page.width, height: page.height, units: found.map((b) => ({ box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v * 10) / 10) })) });
+    }
+    fs.writeFileSync(base + ".boxes.json.tmp", JSON.stringify({ pages }));
+    fs.renameSync(base + ".boxes.json.tmp", base + ".boxes.json");
+    if (++done % 20 === 0) process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
+  }
+  process.stderr.write(`${args.dir}: boxes of ${done} documents\n`);
+  process.exit(0);
+}
 for (const file of docs) {
   const base = path.join(args.dir, file.replace(/\.raster\.json$/, ""));
   if (fs.existsSync(base + ".lines.json")) continue;
