@@ -1,9 +1,9 @@
 """Python side of `ocr bench engine`: the DeepSeek-OCR-shape random bf16 decoder and the ONNX baseline export."""
-# /usr/bin/python3 scripts/bench-engine.py checkpoint --out ~/.cache/ocr/bench/deepseek-ocr-shape
+# PYTHONPATH=python /usr/bin/python3 -m ocr_tools.bench_engine checkpoint --out ~/.cache/ocr/bench/deepseek-ocr-shape
 #   A decoder-only bundle (model.json + model.safetensors, ~6.3 GB bf16) with the exact DeepSeek-OCR decoder
 #   shape: 12 layers, hidden 1280, 10 heads x 128, dense layer 0 (6848), 64 routed experts (896) top-6 + 2
 #   shared, vocab 129280. Tensors are generated and written one chunk at a time (memory stays ~100 MB).
-# /usr/bin/python3 scripts/bench-engine.py onnx --model fixtures/tiny-model --out ~/.cache/ocr/bench/tiny-decoder.onnx
+# PYTHONPATH=python /usr/bin/python3 -m ocr_tools.bench_engine onnx --model fixtures/tiny-model --out ~/.cache/ocr/bench/tiny-decoder.onnx
 #   The same decoder as an ordinary ONNX graph with past key/value inputs (what a TypeScript user would run in
 #   onnxruntime-node). Tracing would freeze the data-dependent routing, so the MoE is written densely: every
 #   expert runs on every token (batched MatMul over stacked expert weights) and a TopK + ScatterElements gate
@@ -20,8 +20,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
-from deepseek_decoder import Decoder, load_decoder, rope_cos_sin, rotate_half  # noqa: E402
+from ocr_tools.reference.deepseek_decoder import Decoder, causal_mask, load_decoder, rope_cos_sin, rotate_half
 
 torch.set_num_threads(2)
 
@@ -184,7 +183,6 @@ def export_onnx(model_dir, out_path):
     pk = torch.zeros(c.num_hidden_layers, c.num_key_value_heads, 4, c.head_dim)
     pv = torch.zeros_like(pk)
     # Check the export's formulation against the reference before writing it.
-    from deepseek_decoder import causal_mask
     full_ids = torch.tensor([[9, 10, 11, 12, 5, 6, 7]])
     ref = model(model.embed(full_ids), torch.arange(7)[None], causal_mask(7))[0, -1]
     _, k0, v0 = wrapper(full_ids[:, :4], pk[:, :, :0], pv[:, :, :0])

@@ -1,7 +1,20 @@
-# pytest suites of the training and reference scripts (`npm run test:python`; needs scripts/ci-deps.sh's packages).
-import os
-import sys
+# pytest suites of the ocr_tools package (`npm run test:python`; needs scripts/ci-deps.sh's PyTorch, onnx, numpy).
+# pyproject.toml puts python/ on the import path, so the tests import ocr_tools like any caller.
+import pytest
+import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-for sub in ("scripts/train", "scripts/synth", "scripts/reference"):
-    sys.path.insert(0, os.path.join(ROOT, sub))
+from ocr_tools.paths import repo_path
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Deterministic CPU arithmetic, and polite on a shared machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def fixtures_dir():
+    return repo_path("fixtures")

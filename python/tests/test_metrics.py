@@ -1,9 +1,9 @@
-# scripts/train/metrics.py: the numbers evaluate.py and the validation report (CER, word F1, Markdown to text).
+# ocr_tools.train.metrics: the numbers evaluate.py and the validation report (CER, word F1, Markdown to text).
 import random
 
 import pytest
 
-from metrics import cer, edit_distance, markdown_to_text, word_f1
+from ocr_tools.train.metrics import cer, edit_distance, markdown_to_text, word_f1
 
 
 def levenshtein(a, b):

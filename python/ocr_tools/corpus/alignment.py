@@ -1,18 +1,16 @@
 #!/usr/bin/python3
-"""How well the corpus truth aligns with what the product's line front end finds: scripts/train/data.py's alignment
+"""How well the corpus truth aligns with what the product's line front end finds: ocr_tools.train.data's alignment
 (the share of detected lines that own a run of truth lines one to one and in order, the lines training uses), over
 the extracted documents of a corpus split, in all and by package, renderer, scan-likeness and page kind; and the
 same with the detected lines put in the truth's reading order, which separates reading-order disagreements (the
 product's XY-cut against the checked content order) from truth or detection errors."""
-# Usage: /usr/bin/python3 scripts/corpus/alignment.py /work/data/corpus/val [--json FILE] [--bad N]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.corpus.alignment DATA/corpus/val [--json FILE] [--bad N]
 import argparse
 import collections
 import json
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "train"))
-from data import align_page, line_owners, load_doc, truth_boxes  # noqa: E402
+from ocr_tools.train.data import align_page, line_owners, load_doc, truth_boxes
 
 
 def truth_order_rate(truth_page, raster_page, units):

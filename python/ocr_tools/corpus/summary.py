@@ -1,14 +1,13 @@
 #!/usr/bin/python3
 """What a corpus split holds: documents and pages (those rendered, i.e. with a .raster.json) by source package,
 layout, block kinds, renderer, DPI and scan-likeness."""
-# Usage: /usr/bin/python3 scripts/corpus/summary.py /work/data/corpus/train [/work/data/corpus/val ...]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.corpus.summary DATA/corpus/train [DATA/corpus/val ...]
 import collections
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
-from alignment import multi_column  # noqa: E402
+from ocr_tools.corpus.alignment import multi_column
 
 for d in sys.argv[1:]:
     c = collections.Counter()

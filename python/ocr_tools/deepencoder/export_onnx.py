@@ -1,7 +1,7 @@
 """Exports the DeepEncoder to encoder.onnx (pixels [n,3,H,W] → embeddings [n,H/64,W/64,D]), from a checkpoint or random weights.
 
-  /usr/bin/python3 scripts/deepencoder/export_onnx.py --checkpoint DIR --out DIR/encoder.onnx
-  /usr/bin/python3 scripts/deepencoder/export_onnx.py --reduced-random 0 --out fixtures/.../encoder.onnx --golden DIR
+  PYTHONPATH=python /usr/bin/python3 -m ocr_tools.deepencoder.export_onnx --checkpoint DIR --out DIR/encoder.onnx
+  PYTHONPATH=python /usr/bin/python3 -m ocr_tools.deepencoder.export_onnx --reduced-random 0 --out fixtures/.../encoder.onnx --golden DIR
 
 --golden writes deterministic test pixels' PyTorch outputs (raw little-endian float32) for the ONNX-vs-torch check
 that runs in onnxruntime-node. The weights are exported in float32: onnxruntime rejects bf16 convolutions.
@@ -15,9 +15,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from deepencoder import DeepEncoder, EncoderConfig, bicubic_aa_matrix, encoder_state_from_checkpoint, linear_matrix  # noqa: E402
-from safetensors_stream import load_tensors  # noqa: E402
+from ocr_tools.deepencoder.deepencoder import DeepEncoder, EncoderConfig, bicubic_aa_matrix, encoder_state_from_checkpoint, linear_matrix
+from ocr_tools.deepencoder.safetensors_stream import load_tensors
 
 
 

@@ -1,6 +1,6 @@
 """Writes a full-size random-weight checkpoint laid out like the public DeepSeek-OCR / Unlimited-OCR repositories.
 
-  /usr/bin/python3 scripts/deepencoder/make_random_checkpoint.py [--out ~/.cache/ocr/random-deepseek-ocr]
+  PYTHONPATH=python /usr/bin/python3 -m ocr_tools.deepencoder.make_random_checkpoint [--out ~/.cache/ocr/random-deepseek-ocr]
 
 Exact tensor names, shapes and bf16 dtype of the real checkpoint (decoder 2.93B + DeepEncoder ~0.4B parameters),
 config.json in the published shape, and the DeepSeek-V3 tokenizer with the OCR special tokens. Tensors are generated
@@ -17,12 +17,11 @@ import zlib
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from deepencoder import DeepEncoder, EncoderConfig  # noqa: E402
-from safetensors_stream import StreamWriter  # noqa: E402
+from ocr_tools.deepencoder.deepencoder import DeepEncoder, EncoderConfig
+from ocr_tools.deepencoder.safetensors_stream import StreamWriter
+from ocr_tools.paths import REPO_ROOT as ROOT
 
 WEIGHTS = "model-00001-of-000001.safetensors"
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 # ids 128815..128826, after the DeepSeek-V3 vocabulary
 OCR_TOKENS = ["<image>", "<|ref|>", "<|/ref|>", "<|det|>", "<|/det|>", "<|grounding|>", "<td>", "</td>", "<tr>", "</tr>",

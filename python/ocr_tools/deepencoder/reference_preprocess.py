@@ -1,7 +1,7 @@
 """Reference views of one image, computed the way the DeepSeek-OCR code does with PIL (ImageOps.pad, resize, tile crop),
 for check_preprocess.mjs to compare with our sharp-based preprocessing.
 
-  /usr/bin/python3 scripts/deepencoder/reference_preprocess.py IMAGE MODE OUT_DIR
+  PYTHONPATH=python /usr/bin/python3 -m ocr_tools.deepencoder.reference_preprocess IMAGE MODE OUT_DIR
 """
 import json
 import os

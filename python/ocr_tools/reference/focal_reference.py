@@ -1,5 +1,5 @@
 """PyTorch reference of the engine's focal pruning and long R-SWA runs: greedy decoding by full recomputation."""
-# Usage: /usr/bin/python3 scripts/reference/focal_reference.py fixtures/tiny-model [fixtures/tiny-model-bf16 ...]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.reference.focal_reference fixtures/tiny-model [fixtures/tiny-model-bf16 ...]
 # Writes <fixture>/golden/attention.json: token-exact cases for test/engine/focal.test.ts and rswa-long.test.ts.
 #
 # The policy, as ops/forward.cpp implements it (decode steps only; the prefix is always attended in full):
@@ -23,8 +23,7 @@ from typing import List, Optional
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from deepseek_decoder import (KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, apply_rope, causal_mask, load_decoder,  # noqa: E402
+from ocr_tools.reference.deepseek_decoder import (KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, apply_rope, causal_mask, load_decoder,
                               load_tensors, rope_cos_sin, rswa_mask)
 
 
@@ -140,42 +139,51 @@ def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Opt
     return out, layers, fixations, min_gap, min_sel_gap
 
 
+SPECS = [
+    {"name": "rswa_long", "window": 8, "maxTokens": 72, "focal": None},
+    {"name": "focal_full", "window": None, "maxTokens": 32, "focal": {"keep": 0.25, "layers": 1, "warmup": 3}},
+    {"name": "focal_full_2layers", "window": None, "maxTokens": 32, "focal": {"keep": 0.1, "layers": 2, "warmup": 2}},
+    {"name": "focal_rswa", "window": 8, "maxTokens": 40, "focal": {"keep": 0.25, "layers": 2, "warmup": 2}},
+    # A second view (the same visual rows again) enters after 12 tokens: its first 3 steps attend fully.
+    {"name": "focal_views", "window": 8, "maxTokens": 36, "focal": {"keep": 0.25, "layers": 2, "warmup": 3}, "extendAt": 12},
+]
+
+
+def attention_cases(d, log=None):
+    """The cases of <fixture>/golden/attention.json, computed from the fixture's weights and its golden prefix_long."""
+    model = load_decoder(d, torch.float32).eval()
+    with open(os.path.join(d, "golden", "golden.json")) as f:
+        cases = json.load(f)
+    vis = load_tensors(os.path.join(d, "golden", "golden.safetensors"))["prefix_long.visual"].to(torch.float32)
+    seq = cases["prefix_long"]["tokens"]
+    rows, r = [], 0
+    for t in seq:
+        if t < 0:
+            rows.append(vis[r])
+            r += 1
+        else:
+            rows.append(model.embed(torch.tensor([t]))[0])
+    embeds = torch.stack(rows)
+    kinds = [KIND_VISUAL if t < 0 else KIND_EXTENDED for t in seq]
+    result = {"prefix": "prefix_long", "cases": []}
+    for s in SPECS:
+        toks, layers, fix, gap, sel_gap = focal_generate(model, embeds, kinds, s["maxTokens"], s["window"], s["focal"],
+                                                         s.get("extendAt"), vis)
+        result["cases"].append({**s, "tokens": toks, "focalLayers": layers, "fixations": fix, "minGap": gap,
+                                "minSelectionGap": None if sel_gap == float("inf") else sel_gap})
+        if log:
+            log(f"{d} {s['name']}: {len(toks)} tokens, focal layers {layers}, min logit gap {gap:.2e}, "
+                f"min selection gap {sel_gap:.2e}")
+    return result
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("fixtures", nargs="+")
     args = ap.parse_args()
     torch.set_num_threads(2)
     for d in args.fixtures:
-        model = load_decoder(d, torch.float32).eval()
-        cases = json.load(open(os.path.join(d, "golden", "golden.json")))
-        vis = load_tensors(os.path.join(d, "golden", "golden.safetensors"))["prefix_long.visual"].to(torch.float32)
-        seq = cases["prefix_long"]["tokens"]
-        rows, r = [], 0
-        for t in seq:
-            if t < 0:
-                rows.append(vis[r])
-                r += 1
-            else:
-                rows.append(model.embed(torch.tensor([t]))[0])
-        embeds = torch.stack(rows)
-        kinds = [KIND_VISUAL if t < 0 else KIND_EXTENDED for t in seq]
-        result = {"prefix": "prefix_long", "cases": []}
-        specs = [
-            {"name": "rswa_long", "window": 8, "maxTokens": 72, "focal": None},
-            {"name": "focal_full", "window": None, "maxTokens": 32, "focal": {"keep": 0.25, "layers": 1, "warmup": 3}},
-            {"name": "focal_full_2layers", "window": None, "maxTokens": 32, "focal": {"keep": 0.1, "layers": 2, "warmup": 2}},
-            {"name": "focal_rswa", "window": 8, "maxTokens": 40, "focal": {"keep": 0.25, "layers": 2, "warmup": 2}},
-            # A second view (the same visual rows again) enters after 12 tokens: its first 3 steps attend fully.
-            {"name": "focal_views", "window": 8, "maxTokens": 36, "focal": {"keep": 0.25, "layers": 2, "warmup": 3},
-             "extendAt": 12},
-        ]
-        for s in specs:
-            toks, layers, fix, gap, sel_gap = focal_generate(model, embeds, kinds, s["maxTokens"], s["window"], s["focal"],
-                                                             s.get("extendAt"), vis)
-            result["cases"].append({**s, "tokens": toks, "focalLayers": layers, "fixations": fix, "minGap": gap,
-                                    "minSelectionGap": None if sel_gap == float("inf") else sel_gap})
-            print(f"{d} {s['name']}: {len(toks)} tokens, focal layers {layers}, min logit gap {gap:.2e}, "
-                  f"min selection gap {sel_gap:.2e}", file=sys.stderr)
+        result = attention_cases(d, log=lambda line: print(line, file=sys.stderr))
         with open(os.path.join(d, "golden", "attention.json"), "w") as f:
             json.dump(result, f, indent=1)
 

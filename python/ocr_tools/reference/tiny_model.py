@@ -1,8 +1,8 @@
 """Generates the tiny random-weight decoder fixtures (real tensor names) and their golden dumps."""
-# Usage: /usr/bin/python3 scripts/make-tiny-checkpoint.py [--out fixtures]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.reference.tiny_model [--out fixtures]
 # Writes fixtures/tiny-model (f32), fixtures/tiny-model-bf16 (same weights rounded to bf16) and
 # fixtures/tiny-model-tied (tied lm_head, renormalised top-k with a scaling factor, sharded in two files).
-# Each gets golden/ dumps computed by scripts/reference/deepseek_decoder.py in f32 (for bf16 weights:
+# Each gets golden/ dumps computed by ocr_tools/reference/deepseek_decoder.py in f32 (for bf16 weights:
 # f32 compute on the bf16-rounded values, which is what the engine does).
 
 import argparse
@@ -12,8 +12,8 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
-from deepseek_decoder import (  # noqa: E402
+from ocr_tools.paths import repo_path
+from ocr_tools.reference.deepseek_decoder import (
     KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, Decoder, DecoderConfig, apply_retired, banned_by_no_repeat,
     causal_mask, rswa_mask, save_tensors,
 )
@@ -29,6 +29,8 @@ BASE = {
     "max_position_embeddings": 4096, "tie_word_embeddings": False, "weights": ["model.safetensors"],
 }
 TOKENS = {"bos": 0, "eos": 1, "pad": 2, "image": 3, "page": 4}
+# fixture folder -> the seed of its golden inputs (make_golden)
+GOLDEN_SEEDS = {"tiny-model": 7, "tiny-model-bf16": 7, "tiny-model-tied": 11}
 
 
 def bundle_json(name, decoder):
@@ -173,18 +175,18 @@ def build(cfg_dict, seed, std):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+    ap.add_argument("--out", default=repo_path("fixtures"))
     args = ap.parse_args()
     # std 0.15 keeps greedy margins well above f32 rounding noise, so token-exact comparisons are meaningful.
     model = build(BASE, seed=1234, std=0.15)
     d = os.path.join(args.out, "tiny-model")
     write_model(model, d, "tiny-f32", torch.float32)
-    gap = make_golden(model, os.path.join(d, "golden"), seed=7)
+    gap = make_golden(model, os.path.join(d, "golden"), seed=GOLDEN_SEEDS["tiny-model"])
     print(f"tiny-model: min greedy gap {gap:.4g}", file=sys.stderr)
 
     d = os.path.join(args.out, "tiny-model-bf16")
     write_model(model, d, "tiny-bf16", torch.bfloat16)
-    gap = make_golden(rounded(model, torch.bfloat16), os.path.join(d, "golden"), seed=7)
+    gap = make_golden(rounded(model, torch.bfloat16), os.path.join(d, "golden"), seed=GOLDEN_SEEDS["tiny-model-bf16"])
     print(f"tiny-model-bf16: min greedy gap {gap:.4g}", file=sys.stderr)
 
     tied = dict(BASE, tie_word_embeddings=True, norm_topk_prob=True, routed_scaling_factor=2.5, n_shared_experts=1,
@@ -192,7 +194,7 @@ def main():
     model_t = build(tied, seed=99, std=0.15)
     d = os.path.join(args.out, "tiny-model-tied")
     write_model(model_t, d, "tiny-tied", torch.float16, shards=2)
-    gap = make_golden(rounded(model_t, torch.float16), os.path.join(d, "golden"), seed=11)
+    gap = make_golden(rounded(model_t, torch.float16), os.path.join(d, "golden"), seed=GOLDEN_SEEDS["tiny-model-tied"])
     print(f"tiny-model-tied (f16, sharded): min greedy gap {gap:.4g}", file=sys.stderr)
 
 

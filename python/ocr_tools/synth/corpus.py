@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """Builds the text corpus for synthetic documents from Debian man pages (en, de, fr, es, ru, uk) and package docs."""
-# Output: one JSON Lines file per language in OUT (default /work/data/synth/corpus), each line
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.synth.corpus --out DATA/synth/corpus [--max-per-lang 500]
+# Output: one JSON Lines file per language in OUT (default $OCR_DATA/synth/corpus when OCR_DATA is set), each line
 # {"source": "<man page path>", "split": "train|val|test", "title": ..., "sections": [[heading, [paragraphs...]], ...]}.
 # Splits are by source document (a hash of its path), so no test text is ever seen in training.
 import argparse, glob, hashlib, json, os, re, subprocess, sys, unicodedata
+
+from ocr_tools.paths import add_data_option, require_data
 
 LANG_DIRS = {"en": "/usr/share/man/man[158]", "de": "/usr/share/man/de/man*", "fr": "/usr/share/man/fr/man*",
              "es": "/usr/share/man/es/man*", "ru": "/usr/share/man/ru/man*", "uk": "/usr/share/man/uk/man*"}
@@ -59,9 +62,10 @@ def man_sections(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", default="/work/data/synth/corpus")
+    add_data_option(ap, "--out", "synth", "corpus", help="folder for the <lang>.jsonl files")
     ap.add_argument("--max-per-lang", type=int, default=500)
     args = ap.parse_args()
+    require_data(ap, args.out, "--out", "synth", "corpus", exists=False)
     os.makedirs(args.out, exist_ok=True)
     for lang, pattern in LANG_DIRS.items():
         files = sorted(f for d in glob.glob(pattern) for f in glob.glob(d + "/*.gz"))

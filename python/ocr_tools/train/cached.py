@@ -1,13 +1,9 @@
 """Greedy streaming decoding with a KV cache that follows docs/bundle.md: extended entries stay visible until
 retired, generated entries while among the last `window` generated ones; entries that can never be seen again
 are dropped, so memory stays bounded by one view of visual tokens plus the window."""
-import os
-import sys
-
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
-from deepseek_decoder import KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, apply_rope, rope_cos_sin  # noqa: E402,F401
+from ocr_tools.reference.deepseek_decoder import KIND_GENERATED, KIND_VISUAL, apply_rope, rope_cos_sin
 
 
 class CachedDecoder:

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """Prints the training curve from training/default/train-log.jsonl: time, steps, tokens/s, loss, validation CER."""
-# Usage: /usr/bin/python3 scripts/train/curve.py [LOG]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.curve [LOG]
 import json
 import os
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from ocr_tools.paths import REPO_ROOT as ROOT
 
 
 def main():

@@ -130,7 +130,7 @@ def load_split(doc_dir, limit=None):
 
 
 def load_pack(path, split, limit=None):
-    """Documents of one split from scripts/train/pack.py's file, in load_split's form; a unit's features are the
+    """Documents of one split from ocr_tools.train.pack's file, in load_split's form; a unit's features are the
     dequantised principal components and the four run features ([S, k + 4]), for a LineEncoder with pca = k."""
     import lzma
     z = np.load(path)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Evaluates the default model as users run it (`ocr parse`) beside Tesseract 5: CER and word F1 on synthetic test
 pages and real born-digital pages; prints a Markdown table."""
-# Usage: /usr/bin/python3 scripts/train/evaluate.py [--model models/default] [--data /work/data/synth]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.evaluate [--model models/default] [--data DATA/synth]
 #        [--pages 6] [--real 4] [--seed 5] [--sets test,test-unseen] [--json FILE]
 # Each page goes through the product: `ocr parse DOC --pages N --stdout` (our renderer at 150 DPI, the bundle's
 # line front end, the native decoder). Tesseract (OMP_THREAD_LIMIT=1 --psm 3, eng) reads `ocr render`'s image of
@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from metrics import edit_distance, markdown_to_text, normalise_ws, word_f1  # noqa: E402
+from ocr_tools.paths import REPO_ROOT as ROOT
+from ocr_tools.paths import add_data_option, require_data
+from ocr_tools.train.metrics import edit_distance, markdown_to_text, normalise_ws, word_f1
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OCR = os.path.join(ROOT, "bin", "ocr.js")
 REAL = [  # (pdf, page): born-digital prose pages from Debian documentation
     ("r-doc-pdf--R-lang.pdf", 7),
@@ -95,8 +95,9 @@ def evaluate(rows, name, items, model, threads, tmp, markdown_truth):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--model", default=os.path.join(ROOT, "models", "default"))
-    ap.add_argument("--data", default="/work/data/synth")
-    ap.add_argument("--real-dir", default="/work/shared/data/real/debian")
+    add_data_option(ap, "--data", "synth", help="synthetic sets: DATA/<set>/doc-*.pdf (needed when --sets is not empty)")
+    ap.add_argument("--real-dir", default=os.path.join(ROOT, "..", "shared", "data", "real", "debian"),
+                    help="the real Debian PDFs (default: ../shared/data/real/debian beside the checkout)")
     ap.add_argument("--pages", type=int, default=6, help="synthetic pages per test set")
     ap.add_argument("--real", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
@@ -104,6 +105,8 @@ def main():
     ap.add_argument("--seed", type=int, default=5, help="draw of synthetic pages (5: the table in models/default/README.md)")
     ap.add_argument("--sets", default="test,test-unseen", help="synthetic sets, comma separated (empty: none)")
     args = ap.parse_args()
+    if [n for n in args.sets.split(",") if n]:
+        require_data(ap, args.data, "--data", "synth")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in [n for n in args.sets.split(",") if n]:

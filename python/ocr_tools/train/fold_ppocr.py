@@ -12,7 +12,7 @@ and after). This script rewrites, in real arithmetic exactly:
   * Constant nodes into initializers.
 Float rounding differs (a product folded into a weight), so outputs agree to float precision, not bits.
 
-usage: /usr/bin/python3 scripts/train/fold_ppocr.py IN.onnx OUT.onnx (export.py --ppocr runs it on both files)
+usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.fold_ppocr IN.onnx OUT.onnx (export.py --ppocr runs it on both files)
 """
 import sys
 

@@ -1,20 +1,18 @@
-"""The line-unit default model: the line encoder (the bundle's encoder.onnx) and the shared reference decoder."""
+"""The line-unit default model: the line encoder (the bundle's encoder.onnx) and the decoder (train/decoder.py: the
+frozen reference decoder, imported unchanged)."""
 # Each detected text line is one view of the streaming layout: [geometry token, slots padded to a bucket size,
 # image_newline, view_seperator], then the line's Markdown and <PAGE> (here: end of view). Earlier views are
 # retired, generated text stays in the R-SWA window, so the decoder reads a document line by line in one pass.
 import math
-import os
-import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
-from deepseek_decoder import Decoder, DecoderConfig, streaming_layout  # noqa: E402
-
-from tokenizer import BOS, PAGE, PROMPT, CharTokenizer  # noqa: E402
-from cached import CachedDecoder, KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL  # noqa: E402
+from ocr_tools.reference.deepseek_decoder import KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, DecoderConfig, streaming_layout
+from ocr_tools.train.cached import CachedDecoder
+from ocr_tools.train.decoder import LineDecoder
+from ocr_tools.train.tokenizer import BOS, PAGE, PROMPT, CharTokenizer
 
 CLASSES = 6625  # recogniser classes (blank, dictionary, space)
 FEATURES = 124
@@ -54,7 +52,7 @@ class LineEncoder(nn.Module):
 
     def __init__(self, hidden, width=128, heads=2, mlp=256, layers=1, max_slots=BUCKETS[-1], pca=0):
         super().__init__()
-        # pca > 0: the recogniser's 120 features enter as their first `pca` principal components (scripts/train/pack.py
+        # pca > 0: the recogniser's 120 features enter as their first `pca` principal components (ocr_tools.train.pack
         # packs training data that way); the projection is part of the module, so the exported encoder takes raw features
         self.pca = pca
         n_in = FEATURES if not pca else pca + FEATURES - RECOGNISER
@@ -155,7 +153,7 @@ class LineOcrModel(nn.Module):
     def __init__(self, decoder_cfg: DecoderConfig, window=128, encoder=None):
         super().__init__()
         self.encoder = LineEncoder(decoder_cfg.hidden_size, **(encoder or {}))
-        self.decoder = Decoder(decoder_cfg)
+        self.decoder = LineDecoder(decoder_cfg)
         self.window = window
         self.tok = CharTokenizer()
         self.prompt_ids = [BOS] + self.tok.encode(PROMPT)
@@ -171,10 +169,7 @@ class LineOcrModel(nn.Module):
 
     def visual_rows(self, emb):
         """[rows, cols, H] -> [rows*(cols+1)+1, H]: each grid row then image_newline, then view_seperator."""
-        rows, cols, h = emb.shape
-        nl = self.decoder.model.image_newline.to(emb.dtype)[None, None].expand(rows, 1, h)
-        return torch.cat([torch.cat([emb, nl], 1).reshape(rows * (cols + 1), h),
-                          self.decoder.model.view_seperator.to(emb.dtype)[None]], 0)
+        return self.decoder.visual_rows(emb)
 
     def build_sequence(self, embs, texts, offset=0):
         """embs: per unit [1, 1+L, H]; texts: per unit token ids (without the closing <PAGE>); offset: positions
@@ -253,9 +248,7 @@ class LineOcrModel(nn.Module):
             e = self.encoder(ids.to(dev, non_blocking=True), feats.to(dev, non_blocking=True), valid.to(dev, non_blocking=True),
                              geom.to(dev, non_blocking=True))
             outs.append(e.reshape(-1, e.shape[-1]))
-        m = self.decoder.model
-        table = torch.cat(outs + [m.image_newline[None].to(outs[0].dtype), m.view_seperator[None].to(outs[0].dtype),
-                                  m.embed_tokens.weight.to(outs[0].dtype)], 0)
+        table = self.decoder.row_table(torch.cat(outs, 0))
         embeds = table[batch["index"].to(dev, non_blocking=True)]
         mask = layout_mask(batch["kinds"].to(dev, non_blocking=True), batch["view"].to(dev, non_blocking=True), self.window)
         logits = self.decoder(embeds, batch["positions"].to(dev, non_blocking=True), mask)

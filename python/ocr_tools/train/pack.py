@@ -3,19 +3,19 @@
 64 MiB, the extracted sets are ~700 MB): each slot's 120 recogniser features become their first K principal
 components quantised to 4 bits, the model learns on those, and the exported encoder applies the same projection to
 the raw features (LineEncoder.pca_*), so inference sees exactly what training saw up to the quantisation."""
-# Usage: /usr/bin/python3 scripts/train/pack.py --data /work/data/synth --out /work/data/pack.npz [--k 64]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.pack --data DATA/synth --out pack.npz [--k 64]
+# (--data defaults to $OCR_DATA/synth when OCR_DATA is set)
 # Units that cannot be aligned (target None) keep their slot count (window offsets need it) but not their slots.
 import argparse
 import json
 import lzma
 import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from data import FEATURES, load_split  # noqa: E402
+from ocr_tools.paths import add_data_option, require_data
+from ocr_tools.train.data import FEATURES, load_split
 
 RECOGNISER = 120  # features 0..119 come from the recogniser; 120..123 are run features kept exactly
 
@@ -78,13 +78,14 @@ def pack_split(docs, mean, basis, lo, step):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", default="/work/data/synth")
-    ap.add_argument("--out", default="/work/data/pack.npz")
+    add_data_option(ap, "--data", "synth", help="extracted synthetic pages: DATA/{train,val}/doc-*.lines.json")
+    ap.add_argument("--out", required=True, help="the .npz file to write")
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--basis-from", default=None, metavar="CKPT",
                     help="take the projection from a checkpoint (to resume its training from a new pack) instead of fitting it")
     args = ap.parse_args()
+    require_data(ap, args.data, "--data", "synth")
     t = time.time()
     train = load_split(os.path.join(args.data, "train"), args.limit)
     val = load_split(os.path.join(args.data, "val"))

@@ -4,10 +4,8 @@
 # Hugging Face tokenizers implementation splits text into exactly these characters.
 import json
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "synth"))
-from corpus import ALLOWED  # noqa: E402  the generator's character set is the vocabulary
+from ocr_tools.synth.corpus import ALLOWED  # the generator's character set is the vocabulary
 
 SPECIALS = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜▁pad▁｜>", "<image>", "<PAGE>"]
 BOS, EOS, PAD, IMAGE, PAGE = range(5)

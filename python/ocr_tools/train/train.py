@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Trains the line-unit default model on extracted synthetic pages; resumable from a weights-only checkpoint."""
-# Usage: /usr/bin/python3 scripts/train/train_lines.py --data /work/data/synth --budget-min 60 [--minutes N]
+# Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.train --data DATA/synth --budget-min 60 [--minutes N]
+# (--data defaults to $OCR_DATA/synth when OCR_DATA is set)
 # Data: DIR/{train,val}/doc-*.lines.json from scripts/train/extract-lines.mjs (the product's own front end).
 # A sample is a window of consecutive well-aligned lines of one page, placed at the positions the document had
 # reached there (the engine's positions keep growing through a document). The learning-rate schedule is a
@@ -16,13 +17,13 @@ import time
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(__file__))
-from data import load_pack, load_split  # noqa: E402
-from metrics import cer  # noqa: E402
-from model import ARCHS, LineOcrModel, bucket, decoder_config  # noqa: E402
-from tokenizer import CharTokenizer  # noqa: E402
+from ocr_tools.paths import REPO_ROOT as ROOT
+from ocr_tools.paths import add_data_option, require_data
+from ocr_tools.train.data import load_pack, load_split
+from ocr_tools.train.metrics import cer
+from ocr_tools.train.model import ARCHS, LineOcrModel, bucket, decoder_config
+from ocr_tools.train.tokenizer import CharTokenizer
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CKPT = os.path.join(ROOT, "training", "default", "ckpt.pt")
 
 
@@ -176,8 +177,8 @@ def cpu_copy(model):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", default="/work/data/synth")
-    ap.add_argument("--pack", default=None, help="train from scripts/train/pack.py's file instead of --data (what a GPU machine takes along)")
+    add_data_option(ap, "--data", "synth", help="extracted synthetic pages: DATA/{train,val}/doc-*.lines.json")
+    ap.add_argument("--pack", default=None, help="train from ocr_tools.train.pack's file instead of --data (what a GPU machine takes along)")
     ap.add_argument("--arch", default=None, choices=sorted(ARCHS), help="model size of a fresh run (a resumed run keeps its checkpoint's)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast (on a GPU)")
@@ -200,6 +201,8 @@ def main():
                          "often: a newly added kind of document weighs more than its share while the model catches up")
     ap.add_argument("--log", default=os.path.join(ROOT, "training", "default", "train-log.jsonl"))
     args = ap.parse_args()
+    if not args.pack:
+        require_data(ap, args.data, "--data", "synth")
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     meta = None
