@@ -3,8 +3,6 @@
 import pytest
 import torch
 
-from ocr_tools.paths import repo_path
-
 
 @pytest.fixture(autouse=True)
 def _one_thread():
@@ -13,8 +11,3 @@ def _one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-@pytest.fixture
-def fixtures_dir():
-    return repo_path("fixtures")

@@ -11,6 +11,7 @@ import os
 import pytest
 import torch
 
+from ocr_tools.paths import repo_path
 from ocr_tools.reference.deepseek_decoder import load_decoder, load_tensors
 from ocr_tools.reference.focal_reference import attention_cases
 from ocr_tools.reference.tiny_model import GOLDEN_SEEDS, make_golden
@@ -29,7 +30,7 @@ def fixture(request, tmp_path_factory):
     """(name, stored golden dir, recomputed golden dir): the recomputation loads the fixture's stored weights (f16 and
     bf16 fixtures computed in f32, as they were made) and reruns the golden cases with the fixture's seed."""
     name = request.param
-    d = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", name)
+    d = repo_path("fixtures", name)
     out = tmp_path_factory.mktemp(name)
     torch.set_num_threads(1)
     model = load_decoder(d, torch.float32).eval()
