@@ -25,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
 import { cliArgs } from "./bench-common.mjs";
 import { editDistance, plainText } from "./cer.mjs";
+import { dataDefault } from "./data-dir.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { flag, option, list } = cliArgs();
@@ -40,7 +41,7 @@ const lengths = list(option("--lengths", "256,2048,8192,16384"));
 const window = Number(option("--window", "128"));
 const accuracyKeeps = list(option("--accuracy-keep", "0.05"));
 const accuracyPages = Number(option("--accuracy-pages", "4"));
-const synthDir = option("--synth", "/work/data/synth/test");
+const synthDir = option("--synth", dataDefault("synth", "test"));
 const realDir = option("--real", path.resolve(repo, "../shared/data/real/debian"));
 const modelDir = option("--model", path.join(repo, "models/default"));
 const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
@@ -210,13 +211,14 @@ if (!flag("--skip-window")) {
 /** The pages the accuracy rows read: [pdf, page, truth text]. */
 function accuracyPagesList() {
   const out = [];
-  if (existsSync(synthDir)) {
+  if (synthDir && existsSync(synthDir)) {
     const docs = readdirSync(synthDir).filter((f) => /^doc-\d+\.pdf$/.test(f)).sort();
     for (const f of docs.slice(0, accuracyPages)) {
       const truth = JSON.parse(readFileSync(path.join(synthDir, f.replace(/\.pdf$/, ".json")), "utf8"));
       out.push({ set: "synthetic", pdf: path.join(synthDir, f), page: 1, truth: truth.pages[0].markdown });
     }
-  } else log(`accuracy: ${synthDir} is missing (scripts/synth/make-datasets.sh builds it); synthetic rows skipped`);
+  } else if (synthDir) log(`accuracy: ${synthDir} is missing (scripts/synth/make-datasets.sh builds it); synthetic rows skipped`);
+  else log("accuracy: no synthetic test set (give --synth DIR or set OCR_DATA); synthetic rows skipped");
   for (const [file, page] of [["r-doc-pdf--R-lang.pdf", 7], ["texlive-latex-base-doc--longtable.pdf", 3]].slice(0, Math.max(1, accuracyPages / 2))) {
     const pdf = path.join(realDir, file);
     if (!existsSync(pdf)) continue;

@@ -5,7 +5,8 @@
 //                                      [--bandwidth-mb 1024]
 // Needs `npm run build` (imports dist/engine) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
 // (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
-// with /usr/bin/python3 scripts/bench-engine.py. Results go to stdout, progress to stderr.
+// with `python -m ocr_tools.bench_engine` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
+// else python3 on PATH, then /usr/bin/python3, the first with PyTorch and onnx). Results go to stdout, progress to stderr.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import os from "node:os";
@@ -22,7 +23,6 @@ const decodeTokens = Number(option("--decode-tokens", "32"));
 const bandwidthMB = Number(option("--bandwidth-mb", "1024"));
 const kernels = option("--kernels", "auto");
 const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
-const python = process.env.OCR_PYTHON ?? "/usr/bin/python3";
 const log = (msg) => process.stderr.write(msg + "\n");
 
 if (!Number.isInteger(threads) || threads < 1) {
@@ -40,12 +40,13 @@ if (!existsSync(engineEntry)) {
   process.exit(3);
 }
 const { Engine, loadAddon } = await import(pathToFileURL(engineEntry).href);
+const { findPython, pythonEnv } = await import(pathToFileURL(path.join(repo, "dist/model/convert.js")).href);
 const addon = loadAddon();
 
 function ensure(file, args, what) {
   if (existsSync(file)) return;
   log(`bench-engine: generating ${what} (once) ...`);
-  execFileSync(python, [path.join(repo, "scripts/bench-engine.py"), ...args], { stdio: ["ignore", "inherit", "inherit"] });
+  execFileSync(findPython(), ["-m", "ocr_tools.bench_engine", ...args], { stdio: ["ignore", "inherit", "inherit"], env: pythonEnv() });
 }
 
 // A deterministic prefix of ordinary token ids (the visual rows would only change the inputs, not the work).

@@ -8,6 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { pageScores } from "./cer.mjs";
+import { dataDefault } from "./data-dir.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (process.argv.slice(2).includes("--real")) {
@@ -28,7 +29,7 @@ const { values: o } = parseArgs({
   args: argv,
   options: {
     json: { type: "boolean" },
-    synth: { type: "string", default: "/work/data/synth/test" },
+    synth: { type: "string", ...(dataDefault("synth", "test") ? { default: dataDefault("synth", "test") } : {}) },
     shared: { type: "string", default: path.resolve(root, "../shared/data/real") },
     docs: { type: "string", default: "6" },
     "max-tokens": { type: "string", default: "4000" },
@@ -73,7 +74,7 @@ function timed(cmd, args, env = {}) {
 function collect() {
   const docs = [];
   const n = Number(o.docs);
-  if (existsSync(o.synth)) {
+  if (o.synth && existsSync(o.synth)) {
     const jsons = readdirSync(o.synth).filter((f) => /^doc-\d+\.json$/.test(f)).sort().slice(0, n);
     for (const j of jsons) {
       const meta = JSON.parse(readFileSync(path.join(o.synth, j), "utf8"));
@@ -81,7 +82,8 @@ function collect() {
       if (!existsSync(file)) continue;
       docs.push({ name: j.replace(/\.json$/, ""), set: `synth-${meta.lang}`, file, pages: meta.pages.map((_, i) => i + 1), truth: meta.pages.map((p) => p.markdown).join("\n\n") });
     }
-  } else log(`ocr bench parse: no synthetic test set at ${o.synth} (scripts/synth/make-datasets.sh builds it); skipped`);
+  } else if (o.synth) log(`ocr bench parse: no synthetic test set at ${o.synth} (scripts/synth/make-datasets.sh builds it); skipped`);
+  else log("ocr bench parse: no synthetic test set (give --synth DIR or set OCR_DATA; scripts/synth/make-datasets.sh builds it); skipped");
   const debian = path.join(o.shared, "debian");
   if (existsSync(debian)) {
     for (const f of readdirSync(debian).filter((f) => f.endsWith(".pdf")).sort()) {
@@ -187,7 +189,7 @@ if (!o.from) try {
 /** One streaming pass over an N-page PDF; peak RSS (VmHWM) and tokens/s read as pages 1, 10, 50, 100 finish. */
 async function scaling(total) {
   const { PDFDocument } = await import("pdf-lib");
-  const sources = existsSync(o.synth) ? readdirSync(o.synth).filter((f) => f.endsWith(".pdf")).sort().map((f) => path.join(o.synth, f)) : [path.join(root, "fixtures/docs/multi_page.pdf")];
+  const sources = o.synth && existsSync(o.synth) ? readdirSync(o.synth).filter((f) => f.endsWith(".pdf")).sort().map((f) => path.join(o.synth, f)) : [path.join(root, "fixtures/docs/multi_page.pdf")];
   const big = await PDFDocument.create();
   for (let i = 0; big.getPageCount() < total; i++) {
     const src = await PDFDocument.load(readFileSync(sources[i % sources.length]));

@@ -5,7 +5,8 @@
 //
 //   node scripts/bench-real/build-devset.mjs [--debian DIR,DIR…] [--shared DIR]
 //
-// --debian: folders holding extracted packages as DIR/PACKAGE/usr/… (default /work/data/debian,/work/data/bench-real/pkgs).
+// --debian: folders holding extracted packages as DIR/PACKAGE/usr/… (default $OCR_DATA/debian,$OCR_DATA/bench-real/pkgs;
+// required when OCR_DATA is unset).
 // Needs qpdf and poppler-utils (pdftotext). Every Debian document must be a dev document by bench/real/split.mjs.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync, rmSync } from "node:fs";
@@ -13,16 +14,19 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { isDevDocument } from "../../bench/real/split.mjs";
+import { dataDefault, requireData } from "../data-dir.mjs";
 import { funsdTruth, pubtabnetHtml } from "./truth.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dir = path.join(root, "bench/real");
 const { values: o } = parseArgs({
   options: {
-    debian: { type: "string", default: "/work/data/debian,/work/data/bench-real/pkgs" },
+    debian: { type: "string" },
     shared: { type: "string", default: path.resolve(root, "../shared/data/real") },
   },
 });
+o.debian ??= process.env.OCR_DATA ? `${dataDefault("debian")},${dataDefault("bench-real", "pkgs")}` : undefined;
+requireData(o.debian, "--debian", "debian");
 const sources = JSON.parse(readFileSync(path.join(dir, "sources.json"), "utf8"));
 const LICENCE = {
   "debian-edu-doc-legacy-uk": "GPL-2+ (Debian main; /usr/share/doc/debian-edu-doc-legacy-uk/copyright)",

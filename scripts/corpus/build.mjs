@@ -3,7 +3,8 @@
 //   OUT/{train,val}/doc-NNNNN.json         {source: "PKG:PATH", package, path, split, pages: [truth page + pdfPage]}
 //   OUT/{train,val}/doc-NNNNN-pK.png       the page image (grey)
 //   OUT/{train,val}/doc-NNNNN.raster.json  {pages: [{png, width, height, scaleX, scaleY, rotate?, renderer, dpi, scan}]}
-// Usage: node scripts/corpus/build.mjs [--src /work/data/debian] [--out /work/data/corpus] [--packages a,b,...]
+// Usage: node scripts/corpus/build.mjs --src DATA/debian --out DATA/corpus [--packages a,b,...]
+// (--src and --out default to $OCR_DATA/debian and $OCR_DATA/corpus when OCR_DATA is set)
 //        [--docs-per-package 12] [--pages-per-doc 10] [--scan 0.35] [--seed 1] [--no-render] [--latin]
 // --latin keeps pages with letters the model's vocabulary lacks but any Latin script has (Polish, Czech, ...).
 // Documents of the dev benchmark (packages.mjs isBenchDocument) and reserved packages are never read; training
@@ -12,11 +13,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
+import { dataDefault, requireData } from "../data-dir.mjs";
 import { assertAllowed, DENY, docKey, splitOf } from "./packages.mjs";
 import { documentFurniture, openPdf, pageTruth, readPage } from "./truth.mjs";
 import { renderDocument } from "./render.mjs";
 
-const args = { src: "/work/data/debian", out: "/work/data/corpus", packages: null, docsPerPackage: 12, pagesPerDoc: 10, scan: 0.35, seed: 1, render: true, maxMb: 40, latin: false };
+const args = { src: dataDefault("debian"), out: dataDefault("corpus"), packages: null, docsPerPackage: 12, pagesPerDoc: 10, scan: 0.35, seed: 1, render: true, maxMb: 40, latin: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--src") args.src = process.argv[++i];
@@ -30,6 +32,8 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === "--latin") args.latin = true;
   else throw new Error(`build.mjs: unknown option ${a}`);
 }
+requireData(args.src, "--src", "debian");
+requireData(args.out, "--out", "corpus");
 
 /** The package's PDFs (paths inside the package), sorted. */
 function pdfsOf(pkgDir) {

@@ -1,4 +1,4 @@
-// The model's character set (scripts/synth/corpus.py ALLOWED, which scripts/train/tokenizer.py makes the
+// The model's character set (python/ocr_tools/synth/corpus.py ALLOWED, which python/ocr_tools/train/tokenizer.py makes the
 // vocabulary) and the same cleaning corpus.py applies to its text, for truth taken from PDFs.
 const ALLOWED = new Set();
 for (let c = 0x20; c < 0x7f; c++) ALLOWED.add(String.fromCharCode(c));

@@ -1,17 +1,20 @@
 // Downloads Debian documentation packages and unpacks them without installing: apt-get download + dpkg-deb -x.
-// Usage: node scripts/corpus/fetch.mjs [--out /work/data/debian] [PKG ...]   (default: packages.mjs's list)
+// Usage: node scripts/corpus/fetch.mjs --out DATA/debian [PKG ...]   (default: packages.mjs's list; --out defaults to
+// $OCR_DATA/debian when OCR_DATA is set)
 // Reserved packages (packages.mjs DENY) are refused before anything is fetched. Packages already unpacked
 // (OUT/PKG/.done) are skipped. Run `apt-get update` once before.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { dataDefault, requireData } from "../data-dir.mjs";
 import { assertAllowed, DEFAULT_PACKAGES } from "./packages.mjs";
 
-const args = { out: "/work/data/debian", packages: [] };
+const args = { out: dataDefault("debian"), packages: [] };
 for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i] === "--out") args.out = process.argv[++i];
   else args.packages.push(process.argv[i]);
 }
+requireData(args.out, "--out", "debian");
 const packages = (args.packages.length ? args.packages : DEFAULT_PACKAGES).map(assertAllowed);
 const debs = path.join(args.out, "debs");
 fs.mkdirSync(debs, { recursive: true });

@@ -10,7 +10,7 @@ export const DENY = Object.freeze(["r-doc-pdf", "texlive-latex-base-doc", "texli
 
 /**
  * Documents of allowed packages that are nevertheless dev-set documents: the Debian pages in
- * /work/shared/data/real (scripts/train/evaluate.py's "real Debian prose", bench/real's la-lshort-es), named there
+ * /work/shared/data/real (python/ocr_tools/train/evaluate.py's "real Debian prose", bench/real's la-lshort-es), named there
  * PKG--BASENAME.pdf. Their whole directory is excluded, so no other paper size or build of the same text trains.
  */
 export const RESERVED_DIRECTORIES = Object.freeze([

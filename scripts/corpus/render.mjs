@@ -67,7 +67,7 @@ export function pixelScale(width, height, imageWidth, imageHeight) {
 /**
  * A truth box in points → the image's pixels: scaled by the raster entry's scaleX/scaleY, then (a scan-like page
  * turned by `rotate` degrees clockwise about the image centre) the axis-aligned box around the turned corners,
- * exactly as scripts/train/data.py maps them.
+ * exactly as python/ocr_tools/train/data.py maps them.
  */
 export function boxToPixels(box, raster) {
   const b = [box[0] * raster.scaleX, box[1] * raster.scaleY, box[2] * raster.scaleX, box[3] * raster.scaleY];

@@ -11,7 +11,7 @@
 // - lines: items on one baseline (within 0.45 em: super- and subscripts stay on their line) that follow each other
 //   left to right; a gap wider than 0.9 em starts a new segment (table cells, section numbers set a quad apart,
 //   dot leaders). Segments are the truth lines: a detector box that covers several of them still aligns
-//   (scripts/train/data.py lets one detected line own consecutive truth lines).
+//   (python/ocr_tools/train/data.py lets one detected line own consecutive truth lines).
 // - reading order: the content stream's, which TeX and most producers write column by column. It is checked against
 //   the geometry: a body line that starts above the previous one while overlapping it horizontally (a jump back up
 //   within a column) makes the page `order`-dropped, counted, never silently kept.

@@ -5,7 +5,8 @@
 // source is the truth: every table's cells (checked against the HTML the PDF's rules and text give, else the
 // document is dropped) and every formula's LaTeX (\[...\] in the Markdown, in source order). Prose comes from the
 // paragraphs of the corpus' training documents (never val or bench text).
-// Usage: node scripts/corpus/typeset.mjs --text /work/data/corpus/train --out /work/data/corpus --count 40 [--seed 1]
+// Usage: node scripts/corpus/typeset.mjs --text DATA/corpus/train --out DATA/corpus --count 40 [--seed 1]
+// (--text and --out default to $OCR_DATA/corpus/train and $OCR_DATA/corpus when OCR_DATA is set)
 //        [--start 50000] [--scan 0.35]
 // Writes OUT/{train,val}/doc-NNNNN.{tex,pdf,json,raster.json} and page images, numbered from --start.
 import { execFileSync } from "node:child_process";
@@ -13,17 +14,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { random, hash } from "../synth/degrade.mjs";
+import { dataDefault, requireData } from "../data-dir.mjs";
 import { ALLOWED } from "./charset.mjs";
 import { splitOf } from "./packages.mjs";
 import { renderDocument } from "./render.mjs";
 import { documentFurniture, openPdf, pageTruth, readPage } from "./truth.mjs";
 
-const args = { text: "/work/data/corpus/train", out: "/work/data/corpus", count: 40, seed: 1, start: 50000, scan: 0.35 };
+const args = { text: dataDefault("corpus", "train"), out: dataDefault("corpus"), count: 40, seed: 1, start: 50000, scan: 0.35 };
 for (let i = 2; i < process.argv.length; i += 2) {
   const key = process.argv[i].replace(/^--/, "");
   if (!(key in args)) throw new Error(`typeset.mjs: unknown option ${process.argv[i]}`);
   args[key] = typeof args[key] === "number" ? Number(process.argv[i + 1]) : process.argv[i + 1];
 }
+requireData(args.text, "--text", "corpus", "train");
+requireData(args.out, "--out", "corpus");
 
 /** Training paragraphs: Latin-1 prose of 200-900 characters from the corpus' train split. */
 function loadParagraphs(dir) {

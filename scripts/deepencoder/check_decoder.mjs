@@ -1,5 +1,6 @@
 // Full-size decoder check, engine side: runs the native engine on a converted checkpoint (prefix layout, full attention
-// and R-SWA), dumps per-layer hidden states of the prefix and the greedy tokens for check_decoder.py to compare.
+// and R-SWA), dumps per-layer hidden states of the prefix and the greedy tokens for ocr_tools.deepencoder.check_decoder
+// (python -m, PYTHONPATH=python) to compare.
 // usage: node scripts/deepencoder/check_decoder.mjs <bundle-dir> <dump-dir> [--tokens N] [--window W] [--threads T]
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

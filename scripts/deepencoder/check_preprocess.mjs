@@ -1,11 +1,13 @@
 // Our preprocessing (sharp) against the reference's PIL pipeline, per mode: tile grid, view shapes and pixel differences.
-// usage: node scripts/deepencoder/check_preprocess.mjs IMAGE...   (after npm run build; runs reference_preprocess.py)
+// usage: node scripts/deepencoder/check_preprocess.mjs IMAGE...   (after npm run build; runs python -m ocr_tools.deepencoder.reference_preprocess,
+// which needs Pillow)
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { DEEPSEEK_OCR_MODES } from "../../dist/model/checkpoint-config.js";
+import { pythonEnv } from "../../dist/model/convert.js";
 import { preparePage } from "../../dist/vision/preprocess.js";
 
 const vision = { encoder: "encoder.onnx", mode: "base", modes: DEEPSEEK_OCR_MODES, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], pad_color: [127, 127, 127], row_newline: true, view_separator: true };
@@ -15,7 +17,7 @@ for (const image of process.argv.slice(2)) {
   const page = { width: info.width, height: info.height, data };
   for (const mode of ["tiny", "small", "base", "large", "gundam"]) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "pre-"));
-    execFileSync(python, [path.join(path.dirname(new URL(import.meta.url).pathname), "reference_preprocess.py"), image, mode, dir]);
+    execFileSync(python, ["-m", "ocr_tools.deepencoder.reference_preprocess", image, mode, dir], { env: pythonEnv() });
     const ref = JSON.parse(readFileSync(path.join(dir, "views.json"), "utf8"));
     const ours = await preparePage(page, vision, mode);
     const views = [ours.global.pixels];

@@ -47,13 +47,14 @@ const CHAPTER = { en: "Chapter", de: "Kapitel", fr: "Chapitre", es: "Capítulo",
 const PAPERS = { A4: [595.28, 841.89], Letter: [612, 792] };
 
 function parseArgs(argv) {
-  const args = { split: "train", count: 10, seed: 1, fonts: "seen", start: 0, latex: 0, corpus: "/work/data/synth/corpus" };
+  const args = { split: "train", count: 10, seed: 1, fonts: "seen", start: 0, latex: 0, corpus: process.env.OCR_DATA ? path.join(process.env.OCR_DATA, "synth", "corpus") : undefined };
   for (let i = 2; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "");
     if (!(key in args) && key !== "out") throw new Error(`unknown option --${key}`);
     args[key] = ["count", "seed", "start", "latex"].includes(key) ? Number(argv[i + 1]) : argv[i + 1];
   }
   if (!args.out) throw new Error("--out DIR is required");
+  if (!args.corpus) throw new Error("--corpus DIR is required (or set OCR_DATA: it is then $OCR_DATA/synth/corpus)");
   return args;
 }
 

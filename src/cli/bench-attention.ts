@@ -21,7 +21,7 @@ registerBenchTarget({
       .option("--skip-accuracy", "without the accuracy rows (the default model reading pages unpruned and pruned)")
       .option("--accuracy-keep <list>", "keep ratios of the accuracy rows", "0.05")
       .option("--accuracy-pages <n>", "synthetic test pages read (real pages: half as many, at least one)", "4")
-      .option("--synth <dir>", "synthetic test set for the accuracy rows", "/work/data/synth/test")
+      .option("--synth <dir>", "synthetic test set for the accuracy rows (default $OCR_DATA/synth/test, skipped without either)")
       .option("--real <dir>", "real PDFs for the accuracy rows (default: ../shared/data/real/debian beside the checkout)")
       .option("--model <dir>", "model bundle for the accuracy rows (default models/default)")
       .option("--cache <dir>", "where the generated benchmark models live (default ~/.cache/ocr/bench)")

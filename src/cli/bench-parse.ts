@@ -13,7 +13,7 @@ registerBenchTarget({
       .option("--limit <n>", "--real: only the first N pages")
       .option("--keep <dir>", "--real: keep the page images and both engines' outputs in DIR")
       .option("--reuse", "--real: with --keep, reuse the images and outputs already in DIR (re-score after editing tests)")
-      .option("--synth <dir>", "synthetic test set (doc-N.pdf + doc-N.json)", "/work/data/synth/test")
+      .option("--synth <dir>", "synthetic test set (doc-N.pdf + doc-N.json; default $OCR_DATA/synth/test, skipped without either)")
       .option("--shared <dir>", "the shared real documents (debian/, docling/, funsd/, pubtabnet/; default: ../shared/data/real beside the checkout)")
       .option("--docs <n>", "synthetic documents to use", "6")
       .option("--max-tokens <n>", "our per-page token cap", "4000")

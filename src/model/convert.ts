@@ -1,4 +1,5 @@
-// Checkpoint → bundle: model.json from config.json, encoder.onnx exported by the PyTorch DeepEncoder script; decoder weights stay in place.
+// Checkpoint → bundle: model.json from config.json, encoder.onnx exported by the PyTorch DeepEncoder (python -m
+// ocr_tools.deepencoder.export_onnx, python/ in this package); decoder weights stay in place.
 import { spawn, spawnSync } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { access, mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
@@ -24,9 +25,19 @@ export interface ConvertOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function exportScriptPath(): string {
+/** The folder that holds the `ocr_tools` Python package (python/ in the package root). */
+export function pythonToolsDir(): string {
   // src/model/ and dist/model/ both sit two levels under the package root
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/deepencoder/export_onnx.py");
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../python");
+}
+
+/** The Python module `ocr models convert` runs (python/ocr_tools/deepencoder/export_onnx.py). */
+export const EXPORT_MODULE = "ocr_tools.deepencoder.export_onnx";
+
+/** `env` with python/ first on PYTHONPATH, so `python -m ocr_tools....` runs this package's copy. */
+export function pythonEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const rest = env.PYTHONPATH ? `${path.delimiter}${env.PYTHONPATH}` : "";
+  return { ...env, PYTHONPATH: `${pythonToolsDir()}${rest}` };
 }
 
 /** What a Python for the exporter must import. */
@@ -80,7 +91,7 @@ async function weightsOf(dir: string): Promise<string[]> {
 
 function runExporter(python: string, args: string[], log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [exportScriptPath(), ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+    const child = spawn(python, ["-m", EXPORT_MODULE, ...args], { stdio: ["ignore", "pipe", "pipe"], env: pythonEnv(env) });
     let tail = "";
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();

@@ -1,5 +1,5 @@
 // Corpus page images (scripts/corpus/render.mjs): truth boxes in points land on the ink of the rendered page, at any
-// DPI, and after a scan-like rotation as scripts/train/data.py turns them.
+// DPI, and after a scan-like rotation as python/ocr_tools/train/data.py turns them.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -39,7 +39,7 @@ export function wordF1(hyp: string, ref: string): number {
 }
 
 /**
- * Whether the bundle's own evaluation record (scripts/train/evaluate.py --json, committed beside the bundle as
+ * Whether the bundle's own evaluation record (python/ocr_tools/train/evaluate.py --json, committed beside the bundle as
  * eval*.json) shows whole synthetic test pages read with CER below `bound` (a model that does not read scores ≈ 1). Text assertions run only then:
  * checking recognised text against a model that cannot read yet would test nothing.
  */

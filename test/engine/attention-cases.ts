@@ -1,4 +1,4 @@
-// Loads the focal / long R-SWA golden cases written by scripts/reference/focal_reference.py.
+// Loads the focal / long R-SWA golden cases written by python/ocr_tools/reference/focal_reference.py.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Session } from "../../src/engine/index.js";

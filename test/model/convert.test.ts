@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/model/bundle.js";
-import { convertCheckpoint, findPython } from "../../src/model/convert.js";
+import { convertCheckpoint, findPython, pythonEnv } from "../../src/model/convert.js";
 import { buildPrefixPrompt, promptFor } from "../../src/model/prompt.js";
 import { readTensorF32 } from "../../src/model/safetensors.js";
 import { Tokenizer } from "../../src/model/tokenizer.js";
@@ -22,7 +22,8 @@ describe("checkpoint conversion (reduced widths)", () => {
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(os.tmpdir(), "ckpt-"));
-    execFileSync(findPython(), ["scripts/deepencoder/make_random_checkpoint.py", "--reduced", "--threads", "1", "--out", path.join(root, "ds")], { stdio: "pipe" });
+    const args = ["-m", "ocr_tools.deepencoder.make_random_checkpoint", "--reduced", "--threads", "1", "--out", path.join(root, "ds")];
+    execFileSync(findPython(), args, { stdio: "pipe", env: pythonEnv() });
     unlimited = await convertCheckpoint(path.join(root, "ds-unlimited"), { name: "tiny-unlimited" });
   });
 
@@ -98,7 +99,7 @@ describe("checkpoint conversion (reduced widths)", () => {
     // the full-size check is the same two scripts on the 6.7 GB random checkpoint (docs/real-models.md)
     const dump = path.join(root, "decoder-dump");
     execFileSync(process.execPath, ["scripts/deepencoder/check_decoder.mjs", unlimited.dir, dump, "--tokens", "12", "--window", "4", "--threads", "1"], { stdio: "pipe" });
-    execFileSync(findPython(), ["scripts/deepencoder/check_decoder.py", unlimited.dir, dump], { stdio: "pipe" });
+    execFileSync(findPython(), ["-m", "ocr_tools.deepencoder.check_decoder", unlimited.dir, dump], { stdio: "pipe", env: pythonEnv() });
     const report = JSON.parse(readFileSync(path.join(dump, "report.json"), "utf8"));
     // a token may differ only where the reference's own top-2 margin is inside rounding (kernel sets differ by CPU)
     expect(report.full.clear_disagreements).toBe(0);

@@ -1,11 +1,11 @@
 // Which Python `ocr models convert` runs: the exporter needs PyTorch and onnx, and the interpreter that has them is
 // often not Debian's (a venv or conda environment first on PATH). Interpreters here are small shell scripts that
 // answer the import probe the way a real one without or with the modules does.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findPython, pythonCandidates } from "../../src/model/convert.js";
+import { EXPORT_MODULE, findPython, pythonCandidates, pythonEnv, pythonToolsDir } from "../../src/model/convert.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "ocr-python-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,5 +52,13 @@ describe("the exporter's Python", () => {
     expect(message).toContain("python3: ModuleNotFoundError: No module named 'torch'");
     expect(message).toContain("/usr/bin/python3:");
     expect(message).toContain("set OCR_PYTHON");
+  });
+
+  it("runs the exporter as a module of the package's python/ folder, put first on PYTHONPATH", () => {
+    const file = path.join(pythonToolsDir(), ...EXPORT_MODULE.split(".")) + ".py";
+    expect(existsSync(file), file).toBe(true);
+    expect(existsSync(path.join(pythonToolsDir(), "ocr_tools", "__init__.py"))).toBe(true);
+    expect(pythonEnv({ PATH: "/bin" }).PYTHONPATH).toBe(pythonToolsDir());
+    expect(pythonEnv({ PYTHONPATH: "/mine" }).PYTHONPATH).toBe(`${pythonToolsDir()}${path.delimiter}/mine`);
   });
 });

@@ -52,30 +52,35 @@ describe("npm pack", () => {
     for (const f of [...sources("ops"), ...sources("native/src")]) expect(files, f).toContain(f);
   });
 
-  it("ships every script the shipped CLI runs (ocr bench, ocr models convert)", () => {
+  it("ships every script and Python module the shipped CLI runs (ocr bench, ocr models convert)", () => {
     const cli = readdirSync(path.join(repoRoot, "src/cli"))
       .map((f) => readFileSync(path.join(repoRoot, "src/cli", f), "utf8"))
       .join("\n");
     const bench = [...cli.matchAll(/runBenchScript\("([^"]+)"/g)].map((m) => `scripts/${m[1]}`);
     expect(bench.length).toBeGreaterThanOrEqual(5);
+    // the Python modules they run (`python -m ocr_tools....`), their package __init__.py files and what they import
     const convert = readFileSync(path.join(repoRoot, "src/model/convert.ts"), "utf8");
-    const python = [...convert.matchAll(/"\.\.\/\.\.\/(scripts\/[^"]+\.py)"/g)].map((m) => m[1]!);
-    expect(python).toContain("scripts/deepencoder/export_onnx.py");
-    for (const f of [...bench, ...python]) expect(files, f).toContain(f);
-    // and what those import from their own folder
-    for (const f of [...bench, ...python]) {
+    const runners = [convert, ...bench.map((f) => readFileSync(path.join(repoRoot, f), "utf8"))].join("\n");
+    const modules = [...runners.matchAll(/"(ocr_tools(?:\.\w+)+)"/g)].map((m) => m[1]!);
+    expect(modules).toContain("ocr_tools.deepencoder.export_onnx");
+    expect(modules).toContain("ocr_tools.bench_engine");
+    const python = new Set<string>();
+    const addModule = (name: string) => {
+      const file = `python/${name.replace(/\./g, "/")}.py`;
+      if (python.has(file)) return;
+      python.add(file);
+      const parts = name.split(".");
+      for (let i = 1; i < parts.length; i++) python.add(`python/${parts.slice(0, i).join("/")}/__init__.py`);
+      const text = readFileSync(path.join(repoRoot, file), "utf8");
+      for (const m of text.matchAll(/^\s*from (ocr_tools(?:\.\w+)+) import/gm)) addModule(m[1]!);
+    };
+    for (const m of modules) addModule(m);
+    for (const f of python) expect(files, f).toContain(f);
+    // and what the bench scripts import from their own folder
+    for (const f of bench) {
       const text = readFileSync(path.join(repoRoot, f), "utf8");
       const local = [...text.matchAll(/from "\.\/([\w.-]+\.mjs)"/g)].map((m) => path.posix.join(path.posix.dirname(f), m[1]!));
-      const py = [...text.matchAll(/^from (\w+) import/gm)]
-        .map((m) => path.posix.join(path.posix.dirname(f), `${m[1]}.py`))
-        .filter((p) => {
-          try {
-            return readFileSync(path.join(repoRoot, p)).length > 0;
-          } catch {
-            return false;
-          }
-        });
-      for (const dep of [...local, ...py]) expect(files, `${f} imports ${dep}`).toContain(dep);
+      for (const dep of local) expect(files, `${f} imports ${dep}`).toContain(dep);
     }
   });
 
@@ -83,7 +88,9 @@ describe("npm pack", () => {
     const banned = files.filter(
       (f) =>
         /^(test|fixtures|src|training|build|node_modules|\.ci)\//.test(f) ||
-        /^scripts\/(train|synth|reference)\//.test(f) ||
+        /^scripts\/(train|synth|corpus)\//.test(f) ||
+        /^python\/(tests|ocr_tools\/(train|synth|corpus|fixtures))\//.test(f) ||
+        /__pycache__|\.pyc$/.test(f) ||
         /(^|\/)(ckpt\.pt|train-log\.jsonl)$/.test(f) ||
         f.endsWith(".tsbuildinfo"),
     );

@@ -1,0 +1,1 @@
+"""Measurements of the real-document training corpus (scripts/corpus builds it)."""

@@ -1,0 +1,1 @@
+"""The line-unit default model (models/default): data, model, training, export and evaluation."""
