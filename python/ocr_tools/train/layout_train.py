@@ -1,7 +1,7 @@
 """Trains the learned reading order (src/layout/learned.ts): a pairwise MLP g over the features of an ordered
 pair of detected lines, with P(a before b) = sigmoid(g(a, b) - g(b, a)), on the rows layout-pairs.mjs writes.
 
-    /usr/bin/python3 scripts/train/layout_train.py --train TRAIN.bin --val VAL.bin --out layout.json
+    PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.layout_train --train TRAIN.bin --val VAL.bin --out layout.json
 
 Writes the model file the bundle names in vision.lines.layout (PairOrderModel): weights as plain numbers, the
 hidden sizes, and what it scored on the validation pairs. Standalone: no other module of the project is needed."""
@@ -18,7 +18,12 @@ def load(path):
     meta = json.load(open(path + ".json"))
     f = meta["features"]
     rows = np.fromfile(path, dtype=np.float32).reshape(-1, 2 * f + 1)
-    return torch.from_numpy(rows[:, :f].copy()), torch.from_numpy(rows[:, f : 2 * f].copy()), torch.from_numpy(rows[:, 2 * f].copy()), f
+    return (
+        torch.from_numpy(rows[:, :f].copy()),
+        torch.from_numpy(rows[:, f : 2 * f].copy()),
+        torch.from_numpy(rows[:, 2 * f].copy()),
+        f,
+    )
 
 
 class PairOrder(torch.nn.Module):
@@ -78,7 +83,10 @@ def main():
             opt.step()
             sched.step()
             total += float(loss) * len(idx)
-        print(f"epoch {epoch + 1}: loss {total / len(y):.4f}  val pairs right {100 * accuracy(model, vab, vba, vy):.2f} % (XY-cut {100 * xy:.2f} %)", flush=True)
+        print(
+            f"epoch {epoch + 1}: loss {total / len(y):.4f}  val pairs right {100 * accuracy(model, vab, vba, vy):.2f} % (XY-cut {100 * xy:.2f} %)",
+            flush=True,
+        )
     sd = {k: v.detach().double().numpy() for k, v in model.state_dict().items()}
     out = {
         "kind": "pairwise-order",
@@ -106,7 +114,9 @@ def main():
         json.dump(out, fh, separators=(",", ":"))
         fh.write("\n")
     os.replace(tmp, args.out)
-    print(f"wrote {args.out}: val pairs right {100 * out['trained']['val_pairs_right']:.2f} % (XY-cut {100 * xy:.2f} %)")
+    print(
+        f"wrote {args.out}: val pairs right {100 * out['trained']['val_pairs_right']:.2f} % (XY-cut {100 * xy:.2f} %)"
+    )
 
 
 if __name__ == "__main__":
