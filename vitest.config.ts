@@ -7,6 +7,8 @@ import { defineConfig } from "vitest/config";
 export const TRAIN_TESTS = [
   // PyTorch checkpoints converted and checked against the Python reference decoder
   "test/model/convert.test.ts",
+  // positions past the trained context against the PyTorch reference decoder
+  "test/model/positions.test.ts",
   // the trainer's model and data alignment against the engine (torch, onnx, numpy)
   "test/model-default/training-layout.test.ts",
   "test/model-default/training-align.test.ts",

@@ -2,14 +2,16 @@
 // (model.json attention, decoding, vision.mode) and validated in one place, with messages naming the option.
 import type { AttentionPolicy, FocalOptions } from "../engine/index.js";
 import type { ModelJson } from "../model/schema.js";
-import { resolveMode } from "../vision/preprocess.js";
+import { documentModeOf, resolveMode } from "../vision/preprocess.js";
 import { UsageError } from "./errors.js";
 import type { ModelOptions } from "./settings.js";
 
 /** Everything the model engine decodes with; no field is left for a later layer to default. */
 export interface DecodeOptions {
-  /** preprocessing mode, a key of model.json vision.modes */
+  /** preprocessing mode of a page read on its own, a key of model.json vision.modes */
   mode: string;
+  /** preprocessing mode of pages that share a multi-page pass (never tiled; see documentModeOf) */
+  documentMode: string;
   /** per-page token cap */
   maxTokens: number;
   attention: AttentionPolicy;
@@ -59,8 +61,10 @@ export function checkModelOptions(o: ModelOptions): void {
 export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, bundleDir: string): DecodeOptions {
   checkModelOptions(requested);
   let mode: string;
+  let documentMode: string;
   try {
     [mode] = resolveMode(json.vision, requested.mode);
+    documentMode = documentModeOf(json.vision, mode);
   } catch (err) {
     throw new UsageError(`--mode: ${(err as Error).message}`);
   }
@@ -97,6 +101,7 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
   }
   return {
     mode,
+    documentMode,
     maxTokens,
     attention,
     focal,

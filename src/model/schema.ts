@@ -54,7 +54,11 @@ export interface ModeSpec {
 
 export interface VisionConfig {
   encoder: string;
+  /** the mode a page read on its own gets (Gundam for the DeepSeek-OCR family, as the reference reads one page) */
   mode: string;
+  /** the mode of pages that share a multi-page pass: one untiled view each (the reference never tiles there);
+   *  absent: `mode` when it has no tiles, else "base" */
+  document_mode?: string;
   modes: Record<string, ModeSpec>;
   mean: [number, number, number];
   std: [number, number, number];
@@ -278,6 +282,13 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
       }
       if (typeof vis.mode === "string" && !(vis.mode in modes))
         c.fail("vision.mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
+      if (vis.document_mode !== undefined) {
+        c.str(vis, "document_mode", "vision");
+        const d = vis.document_mode;
+        if (typeof d === "string" && !(d in modes)) c.fail("vision.document_mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
+        else if (typeof d === "string" && (modes[d] as { tiles?: unknown }).tiles !== undefined)
+          c.fail("vision.document_mode", `"${d}" cuts tiles; pages of a multi-page pass are read as one view each`);
+      }
     }
   }
 

@@ -95,6 +95,7 @@ describe("resolveDecodeOptions", () => {
   it("takes every default from the bundle", () => {
     expect(resolveDecodeOptions(request({}), defaultJson, "b")).toEqual({
       mode: defaultJson.vision.mode,
+      documentMode: defaultJson.vision.mode,
       maxTokens: defaultJson.decoding.max_tokens_per_page,
       attention: { kind: "rswa", window: 128 },
       focal: undefined,

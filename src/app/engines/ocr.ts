@@ -12,7 +12,9 @@ import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/
 import { resolveModelDir } from "../../model/registry.js";
 import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
-import { parseGroundedPage, splitPages } from "../../output/grounding.js";
+import { PAGE_SEPARATOR, parseGroundedPage } from "../../output/grounding.js";
+import { documentPass } from "./document-pass.js";
+import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
 import type { PageLine } from "../../layout/page.js";
 import { layoutStage } from "../../layout/stage.js";
 import { balanceTables } from "../../layout/table.js";
@@ -29,9 +31,6 @@ import { FixationLog } from "../fixations.js";
 import { RunawayDetector } from "../runaway.js";
 import type { RunSettings } from "../settings.js";
 import { defaultModelDir } from "./model.js";
-
-/** Pages per pass for models that read several pages at once: 8 × (273 + a dense page of text) stays far inside 32K positions. */
-const PAGES_PER_PASS = 8;
 
 interface PreparedPixels {
   pageNumber: number;
@@ -66,6 +65,15 @@ type DecodeView = Pick<LineView, "embeddings"> & Partial<LineView>;
 export function lineFallback(decoded: string, recognised: string): string {
   const lead = /^\s*(?:#{1,6} |[-*+] |\d{1,3}[.)] )?/.exec(decoded)![0];
   return lead + recognised.trim();
+}
+
+/** Frees the KV cache now rather than at garbage collection. */
+function disposeSession(session: Session): void {
+  try {
+    session.dispose();
+  } catch {
+    /* already disposed: garbage collection frees the rest */
+  }
 }
 
 function round(ms: number): number {
@@ -119,7 +127,7 @@ class OcrDecoder implements PageDecoder {
     return assembleVisualEmbeddings(prepared.layout, { hidden, global: global.data, tiles, newline: this.m.newline, separator: this.m.separator });
   }
 
-  private async preparePages(pages: DocumentPages, numbers: number[], timings: Map<number, Record<string, number>>): Promise<PreparedPixels[]> {
+  private async preparePages(pages: DocumentPages, numbers: number[], timings: Map<number, Record<string, number>>, mode = this.mode): Promise<PreparedPixels[]> {
     const out: PreparedPixels[] = [];
     for (const pageNumber of numbers) {
       let t = performance.now();
@@ -139,7 +147,7 @@ class OcrDecoder implements PageDecoder {
         out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings: new Float32Array(0), count: lines.reduce((s, v) => s + v.count, 0), pixels, views: lines });
         continue;
       }
-      const prepared = await preparePage(raster, this.m.bundle.json.vision, this.mode);
+      const prepared = await preparePage(raster, this.m.bundle.json.vision, mode);
       const embeddings = await this.visual(prepared);
       timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
       out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens, pixels, content: prepared.global.content });
@@ -161,52 +169,109 @@ class OcrDecoder implements PageDecoder {
     else yield* this.prefix(pages, context);
   }
 
-  /** All pages of a pass at the one placeholder, then generate; several pages are split at <PAGE>. */
+  /**
+   * Prefix layout. A model with a document prompt under R-SWA reads a document of several pages in one pass
+   * (documentPass: pages enter in turn, each retired after the marker that closes it, no page cap); otherwise each
+   * page is a pass of its own, in the page mode (Gundam for the DeepSeek-OCR family).
+   */
   private async *prefix(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
-    const perPass = json.prompts.document ? PAGES_PER_PASS : 1;
     const numbers = [...pages.pageNumbers];
-    for (let i = 0; i < numbers.length; i += perPass) {
+    if (json.prompts.document && this.attention.kind === "rswa" && numbers.length > 1) {
+      yield* this.documentPass(pages, numbers, context);
+      return;
+    }
+    for (const pageNumber of numbers) {
       if (context.signal.aborted) return;
-      const chunk = numbers.slice(i, i + perPass);
       const timings = new Map<number, Record<string, number>>();
-      const prepared = await this.preparePages(pages, chunk, timings);
-      const visualCount = prepared.reduce((s, p) => s + p.count, 0);
-      const visual = new Float32Array(visualCount * json.decoder.hidden_size);
-      let at = 0;
-      for (const p of prepared) {
-        visual.set(p.embeddings, at);
-        at += p.embeddings.length;
-      }
-      const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, chunk.length), visualCount);
-      const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + visualCount);
-      const positions = Array.from({ length: visualCount }, (_, k) => prompt.visualStart + k);
+      const [p] = await this.preparePages(pages, [pageNumber], timings, this.mode);
+      const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, 1), p!.count);
+      const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + p!.count);
+      const positions = Array.from({ length: p!.count }, (_, k) => prompt.visualStart + k);
       const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
-      let t = performance.now();
-      await session.prefill({ tokens: textIds, embeddings: visual, embeddingPositions: positions });
-      const prefill = performance.now() - t;
-      t = performance.now();
-      const result = await this.generatePage(session, chunk[0]!, { maxTokens: this.maxTokens * chunk.length, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(chunk.length) }, context);
-      const decode = performance.now() - t;
-      const ended = result.reason === "stop";
-      if (result.reason === "runaway") context.warn(`the pass over pages ${chunk[0]}-${chunk.at(-1)} was ended after ${result.tokens.length} tokens: the output kept repeating itself`);
-      const ids = ended ? result.tokens.slice(0, -1) : result.tokens;
-      const text = this.m.tokenizer.decode(ids);
-      const texts = chunk.length > 1 ? splitPages(text) : [text];
-      if (texts.length > chunk.length) {
-        context.warn(`the model wrote ${texts.length} pages for ${chunk.length}; the extra text is kept on the last page`);
-        texts.splice(chunk.length - 1, texts.length, texts.slice(chunk.length - 1).join("\n\n"));
+      try {
+        let t = performance.now();
+        await session.prefill({ tokens: textIds, embeddings: p!.embeddings, embeddingPositions: positions });
+        const prefill = performance.now() - t;
+        t = performance.now();
+        const result = await this.generatePage(session, pageNumber, { maxTokens: this.maxTokens, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
+        const decode = performance.now() - t;
+        const ended = result.reason === "stop";
+        if (result.reason === "runaway") context.warn(`page ${pageNumber} was ended after ${result.tokens.length} tokens: the output kept repeating itself`);
+        const text = this.m.tokenizer.decode(ended ? result.tokens.slice(0, -1) : result.tokens);
+        const share = { ...timings.get(pageNumber)!, prefill: round(prefill), decode: round(decode) };
+        const page = await this.page(pages, p!, text, result.tokens.length, !ended, share);
+        const stats = session.stats();
+        page.cache = { liveEntries: stats.liveEntries, bytes: stats.cacheBytes };
+        yield page;
+      } finally {
+        disposeSession(session);
       }
-      for (let k = 0; k < chunk.length; k++) {
-        const p = prepared[k]!;
-        const share = { ...timings.get(p.pageNumber)!, prefill: round(prefill / chunk.length), decode: round(decode / chunk.length) };
-        const present = k < texts.length;
-        // a page is complete when a <PAGE> follows it or the pass ended with EOS after it
-        const truncated = !present || (k === texts.length - 1 && !ended);
-        // tokens per page of a shared pass: re-encoding the page's text (the <PAGE> separators are not counted)
-        const tokenCount = chunk.length === 1 ? result.tokens.length : present ? this.m.tokenizer.encode(texts[k]!).length : 0;
-        yield await this.page(pages, p, present ? texts[k]! : "", tokenCount, truncated, share, !present);
+    }
+  }
+
+  /** One R-SWA pass over the whole document (src/app/engines/document-pass.ts); page k+1 is prepared while page k decodes. */
+  private async *documentPass(pages: DocumentPages, numbers: number[], context: DecodeContext): AsyncIterable<DecodedPage> {
+    const json = this.m.bundle.json;
+    const hidden = json.decoder.hidden_size;
+    // pages are prepared one ahead of the page being decoded and dropped once yielded
+    const prepared = new Map<number, Promise<PreparedPixels | InputError>>();
+    const timings = new Map<number, Record<string, number>>();
+    const prepare = (i: number) => {
+      if (i < numbers.length && !prepared.has(i)) {
+        const p = this.preparePages(pages, [numbers[i]!], timings, this.options.documentMode).then(
+          ([x]) => x!,
+          // a page that cannot be read becomes an empty page with its reason; the pass goes on without it
+          (err: unknown) => {
+            if (isInputError(err)) return err;
+            throw err;
+          },
+        );
+        p.catch(() => {});
+        prepared.set(i, p);
       }
+      return prepared.get(i)!;
+    };
+    const view = async (i: number) => {
+      const p = await prepare(i);
+      prepare(i + 1);
+      return p instanceof InputError ? undefined : p.embeddings;
+    };
+    // the prompt's visual span is the first page's size: every page of the pass has the document mode's one view
+    const first = await prepare(0);
+    const rows = first instanceof InputError ? visualEntries(json.vision.modes[this.options.documentMode]!) : first.count;
+    const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, numbers.length), rows);
+    const ids = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + rows);
+    const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
+    let current = -1;
+    let started = performance.now();
+    try {
+      const pass = documentPass(session, numbers.length, view, {
+        prompt: { ids, visualStart: prompt.visualStart }, text: this.m.tokenizer, marker: PAGE_SEPARATOR, eos: json.tokens.eos,
+        maxTokens: this.maxTokens, noRepeat: this.noRepeat(numbers.length), signal: context.signal,
+        progress: (i, n) => {
+          if (i !== current) [current, started] = [i, performance.now()];
+          context.progress?.(numbers[i]!, n, performance.now() - started);
+        },
+      }, hidden);
+      let i = 0;
+      for await (const r of pass) {
+        const p = await prepared.get(i)!;
+        prepared.delete(i);
+        const pageNumber = numbers[i++]!;
+        if (p instanceof InputError) {
+          yield await this.failedPage(pages, pageNumber, p.message);
+          continue;
+        }
+        if (r.end === "runaway") context.warn(`page ${pageNumber} was ended after ${r.tokens} tokens: the output kept repeating itself`);
+        const share = { ...timings.get(pageNumber)!, prefill: round(r.prefillMs), decode: round(r.decodeMs) };
+        const page = await this.page(pages, p, r.text.replace(/^\s*\n/, ""), r.tokens, r.end !== "marker" && r.end !== "eos", share);
+        page.decodeMs = r.decodeMs;
+        page.cache = { liveEntries: r.cache.liveEntries, bytes: r.cache.bytes };
+        yield page;
+      }
+    } finally {
+      disposeSession(session);
     }
   }
 
@@ -308,12 +373,7 @@ class OcrDecoder implements PageDecoder {
         yield page;
       }
     } finally {
-      // frees the KV cache now rather than at garbage collection; an addon built before dispose existed frees it then
-      try {
-        (session as { dispose?: () => void }).dispose?.();
-      } catch {
-        /* garbage collection frees it */
-      }
+      disposeSession(session);
     }
   }
 
@@ -380,20 +440,9 @@ class OcrDecoder implements PageDecoder {
     log.page(source, p.pageNumber, session.takeFixations(), visualStart, mode.grid, vision.row_newline, undefined, locate, size);
   }
 
-  /** Peak bytes of one document in flight: its KV cache at the largest pass, two pages of pixels, their embeddings. */
+  /** Peak bytes of one document in flight (memory.ts): R-SWA's constant cache, two pages of pixels and embeddings. */
   bytesPerDocument(dpi: number): number {
-    const json = this.m.bundle.json;
-    const d = json.decoder;
-    const perEntry = d.num_hidden_layers * 2 * d.num_key_value_heads * d.head_dim * 4;
-    const mode = json.vision.modes[this.mode]!;
-    const tiles = mode.tiles ? mode.tiles.max_tiles * mode.tiles.grid[0] * (mode.tiles.grid[1] + 1) : 0;
-    const perPage = mode.grid[0] * (mode.grid[1] + 1) + 1 + tiles;
-    const window = this.attention.kind === "rswa" ? this.attention.window : this.maxTokens;
-    const entries = json.layout === "streaming" ? 64 + perPage + window + this.maxTokens / 16 : PAGES_PER_PASS * (perPage + this.maxTokens);
-    // a US Letter / A4 page at `dpi`, RGB, the page being decoded and the next one being prepared
-    const pixels = 2 * 3 * Math.ceil(8.5 * dpi) * Math.ceil(11.7 * dpi);
-    const embeddings = 2 * perPage * d.hidden_size * 4 * (this.m.lines ? 60 : 1);
-    return Math.ceil(entries * perEntry + pixels + embeddings);
+    return bytesPerDocument(this.m.bundle.json, { ...this.options, lineUnit: !!this.m.lines }, dpi);
   }
 
   async close(): Promise<void> {
