@@ -90,9 +90,9 @@ export interface LinesConfig {
   slots: number[];
   /** the page is rendered at this resolution for the mode */
   dpi: number;
-  /** cap the decoder's runs of an ASCII letter at the longest run the recogniser read in the line (src/app/letter-runs.ts) */
+  /** cap the decoder's runs of an ASCII letter at the longest run the recogniser read in the line (src/engines/model/letter-runs.ts) */
   letter_runs?: boolean;
-  /** merge each line's Markdown with the recogniser's sure characters (src/app/faithful.ts) */
+  /** merge each line's Markdown with the recogniser's sure characters (src/engines/model/faithful.ts) */
   faithful?: boolean;
 }
 
@@ -231,6 +231,10 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
       dec.n_routed_experts > 0 && dec.num_experts_per_tok > dec.n_routed_experts)
       c.fail("decoder.num_experts_per_tok", "exceeds n_routed_experts");
+    if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
+      dec.n_routed_experts > 0 && dec.num_experts_per_tok < 1)
+      c.fail("decoder.num_experts_per_tok", "must be at least 1 when the model has routed experts");
+    if (typeof dec.head_dim === "number" && dec.head_dim % 2 !== 0) c.fail("decoder.head_dim", "must be even (rotary halves)");
   }
 
   const vis = c.object(root.vision, "vision");

@@ -1,71 +1,23 @@
-// The "model" engine: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout (DeepSeek-OCR, Unlimited-OCR)
-// or the streaming layout (our default model). Replaces the placeholder registration of model.ts.
-import { faithfulLine } from "../faithful.js";
-import { letterRunCaps } from "../letter-runs.js";
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { Engine, EngineError, type AttentionPolicy, type FocalOptions, type GenerateOptions, type NoRepeatRule, type Session } from "../../engine/index.js";
-import { loadBundle, type Bundle } from "../../model/bundle.js";
-import { ModelFileError } from "../../model/errors.js";
-import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
-import { resolveModelDir } from "../../model/registry.js";
-import { readTensorF32 } from "../../model/safetensors.js";
-import { Tokenizer } from "../../model/tokenizer.js";
-import { PAGE_SEPARATOR, parseGroundedPage } from "../../output/grounding.js";
-import { documentPass } from "./document-pass.js";
-import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
-import type { PageLine } from "../../layout/page.js";
-import { layoutStage } from "../../layout/stage.js";
-import { balanceTables } from "../../layout/table.js";
-import { VisionEncoder } from "../../vision/encoder.js";
-import { LineEncoder, type LineView } from "../../vision/line-encoder.js";
-import { assembleVisualEmbeddings } from "../../vision/layout.js";
-import { cropRegionPng } from "../../vision/crop.js";
-import { preparePage, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
-import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
-import { EnvironmentError, UsageError } from "../errors.js";
-import { resolveDecodeOptions, type DecodeOptions } from "../decode-options.js";
+// The "model" engine's decode loops: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout
+// (DeepSeek-OCR, Unlimited-OCR: a page per pass, or a whole document in one R-SWA pass) or the streaming layout
+// (our default model). Loading is bundle.ts, page views views.ts, the page record page.ts, memory memory.ts.
+import type { AttentionPolicy, FocalOptions, GenerateOptions, NoRepeatRule, Session } from "../../engine/index.js";
 import { InputError, isInputError } from "../../input/index.js";
-import { FixationLog } from "../fixations.js";
-import { RunawayDetector } from "../runaway.js";
-import type { RunSettings } from "../settings.js";
-import { defaultModelDir } from "./model.js";
-
-interface PreparedPixels {
-  pageNumber: number;
-  timings?: Record<string, number>;
-  width: number;
-  height: number;
-  dpi: number | undefined;
-  embeddings: Float32Array;
-  count: number;
-  pixels: PagePixels;
-  /** where the page sits in the global view (view pixels), for locating fixations */
-  content?: ContentBox;
-  /** line-unit mode: one view per text line, read one after another (embeddings is then empty) */
-  views?: LineView[];
-}
-
-interface Loaded {
-  bundle: Bundle;
-  tokenizer: Tokenizer;
-  engine: Engine;
-  /** the page-grid encoder, or (vision.lines) the line front end */
-  encoder?: VisionEncoder;
-  lines?: LineEncoder;
-  newline?: Float32Array;
-  separator?: Float32Array;
-}
-
-/** What one decode run reads: a page's whole view, or (line-unit models) one line's view with its box and slots. */
-type DecodeView = Pick<LineView, "embeddings"> & Partial<LineView>;
-
-/** The decoder's separator and block marker (new paragraph, heading, list item) before the recogniser's text. */
-export function lineFallback(decoded: string, recognised: string): string {
-  const lead = /^\s*(?:#{1,6} |[-*+] |\d{1,3}[.)] )?/.exec(decoded)![0];
-  return lead + recognised.trim();
-}
+import type { PageLine } from "../../layout/page.js";
+import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
+import { PAGE_SEPARATOR } from "../../output/grounding.js";
+import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
+import type { ModelOptions } from "../settings.js";
+import { loadModel, type LoadedModel } from "./bundle.js";
+import { documentPass } from "./document-pass.js";
+import { faithfulLine } from "./faithful.js";
+import { FixationLog } from "./fixations.js";
+import { letterRunCaps } from "./letter-runs.js";
+import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
+import type { DecodeOptions } from "./options.js";
+import { decodedPageFromText, lineFallback } from "../page.js";
+import { RunawayDetector } from "./runaway.js";
+import { PageViews, round, type DecodeView, type PreparedPixels } from "./views.js";
 
 /** Frees the KV cache now rather than at garbage collection. */
 function disposeSession(session: Session): void {
@@ -76,20 +28,21 @@ function disposeSession(session: Session): void {
   }
 }
 
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
-}
 
 class OcrDecoder implements PageDecoder {
   readonly engine = "model";
   constructor(
-    private readonly m: Loaded,
+    private readonly m: LoadedModel,
     readonly model: ModelIdentity,
-    /** The decode options, resolved once from the request and the bundle (decode-options.ts). */
+    /** The decode options, resolved once from the request and the bundle (options.ts). */
     readonly options: DecodeOptions,
     /** --fixations: where focal pruning looked, per generated token (streaming layout). */
     private readonly fixations?: FixationLog,
-  ) {}
+  ) {
+    this.views = new PageViews(m);
+  }
+
+  private readonly views: PageViews;
 
   private get mode(): string {
     return this.options.mode;
@@ -110,49 +63,6 @@ class OcrDecoder implements PageDecoder {
     if (!rule) return undefined;
     const window = pagesInPass > 1 && rule.document_window ? rule.document_window : rule.window;
     return { n: rule.n, window, exempt: rule.exempt };
-  }
-
-  /** Encodes a prepared page (global view, then tiles when present) into its visual sequence. */
-  private async visual(prepared: PreparedPage): Promise<Float32Array> {
-    const hidden = this.m.bundle.json.decoder.hidden_size;
-    const g = prepared.global;
-    const global = await this.m.encoder!.encode(g.pixels.slice(), [1, 3, g.height, g.width]);
-    let tiles: Float32Array | undefined;
-    if (prepared.tiles) {
-      const t = prepared.tiles;
-      tiles = (await this.m.encoder!.encode(t.pixels.slice(), [t.count, 3, t.height, t.width])).data;
-    }
-    if (global.dims[3] !== hidden)
-      throw new EnvironmentError(`${this.m.bundle.encoderPath}: embeddings are ${global.dims[3]} wide, the decoder expects ${hidden}`);
-    return assembleVisualEmbeddings(prepared.layout, { hidden, global: global.data, tiles, newline: this.m.newline, separator: this.m.separator });
-  }
-
-  private async preparePages(pages: DocumentPages, numbers: number[], timings: Map<number, Record<string, number>>, mode = this.mode): Promise<PreparedPixels[]> {
-    const out: PreparedPixels[] = [];
-    for (const pageNumber of numbers) {
-      let t = performance.now();
-      const raster = await pages.render(pageNumber);
-      const render = performance.now() - t;
-      t = performance.now();
-      // pixels are kept for figure crops only when the run writes files
-      const pixels = pages.figureDir ? raster : { width: 0, height: 0, data: Buffer.alloc(0) };
-      if (this.m.lines) {
-        const json = this.m.bundle.json;
-        const stages: Record<string, number> = {};
-        const lines = await this.m.lines.views(raster, json.decoder.hidden_size,
-          { rowNewline: json.vision.row_newline, viewSeparator: json.vision.view_separator, newline: this.m.newline, separator: this.m.separator }, stages);
-        // encode is the whole vision front end; its stages (detect, marks, layout, crops, recognise, project) follow it
-        const encode = performance.now() - t;
-        timings.set(pageNumber, { render: round(render), encode: round(encode), ...Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, round(v)])) });
-        out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings: new Float32Array(0), count: lines.reduce((s, v) => s + v.count, 0), pixels, views: lines });
-        continue;
-      }
-      const prepared = await preparePage(raster, this.m.bundle.json.vision, mode);
-      const embeddings = await this.visual(prepared);
-      timings.set(pageNumber, { render: round(render), encode: round(performance.now() - t) });
-      out.push({ pageNumber, width: raster.width, height: raster.height, dpi: raster.dpi, embeddings, count: prepared.visualTokens, pixels, content: prepared.global.content });
-    }
-    return out;
   }
 
   /** The page's record from its text (and, for line-unit models, its lines); `output` times the Markdown/blocks parse and figure crops. */
@@ -184,7 +94,7 @@ class OcrDecoder implements PageDecoder {
     for (const pageNumber of numbers) {
       if (context.signal.aborted) return;
       const timings = new Map<number, Record<string, number>>();
-      const [p] = await this.preparePages(pages, [pageNumber], timings, this.mode);
+      const [p] = await this.views.prepare(pages, [pageNumber], timings, this.mode);
       const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, 1), p!.count);
       const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + p!.count);
       const positions = Array.from({ length: p!.count }, (_, k) => prompt.visualStart + k);
@@ -210,7 +120,7 @@ class OcrDecoder implements PageDecoder {
     }
   }
 
-  /** One R-SWA pass over the whole document (src/app/engines/document-pass.ts); page k+1 is prepared while page k decodes. */
+  /** One R-SWA pass over the whole document (src/engines/model/document-pass.ts); page k+1 is prepared while page k decodes. */
   private async *documentPass(pages: DocumentPages, numbers: number[], context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const hidden = json.decoder.hidden_size;
@@ -219,7 +129,7 @@ class OcrDecoder implements PageDecoder {
     const timings = new Map<number, Record<string, number>>();
     const prepare = (i: number) => {
       if (i < numbers.length && !prepared.has(i)) {
-        const p = this.preparePages(pages, [numbers[i]!], timings, this.options.documentMode).then(
+        const p = this.views.prepare(pages, [numbers[i]!], timings, this.options.documentMode).then(
           ([x]) => x!,
           // a page that cannot be read becomes an empty page with its reason; the pass goes on without it
           (err: unknown) => {
@@ -287,7 +197,7 @@ class OcrDecoder implements PageDecoder {
     const numbers = pages.pageNumbers;
     const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
-      return this.preparePages(pages, [pageNumber], timings).then(
+      return this.views.prepare(pages, [pageNumber], timings, this.mode).then(
         ([p]) => Object.assign(p!, { timings: timings.get(pageNumber)! }),
         // a page that cannot be read becomes an empty page with its reason; the document goes on
         (err: unknown) => {
@@ -347,7 +257,7 @@ class OcrDecoder implements PageDecoder {
           const cut = run.reason === "length" && lineCap < remaining;
           // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
           const line = cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded;
-          // and stays on the recogniser's sure characters (src/app/faithful.ts)
+          // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
           texts.push(p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line);
           if (run.reason === "runaway") runaway = true;
           if (!ended) {
@@ -452,89 +362,11 @@ class OcrDecoder implements PageDecoder {
   }
 }
 
-/**
- * A page from the model's text. Line-unit models give `lines` (each line's box and the Markdown written for it, in
- * reading order): blocks with roles and boxes grow from them (layout/page.ts). Otherwise the text is grounded
- * output: blocks with boxes in page pixels, Markdown cleaned of the tags, figure regions cropped from the page
- * pixels to PNGs under `figureDir` (relative to the Markdown file) and linked. Tables come out balanced either way.
- */
-export async function decodedPageFromText(
-  text: string,
-  p: { pageNumber: number; width: number; height: number; dpi: number | undefined; pixels: PagePixels },
-  o: { figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number; lines?: PageLine[] },
-): Promise<DecodedPage> {
-  const dir = o.figureDir;
-  const grounded = o.lines
-    ? { ...layoutStage().assemble(o.lines, p), figures: [], warnings: [] }
-    : parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
-  if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
-  const warnings = [...grounded.warnings];
-  const figures: { file: string; png: Uint8Array }[] = [];
-  for (const f of grounded.figures) {
-    const png = await cropRegionPng(p.pixels, f.bbox);
-    if (png) figures.push({ file: f.path, png });
-    else warnings.push(`figure ${f.index} on page ${p.pageNumber} has an empty box`);
-  }
-  if (o.missing) warnings.push(`the pass ended (token limit ${o.maxTokens} per page) before the model reached page ${p.pageNumber}`);
-  else if (o.truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${o.maxTokens}) before the model ended it`);
-  return {
-    pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks,
-    tokenCount: o.tokenCount, truncated: o.truncated, timings: o.timings, warnings, ...(figures.length ? { figures } : {}), rawText: text,
-    ...(o.lines ? { pageLines: o.lines } : {}),
-  };
-}
-
-async function modelIdentity(bundle: Bundle): Promise<ModelIdentity> {
-  const h = createHash("sha256");
-  h.update(await readFile(bundle.modelJsonPath));
-  for (const t of [...bundle.tensors.values()].sort((a, b) => a.name.localeCompare(b.name))) h.update(`${t.name}:${t.dtype}:${t.shape}:${t.byteLength};`);
-  return { name: bundle.json.name, dir: bundle.dir, id: h.digest("hex").slice(0, 16) };
-}
-
-export async function createOcrDecoder(settings: RunSettings): Promise<PageDecoder> {
-  const requested = settings.model.dir;
-  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
-  if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
-  let bundle: Bundle;
-  try {
-    bundle = await loadBundle(dir);
-  } catch (err) {
-    if (err instanceof ModelFileError) throw new EnvironmentError(`no usable model: ${err.message}`, { cause: err });
-    throw err;
-  }
-  const json = bundle.json;
-  const options = resolveDecodeOptions(settings.model, json, bundle.dir);
-  // a file the bundle names outside its folder is not part of the model that --resume and NAME.json identify
-  const inside = path.relative(bundle.dir, bundle.encoderPath);
-  if (inside.startsWith("..") || path.isAbsolute(inside))
-    throw new EnvironmentError(`no usable model: ${bundle.modelJsonPath}: vision.encoder "${json.vision.encoder}" points outside the bundle folder`);
-  // the tokenizer first: a broken one must stop the run before any thread or native session starts
-  let tokenizer: Tokenizer;
-  try {
-    tokenizer = await Tokenizer.load(bundle.tokenizerPath);
-  } catch (err) {
-    throw new EnvironmentError(`no usable model: ${err instanceof ModelFileError ? err.message : `${bundle.tokenizerPath}: ${(err as Error).message}`}`, { cause: err });
-  }
-  let engine: Engine;
-  try {
-    engine = await Engine.load(bundle.dir, { threads: options.threads });
-  } catch (err) {
-    if (err instanceof EngineError) throw new EnvironmentError(err.message, { cause: err });
-    throw err;
-  }
-  const encoderOptions = { threads: options.threads };
-  let encoder: VisionEncoder | undefined;
-  let lines: LineEncoder | undefined;
-  try {
-    if (json.vision.lines) lines = await LineEncoder.open(bundle.dir, json.vision.lines, bundle.encoderPath, encoderOptions);
-    else encoder = await VisionEncoder.open(bundle.encoderPath, encoderOptions);
-  } catch (err) {
-    throw new EnvironmentError((err as Error).message, { cause: err });
-  }
-  const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
-  const loaded: Loaded = { bundle, tokenizer, engine, encoder, lines, newline: await row("model.image_newline"), separator: await row("model.view_seperator") };
+/** The "model" engine: the bundle loaded once, then its decoder. */
+export async function createOcrDecoder(settings: { model: ModelOptions }): Promise<PageDecoder> {
+  const { loaded, identity, options } = await loadModel(settings);
   const fixations = options.fixationsFile ? new FixationLog(options.fixationsFile) : undefined;
-  return new OcrDecoder(loaded, await modelIdentity(bundle), options, fixations);
+  return new OcrDecoder(loaded, identity, options, fixations);
 }
 
 registerDecoder(

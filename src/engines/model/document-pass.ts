@@ -9,7 +9,7 @@
 // wrapped or rescaled: test/model/positions.test.ts holds the engine to the reference there, and
 // test/app/document-pass.test.ts runs a pass far past it.
 import type { NoRepeatRule, Session } from "../../engine/index.js";
-import { RunawayDetector } from "../runaway.js";
+import { RunawayDetector } from "./runaway.js";
 
 /** The text side of a pass: ids to text (to find the page marker) and text to ids (to close a cut-off page). */
 export interface PassText {
@@ -38,7 +38,7 @@ export interface PassPage {
   /** tokens generated while the page was in view (its marker included) */
   tokens: number;
   /** "marker": the model opened the next page; "eos": it ended the document; "length": the cap cut it off;
-   *  "runaway": the output kept repeating itself (src/app/runaway.ts) and the page was cut there;
+   *  "runaway": the output kept repeating itself (src/engines/model/runaway.ts) and the page was cut there;
    *  "unreadable": `views` had no rows for the page, which was skipped */
   end: "marker" | "eos" | "length" | "runaway" | "cancelled" | "unreadable";
   prefillMs: number;

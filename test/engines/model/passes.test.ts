@@ -4,16 +4,16 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveDecodeOptions } from "../../src/app/decode-options.js";
-import { documentPass } from "../../src/app/engines/document-pass.js";
-import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, viewEntries } from "../../src/app/engines/memory.js";
-import { defaultModelOptions } from "../../src/app/settings.js";
-import { Engine } from "../../src/engine/index.js";
-import { modelJsonFromCheckpointConfig, REFERENCE_DPI } from "../../src/model/checkpoint-config.js";
-import type { DecoderConfig, ModelJson } from "../../src/model/schema.js";
-import { validateModelJson } from "../../src/model/schema.js";
-import { preparePage } from "../../src/vision/preprocess.js";
-import { loadGolden } from "../engine/helpers.js";
+import { resolveDecodeOptions } from "../../../src/engines/model/options.js";
+import { documentPass } from "../../../src/engines/model/document-pass.js";
+import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, viewEntries } from "../../../src/engines/model/memory.js";
+import { defaultModelOptions } from "../../../src/engines/settings.js";
+import { Engine } from "../../../src/engine/index.js";
+import { modelJsonFromCheckpointConfig, REFERENCE_DPI } from "../../../src/model/checkpoint-config.js";
+import type { DecoderConfig, ModelJson } from "../../../src/model/schema.js";
+import { validateModelJson } from "../../../src/model/schema.js";
+import { preparePage } from "../../../src/vision/preprocess.js";
+import { loadGolden } from "../../engine/helpers.js";
 
 /** config.json of the released checkpoints (decoder numbers; Unlimited-OCR adds its sliding window). */
 const CONFIG = {

@@ -1,10 +1,10 @@
 // Decode options resolved once: what the CLI or API asked for (ModelOptions), merged with the bundle's defaults
 // (model.json attention, decoding, vision.mode) and validated in one place, with messages naming the option.
-import type { AttentionPolicy, FocalOptions } from "../engine/index.js";
-import type { ModelJson } from "../model/schema.js";
-import { documentModeOf, resolveMode } from "../vision/preprocess.js";
-import { UsageError } from "./errors.js";
-import type { ModelOptions } from "./settings.js";
+import type { AttentionPolicy, FocalOptions } from "../../engine/index.js";
+import type { ModelJson } from "../../model/schema.js";
+import { documentModeOf, resolveMode } from "../../vision/preprocess.js";
+import { UsageError } from "../errors.js";
+import type { ModelOptions } from "../settings.js";
 
 /** Everything the model engine decodes with; no field is left for a later layer to default. */
 export interface DecodeOptions {
