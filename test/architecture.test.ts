@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /** Top to bottom; a folder imports only folders of lower rows (its own files too). */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ["cli"], // the command line, and src/index.ts (the package's API)
   ["serve", "report"], // `ocr serve`; progress and event reporters
   ["app"], // batch runs: documents, pages, resume, shards, outputs
@@ -28,7 +28,7 @@ function sources(dir: string): string[] {
 }
 
 /** Relative module specifiers a file imports or re-exports, static and dynamic. */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']/g)) out.push(m[1]!);
   for (const m of text.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g)) out.push(m[1]!);
@@ -68,7 +68,7 @@ function edges(): Edge[] {
 }
 
 /** Why an import breaks the layers, or undefined when it goes down. */
-export function violation(from: string, to: string): string | undefined {
+function violation(from: string, to: string): string | undefined {
   const a = layerOf(from);
   const b = layerOf(to);
   if (a === "engines" && b === "engines") {
