@@ -8,6 +8,8 @@ import { defineConfig } from "vitest/config";
 export const TRAIN_TESTS = [
   // PyTorch checkpoints converted and checked against the Python reference decoder
   "test/model/convert.test.ts",
+  // positions past the trained context against the PyTorch reference decoder
+  "test/model/positions.test.ts",
   // the synthetic document generator embeds system fonts (DejaVu, Liberation, Noto, CMU, Latin Modern, TeX Gyre)
   "test/synth/generator.test.ts",
   "test/synth/rasterise.test.ts",

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Faithful characters (src/app/faithful.ts), measured: per page, the recogniser's own greedy reading (its lines in
+// Faithful characters (src/engines/model/faithful.ts), measured: per page, the recogniser's own greedy reading (its lines in
 // the model's reading order), the decoder alone, and the merge, all from one `ocr parse` run (OCR_FAITHFUL_TRACE
 // records every line's evidence, the decoder's Markdown and the merge; the decoder never sees the merge, so its
 // reading is the one a run without the merge gives), plus Tesseract, scored as page images against the truth.
@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { editDistance, plainText } from "./cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const faithful = await import(path.join(root, "dist/app/faithful.js"));
+const faithful = await import(path.join(root, "dist/engines/model/faithful.js"));
 const REAL = "/work/shared/data/real";
 
 /** The dev pages: [name, pdf, page, kind, tesseract language]. Evaluation only: nothing is tuned on them. */

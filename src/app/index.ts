@@ -1,4 +1,5 @@
-// Public surface of src/app: the batch runner, its events, settings, and the page-decoder registry.
+// Public surface of src/app: the batch runner, its events and settings, with the page engines it runs
+// (the decoder registry, their settings and errors, the text engine's layout) from src/engines.
 export { jobsForMemory, runBatch, readPathList, type BatchRequest } from "./run.js";
 export { parse, parseEvents, ParseError, type ParseEvent, type ParseOptions } from "./parse.js";
 export type { EventSink, RunEvent, RunSummary } from "./events.js";
@@ -12,9 +13,11 @@ export {
   type DocumentPages,
   type ModelIdentity,
   type PageDecoder,
-} from "./decoder.js";
-export { defaultModelOptions, resultSettings, stableHash, type ModelOptions, type OutputFormat, type RunSettings } from "./settings.js";
-export { EnvironmentError, ExitCode, UsageError } from "./errors.js";
-export { defaultModelDir } from "./engines/model.js";
-export { blockStats, headingLevels, layoutBlocks, layoutPage } from "./text-layout.js";
-export { buildWords, pageBlocks, type TextBlock, type TextLine, type Word } from "./text-blocks.js";
+} from "../engines/decoder.js";
+export { resultSettings, stableHash, type RunSettings } from "./settings.js";
+export { defaultModelOptions, type EngineSettings, type ModelOptions, type ServerSettings } from "../engines/settings.js";
+export type { OutputFormat } from "../output/paths.js";
+export { EnvironmentError, ExitCode, UsageError } from "../engines/errors.js";
+export { defaultModelDir } from "../engines/model/bundle.js";
+export { blockStats, headingLevels, layoutBlocks, layoutPage } from "../engines/text/layout.js";
+export { buildWords, pageBlocks, type TextBlock, type TextLine, type Word } from "../engines/text/blocks.js";

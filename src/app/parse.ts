@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { formatPageSelection, parsePageSelection, type PageRange } from "../input/index.js";
 import type { DocumentRecord } from "../output/schema.js";
 import type { RunEvent } from "./events.js";
-import { UsageError } from "./errors.js";
+import { UsageError } from "../engines/errors.js";
 import { runBatch } from "./run.js";
-import { defaultModelOptions, type RunSettings } from "./settings.js";
+import { defaultModelOptions } from "../engines/settings.js";
+import type { RunSettings } from "./settings.js";
 
 export interface ParseOptions {
   /** "model" (default: the OCR model) or "text" (a PDF's own text layer). */

@@ -21,14 +21,14 @@ import { sweepTempFiles, TEMP_PREFIX, writeFileAtomic } from "../output/atomic.j
 import { assignOutputStems, outputFileFor } from "../output/paths.js";
 import { DOCUMENT_SCHEMA, type DocumentRecord, type PageRecord } from "../output/schema.js";
 import { claimOutputStem, outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
-import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } from "./decoder.js";
-import "./engines/index.js";
-import { EnvironmentError, ExitCode, UsageError } from "./errors.js";
+import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } from "../engines/decoder.js";
+import "../engines/index.js";
+import { EnvironmentError, ExitCode, UsageError } from "../engines/errors.js";
 import type { EventSink, RunSummary } from "./events.js";
 import { bundleContentHash } from "./bundle-hash.js";
 import { resultSettings, stableHash, type RunSettings } from "./settings.js";
 import { inShard, type Shard } from "./shard.js";
-import { finishDocumentPages } from "../output/document.js";
+import { finishDocumentPages } from "../layout/document.js";
 
 export interface BatchRequest {
   /** Paths, folders, glob patterns, or "-" for one document's bytes on stdin. */

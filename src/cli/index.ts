@@ -1,7 +1,7 @@
 // CLI entry: builds the commander program from the registry and maps outcomes to exit codes.
 import { Command, CommanderError } from "commander";
 import { readFileSync, rmSync } from "node:fs";
-import { ExitCode } from "../app/errors.js";
+import { ExitCode } from "../engines/errors.js";
 import { removePendingTempFilesSync } from "../output/atomic.js";
 import "./commands.js";
 import { examples, registeredCommands, type CommandContext } from "./registry.js";

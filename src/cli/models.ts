@@ -7,7 +7,7 @@ import { pullRepository, PullError } from "../model/hub.js";
 import { cacheRoot, listModels, resolveModelDir } from "../model/registry.js";
 import type { ModelFamily } from "../model/schema.js";
 import { visualTokenCount } from "../vision/layout.js";
-import { EnvironmentError, UsageError } from "../app/errors.js";
+import { EnvironmentError, UsageError } from "../engines/errors.js";
 import { examples, registerCommand, type CommandContext } from "./registry.js";
 
 function gib(bytes: number): string {

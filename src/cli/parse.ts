@@ -1,8 +1,10 @@
 // `ocr parse`: the main job — documents in, Markdown and JSON out.
 import { readFileSync } from "node:fs";
 import { runBatch, readPathList } from "../app/run.js";
-import { defaultModelOptions, type OutputFormat, type RunSettings } from "../app/settings.js";
-import { UsageError } from "../app/errors.js";
+import type { RunSettings } from "../app/settings.js";
+import { defaultModelOptions } from "../engines/settings.js";
+import type { OutputFormat } from "../output/paths.js";
+import { UsageError } from "../engines/errors.js";
 import type { Shard } from "../app/shard.js";
 import { formatPageSelection, parsePathList, type PageRange } from "../input/index.js";
 import { chooseReporter } from "../report/index.js";
@@ -141,7 +143,7 @@ function packageVersion(): string {
 
 export async function parseAction(inputs: string[], options: ParseOptions, context: CommandContext): Promise<void> {
   if (options.quiet && options.verbose) throw new UsageError("--quiet and --verbose contradict each other");
-  // the model options are checked and merged with the bundle's defaults once, in app/decode-options.ts
+  // the model options are checked and merged with the bundle's defaults once, in engines/model/options.ts
   if (options.serverModel !== undefined && !options.server) throw new UsageError("--server-model needs --server URL");
   let stdinTaken = false;
   const readStdin = () => {

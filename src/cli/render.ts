@@ -5,7 +5,7 @@ import { formatPageSelection, openDocument, resolvePages, type PageRange } from 
 import { isInputError } from "../input/index.js";
 import { writeFileAtomic } from "../output/atomic.js";
 import { readFile } from "node:fs/promises";
-import { fixationOverlay, readFixations, type FixationRecord } from "../app/fixations.js";
+import { fixationOverlay, readFixations, type FixationRecord } from "../engines/model/fixations.js";
 import { parse } from "../app/parse.js";
 import { layoutOverlay } from "../layout/overlay.js";
 import type { DocumentRecord, PageRecord } from "../output/schema.js";

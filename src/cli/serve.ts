@@ -1,6 +1,7 @@
 // `ocr serve`: our engine behind the OpenAI chat-completions API, on loopback unless --host says otherwise.
 import { Option } from "commander";
-import { defaultModelOptions, type RunSettings } from "../app/settings.js";
+import type { RunSettings } from "../app/settings.js";
+import { defaultModelOptions } from "../engines/settings.js";
 import { startServer } from "../serve/server.js";
 import { buildOption, type OptionName } from "./options.js";
 import { examples, registerCommand, type CommandContext } from "./registry.js";

@@ -3,12 +3,36 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { DecoderConfig } from "../model/schema.js";
 
 export type NativeDtype = "f32" | "f16" | "bf16";
 
 /** Decoder numbers the native model reads: the `decoder` section of model.json, less what only the loader uses. */
-export type NativeDecoderConfig = Omit<DecoderConfig, "scoring_func" | "topk_method" | "max_position_embeddings" | "weights">;
+export interface NativeDecoderConfig {
+  vocab_size: number;
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim: number;
+  intermediate_size: number;
+  moe_intermediate_size: number;
+  n_routed_experts: number;
+  num_experts_per_tok: number;
+  n_shared_experts: number;
+  first_k_dense_replace: number;
+  norm_topk_prob: boolean;
+  routed_scaling_factor: number;
+  rms_norm_eps: number;
+  rope_theta: number;
+  tie_word_embeddings: boolean;
+}
+
+/** The keys of NativeDecoderConfig, in the order model_wrap.cpp reads them. */
+export const NATIVE_DECODER_KEYS = [
+  "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+  "moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace", "norm_topk_prob",
+  "routed_scaling_factor", "rms_norm_eps", "rope_theta", "tie_word_embeddings",
+] as const satisfies readonly (keyof NativeDecoderConfig)[];
 
 export interface NativeModelInfo {
   kernels: string;

@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { loadAddon, type NativeDecoderConfig, type NativeDtype, type NativeModel, type NativeModelInfo, type NativeSession } from "./binding.js";
+import { loadAddon, NATIVE_DECODER_KEYS, type NativeDecoderConfig, type NativeDtype, type NativeModel, type NativeModelInfo, type NativeSession } from "./binding.js";
 import { badOption, EngineError, fromNative } from "./errors.js";
 
 export type KvDtype = NativeDtype;
@@ -178,6 +178,12 @@ function checkFocal(f: FocalOptions, layers: number): FocalOptions {
   return out;
 }
 
+/** What Engine.fromBundle reads of a loaded bundle (src/model/bundle.ts Bundle has this shape). */
+export interface ValidatedBundle {
+  dir: string;
+  json: { decoder: NativeDecoderConfig & { weights: string[] } };
+}
+
 export class Engine {
   readonly config: NativeDecoderConfig;
   readonly info: NativeModelInfo;
@@ -205,6 +211,17 @@ export class Engine {
     if (!Array.isArray(weights) || weights.length === 0 || !weights.every((w) => typeof w === "string" && w.length > 0 && !path.isAbsolute(w) && !w.split(/[\\/]/).includes("..")))
       throw new EngineError("BAD_CONFIG", `${file}: decoder.weights must list file names inside the bundle folder`);
     return Engine.fromConfig(nativeConfig(decoder, file), (weights as string[]).map((w) => path.join(path.dirname(file), w)), options);
+  }
+
+  /**
+   * Builds the decoder of a bundle whose model.json was already read and validated (src/model/bundle.ts
+   * loadBundle, src/model/schema.ts): nothing is read or checked again. `Engine.load` is the standalone path
+   * (tests, benchmarks) that reads model.json itself.
+   */
+  static fromBundle(bundle: ValidatedBundle, options: EngineOptions = {}): Engine {
+    const d = bundle.json.decoder;
+    const config = Object.fromEntries(NATIVE_DECODER_KEYS.map((k) => [k, d[k]])) as unknown as NativeDecoderConfig;
+    return Engine.fromConfig(config, d.weights.map((w) => path.join(bundle.dir, w)), options);
   }
 
   /** Loads from an already validated config and absolute weight paths (.safetensors files or one *.index.json). */

@@ -1,4 +1,4 @@
-// Reading order by recursive XY-cut for the line-unit vision mode (text lines); the text engine reads blocks as pdftotext does (app/text-order.ts).
+// Reading order by recursive XY-cut for the line-unit vision mode (text lines); the text engine reads blocks as pdftotext does (engines/text/order.ts).
 
 /** Anything with an extent on the page (any unit, y down). */
 export interface Extent {

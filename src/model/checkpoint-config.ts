@@ -17,6 +17,19 @@ export const DEEPSEEK_OCR_MODES: Record<string, ModeSpec> = {
   },
 };
 
+/**
+ * Unlimited-OCR's modes: DeepSeek-OCR's, with Gundam cutting 2 to 32 tiles (its reference's dynamic_preprocess
+ * default, max_num=32). One page alone is read in Gundam; the pages of a multi-page pass get Base (infer_multi:
+ * one padded 1024 view each, never tiles).
+ */
+export const UNLIMITED_OCR_MODES: Record<string, ModeSpec> = {
+  ...DEEPSEEK_OCR_MODES,
+  gundam: { ...DEEPSEEK_OCR_MODES.gundam!, tiles: { ...DEEPSEEK_OCR_MODES.gundam!.tiles!, max_tiles: 32 } },
+};
+
+/** The resolution the reference renders PDF pages at (DeepSeek-OCR's run_dpsk_ocr_pdf.py: 144 DPI, zoom 2). */
+export const REFERENCE_DPI = 144;
+
 export class CheckpointConfigError extends Error {}
 
 function pick(config: Record<string, unknown>, key: string): unknown {
@@ -110,8 +123,9 @@ export function modelJsonFromCheckpointConfig(config: Record<string, unknown>, o
     decoder,
     vision: {
       encoder: "encoder.onnx",
-      mode: options.mode ?? (unlimited ? "base" : "gundam"),
-      modes: DEEPSEEK_OCR_MODES,
+      mode: options.mode ?? "gundam",
+      ...(unlimited ? { document_mode: "base" } : {}),
+      modes: unlimited ? UNLIMITED_OCR_MODES : DEEPSEEK_OCR_MODES,
       mean: [0.5, 0.5, 0.5],
       std: [0.5, 0.5, 0.5],
       pad_color: [127, 127, 127],

@@ -54,7 +54,11 @@ export interface ModeSpec {
 
 export interface VisionConfig {
   encoder: string;
+  /** the mode a page read on its own gets (Gundam for the DeepSeek-OCR family, as the reference reads one page) */
   mode: string;
+  /** the mode of pages that share a multi-page pass: one untiled view each (the reference never tiles there);
+   *  absent: `mode` when it has no tiles, else "base" */
+  document_mode?: string;
   modes: Record<string, ModeSpec>;
   mean: [number, number, number];
   std: [number, number, number];
@@ -86,9 +90,9 @@ export interface LinesConfig {
   slots: number[];
   /** the page is rendered at this resolution for the mode */
   dpi: number;
-  /** cap the decoder's runs of an ASCII letter at the longest run the recogniser read in the line (src/app/letter-runs.ts) */
+  /** cap the decoder's runs of an ASCII letter at the longest run the recogniser read in the line (src/engines/model/letter-runs.ts) */
   letter_runs?: boolean;
-  /** merge each line's Markdown with the recogniser's sure characters (src/app/faithful.ts) */
+  /** merge each line's Markdown with the recogniser's sure characters (src/engines/model/faithful.ts) */
   faithful?: boolean;
   /** the learned reading order of the detected lines (src/layout/learned.ts), a file in the bundle */
   layout?: string;
@@ -229,6 +233,10 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
       dec.n_routed_experts > 0 && dec.num_experts_per_tok > dec.n_routed_experts)
       c.fail("decoder.num_experts_per_tok", "exceeds n_routed_experts");
+    if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
+      dec.n_routed_experts > 0 && dec.num_experts_per_tok < 1)
+      c.fail("decoder.num_experts_per_tok", "must be at least 1 when the model has routed experts");
+    if (typeof dec.head_dim === "number" && dec.head_dim % 2 !== 0) c.fail("decoder.head_dim", "must be even (rotary halves)");
   }
 
   const vis = c.object(root.vision, "vision");
@@ -281,6 +289,13 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
       }
       if (typeof vis.mode === "string" && !(vis.mode in modes))
         c.fail("vision.mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
+      if (vis.document_mode !== undefined) {
+        c.str(vis, "document_mode", "vision");
+        const d = vis.document_mode;
+        if (typeof d === "string" && !(d in modes)) c.fail("vision.document_mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
+        else if (typeof d === "string" && (modes[d] as { tiles?: unknown }).tiles !== undefined)
+          c.fail("vision.document_mode", `"${d}" cuts tiles; pages of a multi-page pass are read as one view each`);
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 // Output naming: NAME.md / NAME.json under the output folder, mirroring the input tree.
 import path from "node:path";
-import type { OutputFormat } from "../app/settings.js";
+/** The files a document is written as. */
+export type OutputFormat = "md" | "json";
 
 /**
  * Picks an output stem for each document so that none collide: report.pdf and report.png

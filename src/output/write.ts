@@ -1,7 +1,7 @@
 // Writes a document's results (Markdown, JSON) atomically and answers --resume's "is it up to date?".
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import type { OutputFormat } from "../app/settings.js";
+import type { OutputFormat } from "./paths.js";
 import { writeFilesAtomic } from "./atomic.js";
 import { documentMarkdown } from "./markdown.js";
 import { outputFileFor } from "./paths.js";

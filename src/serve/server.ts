@@ -3,10 +3,10 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { getDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../app/decoder.js";
-import "../app/engines/index.js";
-import { defaultModelDir } from "../app/engines/model.js";
-import { UsageError } from "../app/errors.js";
+import { getDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../engines/decoder.js";
+import "../engines/index.js";
+import { defaultModelDir } from "../engines/model/bundle.js";
+import { UsageError } from "../engines/errors.js";
 import type { RunSettings } from "../app/settings.js";
 import { isInputError, openDocument, renderedSize, type OpenedDocument } from "../input/index.js";
 import { loadBundle } from "../model/bundle.js";

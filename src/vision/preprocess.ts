@@ -124,6 +124,20 @@ export function resolveMode(vision: VisionConfig, name?: string): [string, ModeS
   return [wanted, spec];
 }
 
+/**
+ * The mode of pages that share a multi-page pass, given the mode a page alone gets: that mode when it cuts no
+ * tiles, else the bundle's document_mode, else "base". A multi-page pass never tiles (the reference's infer_multi
+ * reads one padded view per page).
+ */
+export function documentModeOf(vision: VisionConfig, pageMode: string): string {
+  const [name, spec] = resolveMode(vision, pageMode);
+  if (!spec.tiles) return name;
+  const fallback = vision.document_mode ?? "base";
+  const [doc, docSpec] = resolveMode(vision, fallback);
+  if (docSpec.tiles) throw new Error(`mode "${doc}" cuts tiles; a multi-page pass needs an untiled mode`);
+  return doc;
+}
+
 /** Prepares one page for the encoder: the global view, tiles when the mode has them and the page is large enough. */
 export async function preparePage(page: PagePixels, vision: VisionConfig, modeName?: string): Promise<PreparedPage> {
   if (!(page.width > 0 && page.height > 0)) throw new Error(`page has no pixels (${page.width}×${page.height})`);

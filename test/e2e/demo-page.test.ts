@@ -1,5 +1,5 @@
 // The README's demo page, read by the real default model end to end: every character as the page shows it.
-// Before the decoder's Markdown was merged with the recogniser's sure characters (src/app/faithful.ts) it read
+// Before the decoder's Markdown was merged with the recogniser's sure characters (src/engines/model/faithful.ts) it read
 // "Docling bugundles PDF … in an egasy self contained package".
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -37,7 +37,10 @@ describe("checkpoint conversion (reduced widths)", () => {
       decoding: { no_repeat_ngram: { n: 35, window: 128, document_window: 1024, exempt: [128821, 128822] } },
     });
     expect(m.decoder).toMatchObject({ hidden_size: 24, head_dim: 12, n_routed_experts: 4, num_experts_per_tok: 2, max_position_embeddings: 32768, weights: ["model.safetensors.index.json"] });
-    expect(m.vision.mode).toBe("base");
+    // a page alone is read in Gundam (2 to 32 tiles), the pages of a multi-page pass in Base
+    expect(m.vision.mode).toBe("gundam");
+    expect(m.vision.document_mode).toBe("base");
+    expect(m.vision.modes.gundam!.tiles!.max_tiles).toBe(32);
     const onDisk = JSON.parse(await readFile(path.join(unlimited.dir, "model.json"), "utf8"));
     expect(onDisk).toEqual(m);
   });
@@ -45,7 +48,7 @@ describe("checkpoint conversion (reduced widths)", () => {
   it("gives a runnable bundle: tokenizer, prompt, preprocessing, encoder and layout agree", async () => {
     const tokenizer = await Tokenizer.load(unlimited.tokenizerPath);
     const page = { width: 850, height: 1100, data: Buffer.alloc(850 * 1100 * 3, 200) };
-    const prepared = await preparePage(page, unlimited.json.vision);
+    const prepared = await preparePage(page, unlimited.json.vision, unlimited.json.vision.document_mode);
     expect(prepared.visualTokens).toBe(273);
     const prompt = buildPrefixPrompt(tokenizer, unlimited.json, promptFor(unlimited.json, 1), prepared.visualTokens);
     expect(prompt.ids.slice(-3)).toEqual([34030, 76466, 16]);

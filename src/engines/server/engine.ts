@@ -8,8 +8,8 @@ import { chatCompletion, listModels, serverLabel, ServerError, type ClientOption
 import { chatRequest, profileForModel, type ModelProfile, type ServerEngine } from "../../server/requests.js";
 import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
 import { EnvironmentError, UsageError } from "../errors.js";
-import type { RunSettings, ServerSettings } from "../settings.js";
-import { decodedPageFromText } from "./ocr.js";
+import type { EngineSettings, ServerSettings } from "../settings.js";
+import { decodedPageFromText } from "../page.js";
 
 /** Requests in flight across every document of the run, first come first served. */
 export class Semaphore {
@@ -198,7 +198,7 @@ function engineOf(model: ServedModel | undefined): ServerEngine {
   return owner === "sglang" || owner === "ocr" ? owner : "vllm";
 }
 
-export async function createServerDecoder(settings: RunSettings): Promise<PageDecoder> {
+export async function createServerDecoder(settings: EngineSettings): Promise<PageDecoder> {
   const s: ServerSettings | undefined = settings.server;
   if (!s) throw new UsageError("the server engine needs --server URL");
   let url: URL;

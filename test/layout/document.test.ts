@@ -1,7 +1,7 @@
 // Layout over a whole document: running headers repeated at the same place, page Markdown from blocks as asked.
 import { describe, expect, it } from "vitest";
 import { assemblePage, type PageLine } from "../../src/layout/page.js";
-import { finishDocumentPages, markRepeatedMargins } from "../../src/output/document.js";
+import { finishDocumentPages, markRepeatedMargins } from "../../src/layout/document.js";
 import type { PageRecord } from "../../src/output/schema.js";
 
 const W = 1240, H = 1754;

@@ -1,6 +1,6 @@
-// The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/app/faithful.ts).
+// The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/engines/model/faithful.ts).
 import { describe, expect, it } from "vitest";
-import { align, baseOf, cyrillicLook, faithfulLine, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../src/app/faithful.js";
+import { align, baseOf, cyrillicLook, faithfulLine, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../../src/engines/model/faithful.js";
 
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
 const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({ text, peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)) });

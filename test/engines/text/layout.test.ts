@@ -1,8 +1,8 @@
 // Text-layer layout: runs → words → blocks (poppler-style growth), pdftotext-style reading order, headings by size.
 import { describe, expect, it } from "vitest";
-import { buildWords, pageBlocks } from "../../src/app/text-blocks.js";
-import { headingLevels, layoutPage, pageLineStats } from "../../src/app/text-layout.js";
-import type { PageText, TextRun } from "../../src/input/index.js";
+import { buildWords, pageBlocks } from "../../../src/engines/text/blocks.js";
+import { headingLevels, layoutPage, pageLineStats } from "../../../src/engines/text/layout.js";
+import type { PageText, TextRun } from "../../../src/input/index.js";
 
 /** A run of text with a plausible width (0.5 em per character). */
 function run(text: string, x: number, baseline: number, fontSize = 10, extra: Partial<TextRun> = {}): TextRun {

@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunawayDetector } from "../../src/app/runaway.js";
-import { repoRoot } from "../helpers/paths.js";
+import { RunawayDetector } from "../../../src/engines/model/runaway.js";
+import { repoRoot } from "../../helpers/paths.js";
 
 const feed = (ids: number[]) => {
   const d = new RunawayDetector();

@@ -1,8 +1,8 @@
 // Layout decisions over a whole document: text repeated at the same place on several pages is a running header
 // or footer, and each page's Markdown is written from its blocks as the run asked (--keep-headers, --tables).
-import { blocksCarryMarkdown, isPageNumber, MARGIN_ROLES, pageMarkdown, type MarkdownOptions } from "../layout/page.js";
-import { balanceTables } from "../layout/table.js";
-import type { Block, PageRecord } from "./schema.js";
+import { blocksCarryMarkdown, isPageNumber, MARGIN_ROLES, pageMarkdown, type MarkdownOptions } from "./page.js";
+import { balanceTables } from "./table.js";
+import type { Block, PageRecord } from "../output/schema.js";
 
 /** Repeated text is looked for in this share of the page height at its top and bottom. */
 const REPEAT_BAND = 0.15;

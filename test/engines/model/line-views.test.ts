@@ -1,10 +1,10 @@
 // Letter-run caps of line views (from the recogniser's reading of the line to the engine's maxRun), and the fallback to that reading.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { letterRunCaps, longestRuns } from "../../src/app/letter-runs.js";
-import { Tokenizer } from "../../src/model/tokenizer.js";
+import { letterRunCaps, longestRuns } from "../../../src/engines/model/letter-runs.js";
+import { Tokenizer } from "../../../src/model/tokenizer.js";
 
-const bundle = path.resolve(import.meta.dirname, "../../models/default");
+const bundle = path.resolve(import.meta.dirname, "../../../models/default");
 
 describe("letter-run caps", () => {
   it("longest run of each character", () => {
@@ -25,7 +25,7 @@ describe("letter-run caps", () => {
 
 describe("line fallback (a line the decoder did not end within its cap)", () => {
   it("keeps the decoder's separator and block marker, then the recogniser's reading", async () => {
-    const { lineFallback } = await import("../../src/app/engines/ocr.js");
+    const { lineFallback } = await import("../../../src/engines/page.js");
     expect(lineFallback("\n\nsavelog [-m Modus] [-] [-] [-] [-] [-", " savelog [-m Modus] [-u Benutzer] ")).toBe("\n\nsavelog [-m Modus] [-u Benutzer]");
     expect(lineFallback("\n\n## Optio Optio Optio", "Optionen")).toBe("\n\n## Optionen");
     expect(lineFallback(" - item item item", "item one")).toBe(" - item one");

@@ -5,8 +5,8 @@ import { isInputError, type PageText } from "../../input/index.js";
 const PAGE_LEVEL = new Set(["CORRUPT_PDF", "RENDER_FAILED", "PAGE_RANGE"]);
 import type { Block } from "../../output/schema.js";
 import { registerDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../decoder.js";
-import { pageBlocks, type TextBlock } from "../text-blocks.js";
-import { blockStats, headingLevels, layoutBlocks } from "../text-layout.js";
+import { pageBlocks, type TextBlock } from "./blocks.js";
+import { blockStats, headingLevels, layoutBlocks } from "./layout.js";
 import { marginRoles, pageMarkdown } from "../../layout/page.js";
 
 export function createTextDecoder(): PageDecoder {

@@ -2,7 +2,7 @@
 import type { DocumentKind, PageText, RasterPage } from "../input/index.js";
 import type { PageLine } from "../layout/page.js";
 import type { Block } from "../output/schema.js";
-import type { RunSettings } from "./settings.js";
+import type { EngineSettings } from "./settings.js";
 
 /** What a decoder may read of one document: selected pages, rendered on demand at the run's DPI. */
 export interface DocumentPages {
@@ -93,7 +93,7 @@ export interface DecoderDefinition {
    * Loads the engine once per run. Throws EnvironmentError (exit 3) when the machine lacks what
    * it needs (no model, no addon), UsageError (exit 2) for settings it cannot honour.
    */
-  create(settings: RunSettings): Promise<PageDecoder>;
+  create(settings: EngineSettings): Promise<PageDecoder>;
 }
 
 const decoders = new Map<string, DecoderDefinition>();

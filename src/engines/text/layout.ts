@@ -1,9 +1,9 @@
 // Layout from a PDF text layer: blocks in reading order (text-blocks.ts) → headings, lists, code, paragraphs.
-import type { PageText } from "../input/index.js";
-import { escapeMarkdownInline, escapeMarkdownLineStart } from "../output/markdown.js";
-import type { Block } from "../output/schema.js";
-import { setBlockMarkdown } from "../layout/page.js";
-import { pageBlocks, type TextBlock, type TextLine } from "./text-blocks.js";
+import type { PageText } from "../../input/index.js";
+import { escapeMarkdownInline, escapeMarkdownLineStart } from "../../output/markdown.js";
+import type { Block } from "../../output/schema.js";
+import { setBlockMarkdown } from "../../layout/page.js";
+import { pageBlocks, type TextBlock, type TextLine } from "./blocks.js";
 
 interface Box {
   x0: number;

@@ -2,8 +2,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixationOverlay, readFixations, type FixationRecord } from "../../src/app/fixations.js";
-import { tempDir } from "../helpers/paths.js";
+import { fixationOverlay, readFixations, type FixationRecord } from "../../../src/engines/model/fixations.js";
+import { tempDir } from "../../helpers/paths.js";
 
 const tmp = tempDir("ocr-fixations-");
 afterAll(() => tmp.cleanup());

@@ -4,8 +4,8 @@
 // grows them: from its upper-left word a block takes words on the lines just above and below that
 // overlap it and share its font size, words on its own lines within a narrow gap, and a few outlying
 // words at its sides. Reading order is poppler's too (text-order.ts): Breuel's topological sort.
-import type { TextRun } from "../input/index.js";
-import { readingOrder, type OrderBlock } from "./text-order.js";
+import type { TextRun } from "../../input/index.js";
+import { readingOrder, type OrderBlock } from "./order.js";
 
 export interface Word {
   text: string;

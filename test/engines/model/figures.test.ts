@@ -1,7 +1,7 @@
 // Grounded model text → a decoded page: figure regions cropped from the page pixels to PNGs, linked from the Markdown.
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { decodedPageFromText } from "../../src/app/engines/ocr.js";
+import { decodedPageFromText } from "../../../src/engines/page.js";
 
 function page() {
   const width = 200;

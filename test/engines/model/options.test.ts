@@ -1,14 +1,15 @@
-// Decode options resolved once (src/app/decode-options.ts): request + bundle defaults -> DecodeOptions, checked with
+// Decode options resolved once (src/engines/model/options.ts): request + bundle defaults -> DecodeOptions, checked with
 // messages naming the option. The first block runs the model engine's own entry (createOcrDecoder) on the default
 // bundle and on a copy of it converted-style (full attention), as `ocr parse` does.
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveDecodeOptions } from "../../dist/app/decode-options.js";
-import { createOcrDecoder } from "../../dist/app/engines/ocr.js";
-import { defaultModelOptions, type ModelOptions, type RunSettings } from "../../dist/app/settings.js";
-import { validateModelJson, type ModelJson } from "../../dist/model/schema.js";
-import { repoRoot, tempDir } from "../helpers/paths.js";
+import { resolveDecodeOptions } from "../../../dist/engines/model/options.js";
+import { createOcrDecoder } from "../../../dist/engines/model/decode.js";
+import type { RunSettings } from "../../../dist/app/settings.js";
+import { defaultModelOptions, type ModelOptions } from "../../../dist/engines/settings.js";
+import { validateModelJson, type ModelJson } from "../../../dist/model/schema.js";
+import { repoRoot, tempDir } from "../../helpers/paths.js";
 
 const defaultDir = path.join(repoRoot, "models/default");
 const defaultJson = JSON.parse(readFileSync(path.join(defaultDir, "model.json"), "utf8")) as ModelJson;
@@ -95,6 +96,7 @@ describe("resolveDecodeOptions", () => {
   it("takes every default from the bundle", () => {
     expect(resolveDecodeOptions(request({}), defaultJson, "b")).toEqual({
       mode: defaultJson.vision.mode,
+      documentMode: defaultJson.vision.mode,
       maxTokens: defaultJson.decoding.max_tokens_per_page,
       attention: { kind: "rswa", window: 128 },
       focal: undefined,

@@ -1,15 +1,17 @@
 // Decode options resolved once: what the CLI or API asked for (ModelOptions), merged with the bundle's defaults
 // (model.json attention, decoding, vision.mode) and validated in one place, with messages naming the option.
-import type { AttentionPolicy, FocalOptions } from "../engine/index.js";
-import type { ModelJson } from "../model/schema.js";
-import { resolveMode } from "../vision/preprocess.js";
-import { UsageError } from "./errors.js";
-import type { ModelOptions } from "./settings.js";
+import type { AttentionPolicy, FocalOptions } from "../../engine/index.js";
+import type { ModelJson } from "../../model/schema.js";
+import { documentModeOf, resolveMode } from "../../vision/preprocess.js";
+import { UsageError } from "../errors.js";
+import type { ModelOptions } from "../settings.js";
 
 /** Everything the model engine decodes with; no field is left for a later layer to default. */
 export interface DecodeOptions {
-  /** preprocessing mode, a key of model.json vision.modes */
+  /** preprocessing mode of a page read on its own, a key of model.json vision.modes */
   mode: string;
+  /** preprocessing mode of pages that share a multi-page pass (never tiled; see documentModeOf) */
+  documentMode: string;
   /** per-page token cap */
   maxTokens: number;
   attention: AttentionPolicy;
@@ -63,8 +65,10 @@ export function checkModelOptions(o: ModelOptions): void {
 export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, bundleDir: string): DecodeOptions {
   checkModelOptions(requested);
   let mode: string;
+  let documentMode: string;
   try {
     [mode] = resolveMode(json.vision, requested.mode);
+    documentMode = documentModeOf(json.vision, mode);
   } catch (err) {
     throw new UsageError(`--mode: ${(err as Error).message}`);
   }
@@ -104,6 +108,7 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
     throw new UsageError(`--reading-order learned: ${bundleDir} has no learned reading order (model.json vision.lines.layout)`);
   return {
     mode,
+    documentMode,
     maxTokens,
     attention,
     focal,

@@ -1,7 +1,7 @@
 // The text engine fills the layout fields: lines with boxes, list markers, running headers and folios by geometry.
 import { describe, expect, it } from "vitest";
-import { markRunningHeaders } from "../../src/app/engines/text.js";
-import type { Block } from "../../src/output/schema.js";
+import { markRunningHeaders } from "../../../src/engines/text/engine.js";
+import type { Block } from "../../../src/output/schema.js";
 
 const block = (type: string, y: number, text: string, lines = 1, x1 = 1100): Block => ({
   type, text, bbox: [150, y, x1, y + 30 * lines],
@@ -22,8 +22,8 @@ describe("text engine layout", () => {
   });
 
   it("parses a PDF into blocks with lines and boxes", async () => {
-    const { parse } = await import("../../src/app/parse.js");
-    const { fixture } = await import("../helpers/paths.js");
+    const { parse } = await import("../../../src/app/parse.js");
+    const { fixture } = await import("../../helpers/paths.js");
     const doc = await parse(fixture("multi_page.pdf"), { engine: "text", pages: "1" });
     const page = doc.pages[0]!;
     expect(page.blocks.length).toBeGreaterThan(3);

@@ -1,4 +1,0 @@
-// Built-in engines: importing this registers them ("text" here, "model" in ocr.ts).
-import "./text.js";
-import "./ocr.js";
-import "./server.js";

@@ -1,0 +1,107 @@
+// The model engine's bundle: where it is (--model / OCR_MODEL, else the package's models/default), loaded and
+// validated once, with the tokenizer, the native decoder and the vision front end it names.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Engine, EngineError } from "../../engine/index.js";
+import { loadBundle, type Bundle } from "../../model/bundle.js";
+import { ModelFileError } from "../../model/errors.js";
+import { resolveModelDir } from "../../model/registry.js";
+import { readTensorF32 } from "../../model/safetensors.js";
+import { Tokenizer } from "../../model/tokenizer.js";
+import { VisionEncoder } from "../../vision/encoder.js";
+import { LineEncoder } from "../../vision/line-encoder.js";
+import type { ModelIdentity } from "../decoder.js";
+import { EnvironmentError, UsageError } from "../errors.js";
+import type { ModelOptions } from "../settings.js";
+import { resolveDecodeOptions, type DecodeOptions } from "./options.js";
+
+/** A bundle loaded for decoding: validated model.json, tokenizer, native decoder, the vision front end, layout rows. */
+export interface LoadedModel {
+  bundle: Bundle;
+  tokenizer: Tokenizer;
+  engine: Engine;
+  /** the page-grid encoder, or (vision.lines) the line front end */
+  encoder?: VisionEncoder;
+  lines?: LineEncoder;
+  newline?: Float32Array;
+  separator?: Float32Array;
+}
+
+/** The package's own models/default folder (next to dist/ and src/). */
+export function defaultModelDir(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../models/default");
+}
+
+async function modelIdentity(bundle: Bundle): Promise<ModelIdentity> {
+  const h = createHash("sha256");
+  h.update(await readFile(bundle.modelJsonPath));
+  for (const t of [...bundle.tensors.values()].sort((a, b) => a.name.localeCompare(b.name)))
+    h.update(`${t.name}:${t.dtype}:${t.shape}:${t.byteLength};`);
+  return { name: bundle.json.name, dir: bundle.dir, id: h.digest("hex").slice(0, 16) };
+}
+
+/**
+ * Loads the bundle `model.dir` names (else models/default) once: model.json is read and validated here, the
+ * decode options are resolved against it, and the native decoder is built from the validated bundle.
+ */
+export async function loadModel(settings: {
+  model: ModelOptions;
+}): Promise<{ loaded: LoadedModel; identity: ModelIdentity; options: DecodeOptions }> {
+  const requested = settings.model.dir;
+  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
+  if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
+  let bundle: Bundle;
+  try {
+    bundle = await loadBundle(dir);
+  } catch (err) {
+    if (err instanceof ModelFileError) throw new EnvironmentError(`no usable model: ${err.message}`, { cause: err });
+    throw err;
+  }
+  const json = bundle.json;
+  const options = resolveDecodeOptions(settings.model, json, bundle.dir);
+  // a file the bundle names outside its folder is not part of the model that --resume and NAME.json identify
+  const inside = path.relative(bundle.dir, bundle.encoderPath);
+  if (inside.startsWith("..") || path.isAbsolute(inside))
+    throw new EnvironmentError(
+      `no usable model: ${bundle.modelJsonPath}: vision.encoder "${json.vision.encoder}" points outside the bundle folder`,
+    );
+  // the tokenizer first: a broken one must stop the run before any thread or native session starts
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = await Tokenizer.load(bundle.tokenizerPath);
+  } catch (err) {
+    throw new EnvironmentError(
+      `no usable model: ${err instanceof ModelFileError ? err.message : `${bundle.tokenizerPath}: ${(err as Error).message}`}`,
+      { cause: err },
+    );
+  }
+  let engine: Engine;
+  try {
+    engine = Engine.fromBundle(bundle, { threads: options.threads });
+  } catch (err) {
+    if (err instanceof EngineError) throw new EnvironmentError(err.message, { cause: err });
+    throw err;
+  }
+  const encoderOptions = { threads: options.threads };
+  let encoder: VisionEncoder | undefined;
+  let lines: LineEncoder | undefined;
+  try {
+    if (json.vision.lines) lines = await LineEncoder.open(bundle.dir, json.vision.lines, bundle.encoderPath, encoderOptions, options.readingOrder);
+    else encoder = await VisionEncoder.open(bundle.encoderPath, encoderOptions);
+  } catch (err) {
+    throw new EnvironmentError((err as Error).message, { cause: err });
+  }
+  const row = async (name: string) => (bundle.tensors.has(name) ? readTensorF32(bundle.tensors.get(name)!) : undefined);
+  const loaded: LoadedModel = {
+    bundle,
+    tokenizer,
+    engine,
+    encoder,
+    lines,
+    newline: await row("model.image_newline"),
+    separator: await row("model.view_seperator"),
+  };
+  return { loaded, identity: await modelIdentity(bundle), options };
+}

@@ -1,0 +1,47 @@
+// A decoded page from a model's text (the model engine's and the server engine's): grounded output or line-unit
+// lines become blocks, Markdown and figure crops.
+import type { PageLine } from "../layout/page.js";
+import { layoutStage } from "../layout/stage.js";
+import { balanceTables } from "../layout/table.js";
+import { parseGroundedPage } from "../output/grounding.js";
+import { cropRegionPng } from "../vision/crop.js";
+import type { PagePixels } from "../vision/preprocess.js";
+import type { DecodedPage } from "./decoder.js";
+
+/** The decoder's separator and block marker (new paragraph, heading, list item) before the recogniser's text. */
+export function lineFallback(decoded: string, recognised: string): string {
+  const lead = /^\s*(?:#{1,6} |[-*+] |\d{1,3}[.)] )?/.exec(decoded)![0];
+  return lead + recognised.trim();
+}
+
+/**
+ * A page from the model's text. Line-unit models give `lines` (each line's box and the Markdown written for it, in
+ * reading order): blocks with roles and boxes grow from them (layout/page.ts). Otherwise the text is grounded
+ * output: blocks with boxes in page pixels, Markdown cleaned of the tags, figure regions cropped from the page
+ * pixels to PNGs under `figureDir` (relative to the Markdown file) and linked. Tables come out balanced either way.
+ */
+export async function decodedPageFromText(
+  text: string,
+  p: { pageNumber: number; width: number; height: number; dpi: number | undefined; pixels: PagePixels },
+  o: { figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number; lines?: PageLine[] },
+): Promise<DecodedPage> {
+  const dir = o.figureDir;
+  const grounded = o.lines
+    ? { ...layoutStage().assemble(o.lines, p), figures: [], warnings: [] }
+    : parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
+  if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
+  const warnings = [...grounded.warnings];
+  const figures: { file: string; png: Uint8Array }[] = [];
+  for (const f of grounded.figures) {
+    const png = await cropRegionPng(p.pixels, f.bbox);
+    if (png) figures.push({ file: f.path, png });
+    else warnings.push(`figure ${f.index} on page ${p.pageNumber} has an empty box`);
+  }
+  if (o.missing) warnings.push(`the pass ended (token limit ${o.maxTokens} per page) before the model reached page ${p.pageNumber}`);
+  else if (o.truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${o.maxTokens}) before the model ended it`);
+  return {
+    pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks,
+    tokenCount: o.tokenCount, truncated: o.truncated, timings: o.timings, warnings, ...(figures.length ? { figures } : {}), rawText: text,
+    ...(o.lines ? { pageLines: o.lines } : {}),
+  };
+}
