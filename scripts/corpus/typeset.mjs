@@ -1,5 +1,5 @@
 // Typeset material for what manuals lack (issue 16 item 2): articles compiled with Debian's LaTeX (pdflatex;
-// article class, one or two columns, Latin Modern / Times / Palatino / Helvetica / Charter / Computer Modern OT1;
+// article class, one or two columns (or three, magazine-like, with multicol: --columns 3), Latin Modern / Times / Palatino / Helvetica / Charter / Computer Modern OT1;
 // Times, Helvetica, Palatino, Charter need Debian's texlive-fonts-recommended) from generated sources with an
 // abstract, numbered sections, footnotes, booktabs or fully ruled tables with captions, and display formulas. The
 // source is the truth: every table's cells (checked against the HTML the PDF's rules and text give, else the
@@ -7,7 +7,7 @@
 // paragraphs of the corpus' training documents (never val or bench text).
 // Usage: node scripts/corpus/typeset.mjs --text DATA/corpus/train --out DATA/corpus --count 40 [--seed 1]
 // (--text and --out default to $OCR_DATA/corpus/train and $OCR_DATA/corpus when OCR_DATA is set)
-//        [--start 50000] [--scan 0.35]
+//        [--start 50000] [--scan 0.35] [--columns mixed|1|2|3]
 // Writes OUT/{train,val}/doc-NNNNN.{tex,pdf,json,raster.json} and page images, numbered from --start.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,7 +20,7 @@ import { splitOf } from "./packages.mjs";
 import { renderDocument } from "./render.mjs";
 import { documentFurniture, openPdf, pageTruth, readPage } from "./truth.mjs";
 
-const args = { text: dataDefault("corpus", "train"), out: dataDefault("corpus"), count: 40, seed: 1, start: 50000, scan: 0.35 };
+const args = { text: dataDefault("corpus", "train"), out: dataDefault("corpus"), count: 40, seed: 1, start: 50000, scan: 0.35, columns: "mixed" };
 for (let i = 2; i < process.argv.length; i += 2) {
   const key = process.argv[i].replace(/^--/, "");
   if (!(key in args)) throw new Error(`typeset.mjs: unknown option ${process.argv[i]}`);
@@ -92,7 +92,11 @@ function tex(text) { return text.replace(/…/g, "\\dots{}"); }
 function article(rng, paras) {
   const pick = () => paras[Math.floor(rng.next() * paras.length)];
   const font = FONTS[Math.floor(rng.next() * FONTS.length)];
-  const two = rng.next() < 0.7;
+  // mixed: two columns 70 % of the time, else one (the draw as before the option, so old seeds make the same documents)
+  const drawn = rng.next() < 0.7 ? 2 : 1;
+  const columns = args.columns === "mixed" ? drawn : Number(args.columns);
+  if (![1, 2, 3].includes(columns)) throw new Error(`typeset.mjs: --columns must be mixed, 1, 2 or 3, not ${args.columns}`);
+  const two = columns === 2, three = columns === 3;
   const size = [10, 10, 11, 12][Math.floor(rng.next() * 4)];
   const booktabs = rng.next() < 0.6;
   const tables = [], formulas = [];
@@ -100,6 +104,8 @@ function article(rng, paras) {
   const title = pick().split(/[.,;:]/)[0].split(" ").slice(0, 8).join(" ");
   body.push(`\\title{${tex(title)}}\\author{A. Author \\and B. Writer}\\date{}\\maketitle`);
   body.push(`\\begin{abstract}\n${tex(pick())}\n\\end{abstract}`);
+  // three columns: multicol's columns, balanced on the last page, under a full-width title and abstract
+  if (three) body.push("\\begin{multicols}{3}");
   const sections = 2 + Math.floor(rng.next() * 3);
   for (let s = 0; s < sections; s++) {
     body.push(`\\section{${tex(pick().split(/[.,;:]/)[0].split(" ").slice(0, 5).join(" "))}}`);
@@ -113,7 +119,7 @@ function article(rng, paras) {
         const f = formula(rng);
         formulas.push(f);
         body.push(`\\[\\textstyle ${f}\\]`);
-      } else if (roll < 0.4) {
+      } else if (roll < 0.4 && !three) {
         const cols = 2 + Math.floor(rng.next() * 3), rows = 2 + Math.floor(rng.next() * 4);
         const numeric = Array.from({ length: cols }, (_, c) => c > 0 && rng.next() < 0.6);
         const head = Array.from({ length: cols }, () => cell(rng, false).split(" ")[0].replace(/^./, (c) => c.toUpperCase()));
@@ -128,13 +134,14 @@ function article(rng, paras) {
       }
     }
   }
+  if (three) body.push("\\end{multicols}");
   const source = `\\documentclass[${size}pt,${two ? "twocolumn" : "onecolumn"},a4paper]{article}
-${font.ot1 ? "" : "\\usepackage[T1]{fontenc}"}\\usepackage[utf8]{inputenc}${font.pre}\\usepackage{amsmath,amssymb}${booktabs ? "\\usepackage{booktabs}" : ""}
+${font.ot1 ? "" : "\\usepackage[T1]{fontenc}"}\\usepackage[utf8]{inputenc}${font.pre}\\usepackage{amsmath,amssymb}${booktabs ? "\\usepackage{booktabs}" : ""}${three ? "\\usepackage{multicol}\\usepackage[margin=1.6cm]{geometry}" : ""}
 \\begin{document}
 ${body.join("\n\n")}
 \\end{document}
 `;
-  return { source, tables, formulas, meta: { font: font.name, columns: two ? 2 : 1, size, booktabs } };
+  return { source, tables, formulas, meta: { font: font.name, columns, size, booktabs } };
 }
 
 function escapeHtml(text) { return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
