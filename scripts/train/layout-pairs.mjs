@@ -5,7 +5,8 @@
 //
 //   node scripts/train/layout-pairs.mjs pairs DIR OUT.bin [--max-pairs-per-page 4000] [--seed 1]
 //     writes OUT.bin: float32 rows [features(a,b) | features(b,a) | label(a before b)], and OUT.bin.json
-//   node scripts/train/layout-pairs.mjs score DIR [--model FILE] [--pages]
+//   node scripts/train/layout-pairs.mjs score DIR [--model FILE] [--pages] [--margins 0,1,2,5]
+//     (--margins: the learned order at each margin, model.margin aside)
 //     prints, over DIR's pages, XY-cut's and (with --model) the learned order's agreement with the truth:
 //     pairs in the right order, truth-consecutive lines read consecutively, pages read entirely right.
 import fs from "node:fs";
@@ -172,6 +173,7 @@ if (mode === "pairs") {
   console.log(`${rows} pairs from ${nPages} pages (${((100 * positives) / Math.max(1, rows)).toFixed(1)} % "a before b") -> ${out}`);
 } else {
   const model = opt("--model");
+  const margins = opt("--margins") ? opt("--margins").split(",").map(Number) : null;
   const scorer = model ? new PairOrderScorer(parsePairOrderModel(JSON.parse(fs.readFileSync(model, "utf8")), model)) : undefined;
   const groups = {};
   const add = (group, name, s) => {
@@ -194,7 +196,8 @@ if (mode === "pairs") {
     if ([...p.place].filter((v) => v >= 0).length < 2) continue;
     const index = new Map(p.lines.map((b, i) => [b, i]));
     const orders = { "xy-cut": p.lines.map((_, i) => i) };
-    if (scorer) orders.learned = scorer.orderContext(p.ctx).map((b) => index.get(b));
+    if (scorer && margins) for (const m of margins) orders[`m=${m}`] = scorer.orderContext(p.ctx, m).map((b) => index.get(b));
+    else if (scorer) orders.learned = scorer.orderContext(p.ctx).map((b) => index.get(b));
     if (process.argv.includes("--pages")) {
       const a = agree(orders["xy-cut"], p.place),
         b = orders.learned ? agree(orders.learned, p.place) : null;

@@ -21,6 +21,12 @@ export interface PairOrderModel {
   b2: number[];
   w3: number[];
   b3: number[];
+  /**
+   * XY-cut's order is kept unless the learned order agrees with the model better by this much, in mean log
+   * probability per line (summed over all pairs): a page the model reads much as XY-cut does keeps XY-cut's
+   * order; 0 always takes the learned order. Chosen on held-out corpus pages (layout-pairs.mjs score --margins).
+   */
+  margin?: number;
   /** how it was trained and what it scored on held-out pages (informational) */
   trained?: Record<string, unknown>;
 }
@@ -36,6 +42,8 @@ export function parsePairOrderModel(json: unknown, file = "layout model"): PairO
   if (m.features !== PAIR_FEATURES) fail(`${String(m.features)} features, this build computes ${PAIR_FEATURES}`);
   const [h1, h2] = Array.isArray(m.hidden) ? m.hidden : [];
   if (!Number.isInteger(h1) || !Number.isInteger(h2) || h1! < 1 || h2! < 1) fail("hidden must be two positive sizes");
+  if (m.margin !== undefined && !(typeof m.margin === "number" && m.margin >= 0 && Number.isFinite(m.margin)))
+    fail("margin must be a number >= 0");
   const sizes: [keyof PairOrderModel, number][] = [
     ["w1", h1! * PAIR_FEATURES],
     ["b1", h1!],
@@ -328,11 +336,48 @@ export class PairOrderScorer {
     return this.orderContext(pageContext(lines, page));
   }
 
-  /** The lines of `ctx` in the learned reading order. */
-  orderContext<T extends Extent>(ctx: PageContext<T>): T[] {
+  /**
+   * The lines of `ctx` in the learned reading order, or in XY-cut's where the learned one does not agree with the
+   * model better by the model's margin (mean log probability per line; `margin` overrides it).
+   */
+  orderContext<T extends Extent>(ctx: PageContext<T>, margin = this.model.margin ?? 0): T[] {
     const n = ctx.lines.length;
     if (n < 2) return [...ctx.lines];
     const p = this.probabilities(ctx);
+    const idx = this.learnedOrder(ctx, p);
+    if (
+      margin > 0 &&
+      agreement(p, n, idx) -
+        agreement(
+          p,
+          n,
+          Array.from({ length: n }, (_, i) => i),
+        ) <=
+        margin * n
+    )
+      return [...ctx.lines];
+    return idx.map((i) => ctx.lines[i]!);
+  }
+
+  /** Mean log-probability gain per line of the learned order over XY-cut's (what the margin is compared with). */
+  gain(ctx: PageContext): number {
+    const n = ctx.lines.length;
+    if (n < 2) return 0;
+    const p = this.probabilities(ctx);
+    return (
+      (agreement(p, n, this.learnedOrder(ctx, p)) -
+        agreement(
+          p,
+          n,
+          Array.from({ length: n }, (_, i) => i),
+        )) /
+      n
+    );
+  }
+
+  /** Indices of ctx.lines by Borda count, then adjacent swaps. */
+  private learnedOrder(ctx: PageContext, p: Float32Array): number[] {
+    const n = ctx.lines.length;
     const wins = new Float64Array(n);
     for (let a = 0; a < n; a++) {
       let sum = 0;
@@ -357,6 +402,13 @@ export class PairOrderScorer {
         }
       }
     }
-    return idx.map((i) => ctx.lines[i]!);
+    return idx;
   }
+}
+
+/** Sum over the ordered pairs of `order` of log P(first before second): how well an order agrees with the model. */
+function agreement(p: Float32Array, n: number, order: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) s += Math.log(Math.max(1e-6, p[order[i]! * n + order[j]!]!));
+  return s;
 }

@@ -107,6 +107,15 @@ describe("PairOrderScorer", () => {
     expect(scorer.order(shuffled, page)).toEqual(lines);
   });
 
+  it("keeps XY-cut's order unless the learned one agrees with the model better by the margin", () => {
+    const model = linearOn(11, 50);
+    const gain = new PairOrderScorer(model).gain(pageContext(lines, page));
+    expect(gain).toBeGreaterThan(0);
+    expect(new PairOrderScorer({ ...model, margin: gain * 1.01 }).order(lines, page)).toEqual(xyCut(lines, 15));
+    expect(new PairOrderScorer({ ...model, margin: gain * 0.99 }).order(lines, page)).not.toEqual(xyCut(lines, 15));
+    expect(() => parsePairOrderModel({ ...model, margin: -1 }, "m.json")).toThrow(/m\.json: margin must be a number >= 0/);
+  });
+
   it("reads top to bottom across the columns when the model says so, whatever XY-cut says", () => {
     // feature 11 is (middle y of b − middle y of a)/height: positive when a is higher
     const scorer = new PairOrderScorer(linearOn(11, 50));

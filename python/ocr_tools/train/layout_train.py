@@ -57,6 +57,12 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        help="per-line gain over XY-cut the learned order needs (choose with layout-pairs.mjs score --margins)",
+    )
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -92,6 +98,7 @@ def main():
         "kind": "pairwise-order",
         "version": 1,
         "features": f,
+        **({"margin": args.margin} if args.margin is not None else {}),
         "hidden": list(args.hidden),
         "w1": sd["l1.weight"].reshape(-1).round(6).tolist(),
         "b1": sd["l1.bias"].round(6).tolist(),

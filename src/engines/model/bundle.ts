@@ -88,7 +88,8 @@ export async function loadModel(settings: {
   let encoder: VisionEncoder | undefined;
   let lines: LineEncoder | undefined;
   try {
-    if (json.vision.lines) lines = await LineEncoder.open(bundle.dir, json.vision.lines, bundle.encoderPath, encoderOptions, options.readingOrder);
+    if (json.vision.lines)
+      lines = await LineEncoder.open(bundle.dir, json.vision.lines, bundle.encoderPath, encoderOptions, options.readingOrder);
     else encoder = await VisionEncoder.open(bundle.encoderPath, encoderOptions);
   } catch (err) {
     throw new EnvironmentError((err as Error).message, { cause: err });
