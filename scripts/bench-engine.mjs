@@ -39,8 +39,8 @@ if (!existsSync(engineEntry)) {
   log(`bench-engine: ${engineEntry} is missing: run \`npm run build\` first`);
   process.exit(3);
 }
-const { Engine, loadAddon } = await import(pathToFileURL(engineEntry).href);
-const addon = loadAddon();
+const { Engine, loadBenchAddon } = await import(pathToFileURL(engineEntry).href);
+const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon; the engine loads the product one
 
 function ensure(file, args, what) {
   if (existsSync(file)) return;

@@ -1,5 +1,6 @@
-// CPU kernel contract. Every kernel has a plain reference (kernels_ref.cpp) and SIMD versions
-// (AVX2+FMA+F16C, AVX-512F/BW/VL(+BF16)) chosen at run time; tests compare each against the reference.
+// The CPU backend's kernel table: the inner loops of the ops (../linear.h, ../attention.h, ...) for one ISA. Every
+// kernel has a plain reference (kernels_ref.cpp) and SIMD versions (AVX2+FMA+F16C, AVX-512F/BW/VL(+BF16), bodies in
+// simd/ by op) chosen at run time; tests compare each against the reference.
 #pragma once
 #include <cstdint>
 
@@ -29,8 +30,6 @@ struct Kernels {
                        int64_t d, float* out);
   // x[j] <- exp(x[j] - max) / sum (SIMD sets use a polynomial exp, ~1 ulp).
   void (*softmax)(float* x, int32_t n);
-  // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
-  float (*sum)(const float* x, int64_t len);
   // h[i] = silu(g[i]) * u[i] = g[i] / (1 + exp(-g[i])) * u[i] (SIMD sets: the polynomial exp); h may alias g.
   void (*silu_mul)(const float* g, const float* u, float* h, int64_t len);
   // Blocked (flash-style) attention of `rows` query rows against one key/value head, for prefill.

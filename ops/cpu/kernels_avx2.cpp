@@ -94,9 +94,12 @@ struct V {
   }
 };
 
-#include "simd_impl.h"
+#include "simd/linear.h"
+#include "simd/vector.h"
+#include "simd/activation.h"
+#include "simd/attention.h"
 
-constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

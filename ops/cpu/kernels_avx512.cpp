@@ -83,11 +83,14 @@ struct V {
   }
 };
 
-#include "simd_impl.h"
+#include "simd/linear.h"
+#include "simd/vector.h"
+#include "simd/activation.h"
+#include "simd/attention.h"
 
 // Constant-initialised tables: no code compiled for AVX-512 may run before dispatch has checked the CPU.
-constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
-constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

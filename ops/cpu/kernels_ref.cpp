@@ -53,12 +53,6 @@ void store_ref(DType dt, const float* x, void* row, int64_t len) {
 
 namespace {
 
-float sum_ref(const float* x, int64_t len) {
-  float s = 0.f;
-  for (int64_t k = 0; k < len; k++) s += x[k];
-  return s;
-}
-
 void scores_ref(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q, int64_t d,
                 float scale, float* out) {
   for (int32_t j = 0; j < n; j++) out[j] = dot_ref(dt, base + slots[j] * stride, q, d) * scale;
@@ -121,8 +115,7 @@ void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, in
   }
 }
 
-const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, sum_ref,
-                   silu_mul_ref, attention_tile_ref};
+const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, silu_mul_ref, attention_tile_ref};
 
 }  // namespace
 

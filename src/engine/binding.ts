@@ -1,4 +1,7 @@
-// The one typed seam to the native addon: declares everything build/native/Release/ocr_engine.node exports.
+// The one typed seam to the native addons: declares everything they export.
+// - build/native/Release/ocr_engine.node: the product (NativeModel, NativeSession); `ocr parse` loads only this one.
+// - build/native/Release/ocr_bench.node: the op-level testing surface and the bandwidth probe, for the kernel tests
+//   and `ocr bench engine` (loadBenchAddon).
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -64,6 +67,11 @@ export interface NativeAddon {
   NativeModel: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeModel;
   NativeSession: new (model: NativeModel, options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean }) => NativeSession;
   cpuFeatures: string;
+}
+
+/** The bench/test addon: op-level kernels on JS buffers and the bandwidth probe. */
+export interface NativeBenchAddon {
+  cpuFeatures: string;
   testing: NativeTesting;
 }
 
@@ -78,18 +86,30 @@ export class EngineLoadError extends Error {
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const addonPath = process.env.OCR_ENGINE_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_engine.node");
+export const benchAddonPath = process.env.OCR_BENCH_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_bench.node");
+
+const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
+
+function load<T>(file: string, what: string): T {
+  if (!existsSync(file)) throw new EngineLoadError(`${what} is not built (${file} is missing): ${rebuild}`);
+  try {
+    return createRequire(import.meta.url)(file) as T;
+  } catch (err) {
+    throw new EngineLoadError(`${what} at ${file} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
+  }
+}
 
 let cached: NativeAddon | undefined;
+let cachedBench: NativeBenchAddon | undefined;
 
-/** Loads the addon once; throws EngineLoadError with the command to build it. */
+/** Loads the product addon once; throws EngineLoadError with the command to build it. */
 export function loadAddon(): NativeAddon {
-  if (cached) return cached;
-  const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
-  if (!existsSync(addonPath)) throw new EngineLoadError(`the native decoding engine is not built (${addonPath} is missing): ${rebuild}`);
-  try {
-    cached = createRequire(import.meta.url)(addonPath) as NativeAddon;
-  } catch (err) {
-    throw new EngineLoadError(`the native decoding engine at ${addonPath} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
-  }
+  cached ??= load<NativeAddon>(addonPath, "the native decoding engine");
   return cached;
+}
+
+/** Loads the bench/test addon once (kernel tests, `ocr bench engine`); the product never calls this. */
+export function loadBenchAddon(): NativeBenchAddon {
+  cachedBench ??= load<NativeBenchAddon>(benchAddonPath, "the native bench addon");
+  return cachedBench;
 }

@@ -1,9 +1,9 @@
 // Each SIMD kernel set against the plain reference kernels: shapes around the vector width, tails, ties.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadAddon, type NativeDtype } from "../../src/engine/binding.js";
+import { loadBenchAddon, type NativeDtype } from "../../src/engine/binding.js";
 
-const addon = loadAddon();
+const addon = loadBenchAddon();
 const t = addon.testing;
 const fastSets = addon.cpuFeatures.split(" ").filter((s) => s === "avx2" || s === "avx512" || s === "avx512bf16");
 
