@@ -13,7 +13,7 @@ namespace ocr {
 struct LinearJob {
   const float* x;  // [n, in] f32
   int64_t n;
-  const TensorView* w;  // [rows, in] in w->dtype (f32, f16 or bf16)
+  const TensorView* w;  // [rows, in] in w->dtype (f32, f16, bf16, or q8_0 / q4_1 blocks: common.h)
   float* y;             // [n, rows] f32
 };
 

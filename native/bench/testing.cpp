@@ -25,26 +25,32 @@ const ocr::Kernels& KernelsArg(const Napi::Value& v) {
 
 int64_t Int(const Napi::Value& v) { return v.As<Napi::Number>().Int64Value(); }
 
-// linearRows(kernels, x: Float32Array [n,in], n, in, wDtype, w: Uint8Array [rows*in*size], o0, o1) -> Float32Array [n,
-// o1-o0]
+// linearRows(kernels, x: Float32Array [n, in], n, in, wDtype, w: Uint8Array [rows x row bytes], o0, o1)
+//   -> Float32Array [n, o1 - o0]. Weights may also be block-quantised ("q8_0", "q4_1": rows of whole 32-weight blocks).
 Napi::Value LinearRows(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ocr::Kernels& k = KernelsArg(info[0]);
   auto x = info[1].As<Napi::Float32Array>();
   const int64_t n = Int(info[2]), in = Int(info[3]);
-  ocr::DType dt = ParseDType(env, info[4], "wDtype");
+  const std::string wname = info[4].IsString() ? info[4].As<Napi::String>().Utf8Value() : "";
+  const ocr::DType dt = wname == "q8_0"   ? ocr::DType::Q8_0
+                        : wname == "q4_1" ? ocr::DType::Q4_1
+                                          : ParseDType(env, info[4], "wDtype");
   auto w = info[5].As<Napi::Uint8Array>();
   const int64_t o0 = Int(info[6]), o1 = Int(info[7]);
+  if (ocr::dtype_is_quantized(dt) && in % ocr::kQuantBlock != 0)
+    throw MakeError(env, "BAD_INPUT", "linearRows: quantised rows must hold whole blocks of 32 weights");
   if (static_cast<int64_t>(x.ElementLength()) < n * in ||
-      static_cast<int64_t>(w.ByteLength()) < o1 * in * static_cast<int64_t>(ocr::dtype_size(dt)) || o0 > o1)
+      w.ByteLength() < static_cast<size_t>(o1) * ocr::dtype_row_bytes(dt, in) || o0 > o1)
     throw MakeError(env, "BAD_INPUT", "linearRows: buffer sizes do not match the shapes");
   auto y = Napi::Float32Array::New(env, static_cast<size_t>(n * (o1 - o0)));
   k.linear_rows(x.Data(), in, n, in, dt, w.Data(), o0, o1, y.Data(), o1 - o0);
   return y;
 }
 
-// attention(kernels, q [nq,heads,d], nq, heads, kvHeads, d, kvDtype, k [cap, kvHeads*d], v, slots, visible, threads,
-// path?) path: "auto" (default: blocked from ocr::kBlockedMinQueries queries on), "per-query" or "blocked".
+// attention(kernels, q [nq,heads,d], nq, heads, kvHeads, d, kvDtype, k [cap, kvHeads*d], v, slots, visible,
+//           threads, path?); path: "auto" (default: blocked from ocr::kBlockedMinQueries queries on), "per-query"
+//           or "blocked".
 Napi::Value Attention(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const std::string set = info[0].As<Napi::String>().Utf8Value();

@@ -70,7 +70,9 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("threads", model->pool().size());
     o.Set("mappedBytes", static_cast<double>(model->store().mapped_bytes()));
     o.Set("decodeWeightBytes", static_cast<double>(model->decode_weight_bytes()));
-    o.Set("weightDtype", ocr::dtype_name(model->lm_head->dtype));
+    // The decoder layers' matrices (q8_0 / q4_1 in a quantised bundle); the embedding, norms and router stay float.
+    o.Set("weightDtype", ocr::dtype_name(model->layers.empty() ? model->lm_head->dtype : model->layers[0].q->dtype));
+    o.Set("embedDtype", ocr::dtype_name(model->embed_tokens->dtype));
     return o;
   }
 };

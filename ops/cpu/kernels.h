@@ -11,9 +11,11 @@ namespace ocr {
 struct Kernels {
   const char* name;
   // y[t*ldy + (o - o0)] = sum_k x[t*ldx + k] * W[o][k]  for t in [0, n), o in [o0, o1).
-  // W is [rows, in] row-major in f32/f16/bf16; accumulation in f32 in one fixed order per element that
-  // does not depend on o0/o1 (so thread partitioning never changes a result). SIMD sets use a different
-  // order for n == 1 (row-streaming matrix-vector), 2 <= n < 32 (register blocks) and n >= 32 (packed panels).
+  // W is [rows, in] row-major in f32/f16/bf16, or in q8_0 / q4_1 blocks of 32 (common.h; `in` a multiple of 32: the
+  // decode path sums q.x per block and scales it, the others dequantise in registers); accumulation in f32 in one
+  // fixed order per element that does not depend on o0/o1 (so thread partitioning never changes a result). SIMD sets
+  // use a different order for n == 1 (row-streaming matrix-vector), 2 <= n < 32 (register blocks) and n >= 32
+  // (packed panels).
   void (*linear_rows)(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                       int64_t o1, float* y, int64_t ldy);
   // sum_k row[k] * x[k], row in dt.

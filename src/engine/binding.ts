@@ -11,14 +11,17 @@ import type { DecoderConfig } from "../model/schema.js";
 export type NativeDtype = "f32" | "f16" | "bf16";
 
 /** Decoder numbers the native model reads: the `decoder` section of model.json, less what only the loader uses. */
-export type NativeDecoderConfig = Omit<DecoderConfig, "scoring_func" | "topk_method" | "max_position_embeddings" | "weights">;
+export type NativeDecoderConfig = Omit<DecoderConfig, "scoring_func" | "topk_method" | "max_position_embeddings" | "weights" | "quantization">;
 
 export interface NativeModelInfo {
   kernels: string;
   threads: number;
   mappedBytes: number;
   decodeWeightBytes: number;
-  weightDtype: NativeDtype;
+  /** the decoder matrices' type: q8_0 / q4_1 in a quantised bundle */
+  weightDtype: NativeDtype | "q8_0" | "q4_1";
+  /** the embedding's (always float) */
+  embedDtype: NativeDtype;
 }
 
 export interface NativeModel {
@@ -52,7 +55,7 @@ export interface NativeSession {
 }
 
 export interface NativeTesting {
-  linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype, w: Uint8Array, o0: number, o1: number): Float32Array;
+  linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype | "q8_0" | "q4_1", w: Uint8Array, o0: number, o1: number): Float32Array;
   attention(kernels: string, q: Float32Array, nq: number, heads: number, kvHeads: number, headDim: number, kvDtype: NativeDtype,
     k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number,
     path?: "auto" | "per-query" | "blocked"): Float32Array;

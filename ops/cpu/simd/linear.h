@@ -50,7 +50,7 @@ static inline void linear_rows_tt(const float* x, int64_t ldx, int64_t in, const
 template <ocr::DType DT>
 static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0,
                            int64_t o1, float* y, int64_t ldy) {
-  const size_t row_bytes = static_cast<size_t>(in) * ocr::dtype_size(DT);
+  const size_t row_bytes = ocr::dtype_row_bytes(DT, in);
   const uint8_t* wb = static_cast<const uint8_t*>(w) + static_cast<size_t>(o0) * row_bytes;
   // Token chunks keep their activations in L2 while this thread's weight rows stream by.
   constexpr int64_t kTokenChunk = 64;
@@ -77,7 +77,8 @@ template <ocr::DType DT>
 static inline float elem(const uint8_t* row, int64_t k) {
   if constexpr (DT == ocr::DType::F32) return reinterpret_cast<const float*>(row)[k];
   else if constexpr (DT == ocr::DType::F16) return ocr::f16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
-  else return ocr::bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
+  else if constexpr (DT == ocr::DType::BF16) return ocr::bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
+  else return ocr::dequant_elem(DT, row, k);
 }
 
 template <ocr::DType DT>
@@ -139,7 +140,7 @@ template <ocr::DType DT>
 static void linear_packed_dt(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0, int64_t o1,
                              float* y, int64_t ldy) {
   constexpr int PW = 2 * V::W;
-  const size_t row_bytes = static_cast<size_t>(in) * ocr::dtype_size(DT);
+  const size_t row_bytes = ocr::dtype_row_bytes(DT, in);
   alignas(64) static thread_local float buf[kPackK * PW];
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   for (int64_t k0 = 0; k0 < in; k0 += kPackK) {
@@ -179,7 +180,7 @@ static inline float dot4_dt(const uint8_t* w, const float* x, int64_t len) {
 
 template <ocr::DType DT>
 static void matvec_dt(const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y) {
-  const size_t row_bytes = static_cast<size_t>(in) * ocr::dtype_size(DT);
+  const size_t row_bytes = ocr::dtype_row_bytes(DT, in);
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   const uintptr_t end = reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o1) * row_bytes);
   uintptr_t next = (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
@@ -191,27 +192,75 @@ static void matvec_dt(const float* x, int64_t in, const void* w, int64_t o0, int
   }
 }
 
+// Quantised matrix-vector (decode): per 32-weight block the q.x partial sum in f32, then one FMA with the block's scale
+// d into one of two accumulators (even and odd blocks); Q4_1 adds m times the block's sum of x, the sums computed once
+// per call. One multiply per block instead of one per weight; each output is still one fixed order of operations.
+template <ocr::DType DT>
+static inline float dotq(const uint8_t* row, const float* x, const float* xsum, int64_t in) {
+  constexpr size_t BB = DT == ocr::DType::Q8_0 ? ocr::kQ8_0BlockBytes : ocr::kQ4_1BlockBytes;
+  constexpr int C = static_cast<int>(ocr::kQuantBlock) / V::W;
+  typename V::reg acc0 = V::zero(), acc1 = V::zero();
+  float macc = 0.f;
+  const int64_t nb = in / ocr::kQuantBlock;
+  for (int64_t b = 0; b < nb; b++) {
+    const uint8_t* blk = row + static_cast<size_t>(b) * BB;
+    const float* xb = x + b * ocr::kQuantBlock;
+    typename V::reg p = V::zero();
+    for (int c = 0; c < C; c++) {
+      if constexpr (DT == ocr::DType::Q8_0) p = V::fma(V::loadx(xb, c * V::W), V::q8(blk + 2 + c * V::W), p);
+      else p = V::fma(V::loadx(xb, c * V::W), V::q4(blk + 4 + (c * V::W) % 16, c * V::W >= 16), p);
+    }
+    const typename V::reg d = V::set1(V::f16(blk));
+    if (b & 1) acc1 = V::fma(d, p, acc1);
+    else acc0 = V::fma(d, p, acc0);
+    if constexpr (DT == ocr::DType::Q4_1) macc += V::f16(blk + 2) * xsum[b];
+  }
+  return V::reduce(V::add(acc0, acc1)) + macc;
+}
+
+template <ocr::DType DT>
+static void matvec_q(const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y) {
+  const size_t row_bytes = ocr::dtype_row_bytes(DT, in);
+  thread_local std::vector<float> xsum;
+  if constexpr (DT == ocr::DType::Q4_1) {
+    xsum.resize(static_cast<size_t>(in / ocr::kQuantBlock));
+    for (int64_t b = 0; b < in / ocr::kQuantBlock; b++) {
+      float s = 0.f;
+      for (int64_t j = 0; j < ocr::kQuantBlock; j++) s += x[b * ocr::kQuantBlock + j];
+      xsum[static_cast<size_t>(b)] = s;
+    }
+  }
+  const uint8_t* wb = static_cast<const uint8_t*>(w);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o1) * row_bytes);
+  uintptr_t next = (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
+  for (int64_t o = o0; o < o1; o++) {
+    const uint8_t* row = wb + static_cast<size_t>(o) * row_bytes;
+    const uintptr_t upto = std::min(end, reinterpret_cast<uintptr_t>(row) + row_bytes + kMatvecPrefetch);
+    for (; next < upto; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_NTA);
+    y[o - o0] = dotq<DT>(row, x, xsum.data(), in);
+  }
+}
+
+template <ocr::DType DT>
+static void linear_rows_of(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0, int64_t o1, float* y,
+                           int64_t ldy) {
+  if (n == 1) {
+    if constexpr (ocr::dtype_is_quantized(DT)) matvec_q<DT>(x, in, w, o0, o1, y);
+    else matvec_dt<DT>(x, in, w, o0, o1, y);
+  } else if (n >= kPackedMinTokens) {
+    linear_packed_dt<DT>(x, ldx, n, in, w, o0, o1, y, ldy);
+  } else {
+    linear_rows_dt<DT>(x, ldx, n, in, w, o0, o1, y, ldy);
+  }
+}
+
 static void linear_rows_simd(const float* x, int64_t ldx, int64_t n, int64_t in, ocr::DType wdt, const void* w,
                              int64_t o0, int64_t o1, float* y, int64_t ldy) {
-  if (n == 1) {
-    switch (wdt) {
-      case ocr::DType::F32: matvec_dt<ocr::DType::F32>(x, in, w, o0, o1, y); break;
-      case ocr::DType::F16: matvec_dt<ocr::DType::F16>(x, in, w, o0, o1, y); break;
-      default: matvec_dt<ocr::DType::BF16>(x, in, w, o0, o1, y); break;
-    }
-    return;
-  }
-  if (n >= kPackedMinTokens) {
-    switch (wdt) {
-      case ocr::DType::F32: linear_packed_dt<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-      case ocr::DType::F16: linear_packed_dt<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-      default: linear_packed_dt<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    }
-    return;
-  }
   switch (wdt) {
-    case ocr::DType::F32: linear_rows_dt<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    case ocr::DType::F16: linear_rows_dt<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    default: linear_rows_dt<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    case ocr::DType::F32: linear_rows_of<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    case ocr::DType::F16: linear_rows_of<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    case ocr::DType::Q8_0: linear_rows_of<ocr::DType::Q8_0>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    case ocr::DType::Q4_1: linear_rows_of<ocr::DType::Q4_1>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    default: linear_rows_of<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
   }
 }
