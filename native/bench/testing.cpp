@@ -178,6 +178,11 @@ void InitTesting(Napi::Env env, Napi::Object exports) {
   t.Set("focalSelect", Napi::Function::New(env, FocalSelect));
   t.Set("toDtype", Napi::Function::New(env, ToDtype));
   t.Set("measureBandwidth", Napi::Function::New(env, MeasureBandwidth));
+  // setInt8Decode(on) -> whether the int8 decode path now runs (false where the CPU lacks AVX-VNNI).
+  t.Set("setInt8Decode", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+          ocr::set_int8_decode(info[0].ToBoolean().Value());
+          return Napi::Boolean::New(info.Env(), ocr::int8_decode_enabled());
+        }));
   exports.Set("testing", t);
 }
 

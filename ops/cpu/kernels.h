@@ -58,6 +58,12 @@ void store_ref(DType dt, const float* x, void* row, int64_t len);
 // Entry of the avx512bf16 set (kernels_avx512bf16.cpp, compiled with -mavx512bf16).
 void linear_rows_dpbf16(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                         int64_t o1, float* y, int64_t ldy);
+// Decode (n = 1) on q8_0 / q4_1 weights with the activations rounded to int8 blocks and integer dot products
+// (kernels_int8.cpp, AVX-VNNI): what the AVX2 and AVX-512 sets' linear_rows run for n = 1 on quantised weights while
+// int8_decode_enabled() (the CPU has AVX-VNNI, and set_int8_decode has not turned it off; tests compare both paths).
+void matvec_q_int8(DType wdt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y);
+bool int8_decode_enabled();
+void set_int8_decode(bool on);    // off: the f32 path (dequantise, FMA) on every CPU
 const Kernels* kernels_avx2();    // nullptr when not compiled in
 const Kernels* kernels_avx512();  // nullptr when not compiled in
 // Opt-in only (never chosen automatically): bf16 x bf16 dot products round the activations to bf16.

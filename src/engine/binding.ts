@@ -64,6 +64,8 @@ export interface NativeTesting {
   focalSelect(probs: Float32Array, heads: number, k: number, reference: boolean): Int32Array;
   toDtype(dtype: NativeDtype, x: Float32Array): Uint8Array;
   measureBandwidth(megabytes: number, threads: number, repeats: number): number;
+  /** Turns the int8-activation decode path for quantised weights on or off; returns whether it now runs. */
+  setInt8Decode(on: boolean): boolean;
 }
 
 export interface NativeAddon {

@@ -11,11 +11,13 @@
 //    A single draw's NMSE scatters around that mean because a few routing flips dominate it (four equal-power
 //    perturbations of this model gave 2.5-3.9e-4 at q8_0, a 1.6x spread), so quantisation may reach 3x the yardstick; a
 //    quantiser fault (a wrong scale or minimum, biased rounding) costs an error of the weights' own size instead.
+//    The same holds for decode steps (16 tokens fed one at a time), whose matrix-vector path on a CPU with AVX-VNNI
+//    also rounds the activations to int8 blocks (NMSE ~1.4e-5 per product, half the q8_0 weights' own).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine/index.js";
+import { Engine, loadBenchAddon } from "../../src/engine/index.js";
 import { dequantizeRows, isQuantizable, quantizeBundle, quantRowBytes, quantizeRows } from "../../src/model/quantize.js";
 import type { QuantFormat } from "../../src/model/safetensors.js";
 
@@ -129,14 +131,30 @@ function writeBundle(dir: string, tensors: Tensor[], dtype: "BF16" | "F32"): str
   return dir;
 }
 
+const int8Decode = loadBenchAddon().testing.setInt8Decode(true);
 const prompt = Array.from({ length: 96 }, (_, i) => (i === 0 ? 0 : 5 + ((i * 131 + 17) % 500)));
 
-async function logits(dir: string): Promise<Float32Array> {
+/** Prefill logits of every prompt token (matrix-matrix work), or, with `steps`, the last `steps` prompt tokens fed one
+ * at a time after the rest (matrix-vector work: the decode path, int8 activations on quantised weights where the CPU
+ * has AVX-VNNI), their logits concatenated. */
+async function logits(dir: string, steps = 0): Promise<Float32Array> {
   const engine = await Engine.load(dir, { threads: 2 });
   const session = engine.createSession({ kvDtype: "f32" });
-  const r = await session.prefill({ tokens: prompt }, { allLogits: true });
+  let out: Float32Array;
+  if (steps === 0) out = (await session.prefill({ tokens: prompt }, { allLogits: true })).logits;
+  else {
+    await session.prefill({ tokens: prompt.slice(0, prompt.length - steps) });
+    const parts: Float32Array[] = [];
+    for (const tok of prompt.slice(prompt.length - steps)) parts.push((await session.extend({ tokens: [tok] })).logits);
+    out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+  }
   session.dispose();
-  return r.logits;
+  return out;
 }
 
 function nmse(a: Float32Array, b: Float32Array): number {
@@ -152,6 +170,8 @@ function nmse(a: Float32Array, b: Float32Array): number {
 let root: string;
 let base: Tensor[];
 let bf16Logits: Float32Array;
+let bf16Steps: Float32Array;
+const STEPS = 16;
 const formats: [QuantFormat, "q8" | "q4"][] = [
   ["q8_0", "q8"],
   ["q4_1", "q4"],
@@ -162,6 +182,7 @@ beforeAll(async () => {
   base = randomDecoder(7);
   writeBundle(path.join(root, "bf16"), base, "BF16");
   bf16Logits = await logits(path.join(root, "bf16"));
+  bf16Steps = await logits(path.join(root, "bf16"), STEPS);
 }, 120_000);
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -186,9 +207,10 @@ describe.each(formats)("a %s decoder", (format, to) => {
   }, 120_000);
 
   it("costs no more accuracy against bf16 than its own errors under random signs", async () => {
-    const quantLogits = await logits(path.join(root, to));
-    const quantNmse = nmse(quantLogits, bf16Logits);
+    const quantNmse = nmse(await logits(path.join(root, to)), bf16Logits);
+    const quantStepNmse = nmse(await logits(path.join(root, to), STEPS), bf16Steps);
     const noiseNmse: number[] = []; // the yardstick: the same errors, random signs
+    const noiseStepNmse: number[] = [];
     for (const seed of [11, 12, 13]) {
       const g = gaussian(seed);
       const noisy = base.map((t) => {
@@ -202,13 +224,19 @@ describe.each(formats)("a %s decoder", (format, to) => {
       const dir = path.join(root, `${to}-noise-${seed}`);
       writeBundle(dir, noisy, "F32");
       noiseNmse.push(nmse(await logits(dir), bf16Logits));
+      noiseStepNmse.push(nmse(await logits(dir, STEPS), bf16Steps));
       rmSync(dir, { recursive: true, force: true });
     }
     const yardstick = noiseNmse.reduce((a, b) => a + b, 0) / noiseNmse.length;
     console.log(
       `${format}: last-layer logits NMSE vs bf16 ${quantNmse.toExponential(2)}; its errors under random signs ${noiseNmse.map((x) => x.toExponential(2)).join(", ")} (ratio ${(quantNmse / yardstick).toFixed(2)})`,
     );
+    const stepYardstick = noiseStepNmse.reduce((a, b) => a + b, 0) / noiseStepNmse.length;
+    console.log(
+      `${format}: decode steps (matrix-vector${int8Decode ? ", int8 activations" : ""}): NMSE vs bf16 ${quantStepNmse.toExponential(2)}; yardstick ${noiseStepNmse.map((x) => x.toExponential(2)).join(", ")} (ratio ${(quantStepNmse / stepYardstick).toFixed(2)})`,
+    );
     expect(quantNmse).toBeGreaterThan(0);
     expect(quantNmse).toBeLessThan(3 * yardstick);
+    expect(quantStepNmse).toBeLessThan(3 * stepYardstick);
   }, 180_000);
 });

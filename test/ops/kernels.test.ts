@@ -404,33 +404,68 @@ function quantTermSizes(format: QuantFormat, bytes: Uint8Array, rows: number, co
   return out;
 }
 
-describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (set) => {
-  it.each(quantFormats)("linear_rows with %s weights: matrix-vector, register blocks and packed panels, row ranges", (format) => {
-    const r = rng(format === "q8_0" ? 45 : 46);
-    for (const inF of [32, 64, 96, 256, 1280]) {
-      for (const n of [1, 2, 3, 5, 7, 32, 37]) {
-        for (const rows of [1, 3, 4, 5, 9, 17, 33]) {
-          const x = randomF32(n * inF, r);
-          // a per-row offset, so q4_1's minimum is far from zero in some blocks
-          const wf = Float32Array.from({ length: rows * inF }, (_, i) => r() * 2 + (Math.floor(i / inF) % 3) * 0.75);
-          const wq = quantized(format, wf, rows, inF);
-          const what = `${format} in=${inF} n=${n} rows=${rows}`;
-          const want = t.linearRows("ref", x, n, inF, "f32", t.toDtype("f32", dequantizeRows(format, wq, rows, inF)), 0, rows);
-          const got = t.linearRows(set, x, n, inF, format, wq, 0, rows);
-          if (set === "ref") expect(Array.from(got), what).toEqual(Array.from(want));
-          else {
-            const absSum = t.linearRows("ref", x.map(Math.abs), n, inF, "f32", t.toDtype("f32", quantTermSizes(format, wq, rows, inF)), 0, rows);
-            expectWithinProducts(set, "f32", inF, got, want, absSum, what);
-          }
-          // a thread's share of the rows gives the same bits as the whole pass
-          if (rows > 3) {
-            const part = t.linearRows(set, x, n, inF, format, wq, 3, rows);
-            for (let tok = 0; tok < n; tok++)
-              expect(Array.from(part.subarray(tok * (rows - 3), (tok + 1) * (rows - 3))), `${what} rows 3..`).toEqual(Array.from(got.subarray(tok * rows + 3, (tok + 1) * rows)));
-          }
+/**
+ * One kernel set on quantised weights against the reference over shapes and token counts. With the int8 decode path
+ * on (n = 1 on a CPU with AVX-VNNI) the activations are rounded to int8 blocks (dx_b = max|x_b| / 127), which moves
+ * each output by at most sum_b (dx_b / 2) sum_j |w_j| beyond the f32 bound; everything else is held to the f32 bound.
+ */
+function checkQuant(set: string, format: QuantFormat, seed: number, tokenCounts: number[], int8: boolean) {
+  const r = rng(seed);
+  expect(t.setInt8Decode(int8)).toBe(int8);
+  for (const inF of [32, 64, 96, 256, 1280]) {
+    for (const n of tokenCounts) {
+      for (const rows of [1, 3, 4, 5, 9, 17, 33]) {
+        const x = randomF32(n * inF, r);
+        // a per-row offset, so q4_1's minimum is far from zero in some blocks
+        const wf = Float32Array.from({ length: rows * inF }, (_, i) => r() * 2 + (Math.floor(i / inF) % 3) * 0.75);
+        const wq = quantized(format, wf, rows, inF);
+        const what = `${format} in=${inF} n=${n} rows=${rows}`;
+        const want = t.linearRows("ref", x, n, inF, "f32", t.toDtype("f32", dequantizeRows(format, wq, rows, inF)), 0, rows);
+        const got = t.linearRows(set, x, n, inF, format, wq, 0, rows);
+        if (set === "ref") expect(Array.from(got), what).toEqual(Array.from(want));
+        else {
+          const sizes = t.toDtype("f32", quantTermSizes(format, wq, rows, inF));
+          const absSum = t.linearRows("ref", x.map(Math.abs), n, inF, "f32", sizes, 0, rows);
+          const bound = productBound(set, "f32", inF);
+          const extra = int8 && n === 1 ? t.linearRows("ref", activationSteps(x), 1, inF, "f32", sizes, 0, rows) : new Float32Array(rows * n);
+          let worst = 0;
+          for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i]! - want[i]!) - extra[i]! - bound * absSum[i]!);
+          expect(worst, what).toBeLessThanOrEqual(0);
+        }
+        // a thread's share of the rows gives the same bits as the whole pass
+        if (rows > 3) {
+          const part = t.linearRows(set, x, n, inF, format, wq, 3, rows);
+          for (let tok = 0; tok < n; tok++)
+            expect(Array.from(part.subarray(tok * (rows - 3), (tok + 1) * (rows - 3))), `${what} rows 3..`).toEqual(Array.from(got.subarray(tok * rows + 3, (tok + 1) * rows)));
         }
       }
     }
+  }
+}
+
+/** Half a rounding step of each activation's int8 block (dx_b / 2 with dx_b = max|x_b| / 127), with slack for f32. */
+function activationSteps(x: Float32Array): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let b = 0; b < x.length; b += 32) {
+    let amax = 0;
+    for (let j = 0; j < 32; j++) amax = Math.max(amax, Math.abs(x[b + j]!));
+    out.fill((amax / 127) * (0.5 + 2 ** -16), b, b + 32);
+  }
+  return out;
+}
+
+describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (set) => {
+  const int8 = t.setInt8Decode(true); // whether this CPU has the int8 decode path (AVX-VNNI)
+  it.each(quantFormats)("linear_rows with %s weights: matrix-vector, register blocks and packed panels, row ranges (f32 path)", (format) => {
+    try {
+      checkQuant(set, format, format === "q8_0" ? 45 : 46, [1, 2, 3, 5, 7, 32, 37], false);
+    } finally {
+      t.setInt8Decode(true);
+    }
+  });
+
+  it.runIf(set !== "ref" && int8).each(quantFormats)("linear_rows with %s weights, decode with int8 activations (AVX-VNNI)", (format) => {
+    checkQuant(set, format, format === "q8_0" ? 47 : 48, [1], true);
   });
 
   it("rejects rows that are not whole blocks", () => {
