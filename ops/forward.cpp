@@ -6,17 +6,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "attention.h"
+#include "linear.h"
+#include "norm.h"
+#include "routing.h"
 #include "session.h"
 
 namespace ocr {
 namespace {
-
-struct LinearJob {
-  const float* x;  // [n, in]
-  int64_t n;
-  const TensorView* w;  // [rows, in]
-  float* y;             // [n, rows]
-};
 
 // A forward pass's activation buffers, one set per calling thread (passes run on the addon's worker threads, one
 // pass per thread at a time), kept between passes: a decode step or a short prefill then allocates nothing, where
@@ -50,51 +47,7 @@ Scratch& scratch() {
   return s;
 }
 
-// Runs several independent y = x W^T products in one parallel pass, split by work (rows x tokens) into
-// kItemsPerThread items per thread that the pool hands out (parallel_items): a thread streams its own
-// contiguous share and then helps with the others' ends, so a worker that starts late (a shared machine, a
-// sleeping thread's wake-up) does not hold the pass up by its whole share.
-constexpr int64_t kItemsPerThread = 8;
-
-void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) {
-  std::vector<int64_t> row_base(jobs.size() + 1, 0), cost_base(jobs.size() + 1, 0);
-  bool packed = false;  // prefill: rows split in whole packed-panel blocks (a split panel is packed and run twice, half empty)
-  for (size_t j = 0; j < jobs.size(); j++) {
-    row_base[j + 1] = row_base[j] + jobs[j].w->rows();
-    cost_base[j + 1] = cost_base[j] + jobs[j].w->rows() * std::max<int64_t>(1, jobs[j].n);
-    packed = packed || jobs[j].n >= kPackedMinTokens;
-  }
-  const int64_t block = packed ? kPackedRowBlock : 4;  // else keep 4-row register blocks whole
-  // Small products (the tiny test models, MoE experts with few tokens) run on one thread: waking the
-  // pool costs more than it saves below ~256K multiply-adds.
-  int64_t macs = 0;
-  for (auto& j : jobs) macs += j.w->rows() * j.w->cols() * std::max<int64_t>(1, j.n);
-  const int64_t parts = macs < m.min_parallel_macs() ? 1 : m.pool().size() * kItemsPerThread;
-  auto boundary = [&](int64_t p) -> int64_t {  // global row index where part p starts
-    if (p >= parts) return row_base.back();
-    const int64_t c = cost_base.back() * p / parts;
-    size_t j = 0;
-    while (j + 1 < jobs.size() && cost_base[j + 1] <= c) j++;
-    const int64_t rows = jobs[j].w->rows();
-    int64_t r = (c - cost_base[j]) / std::max<int64_t>(1, jobs[j].n);
-    r = std::min(rows, (r + block / 2) / block * block);
-    return row_base[j] + r;
-  };
-  const Kernels& k = m.kernels();
-  auto run = [&](int64_t p) {
-    const int64_t g0 = boundary(p), g1 = boundary(p + 1);
-    for (size_t j = 0; j < jobs.size(); j++) {
-      const int64_t lo = std::max(g0, row_base[j]), hi = std::min(g1, row_base[j + 1]);
-      if (lo >= hi || jobs[j].n == 0) continue;
-      const LinearJob& J = jobs[j];
-      const int64_t rows = J.w->rows(), in = J.w->cols();
-      k.linear_rows(J.x, in, J.n, in, J.w->dtype, J.w->data, lo - row_base[j], hi - row_base[j],
-                    J.y + (lo - row_base[j]), rows);
-    }
-  };
-  if (parts == 1) run(0);
-  else m.pool().parallel_items(parts, run);
-}
+void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) { linear(m.kernels(), m.pool(), m.min_parallel_macs(), jobs); }
 
 void mlp_forward(Model& m, const MlpWeights& w, const float* x, int64_t n, float* out) {
   Scratch& s = scratch();
@@ -194,50 +147,9 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     positions[i] = first + i;
   }
 
-  // Focal pruning (decode steps only; prefill always attends everything). warm-up: the first `warmup`
-  // steps after a view arrives attend fully (a new view is read unpruned until the model has found its
-  // place in it); during the session's first warm-up every layer reports its visual share, which chooses
-  // the focal layers. After it: a focal layer attends all visual entries and keeps the top ceil(keep * N)
-  // by head-averaged probability (ties: lowest position); other layers attend the current set, which
-  // carries over from the previous step until the first focal layer replaces it. In a later view's
-  // warm-up the focal layers already choose, so the set is ready when pruning resumes.
-  const bool focal = decode && n == 1 && focal_on();
-  const bool measuring = focal && focal_steps_ < opts_.focal.warmup;
-  const bool warm = focal && (measuring || view_steps_ < opts_.focal.warmup);
-  FocalScratch& fs = focal_scratch_;  // reused across steps: no allocation once the sizes settle
-  if (focal) {
-    fs.visual_index.clear();
-    fs.all_visual.clear();
-    fs.other_pos.clear();
-    for (int64_t p : live_)
-      if (p < first) {
-        if (entries_[p].kind == EntryKind::Visual) {
-          fs.visual_index.push_back(static_cast<int32_t>(fs.all_visual.size() + fs.other_pos.size()));
-          fs.all_visual.push_back(p);
-        } else {
-          fs.other_pos.push_back(p);
-        }
-      }
-    if (visual_share_.empty()) visual_share_.assign(static_cast<size_t>(c.num_hidden_layers), 0.0);
-    if (focus_valid_) {  // the set must still be live (retire / extend reset it, this guards anyway)
-      for (int64_t p : focus_)
-        if (entries_[p].slot < 0) { focus_valid_ = false; break; }
-    }
-  }
-  // Slots of the non-visual keys plus the focus set (both ascending by position), then the new entry; built
-  // once per choice of the set, not once per layer.
-  bool pruned_stale = true;
-  auto build_pruned = [&]() {
-    fs.layer_slots.clear();
-    size_t j = 0;
-    for (int64_t p : fs.other_pos) {
-      while (j < focus_.size() && focus_[j] < p) fs.layer_slots.push_back(entries_[focus_[j++]].slot);
-      fs.layer_slots.push_back(entries_[p].slot);
-    }
-    while (j < focus_.size()) fs.layer_slots.push_back(entries_[focus_[j++]].slot);
-    fs.layer_slots.push_back(entries_[first].slot);
-    pruned_stale = false;
-  };
+  // Focal pruning (decode steps only; prefill always attends everything): the policy picks each layer's keys.
+  const bool focal = decode && n == 1 && focal_.on();
+  if (focal) focal_.begin_step(entries_, live_, first);
 
   Scratch& sc = scratch();
   float* x = Scratch::take(sc.x, n * H);
@@ -269,37 +181,10 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     if (!focal) {
       attention(k, model_.pool(), model_.min_parallel_macs(), q, n, NH, NKV, D, kv, slots.data(), visible.data(), att);
     } else {
-      const bool full_layer = warm || is_focal_[l] || !focus_valid_;
-      const bool want_probs = measuring || is_focal_[l];
-      const int32_t* use = slots.data();
-      int32_t nv = visible[0];
-      if (!full_layer) {
-        if (pruned_stale) build_pruned();
-        use = fs.layer_slots.data();
-        nv = static_cast<int32_t>(fs.layer_slots.size());
-      }
-      if (want_probs) fs.probs.resize(static_cast<size_t>(NH * nv));  // every element is written by the kernel
-      attention(k, model_.pool(), model_.min_parallel_macs(), q, 1, NH, NKV, D, kv, use, &nv, att,
-                want_probs ? fs.probs.data() : nullptr);
-      if (want_probs) {
-        // Head-averaged probability of every key (the list is the full one here), then of the visual ones.
-        fs.mean.resize(static_cast<size_t>(nv));
-        head_mean(fs.probs.data(), NH, nv, fs.mean.data());
-        const int64_t N = static_cast<int64_t>(fs.all_visual.size());
-        fs.visual_mean.resize(static_cast<size_t>(N));
-        double share = 0;
-        for (int64_t i = 0; i < N; i++) share += (fs.visual_mean[i] = fs.mean[fs.visual_index[i]]);
-        if (measuring) visual_share_[l] += share;
-        else if (N > 0) {
-          const int64_t keep = std::min<int64_t>(N, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(opts_.focal.keep * static_cast<double>(N)))));
-          fs.chosen.resize(static_cast<size_t>(keep));
-          topk_indices(fs.visual_mean.data(), N, keep, fs.scratch, fs.chosen.data());
-          focus_.resize(static_cast<size_t>(keep));
-          for (int64_t i = 0; i < keep; i++) focus_[i] = fs.all_visual[fs.chosen[i]];
-          focus_valid_ = true;
-          pruned_stale = true;
-        }
-      }
+      const FocalPolicy::LayerKeys keys = focal_.layer_keys(l, slots.data(), visible[0], NH);
+      int32_t nv = keys.n;
+      attention(k, model_.pool(), model_.min_parallel_macs(), q, 1, NH, NKV, D, kv, keys.slots, &nv, att, keys.probs);
+      focal_.after_layer(l, NH);
     }
     if (decode) attn_s += std::chrono::duration<double>(clock::now() - t_attn).count();
     linear_jobs(model_, {{att, n, L.o, tmp}});
@@ -329,12 +214,7 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     stats_.attention_seconds += attn_s;
     stats_.decode_seconds += std::chrono::duration<double>(clock::now() - t_step).count();
   }
-  if (focal) {
-    if (!warm && opts_.record_fixations && focus_valid_) fixations_.push_back({first, focus_});
-    focal_steps_++;
-    view_steps_++;
-    if (focal_steps_ == opts_.focal.warmup) choose_focal_layers();
-  }
+  if (focal) focal_.end_step(first);
 }
 
 }  // namespace ocr

@@ -4,6 +4,13 @@
 namespace ocr {
 namespace {
 
+// Norm weights and the embedding stay float in every bundle (block quantisation is for weight matrices).
+const TensorView& float_tensor(const TensorView& t, const std::string& name) {
+  if (dtype_is_quantized(t.dtype))
+    throw EngineError("BAD_WEIGHTS", "weights: tensor '" + name + "' is " + dtype_name(t.dtype) + "; norms, the router and embeddings must stay float");
+  return t;
+}
+
 std::vector<float> widen(const TensorView& t) {
   std::vector<float> out(static_cast<size_t>(t.numel()));
   for (size_t i = 0; i < out.size(); i++) {
@@ -16,7 +23,7 @@ std::vector<float> widen(const TensorView& t) {
   return out;
 }
 
-size_t bytes(const TensorView* t) { return t ? static_cast<size_t>(t->numel()) * dtype_size(t->dtype) : 0; }
+size_t bytes(const TensorView* t) { return t ? static_cast<size_t>(t->rows()) * dtype_row_bytes(t->dtype, t->cols()) : 0; }
 
 }  // namespace
 
@@ -32,9 +39,9 @@ Model::Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_pa
   const int64_t H = cfg.hidden_size, V = cfg.vocab_size, D = cfg.head_dim;
   const int64_t NH = cfg.num_attention_heads, NKV = cfg.num_key_value_heads;
   auto& s = *store_;
-  embed_tokens = &s.require("model.embed_tokens.weight", {V, H});
+  embed_tokens = &float_tensor(s.require("model.embed_tokens.weight", {V, H}), "model.embed_tokens.weight");
   lm_head = cfg.tie_word_embeddings ? embed_tokens : &s.require("lm_head.weight", {V, H});
-  final_norm = widen(s.require("model.norm.weight", {H}));
+  final_norm = widen(float_tensor(s.require("model.norm.weight", {H}), "model.norm.weight"));
   // the rows the sequence layout inserts are read by the driver (TypeScript); here only their shapes are checked
   if (s.find("model.image_newline")) s.require("model.image_newline", {H});
   if (s.find("model.view_seperator")) s.require("model.view_seperator", {H});
@@ -48,8 +55,8 @@ Model::Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_pa
   for (int l = 0; l < cfg.num_hidden_layers; l++) {
     const std::string p = "model.layers." + std::to_string(l);
     LayerWeights L;
-    L.attn_norm = widen(s.require(p + ".input_layernorm.weight", {H}));
-    L.mlp_norm = widen(s.require(p + ".post_attention_layernorm.weight", {H}));
+    L.attn_norm = widen(float_tensor(s.require(p + ".input_layernorm.weight", {H}), p + ".input_layernorm.weight"));
+    L.mlp_norm = widen(float_tensor(s.require(p + ".post_attention_layernorm.weight", {H}), p + ".post_attention_layernorm.weight"));
     L.q = &s.require(p + ".self_attn.q_proj.weight", {NH * D, H});
     L.k = &s.require(p + ".self_attn.k_proj.weight", {NKV * D, H});
     L.v = &s.require(p + ".self_attn.v_proj.weight", {NKV * D, H});
@@ -58,7 +65,7 @@ Model::Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_pa
     if (!L.moe) {
       L.dense = mlp(p + ".mlp", cfg.intermediate_size);
     } else {
-      L.router = &s.require(p + ".mlp.gate.weight", {cfg.n_routed_experts, H});
+      L.router = &float_tensor(s.require(p + ".mlp.gate.weight", {cfg.n_routed_experts, H}), p + ".mlp.gate.weight");
       for (int e = 0; e < cfg.n_routed_experts; e++)
         L.experts.push_back(mlp(p + ".mlp.experts." + std::to_string(e), cfg.moe_intermediate_size));
       if (cfg.n_shared_experts > 0)

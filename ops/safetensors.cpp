@@ -72,6 +72,17 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     const uint64_t data_size = size_ - 8 - header_len;
     const uint8_t* data = base + 8 + header_len;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    // Block-quantised tensors (written by `ocr models quantize`): dtype U8, shape [rows, row bytes], and a metadata
+    // entry "ocr.quant.<name>": "q8_0" | "q4_1"; they are bound with their logical shape [rows, cols].
+    std::map<std::string, DType> quant;
+    if (const Json* meta = header.get("__metadata__"); meta && meta->kind == Json::Object)
+      for (auto& kv : meta->object) {
+        if (kv.first.rfind("ocr.quant.", 0) != 0) continue;
+        const std::string tname = kv.first.substr(10);
+        if (kv.second.kind != Json::String || (kv.second.string != "q8_0" && kv.second.string != "q4_1"))
+          bad(path, "metadata '" + kv.first + "' must be \"q8_0\" or \"q4_1\"");
+        quant[tname] = kv.second.string == "q8_0" ? DType::Q8_0 : DType::Q4_1;
+      }
     for (auto& kv : header.object) {
       const std::string& name = kv.first;
       if (name == "__metadata__") continue;
@@ -82,7 +93,11 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
       const Json* off = info.get("data_offsets");
       if (!dt || dt->kind != Json::String) bad(path, "tensor '" + name + "': missing dtype");
       DType dtype;
-      if (dt->string == "F32") dtype = DType::F32;
+      const auto q = quant.find(name);
+      if (q != quant.end()) {
+        if (dt->string != "U8") bad(path, "tensor '" + name + "': quantised as " + dtype_name(q->second) + " but stored as " + dt->string + " (expected U8)");
+        dtype = q->second;
+      } else if (dt->string == "F32") dtype = DType::F32;
       else if (dt->string == "F16") dtype = DType::F16;
       else if (dt->string == "BF16") dtype = DType::BF16;
       else {
@@ -109,8 +124,15 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
       if (b > e) bad(path, "tensor '" + name + "': data_offsets begin > end");
       if (e > data_size)
         bad(path, "tensor '" + name + "': data_offsets end " + std::to_string(e) + " lies past the data section (" + std::to_string(data_size) + " bytes): truncated file?");
-      if (e - b != count * dtype_size(dtype))
-        bad(path, "tensor '" + name + "': " + std::to_string(e - b) + " bytes for shape " + shape_str(tv.shape) + " in " + dt->string + " (expected " + std::to_string(count * dtype_size(dtype)) + ")");
+      const uint64_t elem_bytes = dtype_is_quantized(dtype) ? 1 : dtype_size(dtype);
+      if (e - b != count * elem_bytes)
+        bad(path, "tensor '" + name + "': " + std::to_string(e - b) + " bytes for shape " + shape_str(tv.shape) + " in " + dt->string + " (expected " + std::to_string(count * elem_bytes) + ")");
+      if (dtype_is_quantized(dtype)) {  // [rows, row bytes] -> [rows, cols]
+        const uint64_t block = dtype == DType::Q8_0 ? kQ8_0BlockBytes : kQ4_1BlockBytes;
+        if (tv.shape.size() != 2 || tv.shape[1] % static_cast<int64_t>(block) != 0)
+          bad(path, "tensor '" + name + "': a " + dtype_name(dtype) + " tensor must be [rows, a multiple of " + std::to_string(block) + " bytes], not " + shape_str(tv.shape));
+        tv.shape[1] = tv.shape[1] / static_cast<int64_t>(block) * kQuantBlock;
+      }
       if (tensors_.count(name)) bad(path, "tensor '" + name + "' appears twice");
       tv.data = data + b;
       tensors_[name] = tv;

@@ -1,22 +1,21 @@
-// Session bookkeeping: slot allocation, the R-SWA ring, retiring, greedy decoding with the no-repeat rule.
+// Session bookkeeping: slot allocation, the attention policies' events, retiring, greedy decoding with the no-repeat rule.
 #include "session.h"
 
 #include <algorithm>
 #include <cstring>
 
+#include "routing.h"
+
 namespace ocr {
 
-static void check_focal(const SessionOptions::Focal& f, const DecoderConfig& c) {
-  if (f.layers < 0 || f.layers > c.num_hidden_layers)
-    throw EngineError("BAD_OPTION", "focal layers must be in 0.." + std::to_string(c.num_hidden_layers) + " (the model's layer count)");
-  if (f.layers > 0 && !(f.keep > 0 && f.keep <= 1)) throw EngineError("BAD_OPTION", "focal keep must be in (0, 1]");
-  if (f.layers > 0 && f.warmup < 1) throw EngineError("BAD_OPTION", "focal warm-up must be at least 1 decode step (it chooses the focal layers)");
+static int checked_window(int window) {
+  if (window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
+  return window;
 }
 
-Session::Session(Model& model, const SessionOptions& opts) : model_(model), opts_(opts) {
-  if (opts.window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
+Session::Session(Model& model, const SessionOptions& opts)
+    : model_(model), opts_(opts), rswa_(checked_window(opts.window)), focal_(opts.focal, model.config().num_hidden_layers, opts.record_fixations) {
   const DecoderConfig& c = model.config();
-  check_focal(opts.focal, c);
   kv_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (auto& kv : kv_) {
     kv.dtype = opts.kv_dtype;
@@ -52,7 +51,7 @@ int32_t Session::alloc_slot() {
 }
 
 void Session::release(int64_t position) {
-  Entry& e = entries_[position];
+  CacheEntry& e = entries_[position];
   if (e.slot < 0) return;
   free_slots_.push_back(e.slot);
   e.slot = -1;
@@ -65,17 +64,15 @@ void Session::feed_pending() {
   const int32_t token = pending_;
   pending_ = -1;
   // R-SWA: the generated entry falling out of the window gives its slot to the new one (the ring).
-  if (opts_.window > 0 && static_cast<int>(ring_.size()) >= opts_.window) {
-    release(ring_.front());
-    ring_.pop_front();
-  }
+  const int64_t out = rswa_.evict();
+  if (out >= 0) release(out);
   const int64_t pos = static_cast<int64_t>(entries_.size());
   entries_.push_back({EntryKind::Generated, alloc_slot()});
   std::vector<float> x(static_cast<size_t>(model_.config().hidden_size));
   model_.embed(token, x.data());
   forward(x.data(), 1, nullptr, true);
   live_.push_back(pos);
-  if (opts_.window > 0) ring_.push_back(pos);
+  rswa_.admit(pos);
 }
 
 void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int64_t n_embeds, Capture* capture) {
@@ -105,8 +102,7 @@ void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int6
   }
   forward(x.data(), n, capture);
   for (int64_t i = 0; i < n; i++) live_.push_back(first + i);
-  focus_valid_ = false;  // new visual entries compete again: the next focal layer chooses among all
-  if (row > 0) view_steps_ = 0;  // a new view is read unpruned for its first `warmup` steps
+  focal_.on_extend(row > 0);
 }
 
 void Session::retire(int64_t begin, int64_t end) {
@@ -114,41 +110,16 @@ void Session::retire(int64_t begin, int64_t end) {
   const int64_t len = static_cast<int64_t>(entries_.size());
   if (begin < 0 || end > len || begin > end)
     throw EngineError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside the session (length " + std::to_string(len) + ")");
-  focus_valid_ = false;
+  focal_.on_retire();
   for (int64_t p = begin; p < end; p++) {
     release(p);
-    if (entries_[p].kind == EntryKind::Generated) {
-      auto it = std::find(ring_.begin(), ring_.end(), p);
-      if (it != ring_.end()) ring_.erase(it);
-    }
+    if (entries_[p].kind == EntryKind::Generated) rswa_.forget(p);
   }
 }
 
 void Session::set_focal(const SessionOptions::Focal& focal) {
-  check_focal(focal, model_.config());
+  focal_.configure(focal);
   opts_.focal = focal;
-  focal_steps_ = 0;
-  view_steps_ = 0;
-  visual_share_.clear();
-  is_focal_.clear();
-  focus_valid_ = false;
-}
-
-// The K layers with the highest visual share over the warm-up (ties: lowest layer index).
-void Session::choose_focal_layers() {
-  const int L = model_.config().num_hidden_layers;
-  std::vector<int> order(static_cast<size_t>(L));
-  for (int i = 0; i < L; i++) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return visual_share_[a] > visual_share_[b]; });
-  is_focal_.assign(static_cast<size_t>(L), 0);
-  for (int i = 0; i < opts_.focal.layers; i++) is_focal_[order[i]] = 1;
-}
-
-std::vector<int> Session::focal_layers() const {
-  std::vector<int> out;
-  for (size_t i = 0; i < is_focal_.size(); i++)
-    if (is_focal_[i]) out.push_back(static_cast<int>(i));
-  return out;
 }
 
 std::string Session::generate(const GenerateOptions& opts, const std::function<void(int32_t)>& on_token,

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "cpu/ops.h"
+#include "kv_cache.h"
 #include "model.h"
+#include "policy/entries.h"
+#include "policy/focal.h"
+#include "policy/rswa.h"
 
 namespace ocr {
-
-enum class EntryKind : uint8_t { Extended = 0, Visual = 1, Generated = 2 };
 
 struct SessionOptions {
   DType kv_dtype = DType::F32;
@@ -20,21 +21,10 @@ struct SessionOptions {
   // entries including the current one (a ring of n slots per layer). Extended entries are always attended
   // until retired.
   int window = 0;
-  // Focal pruning (FastOCR, training-free) on decode steps; layers = 0 turns it off. See session.cpp.
-  struct Focal {
-    double keep = 1.0;  // share tau of the visual entries kept in a focal layer, 0 < keep <= 1
-    int layers = 0;     // number of focal layers K chosen after the warm-up
-    int warmup = 0;     // decode steps with full attention after each view arrives; the first ones also
-                        // measure each layer's visual share, which chooses the focal layers
-  } focal;
+  // Focal pruning on decode steps (policy/focal.h); layers = 0 turns it off.
+  using Focal = FocalOptions;
+  Focal focal;
   bool record_fixations = false;  // keep, per focal decode step, the visual positions selected
-};
-
-// One focal decode step's selection: the position of the entry being fed and the visual positions the
-// last focal layer kept (ascending).
-struct Fixation {
-  int64_t position;
-  std::vector<int64_t> visual;
 };
 
 struct AttentionStats {
@@ -92,53 +82,30 @@ class Session {
   // starts over and the current set is dropped. Validated like the constructor's.
   void set_focal(const SessionOptions::Focal& focal);
   // Focal layers chosen after the warm-up (empty before, or with focal pruning off).
-  std::vector<int> focal_layers() const;
+  std::vector<int> focal_layers() const { return focal_.focal_layers(); }
   // Hands over the fixations recorded since the last call.
-  std::vector<Fixation> take_fixations() { return std::move(fixations_); }
+  std::vector<Fixation> take_fixations() { return focal_.take_fixations(); }
 
  private:
-  struct Entry {
-    EntryKind kind;
-    int32_t slot;  // -1 once retired or out of the window
-  };
   void feed_pending();
   int32_t alloc_slot();
   void reserve_slots(int64_t n);
   void release(int64_t position);
   // Runs the new entries (already appended to entries_, slots assigned) through every layer.
   void forward(const float* x_in, int64_t n, Capture* capture, bool decode = false);
-  bool focal_on() const { return opts_.focal.layers > 0; }
-  void choose_focal_layers();
 
   Model& model_;
   SessionOptions opts_;
   std::vector<KvLayer> kv_;            // [layers]
   int64_t capacity_ = 0;               // slots per layer
   std::vector<int32_t> free_slots_;
-  std::vector<Entry> entries_;         // index = position
+  std::vector<CacheEntry> entries_;         // index = position
   std::vector<int64_t> live_;          // positions holding a slot, ascending
-  std::deque<int64_t> ring_;           // generated positions in the window (R-SWA)
+  RswaWindow rswa_;                    // which generated entries stay (full or R-SWA)
+  FocalPolicy focal_;                  // which visual entries a decode step attends
   std::vector<int32_t> history_;       // generated tokens, for the no-repeat rule
   std::vector<float> last_logits_;     // [vocab] after the latest entry
   int32_t pending_ = -1;               // generated token not yet in the cache
-  // Focal state.
-  int64_t focal_steps_ = 0;             // decode steps seen (warm-up counts these)
-  int64_t view_steps_ = 0;              // decode steps since visual entries last arrived (per-view warm-up)
-  std::vector<double> visual_share_;    // [layers] summed head-averaged visual probability over the warm-up
-  std::vector<uint8_t> is_focal_;       // [layers], set after the warm-up
-  bool focus_valid_ = false;            // focus_ holds the last focal layer's set (else: all visual entries)
-  std::vector<int64_t> focus_;          // visual positions kept, ascending
-  std::vector<Fixation> fixations_;
-  // Per-step focal buffers, kept between steps so a decode step allocates nothing for them.
-  struct FocalScratch {
-    std::vector<int64_t> all_visual;    // live visual positions before the new entry, ascending
-    std::vector<int32_t> visual_index;  // [all_visual] index of each in the full key list
-    std::vector<int64_t> other_pos;     // live non-visual positions before the new entry, ascending
-    std::vector<int32_t> layer_slots;   // the pruned key list (non-visual, focus set, new entry)
-    std::vector<float> probs;           // [heads, keys] softmax weights of a focal / warm-up layer
-    std::vector<double> mean, visual_mean, scratch;  // [keys], [all_visual] head-averaged weights
-    std::vector<int32_t> chosen;        // indices into all_visual kept by the last focal layer
-  } focal_scratch_;
   AttentionStats stats_;
 };
 

@@ -2,11 +2,14 @@
 // Benchmark of the native decoding engine: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
 // Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
 //                                      [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
-//                                      [--bandwidth-mb 1024]
+//                                      [--bandwidth-mb 1024] [--quantized q8,q4|none]
 // Needs `npm run build` (imports dist/engine) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
 // (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
 // with `python -m ocr_tools.bench_engine` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
-// else python3 on PATH, then /usr/bin/python3, the first with PyTorch and onnx). Results go to stdout, progress to stderr.
+// else python3 on PATH, then /usr/bin/python3, the first with PyTorch and onnx); its q8 / q4 copies (--quantized) with
+// `ocr models quantize`'s code, also once. Each prefix gets a row per weight format in the same run (bf16, then q8_0,
+// then q4_1), each with its own bandwidth bound, its decode speed relative to the bf16 row and its prefill logits' NMSE
+// against the bf16 row's. Results go to stdout, progress to stderr.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import os from "node:os";
@@ -22,11 +25,17 @@ const prefixes = option("--prefixes", "273,1024,4096").split(",").map(Number);
 const decodeTokens = Number(option("--decode-tokens", "32"));
 const bandwidthMB = Number(option("--bandwidth-mb", "1024"));
 const kernels = option("--kernels", "auto");
+const quantizedOpt = option("--quantized", "q8,q4");
+const quantized = quantizedOpt === "none" ? [] : quantizedOpt.split(",");
 const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
 const log = (msg) => process.stderr.write(msg + "\n");
 
 if (!Number.isInteger(threads) || threads < 1) {
   log(`bench-engine: --threads must be a positive integer (got ${option("--threads")})`);
+  process.exit(2);
+}
+if (quantized.some((q) => q !== "q8" && q !== "q4")) {
+  log(`bench-engine: --quantized must be q8, q4, q8,q4 or none (got ${quantizedOpt})`);
   process.exit(2);
 }
 if (prefixes.some((p) => !Number.isInteger(p) || p < 1)) {
@@ -39,9 +48,9 @@ if (!existsSync(engineEntry)) {
   log(`bench-engine: ${engineEntry} is missing: run \`npm run build\` first`);
   process.exit(3);
 }
-const { Engine, loadAddon } = await import(pathToFileURL(engineEntry).href);
+const { Engine, loadBenchAddon } = await import(pathToFileURL(engineEntry).href);
 const { findPython, pythonEnv } = await import(pathToFileURL(path.join(repo, "dist/model/convert.js")).href);
-const addon = loadAddon();
+const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon; the engine loads the product one
 
 function ensure(file, args, what) {
   if (existsSync(file)) return;
@@ -86,11 +95,12 @@ async function benchOurs(dir, prefix, kvDtype) {
   await warm.prefill({ tokens: tokens.slice(0, Math.min(prefix, 32)) });
   warm.dispose();
   let session;
+  let logits;
   const prefillSeconds = await medianOfRuns(async () => {
     session?.dispose();
     session = engine.createSession({ kvDtype });
     const t = process.hrtime.bigint();
-    await session.prefill({ tokens });
+    logits = (await session.prefill({ tokens })).logits;
     return seconds(t);
   });
   const prefillTokPerS = prefix / prefillSeconds;
@@ -109,9 +119,10 @@ async function benchOurs(dir, prefix, kvDtype) {
   const kvSize = kvDtype === "f32" ? 4 : 2;
   const avgLive = liveBefore + (r.tokens.length + 1) / 2;
   const kvBytes = avgLive * cfg.num_hidden_layers * 2 * cfg.num_key_value_heads * cfg.head_dim * kvSize;
-  const wSize = engine.info.weightDtype === "f32" ? 4 : 2;
+  const wSize = engine.info.embedDtype === "f32" ? 4 : 2; // the embedding stays float in quantised bundles
   const bytesPerToken = engine.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
-  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype };
+  session.dispose();
+  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype, logits };
 }
 
 async function benchOrt(onnxPath, cfg, prefix) {
@@ -152,10 +163,31 @@ async function benchOrt(onnxPath, cfg, prefix) {
   return { prefillTokPerS, decodeTokPerS };
 }
 
+const largeDir = path.join(cacheDir, "deepseek-ocr-shape");
 const models = [
   { name: "tiny", dir: path.join(repo, "fixtures/tiny-model"), kvDtype: "f32", ort: true },
-  { name: "deepseek-ocr-shape", dir: path.join(cacheDir, "deepseek-ocr-shape"), kvDtype: "bf16", ort: false, large: true },
+  { name: "deepseek-ocr-shape", dir: largeDir, kvDtype: "bf16", ort: false, large: true },
+  ...quantized.map((q) => ({ name: "deepseek-ocr-shape", dir: `${largeDir}-${q}`, kvDtype: "bf16", ort: false, large: true, quantize: q })),
 ];
+
+/** The quantised copy of the bf16 decoder (`ocr models quantize`'s code), written once beside it. */
+async function ensureQuantized(dir, to) {
+  if (existsSync(path.join(dir, "model.json"))) return;
+  log(`bench-engine: quantising the DeepSeek-OCR-shape decoder to ${to} into ${dir} (once) ...`);
+  const { quantizeBundle } = await import(pathToFileURL(path.join(repo, "dist/model/quantize.js")).href);
+  await quantizeBundle(largeDir, { to, out: dir, log });
+}
+
+/** Normalised squared error of `a` against the reference `b`. */
+function nmse(a, b) {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < b.length; i++) {
+    num += (a[i] - b[i]) ** 2;
+    den += b[i] ** 2;
+  }
+  return num / den;
+}
 
 log(`bench-engine: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
 log(`bench-engine: measuring streaming-read bandwidth ...`);
@@ -163,30 +195,47 @@ const bandwidthGBs = addon.testing.measureBandwidth(bandwidthMB, threads, 5);
 log(`bench-engine: ${bandwidthGBs.toFixed(1)} GB/s`);
 
 const rows = [];
+const runs = [];
 for (const m of models) {
   if (m.large && flag("--skip-large")) continue;
-  if (m.large) ensure(path.join(m.dir, "model.safetensors"), ["checkpoint", "--out", m.dir], `the DeepSeek-OCR-shape random decoder in ${m.dir}`);
-  const onnxPath = path.join(cacheDir, `${m.name}-decoder.onnx`);
-  const withOrt = m.ort && !flag("--skip-ort");
-  if (withOrt) ensure(onnxPath, ["onnx", "--model", m.dir, "--out", onnxPath], `the ONNX export of ${m.name}`);
+  if (m.large) ensure(path.join(largeDir, "model.safetensors"), ["checkpoint", "--out", largeDir], `the DeepSeek-OCR-shape random decoder in ${largeDir}`);
+  if (m.quantize) await ensureQuantized(m.dir, m.quantize);
+  runs.push(m);
+}
+// Prefix by prefix, the model's formats one after the other (bf16 first: the others are compared with it).
+for (const name of [...new Set(runs.map((m) => m.name))]) {
+  const variants = runs.filter((m) => m.name === name);
+  for (const m of variants) {
+    const onnxPath = path.join(cacheDir, `${m.name}-decoder.onnx`);
+    if (m.ort && !flag("--skip-ort")) ensure(onnxPath, ["onnx", "--model", m.dir, "--out", onnxPath], `the ONNX export of ${m.name}`);
+  }
   for (const prefix of prefixes) {
-    log(`bench-engine: ${m.name} prefix ${prefix} ...`);
-    const ours = await benchOurs(m.dir, prefix, m.kvDtype);
-    const boundTokPerS = (ours.bandwidthGBs * 1e9) / ours.bytesPerToken;
-    const row = {
-      model: m.name, dtype: ours.weightDtype, kvDtype: m.kvDtype, kernels: ours.kernels, threads, prefix, bandwidthGBs: ours.bandwidthGBs,
-      decodeTokPerS: ours.decodeTokPerS, prefillTokPerS: ours.prefillTokPerS,
-      bytesPerToken: ours.bytesPerToken, boundTokPerS, boundShare: ours.decodeTokPerS / boundTokPerS,
-    };
-    if (withOrt) {
-      const cfg = (await Engine.load(m.dir, { threads: 1 })).config;
-      const o = await benchOrt(onnxPath, cfg, prefix);
-      row.ortDecodeTokPerS = o.decodeTokPerS;
-      row.ortPrefillTokPerS = o.prefillTokPerS;
-      row.decodeVsOrt = ours.decodeTokPerS / o.decodeTokPerS;
-      row.prefillVsOrt = ours.prefillTokPerS / o.prefillTokPerS;
+    let base;
+    for (const m of variants) {
+      log(`bench-engine: ${m.name}${m.quantize ? ` (${m.quantize})` : ""} prefix ${prefix} ...`);
+      const ours = await benchOurs(m.dir, prefix, m.kvDtype);
+      const boundTokPerS = (ours.bandwidthGBs * 1e9) / ours.bytesPerToken;
+      const row = {
+        model: m.name, dtype: ours.weightDtype, kvDtype: m.kvDtype, kernels: ours.kernels, threads, prefix, bandwidthGBs: ours.bandwidthGBs,
+        decodeTokPerS: ours.decodeTokPerS, prefillTokPerS: ours.prefillTokPerS,
+        bytesPerToken: ours.bytesPerToken, boundTokPerS, boundShare: ours.decodeTokPerS / boundTokPerS,
+      };
+      if (!m.quantize) base = { ours, row };
+      else if (base) {
+        row.decodeVsBase = ours.decodeTokPerS / base.ours.decodeTokPerS;
+        row.logitsNmseVsBase = nmse(ours.logits, base.ours.logits);
+        row.baseDtype = base.ours.weightDtype;
+      }
+      if (m.ort && !flag("--skip-ort")) {
+        const cfg = (await Engine.load(m.dir, { threads: 1 })).config;
+        const o = await benchOrt(path.join(cacheDir, `${m.name}-decoder.onnx`), cfg, prefix);
+        row.ortDecodeTokPerS = o.decodeTokPerS;
+        row.ortPrefillTokPerS = o.prefillTokPerS;
+        row.decodeVsOrt = ours.decodeTokPerS / o.decodeTokPerS;
+        row.prefillVsOrt = ours.prefillTokPerS / o.prefillTokPerS;
+      }
+      rows.push(row);
     }
-    rows.push(row);
   }
 }
 
@@ -195,9 +244,10 @@ if (json) {
   process.stdout.write(JSON.stringify({ benchmark: "engine", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
 } else {
   const f = (x, d = 1) => (x === undefined ? "-" : x.toFixed(d));
-  const header = ["model", "dtype", "prefix", "decode tok/s", "GB/s", "bound tok/s", "of bound", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
+  const header = ["model", "dtype", "prefix", "decode tok/s", "GB/s", "bound tok/s", "of bound", "x bf16", "logits NMSE", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
   const lines = rows.map((r) => [
     r.model, `${r.dtype}/kv ${r.kvDtype}`, String(r.prefix), f(r.decodeTokPerS), f(r.bandwidthGBs), f(r.boundTokPerS), `${f(r.boundShare * 100, 0)}%`,
+    r.decodeVsBase ? `${f(r.decodeVsBase, 2)}x` : "-", r.logitsNmseVsBase === undefined ? "-" : r.logitsNmseVsBase.toExponential(1),
     f(r.ortDecodeTokPerS), r.decodeVsOrt ? `${f(r.decodeVsOrt, 2)}x` : "-", f(r.prefillTokPerS), f(r.ortPrefillTokPerS),
     r.prefillVsOrt ? `${f(r.prefillVsOrt, 2)}x` : "-",
   ]);
@@ -208,5 +258,7 @@ if (json) {
   process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
   process.stdout.write("bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +
     "        (weights incl. router, top-k + shared experts and lm_head; the K/V rows attended; the embedding row).\n");
+  process.stdout.write("x bf16, logits NMSE = a quantised row's decode tok/s over the bf16 row's of the same prefix, and its prefill logits'\n" +
+    "        squared error against the bf16 row's, over their squared norm (q8_0 / q4_1 blocks: ocr models quantize).\n");
   process.stdout.write("ORT = onnxruntime-node on the same decoder exported with past key/values (dense MoE: all experts computed, unrouted ones zero-weighted).\n");
 }

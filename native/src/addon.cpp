@@ -1,4 +1,6 @@
-// N-API entry point: registers the model and session classes and the op-level testing surface.
+// N-API entry point of the product addon (ocr_engine.node): the model and session classes. The op-level testing
+// surface and the bandwidth probe live in the bench addon (native/bench/, ocr_bench.node), which the product never
+// loads.
 #include <napi.h>
 
 #include "bindings.h"
@@ -6,7 +8,6 @@
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ocrnative::InitModel(env, exports);
   ocrnative::InitSession(env, exports);
-  ocrnative::InitTesting(env, exports);
   return exports;
 }
 

@@ -5,20 +5,6 @@
 
 namespace ocrnative {
 
-Napi::Error MakeError(Napi::Env env, const std::string& code, const std::string& message) {
-  Napi::Error e = Napi::Error::New(env, message);
-  e.Set("code", Napi::String::New(env, code));
-  return e;
-}
-
-ocr::DType ParseDType(Napi::Env env, const Napi::Value& v, const char* what) {
-  std::string s = v.IsString() ? v.As<Napi::String>().Utf8Value() : "";
-  if (s == "f32") return ocr::DType::F32;
-  if (s == "f16") return ocr::DType::F16;
-  if (s == "bf16") return ocr::DType::BF16;
-  throw MakeError(env, "BAD_OPTION", std::string("Expected 'f32', 'f16' or 'bf16' for ") + what);
-}
-
 namespace {
 
 int GetInt(const Napi::Object& o, const char* key) {
@@ -84,7 +70,9 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("threads", model->pool().size());
     o.Set("mappedBytes", static_cast<double>(model->store().mapped_bytes()));
     o.Set("decodeWeightBytes", static_cast<double>(model->decode_weight_bytes()));
-    o.Set("weightDtype", ocr::dtype_name(model->lm_head->dtype));
+    // The decoder layers' matrices (q8_0 / q4_1 in a quantised bundle); the embedding, norms and router stay float.
+    o.Set("weightDtype", ocr::dtype_name(model->layers.empty() ? model->lm_head->dtype : model->layers[0].q->dtype));
+    o.Set("embedDtype", ocr::dtype_name(model->embed_tokens->dtype));
     return o;
   }
 };

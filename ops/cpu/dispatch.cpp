@@ -1,4 +1,5 @@
 // Runtime choice of the kernel set from what this CPU reports (cpuid via __builtin_cpu_supports).
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -10,7 +11,23 @@ namespace ocr {
 const Kernels* kernels_avx2() { return nullptr; }
 const Kernels* kernels_avx512() { return nullptr; }
 const Kernels* kernels_avx512bf16() { return nullptr; }
+void matvec_q_int8(DType, const float*, int64_t, const void*, int64_t, int64_t, float*) {}
 #endif
+
+namespace {
+std::atomic<bool> int8_decode_on{true};
+}
+
+bool int8_decode_enabled() {
+#ifdef OCR_HAVE_X86_SIMD
+  static const bool vnni = cpu_supports("avxvnni");
+  return vnni && int8_decode_on.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void set_int8_decode(bool on) { int8_decode_on.store(on); }
 
 bool cpu_supports(const char* isa) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -20,6 +37,7 @@ bool cpu_supports(const char* isa) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
   if (std::strcmp(isa, "avx512bf16") == 0) return __builtin_cpu_supports("avx512bf16");
+  if (std::strcmp(isa, "avxvnni") == 0) return __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 #endif
   (void)isa;
   return false;

@@ -1,5 +1,6 @@
-// CPU kernel contract. Every kernel has a plain reference (kernels_ref.cpp) and SIMD versions
-// (AVX2+FMA+F16C, AVX-512F/BW/VL(+BF16)) chosen at run time; tests compare each against the reference.
+// The CPU backend's kernel table: the inner loops of the ops (../linear.h, ../attention.h, ...) for one ISA. Every
+// kernel has a plain reference (kernels_ref.cpp) and SIMD versions (AVX2+FMA+F16C, AVX-512F/BW/VL(+BF16), bodies in
+// simd/ by op) chosen at run time; tests compare each against the reference.
 #pragma once
 #include <cstdint>
 
@@ -10,9 +11,11 @@ namespace ocr {
 struct Kernels {
   const char* name;
   // y[t*ldy + (o - o0)] = sum_k x[t*ldx + k] * W[o][k]  for t in [0, n), o in [o0, o1).
-  // W is [rows, in] row-major in f32/f16/bf16; accumulation in f32 in one fixed order per element that
-  // does not depend on o0/o1 (so thread partitioning never changes a result). SIMD sets use a different
-  // order for n == 1 (row-streaming matrix-vector), 2 <= n < 32 (register blocks) and n >= 32 (packed panels).
+  // W is [rows, in] row-major in f32/f16/bf16, or in q8_0 / q4_1 blocks of 32 (common.h; `in` a multiple of 32: the
+  // decode path sums q.x per block and scales it, the others dequantise in registers); accumulation in f32 in one
+  // fixed order per element that does not depend on o0/o1 (so thread partitioning never changes a result). SIMD sets
+  // use a different order for n == 1 (row-streaming matrix-vector), 2 <= n < 32 (register blocks) and n >= 32
+  // (packed panels).
   void (*linear_rows)(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                       int64_t o1, float* y, int64_t ldy);
   // sum_k row[k] * x[k], row in dt.
@@ -29,8 +32,6 @@ struct Kernels {
                        int64_t d, float* out);
   // x[j] <- exp(x[j] - max) / sum (SIMD sets use a polynomial exp, ~1 ulp).
   void (*softmax)(float* x, int32_t n);
-  // sum_k x[k]; used by the benchmark's streaming-read bandwidth probe.
-  float (*sum)(const float* x, int64_t len);
   // h[i] = silu(g[i]) * u[i] = g[i] / (1 + exp(-g[i])) * u[i] (SIMD sets: the polynomial exp); h may alias g.
   void (*silu_mul)(const float* g, const float* u, float* h, int64_t len);
   // Blocked (flash-style) attention of `rows` query rows against one key/value head, for prefill.
@@ -57,6 +58,12 @@ void store_ref(DType dt, const float* x, void* row, int64_t len);
 // Entry of the avx512bf16 set (kernels_avx512bf16.cpp, compiled with -mavx512bf16).
 void linear_rows_dpbf16(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                         int64_t o1, float* y, int64_t ldy);
+// Decode (n = 1) on q8_0 / q4_1 weights with the activations rounded to int8 blocks and integer dot products
+// (kernels_int8.cpp, AVX-VNNI): what the AVX2 and AVX-512 sets' linear_rows run for n = 1 on quantised weights while
+// int8_decode_enabled() (the CPU has AVX-VNNI, and set_int8_decode has not turned it off; tests compare both paths).
+void matvec_q_int8(DType wdt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y);
+bool int8_decode_enabled();
+void set_int8_decode(bool on);    // off: the f32 path (dequantise, FMA) on every CPU
 const Kernels* kernels_avx2();    // nullptr when not compiled in
 const Kernels* kernels_avx512();  // nullptr when not compiled in
 // Opt-in only (never chosen automatically): bf16 x bf16 dot products round the activations to bf16.

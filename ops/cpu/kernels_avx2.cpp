@@ -76,27 +76,56 @@ struct V {
     if constexpr (DT == DType::F16) return _mm256_cvtph_ps(h);
     else return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
   }
+  // Quantised blocks (common.h): W consecutive int8, or the low / high nibbles of W consecutive bytes, as f32; a
+  // block's f16 scale or minimum.
+  static inline reg q8(const uint8_t* p) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))); }
+  static inline reg q4(const uint8_t* p, bool high) {
+    __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    if (high) b = _mm_srli_epi16(b, 4);
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_and_si128(b, _mm_set1_epi8(15))));
+  }
+  static inline float f16(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+  }
   template <DType DT>
   static inline reg loadw(const uint8_t* w, int64_t k) {
-    if constexpr (DT == DType::F32) return _mm256_loadu_ps(reinterpret_cast<const float*>(w) + k);
-    else return widen<DT>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(w) + k)));
+    if constexpr (DT == DType::F32) {
+      return _mm256_loadu_ps(reinterpret_cast<const float*>(w) + k);
+    } else if constexpr (DT == DType::F16 || DT == DType::BF16) {
+      return widen<DT>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(w) + k)));
+    } else if constexpr (DT == DType::Q8_0) {  // k is a multiple of W: a quarter block
+      const uint8_t* b = w + static_cast<size_t>(k / kQuantBlock) * kQ8_0BlockBytes;
+      return _mm256_mul_ps(_mm256_set1_ps(f16(b)), q8(b + 2 + k % kQuantBlock));
+    } else {
+      const uint8_t* b = w + static_cast<size_t>(k / kQuantBlock) * kQ4_1BlockBytes;
+      return _mm256_fmadd_ps(_mm256_set1_ps(f16(b)), q4(b + 4 + k % 16, k % kQuantBlock >= 16), _mm256_set1_ps(f16(b + 2)));
+    }
   }
   template <DType DT>
   static inline reg loadw_tail(const uint8_t* w, int64_t k, int64_t rem) {
     if constexpr (DT == DType::F32) {
       return _mm256_maskload_ps(reinterpret_cast<const float*>(w) + k, tail_mask(rem));
-    } else {
+    } else if constexpr (DT == DType::F16 || DT == DType::BF16) {
       // No 16-bit masked load in AVX2: copy the tail (< 8 elements) into a zeroed buffer.
       alignas(16) uint16_t buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       std::memcpy(buf, reinterpret_cast<const uint16_t*>(w) + k, static_cast<size_t>(rem) * 2);
       return widen<DT>(_mm_load_si128(reinterpret_cast<const __m128i*>(buf)));
+    } else {  // quantised rows are whole blocks, so no caller reaches this; kept exact anyway
+      alignas(32) float buf[8] = {};
+      for (int64_t i = 0; i < rem; i++) buf[i] = dequant_elem(DT, w, k + i);
+      return _mm256_load_ps(buf);
     }
   }
 };
 
-#include "simd_impl.h"
+#include "simd/linear.h"
+#include "simd/vector.h"
+#include "simd/activation.h"
+#include "simd/attention.h"
 
-constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -60,34 +61,60 @@ struct V {
   static inline reg loadx_tail(const float* p, int64_t k, int64_t rem) { return _mm512_maskz_loadu_ps(tail_mask(rem), p + k); }
   static inline void storex(float* p, int64_t k, reg v) { _mm512_storeu_ps(p + k, v); }
   static inline void storex_tail(float* p, int64_t k, int64_t rem, reg v) { _mm512_mask_storeu_ps(p + k, tail_mask(rem), v); }
+  // Quantised blocks (common.h): W consecutive int8, or the low / high nibbles of W consecutive bytes, as f32; a
+  // block's f16 scale or minimum.
+  static inline reg q8(const uint8_t* p) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))); }
+  static inline reg q4(const uint8_t* p, bool high) {
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if (high) b = _mm_srli_epi16(b, 4);
+    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_and_si128(b, _mm_set1_epi8(15))));
+  }
+  static inline float f16(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+  }
   template <DType DT>
   static inline reg loadw(const uint8_t* w, int64_t k) {
     if constexpr (DT == DType::F32) {
       return _mm512_loadu_ps(reinterpret_cast<const float*>(w) + k);
     } else if constexpr (DT == DType::F16) {
       return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(w) + k)));
-    } else {
+    } else if constexpr (DT == DType::BF16) {
       __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(w) + k));
       return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    } else if constexpr (DT == DType::Q8_0) {  // k is a multiple of W: half a block
+      const uint8_t* b = w + static_cast<size_t>(k / kQuantBlock) * kQ8_0BlockBytes;
+      return _mm512_mul_ps(_mm512_set1_ps(f16(b)), q8(b + 2 + k % kQuantBlock));
+    } else {
+      const uint8_t* b = w + static_cast<size_t>(k / kQuantBlock) * kQ4_1BlockBytes;
+      return _mm512_fmadd_ps(_mm512_set1_ps(f16(b)), q4(b + 4 + k % 16, k % kQuantBlock >= 16), _mm512_set1_ps(f16(b + 2)));
     }
   }
   template <DType DT>
   static inline reg loadw_tail(const uint8_t* w, int64_t k, int64_t rem) {
     if constexpr (DT == DType::F32) {
       return _mm512_maskz_loadu_ps(tail_mask(rem), reinterpret_cast<const float*>(w) + k);
-    } else {
+    } else if constexpr (DT == DType::F16 || DT == DType::BF16) {
       __m256i h = _mm256_maskz_loadu_epi16(tail_mask(rem), reinterpret_cast<const uint16_t*>(w) + k);
       if constexpr (DT == DType::F16) return _mm512_cvtph_ps(h);
       else return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    } else {  // quantised rows are whole blocks, so no caller reaches this; kept exact anyway
+      alignas(64) float buf[16] = {};
+      for (int64_t i = 0; i < rem; i++) buf[i] = dequant_elem(DT, w, k + i);
+      return _mm512_load_ps(buf);
     }
   }
 };
 
-#include "simd_impl.h"
+#include "simd/linear.h"
+#include "simd/vector.h"
+#include "simd/activation.h"
+#include "simd/attention.h"
 
 // Constant-initialised tables: no code compiled for AVX-512 may run before dispatch has checked the CPU.
-constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
-constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, sum_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx512{"avx512", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx512Bf16{"avx512bf16", linear_rows_dpbf16, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

@@ -13,7 +13,8 @@ inline float load_elem(DType dt, const void* p, int64_t i) {
   switch (dt) {
     case DType::F32: return static_cast<const float*>(p)[i];
     case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(p)[i]);
-    default: return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+    case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+    default: return dequant_elem(dt, static_cast<const uint8_t*>(p), i);  // Q8_0, Q4_1 (weight rows only)
   }
 }
 
@@ -25,7 +26,7 @@ float dot_ref(DType dt, const void* row, const float* x, int64_t len) {
 
 void linear_rows_ref(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                      int64_t o1, float* y, int64_t ldy) {
-  const size_t row_bytes = static_cast<size_t>(in) * dtype_size(wdt);
+  const size_t row_bytes = dtype_row_bytes(wdt, in);
   for (int64_t o = o0; o < o1; o++) {
     const void* row = static_cast<const uint8_t*>(w) + static_cast<size_t>(o) * row_bytes;
     for (int64_t t = 0; t < n; t++) y[t * ldy + (o - o0)] = dot_ref(wdt, row, x + t * ldx, in);
@@ -52,12 +53,6 @@ void store_ref(DType dt, const float* x, void* row, int64_t len) {
 }
 
 namespace {
-
-float sum_ref(const float* x, int64_t len) {
-  float s = 0.f;
-  for (int64_t k = 0; k < len; k++) s += x[k];
-  return s;
-}
 
 void scores_ref(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q, int64_t d,
                 float scale, float* out) {
@@ -121,8 +116,7 @@ void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, in
   }
 }
 
-const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, sum_ref,
-                   silu_mul_ref, attention_tile_ref};
+const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, silu_mul_ref, attention_tile_ref};
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { loadBundle, type Bundle } from "../model/bundle.js";
 import { convertCheckpoint } from "../model/convert.js";
+import { quantizeBundle } from "../model/quantize.js";
 import { ModelFileError } from "../model/errors.js";
 import { pullRepository, PullError } from "../model/hub.js";
 import { cacheRoot, listModels, resolveModelDir } from "../model/registry.js";
@@ -23,7 +24,7 @@ function rethrow(error: unknown): never {
 
 export function describeBundle(b: Bundle): Record<string, unknown> {
   const d = b.json.decoder;
-  const dtypes = new Set([...b.tensors.values()].filter((t) => t.name.startsWith("model.layers.")).map((t) => t.dtype));
+  const dtypes = new Set([...b.tensors.values()].filter((t) => t.name.startsWith("model.layers.")).map((t) => t.quant ?? t.dtype));
   const weightBytes = new Map<string, number>();
   for (const t of b.tensors.values()) weightBytes.set(t.file, (weightBytes.get(t.file) ?? 0) + t.byteLength);
   return {
@@ -97,6 +98,7 @@ registerCommand({
       .addHelpText("after", examples([
         ["ocr models pull deepseek-ai/DeepSeek-OCR", "download the checkpoint into the cache"],
         ["ocr models convert deepseek-ai/DeepSeek-OCR", "write model.json and encoder.onnx beside it"],
+        ["ocr models quantize deepseek-ai/DeepSeek-OCR --to q8 --out ./deepseek-ocr-q8", "a copy with q8_0 decoder matrices"],
         ["ocr parse scan.pdf --model deepseek-ai/DeepSeek-OCR", "run it"],
       ]));
 
@@ -139,6 +141,25 @@ registerCommand({
           });
           context.stderr.write(formatBundle(describeBundle(bundle)));
           context.stdout.write(bundle.dir + "\n");
+        } catch (error) {
+          rethrow(error);
+        }
+      });
+
+    models
+      .command("quantize")
+      .description("write a copy of a bundle with block-quantised decoder matrices (q8 = q8_0, q4 = q4_1 blocks of 32); the router, norms and embeddings stay float")
+      .argument("<bundle>", "a bundle folder, or a name from ocr models list")
+      .requiredOption("--out <dir>", "write the quantised bundle here (other files of the bundle are linked)")
+      .option("--to <format>", "q8 or q4", "q8")
+      .action(async (bundle: string, options: { out: string; to: string }) => {
+        if (options.to !== "q8" && options.to !== "q4") throw new UsageError(`--to must be q8 or q4, not ${options.to}`);
+        const dir = resolveModelDir(bundle, context.env);
+        if (!dir) throw new UsageError(`${bundle}: no such folder, and no model of that name (see ocr models list)`);
+        try {
+          const r = await quantizeBundle(dir, { to: options.to, out: options.out, log: (line) => context.stderr.write(line + "\n") });
+          context.stderr.write(`${r.format}: ${r.quantized} matrices quantised, ${r.kept} tensors kept; ${gib(r.bytesIn)} -> ${gib(r.bytesOut)}\n`);
+          context.stdout.write(r.dir + "\n");
         } catch (error) {
           rethrow(error);
         }

@@ -1,4 +1,7 @@
-// The one typed seam to the native addon: declares everything build/native/Release/ocr_engine.node exports.
+// The one typed seam to the native addons: declares everything they export.
+// - build/native/Release/ocr_engine.node: the product (NativeModel, NativeSession); `ocr parse` loads only this one.
+// - build/native/Release/ocr_bench.node: the op-level testing surface and the bandwidth probe, for the kernel tests
+//   and `ocr bench engine` (loadBenchAddon).
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -39,7 +42,10 @@ export interface NativeModelInfo {
   threads: number;
   mappedBytes: number;
   decodeWeightBytes: number;
-  weightDtype: NativeDtype;
+  /** the decoder matrices' type: q8_0 / q4_1 in a quantised bundle */
+  weightDtype: NativeDtype | "q8_0" | "q4_1";
+  /** the embedding's (always float) */
+  embedDtype: NativeDtype;
 }
 
 export interface NativeModel {
@@ -73,7 +79,7 @@ export interface NativeSession {
 }
 
 export interface NativeTesting {
-  linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype, w: Uint8Array, o0: number, o1: number): Float32Array;
+  linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype | "q8_0" | "q4_1", w: Uint8Array, o0: number, o1: number): Float32Array;
   attention(kernels: string, q: Float32Array, nq: number, heads: number, kvHeads: number, headDim: number, kvDtype: NativeDtype,
     k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number,
     path?: "auto" | "per-query" | "blocked"): Float32Array;
@@ -82,11 +88,18 @@ export interface NativeTesting {
   focalSelect(probs: Float32Array, heads: number, k: number, reference: boolean): Int32Array;
   toDtype(dtype: NativeDtype, x: Float32Array): Uint8Array;
   measureBandwidth(megabytes: number, threads: number, repeats: number): number;
+  /** Turns the int8-activation decode path for quantised weights on or off; returns whether it now runs. */
+  setInt8Decode(on: boolean): boolean;
 }
 
 export interface NativeAddon {
   NativeModel: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeModel;
   NativeSession: new (model: NativeModel, options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean }) => NativeSession;
+  cpuFeatures: string;
+}
+
+/** The bench/test addon: op-level kernels on JS buffers and the bandwidth probe. */
+export interface NativeBenchAddon {
   cpuFeatures: string;
   testing: NativeTesting;
 }
@@ -102,18 +115,30 @@ export class EngineLoadError extends Error {
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const addonPath = process.env.OCR_ENGINE_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_engine.node");
+export const benchAddonPath = process.env.OCR_BENCH_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_bench.node");
+
+const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
+
+function load<T>(file: string, what: string): T {
+  if (!existsSync(file)) throw new EngineLoadError(`${what} is not built (${file} is missing): ${rebuild}`);
+  try {
+    return createRequire(import.meta.url)(file) as T;
+  } catch (err) {
+    throw new EngineLoadError(`${what} at ${file} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
+  }
+}
 
 let cached: NativeAddon | undefined;
+let cachedBench: NativeBenchAddon | undefined;
 
-/** Loads the addon once; throws EngineLoadError with the command to build it. */
+/** Loads the product addon once; throws EngineLoadError with the command to build it. */
 export function loadAddon(): NativeAddon {
-  if (cached) return cached;
-  const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
-  if (!existsSync(addonPath)) throw new EngineLoadError(`the native decoding engine is not built (${addonPath} is missing): ${rebuild}`);
-  try {
-    cached = createRequire(import.meta.url)(addonPath) as NativeAddon;
-  } catch (err) {
-    throw new EngineLoadError(`the native decoding engine at ${addonPath} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
-  }
+  cached ??= load<NativeAddon>(addonPath, "the native decoding engine");
   return cached;
+}
+
+/** Loads the bench/test addon once (kernel tests, `ocr bench engine`); the product never calls this. */
+export function loadBenchAddon(): NativeBenchAddon {
+  cachedBench ??= load<NativeBenchAddon>(benchAddonPath, "the native bench addon");
+  return cachedBench;
 }

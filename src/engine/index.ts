@@ -5,4 +5,4 @@ export type {
   KvDtype, NoRepeatRule, SessionOptions, SessionStats, TokenStream, FocalOptions, Fixation,
 } from "./engine.js";
 export { EngineError } from "./errors.js";
-export { EngineLoadError, loadAddon, addonPath } from "./binding.js";
+export { EngineLoadError, loadAddon, addonPath, loadBenchAddon, benchAddonPath } from "./binding.js";

@@ -12,10 +12,19 @@ const DTYPE_BYTES: Record<SafetensorsDtype, number> = {
 /** Cap on the JSON header: real checkpoints stay far below; a bigger one is a corrupt or hostile file. */
 const MAX_HEADER_BYTES = 100 * 1024 * 1024;
 
+/** Block-quantised weight formats (llama.cpp block_q8_0 / block_q4_1; src/model/quantize.ts). */
+export type QuantFormat = "q8_0" | "q4_1";
+
+/** Bytes of one 32-weight block. */
+export const QUANT_BLOCK_BYTES: Record<QuantFormat, number> = { q8_0: 34, q4_1: 20 };
+
 export interface TensorInfo {
   name: string;
   dtype: SafetensorsDtype;
+  /** the logical shape: for a quantised tensor [rows, cols], not the stored [rows, row bytes] */
   shape: number[];
+  /** set when the tensor is block-quantised: stored as U8 [rows, row bytes], named in the metadata as ocr.quant.<name> */
+  quant?: QuantFormat;
   /** absolute byte offset of the data in `file` */
   offset: number;
   byteLength: number;
@@ -95,6 +104,16 @@ function validateHeader(parsed: unknown, file: string, fileSize: number, dataSta
     if (dataStart + end > fileSize)
       throw new ModelFileError(file, `tensor ${name}: data runs past the end of the file (truncated download?)`);
     ranges.push([begin, end, name]);
+    const quant = metadata[`ocr.quant.${name}`];
+    if (quant !== undefined) {
+      if (quant !== "q8_0" && quant !== "q4_1") throw new ModelFileError(file, `metadata ocr.quant.${name}: ${JSON.stringify(quant)} is not q8_0 or q4_1`);
+      const block = QUANT_BLOCK_BYTES[quant];
+      if (dtype !== "U8" || shape.length !== 2 || (shape[1] as number) % block !== 0)
+        throw new ModelFileError(file, `tensor ${name}: a ${quant} tensor must be U8 [rows, a multiple of ${block} bytes], not ${dtype} ${JSON.stringify(shape)}`);
+      const logical = [shape[0] as number, ((shape[1] as number) / block) * 32];
+      tensors.set(name, { name, dtype, shape: logical, quant, offset: dataStart + begin, byteLength: expected, file });
+      continue;
+    }
     tensors.set(name, { name, dtype, shape: shape as number[], offset: dataStart + begin, byteLength: expected, file });
   }
   ranges.sort((a, b) => a[0] - b[0]);

@@ -29,6 +29,8 @@ export interface DecoderConfig {
   tie_word_embeddings: boolean;
   /** safetensors files or one `*.index.json`, relative to the bundle folder */
   weights: string[];
+  /** set by `ocr models quantize`: the block format of the decoder matrices (the weights' metadata names each one) */
+  quantization?: "q8_0" | "q4_1";
 }
 
 export type ResizeKind = "pad" | "stretch";
@@ -227,6 +229,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
       c.fail("decoder.weights", `expected a non-empty list of file names but found ${describe(dec.weights)}`);
     else if (dec.weights.some((w: string) => w.startsWith("/") || w.split(/[\\/]/).includes("..")))
       c.fail("decoder.weights", "file names must stay inside the bundle folder");
+    if (dec.quantization !== undefined) c.oneOf(dec, "quantization", "decoder", ["q8_0", "q4_1"]);
     if (typeof dec.num_attention_heads === "number" && typeof dec.num_key_value_heads === "number" &&
       dec.num_attention_heads % dec.num_key_value_heads !== 0)
       c.fail("decoder.num_key_value_heads", "must divide num_attention_heads");

@@ -19,4 +19,15 @@ describe("ocr bench engine --json", () => {
       for (const k of ["decodeTokPerS", "prefillTokPerS", "boundTokPerS"]) expect(row[k]).toBeGreaterThan(0);
     }
   });
+
+  it("names a bad --quantized list", () => {
+    const script = path.resolve(fixturesDir, "../scripts/bench-engine.mjs");
+    let stderr = "";
+    try {
+      execFileSync(process.execPath, [script, "--skip-large", "--quantized", "q5"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    } catch (err) {
+      stderr = String((err as { stderr?: string }).stderr);
+    }
+    expect(stderr).toMatch(/--quantized must be q8, q4, q8,q4 or none \(got q5\)/);
+  });
 });

@@ -6,11 +6,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 afterEach(() => {
   delete process.env.OCR_ENGINE_ADDON;
+  delete process.env.OCR_BENCH_ADDON;
   vi.resetModules();
 });
 
-async function freshBinding(addon: string) {
+async function freshBinding(addon: string, bench?: string) {
   process.env.OCR_ENGINE_ADDON = addon;
+  if (bench) process.env.OCR_BENCH_ADDON = bench;
   vi.resetModules();
   return import("../../src/engine/binding.js");
 }
@@ -38,5 +40,38 @@ describe("loading the native addon", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("names a missing bench addon the same way", async () => {
+    const b = await freshBinding("/nonexistent/ocr_engine.node", "/nonexistent/ocr_bench.node");
+    expect(() => b.loadBenchAddon()).toThrow(/bench addon is not built \(\/nonexistent\/ocr_bench\.node is missing\).*cmake-js compile/);
+  });
+});
+
+describe("two addons: the product and the bench/test surface", () => {
+  it("the product addon carries no testing surface or bandwidth probe; the bench addon does", async () => {
+    vi.resetModules();
+    const b = await import("../../src/engine/binding.js");
+    const product = b.loadAddon() as unknown as Record<string, unknown>;
+    expect(Object.keys(product).sort()).toEqual(["NativeModel", "NativeSession", "cpuFeatures"]);
+    const bench = b.loadBenchAddon();
+    expect(Object.keys(bench.testing)).toContain("measureBandwidth");
+    expect(Object.keys(bench.testing)).toContain("linearRows");
+  });
+
+  it("a decode through the engine maps only ocr_engine.node", async () => {
+    // A child process, so nothing this test file loaded is mapped: the engine decodes on the tiny fixture, then its
+    // own /proc/self/maps says which addons it holds.
+    const script = `
+      const { Engine } = await import(${JSON.stringify(new URL("../../dist/engine/index.js", import.meta.url).href)});
+      const e = await Engine.load(${JSON.stringify(path.resolve(import.meta.dirname, "../../fixtures/tiny-model"))}, { threads: 1 });
+      const s = e.createSession({ kvDtype: "f32" });
+      await s.prefill({ tokens: [0, 5, 6, 7] });
+      await s.generate({ maxTokens: 2 }).result;
+      const maps = (await import("node:fs")).readFileSync("/proc/self/maps", "utf8");
+      console.log(JSON.stringify({ engine: maps.includes("ocr_engine.node"), bench: maps.includes("ocr_bench.node") }));`;
+    const { execFileSync } = await import("node:child_process");
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ engine: true, bench: false });
   });
 });

@@ -1,9 +1,11 @@
 // Each SIMD kernel set against the plain reference kernels: shapes around the vector width, tails, ties.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadAddon, type NativeDtype } from "../../src/engine/binding.js";
+import { loadBenchAddon, type NativeDtype } from "../../src/engine/binding.js";
+import { dequantizeRows, f16ToF32, quantizeRows, quantRowBytes } from "../../src/model/quantize.js";
+import type { QuantFormat } from "../../src/model/safetensors.js";
 
-const addon = loadAddon();
+const addon = loadBenchAddon();
 const t = addon.testing;
 const fastSets = addon.cpuFeatures.split(" ").filter((s) => s === "avx2" || s === "avx512" || s === "avx512bf16");
 
@@ -367,5 +369,106 @@ describe("reference kernels", () => {
   it("f32 to f16 handles normals, subnormals, overflow", () => {
     const h = new Uint16Array(t.toDtype("f16", Float32Array.from([1, -2, 65504, 1e6, 2 ** -24, 0.1])).buffer);
     expect(Array.from(h)).toEqual([0x3c00, 0xc000, 0x7bff, 0x7c00, 0x0001, 0x2e66]);
+  });
+});
+
+/**
+ * Block-quantised weights (q8_0, q4_1; ops/common.h), quantised by the bundle quantiser (src/model/quantize.ts).
+ * The reference reads each weight as d * q (+ m), which the JS dequantiser reproduces bit for bit, so on the reference
+ * set a quantised matrix gives exactly the f32 result on its dequantised weights. The SIMD sets dequantise the same
+ * values in registers (n > 1) or, for the matrix-vector path, sum q * x per 32-weight block and scale the block sum by
+ * d (plus m times the block's sum of x): only the order and grouping of the f32 operations differ, so every output is
+ * within in * 2^-23 of the reference relative to sum_k |x_k| (|d q_k| + |m|) (Higham's gamma_n on the terms as grouped).
+ */
+const quantFormats: QuantFormat[] = ["q8_0", "q4_1"];
+
+function quantized(format: QuantFormat, wf: Float32Array, rows: number, cols: number): Uint8Array {
+  const out = new Uint8Array(rows * quantRowBytes(format, cols));
+  quantizeRows(format, wf, rows, cols, out);
+  return out;
+}
+
+/** |d q| + |m| per weight: the size of the terms the quantised kernels add. */
+function quantTermSizes(format: QuantFormat, bytes: Uint8Array, rows: number, cols: number): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Float32Array(rows * cols);
+  const bb = format === "q8_0" ? 34 : 20;
+  for (let b = 0; b < (rows * cols) / 32; b++) {
+    const d = Math.abs(f16ToF32(view.getUint16(b * bb, true)));
+    const m = format === "q4_1" ? Math.abs(f16ToF32(view.getUint16(b * bb + 2, true))) : 0;
+    for (let j = 0; j < 32; j++) {
+      const q = format === "q8_0" ? Math.abs(view.getInt8(b * bb + 2 + j)) : j < 16 ? bytes[b * bb + 4 + j]! & 15 : bytes[b * bb + 4 + j - 16]! >> 4;
+      out[b * 32 + j] = d * q + m;
+    }
+  }
+  return out;
+}
+
+/**
+ * One kernel set on quantised weights against the reference over shapes and token counts. With the int8 decode path
+ * on (n = 1 on a CPU with AVX-VNNI) the activations are rounded to int8 blocks (dx_b = max|x_b| / 127), which moves
+ * each output by at most sum_b (dx_b / 2) sum_j |w_j| beyond the f32 bound; everything else is held to the f32 bound.
+ */
+function checkQuant(set: string, format: QuantFormat, seed: number, tokenCounts: number[], int8: boolean) {
+  const r = rng(seed);
+  expect(t.setInt8Decode(int8)).toBe(int8);
+  for (const inF of [32, 64, 96, 256, 1280]) {
+    for (const n of tokenCounts) {
+      for (const rows of [1, 3, 4, 5, 9, 17, 33]) {
+        const x = randomF32(n * inF, r);
+        // a per-row offset, so q4_1's minimum is far from zero in some blocks
+        const wf = Float32Array.from({ length: rows * inF }, (_, i) => r() * 2 + (Math.floor(i / inF) % 3) * 0.75);
+        const wq = quantized(format, wf, rows, inF);
+        const what = `${format} in=${inF} n=${n} rows=${rows}`;
+        const want = t.linearRows("ref", x, n, inF, "f32", t.toDtype("f32", dequantizeRows(format, wq, rows, inF)), 0, rows);
+        const got = t.linearRows(set, x, n, inF, format, wq, 0, rows);
+        if (set === "ref") expect(Array.from(got), what).toEqual(Array.from(want));
+        else {
+          const sizes = t.toDtype("f32", quantTermSizes(format, wq, rows, inF));
+          const absSum = t.linearRows("ref", x.map(Math.abs), n, inF, "f32", sizes, 0, rows);
+          const bound = productBound(set, "f32", inF);
+          const extra = int8 && n === 1 ? t.linearRows("ref", activationSteps(x), 1, inF, "f32", sizes, 0, rows) : new Float32Array(rows * n);
+          let worst = 0;
+          for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i]! - want[i]!) - extra[i]! - bound * absSum[i]!);
+          expect(worst, what).toBeLessThanOrEqual(0);
+        }
+        // a thread's share of the rows gives the same bits as the whole pass
+        if (rows > 3) {
+          const part = t.linearRows(set, x, n, inF, format, wq, 3, rows);
+          for (let tok = 0; tok < n; tok++)
+            expect(Array.from(part.subarray(tok * (rows - 3), (tok + 1) * (rows - 3))), `${what} rows 3..`).toEqual(Array.from(got.subarray(tok * rows + 3, (tok + 1) * rows)));
+        }
+      }
+    }
+  }
+}
+
+/** Half a rounding step of each activation's int8 block (dx_b / 2 with dx_b = max|x_b| / 127), with slack for f32. */
+function activationSteps(x: Float32Array): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let b = 0; b < x.length; b += 32) {
+    let amax = 0;
+    for (let j = 0; j < 32; j++) amax = Math.max(amax, Math.abs(x[b + j]!));
+    out.fill((amax / 127) * (0.5 + 2 ** -16), b, b + 32);
+  }
+  return out;
+}
+
+describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (set) => {
+  const int8 = t.setInt8Decode(true); // whether this CPU has the int8 decode path (AVX-VNNI)
+  it.each(quantFormats)("linear_rows with %s weights: matrix-vector, register blocks and packed panels, row ranges (f32 path)", (format) => {
+    try {
+      checkQuant(set, format, format === "q8_0" ? 45 : 46, [1, 2, 3, 5, 7, 32, 37], false);
+    } finally {
+      t.setInt8Decode(true);
+    }
+  });
+
+  it.runIf(set !== "ref" && int8).each(quantFormats)("linear_rows with %s weights, decode with int8 activations (AVX-VNNI)", (format) => {
+    checkQuant(set, format, format === "q8_0" ? 47 : 48, [1], true);
+  });
+
+  it("rejects rows that are not whole blocks", () => {
+    expect(() => t.linearRows(set, new Float32Array(40), 1, 40, "q8_0", new Uint8Array(68), 0, 1)).toThrow(/whole blocks of 32/);
   });
 });

@@ -34,6 +34,7 @@ describe("npm pack", () => {
       "native/CMakeLists.txt",
       "native/package.json",
       "native/src/addon.cpp",
+      "native/bench/addon.cpp",
       "ops/session.cpp",
       "ops/cpu/dispatch.cpp",
       "scripts/native-build-failed.js",
@@ -44,12 +45,12 @@ describe("npm pack", () => {
     const bundle = readdirSync(path.join(repoRoot, "models/default")).map((f) => `models/default/${f}`);
     expect(bundle).toContain("models/default/model.safetensors");
     for (const f of bundle) expect(files, f).toContain(f);
-    // every source file the install script's cmake build compiles
+    // every source file the install script's cmake build compiles (both addons: the product and the bench/test one)
     const sources = (dir: string): string[] =>
       readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
         e.isDirectory() ? sources(`${dir}/${e.name}`) : /\.(cpp|h|cu)$/.test(e.name) ? [`${dir}/${e.name}`] : [],
       );
-    for (const f of [...sources("ops"), ...sources("native/src")]) expect(files, f).toContain(f);
+    for (const f of [...sources("ops"), ...sources("native/src"), ...sources("native/bench")]) expect(files, f).toContain(f);
   });
 
   it("ships every script and Python module the shipped CLI runs (ocr bench, ocr models convert)", () => {
