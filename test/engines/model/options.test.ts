@@ -91,6 +91,8 @@ describe("createOcrDecoder resolves the request against the bundle", () => {
 describe("resolveDecodeOptions", () => {
   const request = (model: Partial<ModelOptions> & { focal?: Partial<ModelOptions["focal"]> }) => settings(model).model;
   const full: ModelJson = { ...defaultJson, attention: { kind: "full", window: 128 } };
+  const { layout: _layout, ...linesWithoutLayout } = defaultJson.vision.lines!;
+  const withoutLayout: ModelJson = { ...defaultJson, vision: { ...defaultJson.vision, lines: linesWithoutLayout } };
   const withFocal: ModelJson = { ...defaultJson, attention: { kind: "rswa", window: 128, focal: { keep: 0.2, layers: 1, warmup: 4 } } };
 
   it("takes every default from the bundle", () => {
@@ -102,7 +104,7 @@ describe("resolveDecodeOptions", () => {
       focal: undefined,
       threads: undefined,
       fixationsFile: undefined,
-      readingOrder: "xy-cut",
+      readingOrder: "learned",
     });
     expect(resolveDecodeOptions(request({}), full, "b").attention).toEqual({ kind: "full" });
     expect(resolveDecodeOptions(request({}), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 4 });
@@ -115,13 +117,11 @@ describe("resolveDecodeOptions", () => {
     expect(resolveDecodeOptions(request({ focal: { warmup: 1 } }), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 1 });
     expect(resolveDecodeOptions(request({ focal: { enabled: false } }), withFocal, "b").focal).toBeUndefined();
     expect(resolveDecodeOptions(request({ maxTokens: 7, threads: 2 }), defaultJson, "b")).toMatchObject({ maxTokens: 7, threads: 2 });
-    // a bundle with a learned reading order reads with it unless --reading-order xy-cut
-    const learned: ModelJson = {
-      ...defaultJson,
-      vision: { ...defaultJson.vision, lines: { ...defaultJson.vision.lines!, layout: "layout.json" } },
-    };
-    expect(resolveDecodeOptions(request({}), learned, "b").readingOrder).toBe("learned");
-    expect(resolveDecodeOptions(request({ readingOrder: "xy-cut" }), learned, "b").readingOrder).toBe("xy-cut");
+    // the default bundle has a learned reading order: read with it unless --reading-order xy-cut; a bundle without one
+    // reads by XY-cut
+    expect(defaultJson.vision.lines!.layout).toBe("layout.json");
+    expect(resolveDecodeOptions(request({ readingOrder: "xy-cut" }), defaultJson, "b").readingOrder).toBe("xy-cut");
+    expect(resolveDecodeOptions(request({}), withoutLayout, "b").readingOrder).toBe("xy-cut");
   });
 
   it.each<[string, Partial<ModelOptions> & { focal?: Partial<ModelOptions["focal"]> }, RegExp]>([
@@ -137,9 +137,14 @@ describe("resolveDecodeOptions", () => {
     ["an unknown mode", { mode: "huge" }, /--mode: unknown mode "huge"/],
     ["fixations without focal pruning", { fixationsFile: "f.jsonl" }, /--fixations records what focal pruning keeps/],
     ["an unknown reading order", { readingOrder: "columns" as "xy-cut" }, /--reading-order must be xy-cut or learned, got "columns"/],
-    ["a learned reading order the bundle lacks", { readingOrder: "learned" }, /--reading-order learned: b has no learned reading order/],
   ])("refuses %s, naming the option", (_what, model, message) => {
     expect(() => resolveDecodeOptions(request(model), defaultJson, "b")).toThrow(message);
+  });
+
+  it("refuses --reading-order learned for a bundle without a learned order", () => {
+    expect(() => resolveDecodeOptions(request({ readingOrder: "learned" }), withoutLayout, "b")).toThrow(
+      /--reading-order learned: b has no learned reading order/,
+    );
   });
 });
 
