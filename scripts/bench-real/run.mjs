@@ -330,7 +330,8 @@ export function report(result) {
         const ts = rows.flatMap((r) => (r[engine] ? r[engine].tests.filter((t) => t.type === type) : []));
         return ts.length ? `${pct(ts.filter((t) => t.passed).length / ts.length)} ${ts.filter((t) => t.passed).length}/${ts.length}` : "—";
       };
-      lines.push(`  ${pad(type + " tests", 12)} ours ${padl(rate("ours"), 14)} | xy-cut ${padl(rate("xycut"), 14)}`);
+      if (rows.some((r) => r.ours?.tests.some((t) => t.type === type)))
+        lines.push(`  ${pad(type + " tests", 12)} ours ${padl(rate("ours"), 14)} | xy-cut ${padl(rate("xycut"), 14)}`);
     }
   }
   if (result.crossCheck?.tool) lines.push(`\nscorer cross-check: scripts/bench-real/unit-tests.mjs agrees with olmocr-score.mjs on ${result.crossCheck.agree} of ${result.crossCheck.total} test results`);

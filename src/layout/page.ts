@@ -146,17 +146,20 @@ function linePitch(boxes: readonly Extent[]): number {
   return median(steps);
 }
 
-/** A line that reads as a sentence of body text (several words and a full stop), or a footnote, is no running header. */
-function bodyLike(text: string): boolean {
+/**
+ * A line that reads as a sentence of body text (several words and a full stop), or, at the foot of the page, a
+ * footnote, is no running header or footer (at the top, "5 INTERPRETING THE RESULTS" is a section's running head).
+ */
+function bodyLike(text: string, foot: boolean): boolean {
   const words = text.split(/\s+/).filter(Boolean).length;
-  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || /^[a-zà-ÿа-я]/.test(text) || /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text);
+  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || /^[a-zà-ÿа-я]/.test(text) || (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text));
 }
 
 /**
  * Running headers, footers and page numbers of one page, told by geometry: rows of lines in the top (bottom)
  * MARGIN_BAND of the page, no taller than body lines, short, not body-like sentences, and set apart from the
- * rest by an empty band of at least MARGIN_SEPARATION line pitches (FOLIO_SEPARATION when every line of the
- * rows is a page number). A single page has nothing to repeat, so this is all it has; a first line of body
+ * rest by an empty band of at least MARGIN_SEPARATION line pitches (FOLIO_SEPARATION when every row is a page
+ * number, or short text with a page number at its left or right end: a running head and its folio). A single page has nothing to repeat, so this is all it has; a first line of body
  * text at the top of a page follows the page's own pitch and stays body. `texts`: each line's plain text.
  */
 export function marginRoles(boxes: readonly Extent[], texts: readonly string[], pageHeight: number, headings?: readonly boolean[]): Map<number, MarginRole> {
@@ -169,18 +172,24 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
   const rowTop = (r: number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
   const rowBottom = (r: number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
   const rowCentre = (r: number[]) => median(r.map((i) => centreY(boxes[i]!)));
-  const marginLike = (r: number[]) =>
-    r.every((i) => height(boxes[i]!) <= MARGIN_HEIGHT * h && !(headings?.[i] && !isPageNumber(texts[i]!)) && !bodyLike(texts[i]!)) &&
+  const marginLike = (r: number[], foot: boolean) =>
+    r.every((i) => height(boxes[i]!) <= MARGIN_HEIGHT * h && !(headings?.[i] && !isPageNumber(texts[i]!)) && !bodyLike(texts[i]!, foot)) &&
     r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS;
   const folios = (r: number[]) => r.every((i) => isPageNumber(texts[i]!));
+  // a running head set with its page number: short text and a page number at the row's left or right end
+  const withFolio = (r: number[]) => {
+    if (r.length < 2) return false;
+    const byX = [...r].sort((a, b) => boxes[a]!.xMin - boxes[b]!.xMin);
+    return isPageNumber(texts[byX[0]!]!) || isPageNumber(texts[byX[byX.length - 1]!]!);
+  };
   // rows [0, k] at the top (or the last k + 1 at the bottom) are margin rows when all lie in the band, all look
   // like margin text, and the band between row k and the next is wide enough
   const take = (ordered: number[][], inBand: (r: number[]) => boolean, distance: (a: number[], b: number[]) => number, body: MarginRole) => {
     for (let k = 0; k < Math.min(MARGIN_ROWS, ordered.length - 1); k++) {
       const row = ordered[k]!;
-      if (!inBand(row) || !marginLike(row)) return;
+      if (!inBand(row) || !marginLike(row, body === "footer")) return;
       const all = ordered.slice(0, k + 1);
-      const needed = all.every(folios) ? FOLIO_SEPARATION : MARGIN_SEPARATION;
+      const needed = all.every((r) => folios(r) || withFolio(r)) ? FOLIO_SEPARATION : MARGIN_SEPARATION;
       if (distance(row, ordered[k + 1]!) >= needed * pitch && (all.every(folios) || usable.length >= 4)) {
         for (const r of all) for (const i of r) roles.set(i, isPageNumber(texts[i]!) ? "page-number" : body);
         return;

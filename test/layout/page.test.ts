@@ -71,6 +71,18 @@ describe("assemblePage", () => {
     expect(pageMarkdown(blocks, { keepHeaders: true })).toMatch(/Download date: 28 Dec 2018$/);
   });
 
+  it("tells a running head set with its page number close above the text, a section number in it or not", () => {
+    // IEEE / APA style: the head and its folio on one row, 1.7 line pitches above the first line of text (a head
+    // alone needs 2); at the top of a page "5 INTERPRETING THE RESULTS" is a running head, not a footnote
+    for (const head of ["SAMPLE DOCUMENT", "5 INTERPRETING THE RESULTS"]) {
+      const lines = [line(100, head, 120, 520, 26), line(100, "\n\n6", 1090, 1120, 26), ...body(155, 20)];
+      const { blocks } = assemblePage(lines, W, H);
+      expect(blocks.map((b) => b.type)).toEqual(["header", "page-number", "paragraph"]);
+      // without its folio the same row stays in the text: 1.7 pitches are not enough for a head alone
+      expect(assemblePage([lines[0]!, ...lines.slice(2)], W, H).blocks[0]!.type).not.toBe("header");
+    }
+  });
+
   it("keeps a real first line of body text at the top of a single page (it follows the page's pitch)", () => {
     // a page image cropped close to its text: the first line sits in the top band, short, but the next follows at the pitch
     const lines = [line(20, "Revision history", 120, 400), ...body(52, 12, " and what changed")];
