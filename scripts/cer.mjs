@@ -63,7 +63,43 @@ export function editDistance(a, b) {
   }
 }
 
-/** CER (edit distance over the truth's length) and order-free word F1, on markup-free normalised text. */
+/** The script of a letter outside Latin (Cyrillic, Greek, CJK, Hebrew/Arabic), else undefined. */
+export function scriptOfChar(ch) {
+  if (/[\u0400-\u04ff]/.test(ch)) return "cyrillic";
+  if (/[\u0370-\u03ff]/.test(ch)) return "greek";
+  if (/[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/.test(ch)) return "cjk";
+  if (/[\u0590-\u06ff]/.test(ch)) return "rtl";
+  return undefined;
+}
+
+/** Letters of `text` in scripts that `truth` has none of (a Cyrillic letter on an English page). */
+export function foreignLetters(text, truth) {
+  const present = new Set(Array.from(truth, scriptOfChar).filter(Boolean));
+  return Array.from(text).filter((c) => {
+    const s = scriptOfChar(c);
+    return s && !present.has(s);
+  }).length;
+}
+
+/** Numbers of at least 3 digits in the truth read exactly (a multiset match of digit runs): [found, total]. */
+export function numbersRead(text, truth) {
+  const runs = (t) => plainText(t).match(/\d{3,}/g) ?? [];
+  const have = new Map();
+  for (const n of runs(text)) have.set(n, (have.get(n) ?? 0) + 1);
+  let found = 0;
+  const want = runs(truth);
+  for (const n of want)
+    if ((have.get(n) ?? 0) > 0) {
+      found++;
+      have.set(n, have.get(n) - 1);
+    }
+  return [found, want.length];
+}
+
+/**
+ * CER (edit distance over the truth's length) and order-free word F1, on markup-free normalised text; with the
+ * letters of scripts the truth lacks (`foreign`) and the truth's numbers of 3+ digits read exactly (`numbers`).
+ */
 export function pageScores(hyp, ref) {
   const h = plainText(hyp);
   const r = plainText(ref);
@@ -82,5 +118,7 @@ export function pageScores(hyp, ref) {
   }
   const p = hw.length ? common / hw.length : 0;
   const rec = rw.length ? common / rw.length : 0;
-  return { cer: r.length ? errors / r.length : h.length ? 1 : 0, wordF1: p + rec ? (2 * p * rec) / (p + rec) : 0, errors, refChars: r.length, common, hypWords: hw.length, refWords: rw.length };
+  const [numbersFound, numbers] = numbersRead(hyp, ref);
+  return { cer: r.length ? errors / r.length : h.length ? 1 : 0, wordF1: p + rec ? (2 * p * rec) / (p + rec) : 0, errors, refChars: r.length, common, hypWords: hw.length, refWords: rw.length,
+    foreign: foreignLetters(hyp, ref), numbersFound, numbers };
 }

@@ -18,7 +18,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { editDistance, plainText } from "./cer.mjs";
+import { editDistance, foreignLetters, numbersRead, plainText } from "./cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const faithful = await import(path.join(root, "dist/engines/model/faithful.js"));
@@ -42,30 +42,8 @@ const REAL_PAGES = [
 
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { maxBuffer: 1 << 28, encoding: "utf8", ...opts });
 
-function scriptOfChar(ch) {
-  if (/[\u0400-\u04ff]/.test(ch)) return "cyrillic";
-  if (/[\u0370-\u03ff]/.test(ch)) return "greek";
-  if (/[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/.test(ch)) return "cjk";
-  if (/[\u0590-\u06ff]/.test(ch)) return "rtl";
-  return undefined;
-}
-
-/** Letters of scripts the truth has none of. */
-function foreign(text, truth) {
-  const present = new Set(Array.from(truth, scriptOfChar).filter(Boolean));
-  return Array.from(text).filter((c) => { const s = scriptOfChar(c); return s && !present.has(s); }).length;
-}
-
-/** Numbers of at least 3 digits in the truth read exactly (a multiset match of digit runs): [found, total]. */
-function numbers(text, truth) {
-  const runs = (t) => plainText(t).match(/\d{3,}/g) ?? [];
-  const have = new Map();
-  for (const n of runs(text)) have.set(n, (have.get(n) ?? 0) + 1);
-  let found = 0;
-  const want = runs(truth);
-  for (const n of want) if ((have.get(n) ?? 0) > 0) { found++; have.set(n, have.get(n) - 1); }
-  return [found, want.length];
-}
+const foreign = foreignLetters;
+const numbers = numbersRead;
 
 const cer = (text, truth) => editDistance(plainText(text), plainText(truth)) / Math.max(1, plainText(truth).length);
 

@@ -308,6 +308,17 @@ export function report(result) {
     const n = rows.flatMap((r) => (r.ours ? r.ours.tests.filter((t) => t.type === type) : [])).length;
     if (n) lines.push(`${pad(type, 9)} ${padl(n, 5)} | ${padl(rate("ours"), 14)} | ${padl(hasTess ? rate("tesseract") : "—", 14)}`);
   }
+  // faithful characters (issue 18): letters of a script the page's truth lacks, and the truth's numbers of 3+ digits read exactly
+  const faithful = (engine, rs) => {
+    const es = rs.map((r) => r[engine]).filter(Boolean);
+    const found = es.reduce((a, e) => a + (e.numbersFound ?? 0), 0), total = es.reduce((a, e) => a + (e.numbers ?? 0), 0);
+    return `${padl(es.reduce((a, e) => a + (e.foreign ?? 0), 0), 7)} ${padl(`${pct(total ? found / total : null)} ${found}/${total}`, 15)}`;
+  };
+  lines.push("");
+  lines.push("faithful characters: letters of a script absent from the page's truth; numbers of 3+ digits read exactly");
+  lines.push(`${pad("kind", 11)} | ${padl("foreign", 7)} ${padl("numbers", 15)} | ${padl("foreign", 7)} ${padl("tess numbers", 15)}`);
+  for (const [name, rs] of [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]])
+    lines.push(`${pad(name, 11)} | ${faithful("ours", rs)} | ${hasTess ? faithful("tesseract", rs) : "—"}`);
   lines.push("");
   lines.push("our stage timings, mean ms per page (from ocr parse's JSON)");
   lines.push(`${pad("kind", 11)} ${padl("render", 7)} ${padl("encode", 8)} ${padl("prefill", 8)} ${padl("decode", 8)} ${padl("total", 8)}`);

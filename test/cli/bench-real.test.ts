@@ -154,6 +154,15 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(swapped.cer).toBeGreaterThan(0);
     expect(runner.pageScores("", "abc").cer).toBe(1);
   });
+  it("counts letters of a script the truth lacks, and the truth's numbers of 3+ digits read exactly", () => {
+    // issue 18's cases: "SHE MOPED" read with Cyrillic letters, a year with a digit too many, a table figure
+    const s = runner.pageScores("HE моговах in 20024, total 3.32T and 123", "SHE MOPED in 2024, total 3.71T and 123");
+    expect(s.foreign).toBe(7);
+    expect([s.numbersFound, s.numbers]).toEqual([1, 2]);
+    // on a Cyrillic page Cyrillic letters are not foreign; a number read twice counts once
+    expect(runner.pageScores("Привет 100 100", "Привет мир 100").foreign).toBe(0);
+    expect(runner.pageScores("Привет 100 100", "Привет мир 100").numbersFound).toBe(1);
+  });
   it("aggregates per kind and prints a row per kind beside Tesseract", () => {
     const row = (id: string, kinds: string[], oursPassed: boolean) => ({
       id, kinds, truthPasses: 1, tests: 1,
@@ -168,6 +177,7 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(text).toMatch(/^scan\s+1 \|/m);
     expect(text).toMatch(/^overall\s+2 \|/m);
     expect(text).toMatch(/^present\s+2 \|\s+50\.0% 1\/2 \|\s+100\.0% 2\/2/m);
+    expect(text).toMatch(/^overall\s+\|\s+0\s+—\s+0\/0 \|\s+0\s+—\s+0\/0/m);
   });
   it("reads --json with or without a file name", () => {
     expect(runner.splitJsonArg(["--real", "--json", "out.json", "--limit", "2"])).toEqual({ args: ["--real", "--json", "--limit", "2"], file: "out.json" });
