@@ -7,7 +7,7 @@ import { ModelFileError } from "../model/errors.js";
 import { pullRepository, PullError } from "../model/hub.js";
 import { cacheRoot, listModels, resolveModelDir } from "../model/registry.js";
 import type { ModelFamily } from "../model/schema.js";
-import { visualTokenCount } from "../vision/layout.js";
+import { visualTokenCount } from "../vision/visual-sequence.js";
 import { EnvironmentError, UsageError } from "../engines/errors.js";
 import { addOptions, optionsUnder } from "./options.js";
 import { examples, registerCommand, type CommandContext } from "./registry.js";

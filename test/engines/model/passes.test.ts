@@ -70,7 +70,7 @@ describe("Gundam for a page alone, never inside a multi-page pass", () => {
     const alone = await preparePage(page, unlimited.vision, resolveDecodeOptions(defaultModelOptions(), unlimited, "/b").mode);
     expect(alone.mode).toBe("gundam");
     expect(alone.tiles).toMatchObject({ count: 6, width: 640, height: 640, cols: 2, rows: 3 });
-    expect(alone.layout.tiles).toMatchObject({ tileCols: 2, tileRows: 3 });
+    expect(alone.sequence.tiles).toMatchObject({ tileCols: 2, tileRows: 3 });
     // 16 × 17 global + separator, then (2·10 + 1) × (3·10) tile entries
     expect(alone.visualTokens).toBe(273 + 21 * 30);
     const inPass = await preparePage(page, unlimited.vision, resolveDecodeOptions(defaultModelOptions(), unlimited, "/b").documentMode);
