@@ -1,6 +1,6 @@
 """PyTorch reference of the engine's focal pruning and long R-SWA runs: greedy decoding by full recomputation."""
 # Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.reference.focal_reference fixtures/tiny-model [fixtures/tiny-model-bf16 ...]
-# Writes <fixture>/golden/attention.json: token-exact cases for test/engine/focal.test.ts and rswa-long.test.ts.
+# Writes <fixture>/golden/attention.json: token-exact cases for test/native/focal.test.ts and rswa-long.test.ts.
 #
 # The policy, as ops/forward.cpp implements it (decode steps only; the prefix is always attended in full):
 # - warm-up: the first w decode steps attend fully; each layer adds up the head-averaged probability that the

@@ -8,12 +8,12 @@ import { resolveDecodeOptions } from "../../../src/engines/model/options.js";
 import { documentPass } from "../../../src/engines/model/document-pass.js";
 import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, viewEntries } from "../../../src/engines/model/memory.js";
 import { defaultModelOptions } from "../../../src/engines/settings.js";
-import { Engine } from "../../../src/engine/index.js";
+import { Engine } from "../../../src/native/index.js";
 import { modelJsonFromCheckpointConfig, REFERENCE_DPI } from "../../../src/model/checkpoint-config.js";
 import type { DecoderConfig, ModelJson } from "../../../src/model/schema.js";
 import { validateModelJson } from "../../../src/model/schema.js";
 import { preparePage } from "../../../src/vision/preprocess.js";
-import { loadGolden } from "../../engine/helpers.js";
+import { loadGolden } from "../../native/helpers.js";
 
 /** config.json of the released checkpoints (decoder numbers; Unlimited-OCR adds its sliding window). */
 const CONFIG = {
