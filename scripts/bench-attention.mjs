@@ -4,7 +4,7 @@
 //          [--steps 8] [--rounds 3] [--focal-layers 2] [--warmup 4] [--lengths 256,2048,8192,16384] [--window 128]
 //          [--skip-focal] [--skip-window] [--skip-accuracy] [--accuracy-keep 0.05[,0.2,…]] [--accuracy-pages 4]
 //          [--synth DIR] [--real DIR] [--model DIR] [--cache DIR]
-// Needs `npm run build` (imports dist/engine) and the native addon. Models are random-weight decoders written
+// Needs `npm run build` (imports dist/native) and the native addon. Models are random-weight decoders written
 // once into the cache folder (default ~/.cache/ocr/bench): timing does not depend on the weights' values.
 // - focal rows: the DeepSeek-OCR decoder's attention shape (12 layers, 10 heads x 128, f32 KV) with a narrow
 //   residual stream (512) so an 8000-token prefill stays affordable on a CPU; one prefill per visual count, then
@@ -57,7 +57,7 @@ for (const [name, values] of [["--visual", visualCounts], ["--keeps", keeps], ["
     process.exit(2);
   }
 
-const distEngine = path.join(repo, "dist/engine/index.js");
+const distEngine = path.join(repo, "dist/native/index.js");
 if (!existsSync(distEngine)) {
   log(`bench attention: ${distEngine} is missing; run \`npm run build\` first`);
   process.exit(3);

@@ -3,7 +3,7 @@
 // Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
 //                                      [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
 //                                      [--bandwidth-mb 1024] [--quantized q8,q4|none]
-// Needs `npm run build` (imports dist/engine) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
+// Needs `npm run build` (imports dist/native) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
 // (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
 // with `python -m ocr_tools.bench_engine` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
 // else python3 on PATH, then /usr/bin/python3, the first with PyTorch and onnx); its q8 / q4 copies (--quantized) with
@@ -43,7 +43,7 @@ if (prefixes.some((p) => !Number.isInteger(p) || p < 1)) {
   process.exit(2);
 }
 
-const engineEntry = path.join(repo, "dist/engine/index.js");
+const engineEntry = path.join(repo, "dist/native/index.js");
 if (!existsSync(engineEntry)) {
   log(`bench-engine: ${engineEntry} is missing: run \`npm run build\` first`);
   process.exit(3);

@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["layout"], // reading order, blocks and roles, tables, a document's pages
   ["output"], // the document schema and its writers
   ["model", "input"], // bundles, tokenizer, checkpoints; documents, pages, rasters
-  ["engine"], // the native decoder's binding
+  ["native"], // the native decoder's binding
 ];
 
 const SRC = path.resolve("src");
@@ -96,7 +96,7 @@ describe("architecture: layers of src/", () => {
     );
     // an upward import is caught: output importing app, engine importing model, one room importing another
     expect(violation("output", "app")).toMatch(/output is below app/);
-    expect(violation("engine", "model")).toMatch(/below/);
+    expect(violation("native", "model")).toMatch(/below/);
     expect(violation("engines/server", "engines/model")).toMatch(/room/);
     expect(violation("vision", "server")).toMatch(/share a layer/);
   });

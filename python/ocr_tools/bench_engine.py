@@ -25,12 +25,27 @@ from ocr_tools.reference.deepseek_decoder import Decoder, causal_mask, load_deco
 torch.set_num_threads(2)
 
 DEEPSEEK_OCR_DECODER = {
-    "vocab_size": 129280, "hidden_size": 1280, "num_hidden_layers": 12,
-    "num_attention_heads": 10, "num_key_value_heads": 10, "head_dim": 128,
-    "intermediate_size": 6848, "moe_intermediate_size": 896, "n_routed_experts": 64, "num_experts_per_tok": 6,
-    "n_shared_experts": 2, "first_k_dense_replace": 1, "norm_topk_prob": False, "routed_scaling_factor": 1.0,
-    "scoring_func": "softmax", "topk_method": "greedy", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
-    "max_position_embeddings": 8192, "tie_word_embeddings": False, "weights": ["model.safetensors"],
+    "vocab_size": 129280,
+    "hidden_size": 1280,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 10,
+    "num_key_value_heads": 10,
+    "head_dim": 128,
+    "intermediate_size": 6848,
+    "moe_intermediate_size": 896,
+    "n_routed_experts": 64,
+    "num_experts_per_tok": 6,
+    "n_shared_experts": 2,
+    "first_k_dense_replace": 1,
+    "norm_topk_prob": False,
+    "routed_scaling_factor": 1.0,
+    "scoring_func": "softmax",
+    "topk_method": "greedy",
+    "rms_norm_eps": 1e-6,
+    "rope_theta": 10000.0,
+    "max_position_embeddings": 8192,
+    "tie_word_embeddings": False,
+    "weights": ["model.safetensors"],
 }
 
 
@@ -41,12 +56,22 @@ def decoder_tensors(c):
     out = [("model.embed_tokens.weight", [V, H])]
     for l in range(c["num_hidden_layers"]):
         p = f"model.layers.{l}"
-        out += [(f"{p}.input_layernorm.weight", [H]), (f"{p}.post_attention_layernorm.weight", [H]),
-                (f"{p}.self_attn.q_proj.weight", [NH * D, H]), (f"{p}.self_attn.k_proj.weight", [NKV * D, H]),
-                (f"{p}.self_attn.v_proj.weight", [NKV * D, H]), (f"{p}.self_attn.o_proj.weight", [H, NH * D])]
+        out += [
+            (f"{p}.input_layernorm.weight", [H]),
+            (f"{p}.post_attention_layernorm.weight", [H]),
+            (f"{p}.self_attn.q_proj.weight", [NH * D, H]),
+            (f"{p}.self_attn.k_proj.weight", [NKV * D, H]),
+            (f"{p}.self_attn.v_proj.weight", [NKV * D, H]),
+            (f"{p}.self_attn.o_proj.weight", [H, NH * D]),
+        ]
+
         def mlp(prefix, inter):
-            return [(f"{prefix}.gate_proj.weight", [inter, H]), (f"{prefix}.up_proj.weight", [inter, H]),
-                    (f"{prefix}.down_proj.weight", [H, inter])]
+            return [
+                (f"{prefix}.gate_proj.weight", [inter, H]),
+                (f"{prefix}.up_proj.weight", [inter, H]),
+                (f"{prefix}.down_proj.weight", [H, inter]),
+            ]
+
         if l < c["first_k_dense_replace"]:
             out += mlp(f"{p}.mlp", c["intermediate_size"])
         else:
@@ -54,8 +79,12 @@ def decoder_tensors(c):
             for e in range(c["n_routed_experts"]):
                 out += mlp(f"{p}.mlp.experts.{e}", c["moe_intermediate_size"])
             out += mlp(f"{p}.mlp.shared_experts", c["moe_intermediate_size"] * c["n_shared_experts"])
-    out += [("model.norm.weight", [H]), ("lm_head.weight", [V, H]),
-            ("model.image_newline", [H]), ("model.view_seperator", [H])]
+    out += [
+        ("model.norm.weight", [H]),
+        ("lm_head.weight", [V, H]),
+        ("model.image_newline", [H]),
+        ("model.view_seperator", [H]),
+    ]
     return out
 
 
@@ -88,9 +117,15 @@ def write_random_checkpoint(out_dir, seed=0):
             if i % 50 == 0:
                 print(f"  {i + 1}/{len(tensors)} tensors", file=sys.stderr)
     os.replace(tmp, path)
-    bundle = {"format": "ocr-model/1", "name": "deepseek-ocr-shape-random", "family": "deepseek-ocr",
-              "decoder": DEEPSEEK_OCR_DECODER, "tokens": {"bos": 0, "eos": 1, "pad": 2, "image": 128815, "page": 4},
-              "layout": "prefix", "attention": {"kind": "full", "window": 128}}
+    bundle = {
+        "format": "ocr-model/1",
+        "name": "deepseek-ocr-shape-random",
+        "family": "deepseek-ocr",
+        "decoder": DEEPSEEK_OCR_DECODER,
+        "tokens": {"bos": 0, "eos": 1, "pad": 2, "image": 128815, "page": 4},
+        "layout": "prefix",
+        "attention": {"kind": "full", "window": 128},
+    }
     with open(os.path.join(out_dir, "model.json"), "w") as f:
         json.dump(bundle, f, indent=1)
     print(f"wrote {path} ({offset / 1e9:.2f} GB of weights)", file=sys.stderr)
@@ -115,17 +150,19 @@ class OnnxDecoder(nn.Module):
 
     def moe_dense(self, mlp, x, si):
         c = self.cfg
-        xf = x.reshape(-1, x.shape[-1])                                     # [N, H]
-        scores = F.linear(xf, mlp.gate.weight).softmax(-1)                  # [N, E]
+        xf = x.reshape(-1, x.shape[-1])  # [N, H]
+        scores = F.linear(xf, mlp.gate.weight).softmax(-1)  # [N, E]
         w, idx = torch.topk(scores, c.num_experts_per_tok, dim=-1)
         if c.num_experts_per_tok > 1 and c.norm_topk_prob:
             w = w / (w.sum(-1, keepdim=True) + 1e-20)
         else:
             w = w * c.routed_scaling_factor
-        gate = torch.zeros_like(scores).scatter(1, idx, w)                  # [N, E], zero where not routed
+        gate = torch.zeros_like(scores).scatter(1, idx, w)  # [N, E], zero where not routed
         g_w, u_w, d_w = self.stacks[si], self.stacks[si + 1], self.stacks[si + 2]
-        h = F.silu(torch.matmul(xf[None], g_w.transpose(1, 2))) * torch.matmul(xf[None], u_w.transpose(1, 2))  # [E, N, I]
-        y = torch.matmul(h, d_w.transpose(1, 2))                            # [E, N, H]
+        h = F.silu(torch.matmul(xf[None], g_w.transpose(1, 2))) * torch.matmul(
+            xf[None], u_w.transpose(1, 2)
+        )  # [E, N, I]
+        y = torch.matmul(h, d_w.transpose(1, 2))  # [E, N, H]
         out = (y * gate.t()[:, :, None]).sum(0)
         if mlp.shared_experts is not None:
             out = out + mlp.shared_experts(xf)
@@ -193,10 +230,19 @@ def export_onnx(model_dir, out_path):
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     tmp = out_path + ".tmp"
     torch.onnx.export(
-        wrapper, (ids, pk, pv), tmp, opset_version=17,
-        input_names=["input_ids", "past_key", "past_value"], output_names=["logits", "present_key", "present_value"],
-        dynamic_axes={"input_ids": {1: "n"}, "past_key": {2: "past"}, "past_value": {2: "past"},
-                      "present_key": {2: "total"}, "present_value": {2: "total"}},
+        wrapper,
+        (ids, pk, pv),
+        tmp,
+        opset_version=17,
+        input_names=["input_ids", "past_key", "past_value"],
+        output_names=["logits", "present_key", "present_value"],
+        dynamic_axes={
+            "input_ids": {1: "n"},
+            "past_key": {2: "past"},
+            "past_value": {2: "past"},
+            "present_key": {2: "total"},
+            "present_value": {2: "total"},
+        },
     )
     os.replace(tmp, out_path)
     print(f"wrote {out_path} (checked against the reference: max abs diff {err:.2e})", file=sys.stderr)

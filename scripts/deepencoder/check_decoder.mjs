@@ -4,7 +4,7 @@
 // usage: node scripts/deepencoder/check_decoder.mjs <bundle-dir> <dump-dir> [--tokens N] [--window W] [--threads T]
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Engine } from "../../dist/engine/index.js";
+import { Engine } from "../../dist/native/index.js";
 import { loadBundle } from "../../dist/model/bundle.js";
 import { buildPrefixPrompt } from "../../dist/model/prompt.js";
 import { Tokenizer } from "../../dist/model/tokenizer.js";

@@ -62,19 +62,14 @@ registerCommand({
   name: "bench",
   order: 50,
   register(program, context) {
-    const group = program
-      .command("bench")
-      .description("benchmarks that print our figures beside their baselines")
-      .addHelpCommand(false);
+    const group = program.command("bench").description("benchmarks that print our figures beside their baselines").addHelpCommand(false);
     for (const target of registeredBenchTargets()) {
       target.register(group.command(target.name).description(target.description), context);
     }
     group.action(() => {
       // Reached only without a sub-command: listing what exists is more useful than an error.
       const names = registeredBenchTargets().map((t) => `  ${t.name.padEnd(12)} ${t.description}`);
-      context.stderr.write(
-        names.length ? `available benchmarks:\n${names.join("\n")}\n` : "no benchmarks are registered in this build\n",
-      );
+      context.stderr.write(names.length ? `available benchmarks:\n${names.join("\n")}\n` : "no benchmarks are registered in this build\n");
       context.exitCode = 2;
     });
   },

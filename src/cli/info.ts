@@ -1,6 +1,6 @@
 // `ocr info`: page count, page sizes, text-layer presence, metadata and outline of one document.
 import { isInputError, openDocument, type OpenedDocument, type OutlineEntry } from "../input/index.js";
-import { buildOption } from "./options.js";
+import { addOptions } from "./options.js";
 import { examples, registerCommand } from "./registry.js";
 
 export interface DocumentInfo {
@@ -55,12 +55,11 @@ registerCommand({
   name: "info",
   order: 30,
   register(program, context) {
-    program
+    const command = program
       .command("info")
       .description("page count, page sizes, text layer per page, metadata and outline")
-      .argument("<doc>", "a PDF or image file")
-      .addOption(buildOption("json"))
-      .addOption(buildOption("password"))
+      .argument("<doc>", "a PDF or image file");
+    addOptions(command, ["json", "password"])
       .addHelpText("after", examples([["ocr info report.pdf --json | jq .pageCount", "page count of a PDF"]]))
       .action(async (doc: string, options: { json?: boolean; password?: string }) => {
         let document: OpenedDocument | undefined;

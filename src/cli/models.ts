@@ -2,13 +2,14 @@
 import { existsSync } from "node:fs";
 import { loadBundle, type Bundle } from "../model/bundle.js";
 import { convertCheckpoint } from "../model/convert.js";
-import { quantizeBundle } from "../model/quantize.js";
+import { quantizeBundle, type QuantTarget } from "../model/quantize.js";
 import { ModelFileError } from "../model/errors.js";
 import { pullRepository, PullError } from "../model/hub.js";
 import { cacheRoot, listModels, resolveModelDir } from "../model/registry.js";
 import type { ModelFamily } from "../model/schema.js";
-import { visualTokenCount } from "../vision/layout.js";
+import { visualTokenCount } from "../vision/visual-sequence.js";
 import { EnvironmentError, UsageError } from "../engines/errors.js";
+import { addOptions, optionsUnder } from "./options.js";
 import { examples, registerCommand, type CommandContext } from "./registry.js";
 
 function gib(bytes: number): string {
@@ -102,11 +103,13 @@ registerCommand({
         ["ocr parse scan.pdf --model deepseek-ai/DeepSeek-OCR", "run it"],
       ]));
 
-    models
-      .command("pull")
-      .description(`download a Hugging Face model repository into the cache (${cacheRoot(context.env)}/models); resumable; honours HF_TOKEN and HF_ENDPOINT`)
-      .argument("<repo>", "repository id, e.g. deepseek-ai/DeepSeek-OCR")
-      .option("--revision <rev>", "branch, tag or commit", "main")
+    addOptions(
+      models
+        .command("pull")
+        .description(`download a Hugging Face model repository into the cache (${cacheRoot(context.env)}/models); resumable; honours HF_TOKEN and HF_ENDPOINT`)
+        .argument("<repo>", "repository id, e.g. deepseek-ai/DeepSeek-OCR"),
+      optionsUnder("models.pull."),
+    )
       .action(async (repo: string, options: { revision: string }) => {
         try {
           const result = await pullRepository(repo, { revision: options.revision, env: context.env, onProgress: progressPrinter(context), signal: context.signal });
@@ -118,22 +121,16 @@ registerCommand({
         }
       });
 
-    models
-      .command("convert")
-      .description("turn a checkpoint folder (or a pulled repo id) into a bundle: model.json + encoder.onnx; decoder weights stay in place")
-      .argument("<checkpoint>", "checkpoint folder or pulled repository id")
-      .option("--out <dir>", "write the bundle here (weights linked, not copied) instead of into the checkpoint folder")
-      .option("--name <name>", "model name shown in outputs")
-      .option("--family <family>", "deepseek-ocr or unlimited-ocr (default: from config.json's sliding window)")
-      .option("--mode <mode>", "default preprocessing mode: tiny, small, base, large or gundam")
-      .option("--force", "re-export encoder.onnx even if present")
+    addOptions(
+      models
+        .command("convert")
+        .description("turn a checkpoint folder (or a pulled repo id) into a bundle: model.json + encoder.onnx; decoder weights stay in place")
+        .argument("<checkpoint>", "checkpoint folder or pulled repository id"),
+      optionsUnder("models.convert."),
+    )
       .action(async (checkpoint: string, options: { out?: string; name?: string; family?: string; mode?: string; force?: boolean }) => {
         const dir = resolveModelDir(checkpoint, context.env);
         if (!dir) throw new UsageError(`${checkpoint}: no such folder, and no pulled model of that name (see ocr models list)`);
-        if (options.family && options.family !== "deepseek-ocr" && options.family !== "unlimited-ocr")
-          throw new UsageError(`--family must be deepseek-ocr or unlimited-ocr, not ${options.family}`);
-        if (options.mode && !["tiny", "small", "base", "large", "gundam"].includes(options.mode))
-          throw new UsageError(`--mode must be tiny, small, base, large or gundam, not ${options.mode}`);
         try {
           const bundle = await convertCheckpoint(dir, {
             out: options.out, name: options.name, family: options.family as ModelFamily | undefined, mode: options.mode,
@@ -146,14 +143,14 @@ registerCommand({
         }
       });
 
-    models
-      .command("quantize")
-      .description("write a copy of a bundle with block-quantised decoder matrices (q8 = q8_0, q4 = q4_1 blocks of 32); the router, norms and embeddings stay float")
-      .argument("<bundle>", "a bundle folder, or a name from ocr models list")
-      .requiredOption("--out <dir>", "write the quantised bundle here (other files of the bundle are linked)")
-      .option("--to <format>", "q8 or q4", "q8")
-      .action(async (bundle: string, options: { out: string; to: string }) => {
-        if (options.to !== "q8" && options.to !== "q4") throw new UsageError(`--to must be q8 or q4, not ${options.to}`);
+    addOptions(
+      models
+        .command("quantize")
+        .description("write a copy of a bundle with block-quantised decoder matrices (q8 = q8_0, q4 = q4_1 blocks of 32); the router, norms and embeddings stay float")
+        .argument("<bundle>", "a bundle folder, or a name from ocr models list"),
+      optionsUnder("models.quantize."),
+    )
+      .action(async (bundle: string, options: { out: string; to: QuantTarget }) => {
         const dir = resolveModelDir(bundle, context.env);
         if (!dir) throw new UsageError(`${bundle}: no such folder, and no model of that name (see ocr models list)`);
         try {
@@ -165,10 +162,12 @@ registerCommand({
         }
       });
 
-    models
-      .command("list")
-      .description("models in the cache and the embedded default")
-      .option("--json", "print JSON")
+    addOptions(
+      models
+        .command("list")
+        .description("models in the cache and the embedded default"),
+      optionsUnder("models.list."),
+    )
       .action(async (options: { json?: boolean }) => {
         const all = await listModels(context.env);
         if (options.json) {
@@ -185,11 +184,13 @@ registerCommand({
         }
       });
 
-    models
-      .command("info")
-      .description("architecture, modes, prompts and weights of a model")
-      .argument("<name>", "a name from ocr models list, a repo id, or a bundle folder")
-      .option("--json", "print JSON")
+    addOptions(
+      models
+        .command("info")
+        .description("architecture, modes, prompts and weights of a model")
+        .argument("<name>", "a name from ocr models list, a repo id, or a bundle folder"),
+      optionsUnder("models.info."),
+    )
       .action(async (name: string, options: { json?: boolean }) => {
         const dir = resolveModelDir(name, context.env);
         if (!dir) throw new UsageError(`${name}: no such model (see ocr models list)`);

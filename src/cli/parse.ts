@@ -8,7 +8,7 @@ import { UsageError } from "../engines/errors.js";
 import type { Shard } from "../app/shard.js";
 import { formatPageSelection, parsePathList, type PageRange } from "../input/index.js";
 import { chooseReporter } from "../report/index.js";
-import { buildOption, type OptionName } from "./options.js";
+import { addOptions, type OptionName } from "./options.js";
 import { examples, registerCommand, type CommandContext } from "./registry.js";
 
 export interface ParseOptions {
@@ -201,8 +201,7 @@ registerCommand({
       .command("parse")
       .description("parse documents into Markdown and JSON (the main job)")
       .argument("[inputs...]", 'files, folders (recursive), glob patterns, or "-" for one document on stdin');
-    for (const name of PARSE_OPTIONS) command.addOption(buildOption(name));
-    command
+    addOptions(command, PARSE_OPTIONS)
       .addHelpText(
         "after",
         examples([

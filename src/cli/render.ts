@@ -9,7 +9,7 @@ import { fixationOverlay, readFixations, type FixationRecord } from "../engines/
 import { parse } from "../app/parse.js";
 import { layoutOverlay } from "../layout/overlay.js";
 import type { DocumentRecord, PageRecord } from "../output/schema.js";
-import { buildOption } from "./options.js";
+import { addOptions, type OptionName } from "./options.js";
 import { examples, registerCommand } from "./registry.js";
 
 interface RenderOptions {
@@ -40,23 +40,27 @@ export async function readLayoutRecord(file: string): Promise<PageRecord[]> {
   return record.pages;
 }
 
+const RENDER_OPTIONS: OptionName[] = [
+  "renderOutputDir",
+  "dpi",
+  "pages",
+  "password",
+  "maxPixels",
+  "overlayFixations",
+  "overlayLayout",
+  "engine",
+  "model",
+];
+
 registerCommand({
   name: "render",
   order: 20,
   register(program, context) {
-    program
+    const command = program
       .command("render")
       .description("write page-0001.png, … : the pixels the model sees (before resizing), for debugging")
-      .argument("<doc>", "a PDF or image file")
-      .addOption(buildOption("renderOutputDir").makeOptionMandatory())
-      .addOption(buildOption("dpi"))
-      .addOption(buildOption("pages"))
-      .addOption(buildOption("password"))
-      .addOption(buildOption("maxPixels"))
-      .addOption(buildOption("overlayFixations"))
-      .addOption(buildOption("overlayLayout"))
-      .addOption(buildOption("engine"))
-      .addOption(buildOption("model"))
+      .argument("<doc>", "a PDF or image file");
+    addOptions(command, RENDER_OPTIONS)
       .addHelpText(
         "after",
         examples([
@@ -91,7 +95,11 @@ registerCommand({
         } else if (options.layout) {
           // no file: parse the selected pages first (the blocks a parse run would write)
           const record = await parse(doc, {
-            engine: options.engine, model: options.model, dpi: options.dpi, maxPixels: options.maxPixels, password: options.password,
+            engine: options.engine,
+            model: options.model,
+            dpi: options.dpi,
+            maxPixels: options.maxPixels,
+            password: options.password,
             pages: options.pages ? formatPageSelection(options.pages) : undefined,
           }).catch((error: unknown) => {
             context.stderr.write(`ocr: ${(error as Error).message}\n`);
@@ -126,13 +134,21 @@ registerCommand({
             const sharp = await loadSharp();
             let image = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } });
             const overlays: string[] = [];
-            if (fixations) overlays.push(fixationOverlay(fixations.filter((f) => f.page === pageNumber), page.width, page.height));
+            if (fixations)
+              overlays.push(
+                fixationOverlay(
+                  fixations.filter((f) => f.page === pageNumber),
+                  page.width,
+                  page.height,
+                ),
+              );
             if (layout) {
               const record = layout.find((p) => p.page === pageNumber);
               if (!record) context.stderr.write(`ocr: ${doc}: warning: --layout has no page ${pageNumber}\n`);
               else overlays.push(layoutOverlay(record.blocks, record.width, record.height, page.width, page.height));
             }
-            if (overlays.length) image = sharp(await image.png().toBuffer()).composite(overlays.map((svg) => ({ input: Buffer.from(svg) })));
+            if (overlays.length)
+              image = sharp(await image.png().toBuffer()).composite(overlays.map((svg) => ({ input: Buffer.from(svg) })));
             const png = await image.png({ compressionLevel: 6 }).toBuffer();
             const target = path.join(outputDir, `page-${String(pageNumber).padStart(4, "0")}.png`);
             await writeFileAtomic(target, png);

@@ -1,9 +1,8 @@
 // `ocr serve`: our engine behind the OpenAI chat-completions API, on loopback unless --host says otherwise.
-import { Option } from "commander";
 import type { RunSettings } from "../app/settings.js";
 import { defaultModelOptions } from "../engines/settings.js";
 import { startServer } from "../serve/server.js";
-import { buildOption, type OptionName } from "./options.js";
+import { addOptions, optionsUnder, type OptionName } from "./options.js";
 import { examples, registerCommand, type CommandContext } from "./registry.js";
 
 interface ServeOptions {
@@ -21,14 +20,6 @@ interface ServeOptions {
 }
 
 const MODEL_OPTIONS: OptionName[] = ["model", "mode", "maxTokens", "threads", "maxPixels"];
-
-function intIn(name: string, min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
-    return n;
-  };
-}
 
 export async function serveAction(options: ServeOptions, context: CommandContext): Promise<void> {
   const model = defaultModelOptions();
@@ -63,15 +54,10 @@ registerCommand({
   name: "serve",
   order: 15,
   register(program, context) {
-    const command = program.command("serve").description("serve the OCR model over the OpenAI chat-completions API (image in, Markdown out)");
-    for (const name of MODEL_OPTIONS) command.addOption(buildOption(name));
-    command
-      .addOption(new Option("--host <address>", "address to listen on (loopback unless you open it up)").default("127.0.0.1"))
-      .addOption(new Option("--port <n>", "port to listen on (0: any free port, printed at start)").default(8000).argParser(intIn("--port", 0, 65535)))
-      .addOption(new Option("--max-requests <n>", "requests decoded at once; more are answered 429 with Retry-After").default(4).argParser(intIn("--max-requests", 1, 1024)))
-      .addOption(new Option("--max-body-mb <n>", "largest request body in MiB; bigger ones are answered 413").default(64).argParser(intIn("--max-body-mb", 1, 4096)))
-      .addOption(new Option("--pages-per-request <n>", "pages of a document ocr parse --server may send in one request (read in one pass, as a local run reads them)").default(8).argParser(intIn("--pages-per-request", 1, 64)))
-      .addOption(buildOption("quiet"))
+    const command = program
+      .command("serve")
+      .description("serve the OCR model over the OpenAI chat-completions API (image in, Markdown out)");
+    addOptions(command, [...MODEL_OPTIONS, ...optionsUnder("serve."), "quiet"])
       .addHelpText(
         "after",
         examples([

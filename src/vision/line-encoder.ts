@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { LinesConfig } from "../model/schema.js";
 import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
-import { assembleVisualEmbeddings, visualTokenCount, type VisualLayout } from "./layout.js";
+import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from "./visual-sequence.js";
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
 import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
@@ -130,16 +130,16 @@ export class LineEncoder {
     const views: LineView[] = new Array(units.length);
     for (const [length, idx] of byLength) {
       const emb = await this.project(lane, idx.map((i) => units[i]!), length);
-      const layout: VisualLayout = { global: { rows: 1, cols: 1 + length }, rowNewline: frame.rowNewline, viewSeparator: frame.viewSeparator };
+      const sequence: VisualSequence = { global: { rows: 1, cols: 1 + length }, rowNewline: frame.rowNewline, viewSeparator: frame.viewSeparator };
       const per = (1 + length) * hidden;
       idx.forEach((i, k) => {
-        const embeddings = assembleVisualEmbeddings(layout, { hidden, global: emb.subarray(k * per, (k + 1) * per), newline: frame.newline, separator: frame.separator });
+        const embeddings = assembleVisualEmbeddings(sequence, { hidden, global: emb.subarray(k * per, (k + 1) * per), newline: frame.newline, separator: frame.separator });
         const u = units[i]!;
         // the last extra feature of a slot is its centre along the line
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
         // and the one before it the run's peak probability
         const slotPeak = Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
-        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(layout), text: u.text, slotX, slotPeak };
+        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(sequence), text: u.text, slotX, slotPeak };
       });
     }
     clock("project");

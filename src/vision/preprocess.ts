@@ -1,7 +1,7 @@
 // Page pixels → normalised float32 CHW views for a bundle's preprocessing mode (stretch, pad with grey, tiles), as PIL would.
 import type { ModeSpec, VisionConfig } from "../model/schema.js";
-import type { VisualLayout } from "./layout.js";
-import { visualTokenCount } from "./layout.js";
+import type { VisualSequence } from "./visual-sequence.js";
+import { visualTokenCount } from "./visual-sequence.js";
 import { resizeBicubic } from "./resample.js";
 import { chooseTileGrid, needsTiles } from "./tiles.js";
 
@@ -23,7 +23,7 @@ export interface ContentBox {
 
 export interface PreparedPage {
   mode: string;
-  layout: VisualLayout;
+  sequence: VisualSequence;
   /** [3, H, W] normalised global view */
   global: { pixels: Float32Array; width: number; height: number; content: ContentBox };
   /** [n, 3, h, w] normalised tiles, row-major over the tile grid; absent when the page gets no tiles */
@@ -144,7 +144,7 @@ export async function preparePage(page: PagePixels, vision: VisionConfig, modeNa
   checkPixels(page);
   const [name, mode] = resolveMode(vision, modeName);
   const global = await globalView(page, mode, vision);
-  const layout: VisualLayout = {
+  const sequence: VisualSequence = {
     global: { rows: mode.grid[0], cols: mode.grid[1] },
     rowNewline: vision.row_newline,
     viewSeparator: vision.view_separator,
@@ -163,7 +163,7 @@ export async function preparePage(page: PagePixels, vision: VisionConfig, modeNa
       normaliseInto(pixels, i * 3 * tw * th, rgb, fullWidth, region, vision.mean, vision.std);
     }
     tiles = { pixels, count, width: tw, height: th, cols: grid.cols, rows: grid.rows };
-    layout.tiles = { tileRows: grid.rows, tileCols: grid.cols, grid: { rows: t.grid[0], cols: t.grid[1] } };
+    sequence.tiles = { tileRows: grid.rows, tileCols: grid.cols, grid: { rows: t.grid[0], cols: t.grid[1] } };
   }
-  return { mode: name, layout, global, tiles, visualTokens: visualTokenCount(layout) };
+  return { mode: name, sequence, global, tiles, visualTokens: visualTokenCount(sequence) };
 }

@@ -12,7 +12,7 @@ import { buildPrefixPrompt, promptFor } from "../../src/model/prompt.js";
 import { readTensorF32 } from "../../src/model/safetensors.js";
 import { Tokenizer } from "../../src/model/tokenizer.js";
 import { VisionEncoder } from "../../src/vision/encoder.js";
-import { assembleVisualEmbeddings } from "../../src/vision/layout.js";
+import { assembleVisualEmbeddings } from "../../src/vision/visual-sequence.js";
 import { preparePage } from "../../src/vision/preprocess.js";
 import { ocr } from "../helpers/cli.js";
 
@@ -59,7 +59,7 @@ describe("checkpoint conversion (reduced widths)", () => {
       expect(out.dims).toEqual([1, 16, 16, 24]);
       const newline = await readTensorF32(unlimited.tensors.get("model.image_newline")!);
       const separator = await readTensorF32(unlimited.tensors.get("model.view_seperator")!);
-      const visual = assembleVisualEmbeddings(prepared.layout, { hidden: 24, global: out.data, newline, separator });
+      const visual = assembleVisualEmbeddings(prepared.sequence, { hidden: 24, global: out.data, newline, separator });
       expect(visual.length).toBe(273 * 24);
       expect([...visual.subarray(16 * 24, 17 * 24)]).toEqual([...newline]); // after the first grid row
       expect([...visual.subarray(272 * 24)]).toEqual([...separator]);

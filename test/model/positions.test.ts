@@ -5,9 +5,9 @@
 // all at positions 4,096 and beyond, agree. (Needs PyTorch: npm run test:train.)
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine/index.js";
+import { Engine } from "../../src/native/index.js";
 import { findPython, pythonEnv } from "../../src/model/convert.js";
-import { loadGolden, nmse } from "../engine/helpers.js";
+import { loadGolden, nmse } from "../native/helpers.js";
 
 const LENGTH = 4160;
 const LAST = 64;

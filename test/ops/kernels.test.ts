@@ -1,7 +1,7 @@
 // Each SIMD kernel set against the plain reference kernels: shapes around the vector width, tails, ties.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadBenchAddon, type NativeDtype } from "../../src/engine/binding.js";
+import { loadBenchAddon, type NativeDtype } from "../../src/native/binding.js";
 import { dequantizeRows, f16ToF32, quantizeRows, quantRowBytes } from "../../src/model/quantize.js";
 import type { QuantFormat } from "../../src/model/safetensors.js";
 

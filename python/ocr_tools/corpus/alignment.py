@@ -57,12 +57,20 @@ def main():
             n, g = len(units), sum(u["target"] is not None for u in units)
             ordered = truth_order_rate(tp, rp, units)
             kinds = tp.get("kinds", {})
-            keys = ["all", "package " + truth["package"], "renderer " + rp.get("renderer", "?"),
-                    "scan " + ("+".join(rp["scan"]) if rp.get("scan") else "clean"),
-                    "dpi " + ("<=150" if rp.get("dpi", 150) <= 150 else "<=225" if rp["dpi"] <= 225 else ">225")]
+            keys = [
+                "all",
+                "package " + truth["package"],
+                "renderer " + rp.get("renderer", "?"),
+                "scan " + ("+".join(rp["scan"]) if rp.get("scan") else "clean"),
+                "dpi " + ("<=150" if rp.get("dpi", 150) <= 150 else "<=225" if rp["dpi"] <= 225 else ">225"),
+            ]
             keys.append("layout " + ("multi-column" if multi_column(tp) else "one column"))
             keys.append("source " + ("typeset LaTeX" if truth["package"] == "typeset" else "Debian PDF"))
-            keys += ["has " + k for k in ("table", "code", "list", "heading", "header", "pagenum", "footer", "formula") if kinds.get(k)]
+            keys += [
+                "has " + k
+                for k in ("table", "code", "list", "heading", "header", "pagenum", "footer", "formula")
+                if kinds.get(k)
+            ]
             for k in keys:
                 groups[k][0] += n
                 groups[k][1] += g
@@ -71,12 +79,23 @@ def main():
             for u in units:
                 if u["target"] is None and len(bad) < args.bad:
                     bad.append(f"{name} p{tp.get('pdfPage')}: {u['text'][:80]!r}")
-    rows = {k: {"pages": v[2], "lines": v[0], "aligned": v[1], "rate": round(v[1] / max(1, v[0]), 4),
-                "aligned_in_truth_order": v[3], "rate_in_truth_order": round(v[3] / max(1, v[0]), 4)} for k, v in sorted(groups.items())}
+    rows = {
+        k: {
+            "pages": v[2],
+            "lines": v[0],
+            "aligned": v[1],
+            "rate": round(v[1] / max(1, v[0]), 4),
+            "aligned_in_truth_order": v[3],
+            "rate_in_truth_order": round(v[3] / max(1, v[0]), 4),
+        }
+        for k, v in sorted(groups.items())
+    }
     print(f"{args.dir}: {docs} documents")
     for k, r in rows.items():
-        print(f"  {k:40s} pages {r['pages']:4d}  lines {r['lines']:6d}  aligned {r['aligned']:6d}  {100 * r['rate']:5.1f} %"
-              f"   in the truth's order {100 * r['rate_in_truth_order']:5.1f} %")
+        print(
+            f"  {k:40s} pages {r['pages']:4d}  lines {r['lines']:6d}  aligned {r['aligned']:6d}  {100 * r['rate']:5.1f} %"
+            f"   in the truth's order {100 * r['rate_in_truth_order']:5.1f} %"
+        )
     for b in bad:
         print("  unaligned:", b)
     if args.json:

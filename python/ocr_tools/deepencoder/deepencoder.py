@@ -40,12 +40,23 @@ class EncoderConfig:
     @staticmethod
     def reduced() -> "EncoderConfig":
         """Same code at toy widths, for CI tests."""
-        return EncoderConfig(sam_width=32, sam_depth=4, sam_heads=2, sam_global_blocks=(1, 3),
-                             sam_neck=16, sam_down=(24, 32), clip_width=32, clip_layers=2,
-                             clip_heads=2, clip_ffn=64, projector_out=24)
+        return EncoderConfig(
+            sam_width=32,
+            sam_depth=4,
+            sam_heads=2,
+            sam_global_blocks=(1, 3),
+            sam_neck=16,
+            sam_down=(24, 32),
+            clip_width=32,
+            clip_layers=2,
+            clip_heads=2,
+            clip_ffn=64,
+            projector_out=24,
+        )
 
 
 # ---------------------------------------------------------------- resampling as matrices
+
 
 def _cubic_aa(x: torch.Tensor) -> torch.Tensor:
     # Keys cubic with a = -0.5: the filter antialiased bicubic uses (PIL's, which torch's aa path follows)
@@ -88,6 +99,7 @@ def resize_grid_table(table: torch.Tensor, side: int, out_size: torch.Tensor) ->
 
 
 # ---------------------------------------------------------------- SAM ViT-B
+
 
 class LayerNorm2d(nn.Module):
     def __init__(self, channels: int, eps: float = 1e-6):
@@ -136,7 +148,7 @@ class SamAttention(nn.Module):
         super().__init__()
         self.heads = cfg.sam_heads
         head_dim = cfg.sam_width // cfg.sam_heads
-        self.scale = head_dim ** -0.5
+        self.scale = head_dim**-0.5
         self.qkv = nn.Linear(cfg.sam_width, 3 * cfg.sam_width)
         self.proj = nn.Linear(cfg.sam_width, cfg.sam_width)
         self.table_rows = 2 * extent - 1
@@ -201,7 +213,8 @@ class SamEncoder(nn.Module):
         self.patch_embed = SamPatchEmbed(cfg)
         self.pos_embed = nn.Parameter(torch.zeros(1, grid, grid, cfg.sam_width))
         self.blocks = nn.ModuleList(
-            [SamBlock(cfg, windowed=i not in cfg.sam_global_blocks) for i in range(cfg.sam_depth)])
+            [SamBlock(cfg, windowed=i not in cfg.sam_global_blocks) for i in range(cfg.sam_depth)]
+        )
         self.neck = nn.Sequential(
             nn.Conv2d(cfg.sam_width, cfg.sam_neck, kernel_size=1, bias=False),
             LayerNorm2d(cfg.sam_neck),
@@ -226,14 +239,17 @@ class SamEncoder(nn.Module):
 
 # ---------------------------------------------------------------- CLIP-L over the SAM grid
 
+
 class ClipEmbeddings(nn.Module):
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
         self.class_embedding = nn.Parameter(torch.zeros(cfg.clip_width))
         # present in the checkpoint but unused: the SAM grid replaces CLIP's own patchify
-        self.patch_embedding = nn.Conv2d(3, cfg.clip_width, kernel_size=cfg.clip_patch, stride=cfg.clip_patch, bias=False)
+        self.patch_embedding = nn.Conv2d(
+            3, cfg.clip_width, kernel_size=cfg.clip_patch, stride=cfg.clip_patch, bias=False
+        )
         self.table_side = cfg.clip_grid
-        self.position_embedding = nn.Embedding(cfg.clip_grid ** 2 + 1, cfg.clip_width)
+        self.position_embedding = nn.Embedding(cfg.clip_grid**2 + 1, cfg.clip_width)
 
     def forward(self, sam_grid):  # [B, C, h, w] → [B, 1 + h*w, C]
         B, C, h, w = sam_grid.shape
@@ -261,7 +277,7 @@ class ClipAttention(nn.Module):
         d = C // self.heads
         qkv = self.qkv_proj(x).reshape(B, T, 3, self.heads, d).permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
-        att = ((q * d ** -0.5) @ k.transpose(-2, -1)).softmax(dim=-1)
+        att = ((q * d**-0.5) @ k.transpose(-2, -1)).softmax(dim=-1)
         return self.out_proj((att @ v).permute(0, 2, 1, 3).reshape(B, T, C))
 
 
@@ -344,5 +360,5 @@ def encoder_state_from_checkpoint(tensors: Dict[str, torch.Tensor]) -> Dict[str,
     out = {}
     for name, t in tensors.items():
         if name.startswith(keep) and not name.endswith("position_ids"):
-            out[name[len("model."):]] = t
+            out[name[len("model.") :]] = t
     return out

@@ -15,8 +15,10 @@ SIZES = {"tiny": 512, "small": 640, "base": 1024, "large": 1280}
 
 def closest_grid(width, height, tile=640, lo=2, hi=9):
     aspect = width / height
-    grids = sorted({(i, j) for n in range(lo, hi + 1) for i in range(1, n + 1) for j in range(1, n + 1) if lo <= i * j <= hi},
-                   key=lambda g: g[0] * g[1])
+    grids = sorted(
+        {(i, j) for n in range(lo, hi + 1) for i in range(1, n + 1) for j in range(1, n + 1) if lo <= i * j <= hi},
+        key=lambda g: g[0] * g[1],
+    )
     best, best_diff = (1, 1), float("inf")
     for g in grids:
         diff = abs(aspect - g[0] / g[1])

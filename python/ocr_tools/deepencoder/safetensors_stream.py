@@ -35,7 +35,9 @@ def checkpoint_files(checkpoint_dir: str) -> Dict[str, str]:
     return out
 
 
-def load_tensors(checkpoint_dir: str, want: Callable[[str], bool], dtype: torch.dtype = torch.float32) -> Dict[str, torch.Tensor]:
+def load_tensors(
+    checkpoint_dir: str, want: Callable[[str], bool], dtype: torch.dtype = torch.float32
+) -> Dict[str, torch.Tensor]:
     """Loads only the tensors whose names pass `want`, converted to `dtype`, reading each through a memory map."""
     files = checkpoint_files(checkpoint_dir)
     out: Dict[str, torch.Tensor] = {}
@@ -60,7 +62,9 @@ def load_tensors(checkpoint_dir: str, want: Callable[[str], bool], dtype: torch.
 class StreamWriter:
     """Writes a safetensors file tensor by tensor: the header is planned first from (name, dtype, shape)."""
 
-    def __init__(self, path: str, plan: List[Tuple[str, torch.dtype, List[int]]], metadata: Optional[Dict[str, str]] = None):
+    def __init__(
+        self, path: str, plan: List[Tuple[str, torch.dtype, List[int]]], metadata: Optional[Dict[str, str]] = None
+    ):
         self.path = path
         self.plan = plan
         header: Dict[str, dict] = {"__metadata__": metadata or {"format": "pt"}}

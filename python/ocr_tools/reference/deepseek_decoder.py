@@ -21,6 +21,7 @@ import torch.nn.functional as F
 # Configuration
 # --------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class DecoderConfig:
     vocab_size: int = 512
@@ -81,6 +82,7 @@ class DecoderConfig:
 # Building blocks
 # --------------------------------------------------------------------------------------------------
 
+
 class RMSNorm(nn.Module):
     def __init__(self, hidden_size: int, eps: float):
         super().__init__()
@@ -96,7 +98,9 @@ class RMSNorm(nn.Module):
 
 def rope_cos_sin(position_ids: torch.Tensor, head_dim: int, theta: float, dtype: torch.dtype):
     """cos/sin tables [B, T, head_dim] for rotate-half RoPE; computed in fp32 from integer positions."""
-    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32, device=position_ids.device) / head_dim))
+    inv_freq = 1.0 / (
+        theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32, device=position_ids.device) / head_dim)
+    )
     freqs = position_ids.to(torch.float32)[..., None] * inv_freq  # [B, T, head_dim/2]
     emb = torch.cat((freqs, freqs), dim=-1)
     return emb.cos().to(dtype), emb.sin().to(dtype)
@@ -303,8 +307,8 @@ class Decoder(nn.Module):
 # Masks (True = query may attend key)
 # --------------------------------------------------------------------------------------------------
 
-KIND_EXTENDED = 0   # BOS / prompt text given by the caller
-KIND_VISUAL = 1     # visual embedding rows (extended too; may be retired)
+KIND_EXTENDED = 0  # BOS / prompt text given by the caller
+KIND_VISUAL = 1  # visual embedding rows (extended too; may be retired)
 KIND_GENERATED = 2  # sampled tokens fed back
 
 
@@ -319,8 +323,8 @@ def rswa_mask(kinds: Sequence[int] | torch.Tensor, window: int) -> torch.Tensor:
     kinds_t = torch.as_tensor(kinds, dtype=torch.long)
     T = kinds_t.numel()
     generated = kinds_t == KIND_GENERATED
-    gen_count_incl = torch.cumsum(generated.long(), 0)        # generated entries at positions <= i
-    gen_index = gen_count_incl - 1                           # index of key j among generated entries
+    gen_count_incl = torch.cumsum(generated.long(), 0)  # generated entries at positions <= i
+    gen_index = gen_count_incl - 1  # index of key j among generated entries
     mask = causal_mask(T)
     in_window = gen_index[None, :] >= (gen_count_incl[:, None] - window)  # [query, key]
     mask &= (~generated)[None, :] | in_window
@@ -361,7 +365,13 @@ def streaming_layout(prompt_len: int, pages: Sequence[Tuple[int, int]], window: 
 # safetensors (pure Python: the `safetensors` package is not available here)
 # --------------------------------------------------------------------------------------------------
 
-_DTYPE_TO_ST = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.int64: "I64", torch.int32: "I32"}
+_DTYPE_TO_ST = {
+    torch.float32: "F32",
+    torch.float16: "F16",
+    torch.bfloat16: "BF16",
+    torch.int64: "I64",
+    torch.int32: "I32",
+}
 _ST_TO_DTYPE = {v: k for k, v in _DTYPE_TO_ST.items()}
 _ELEM_SIZE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4}
 
@@ -435,7 +445,11 @@ def load_tensors(path: str) -> Dict[str, torch.Tensor]:
             raise ValueError(f"{path}: {name}: bad data_offsets {s},{e}")
         raw = bytearray(data[base + s : base + e])
         if st == "BF16":
-            t = torch.frombuffer(raw, dtype=torch.int16).view(torch.bfloat16) if raw else torch.empty(0, dtype=torch.bfloat16)
+            t = (
+                torch.frombuffer(raw, dtype=torch.int16).view(torch.bfloat16)
+                if raw
+                else torch.empty(0, dtype=torch.bfloat16)
+            )
         else:
             t = torch.frombuffer(raw, dtype=_ST_TO_DTYPE[st]) if raw else torch.empty(0, dtype=_ST_TO_DTYPE[st])
         out[name] = t.reshape(shape)
@@ -458,13 +472,14 @@ def load_decoder(bundle_dir: str, dtype: torch.dtype = torch.float32) -> Decoder
 # Greedy decoding (the engine's rules, for golden dumps)
 # --------------------------------------------------------------------------------------------------
 
+
 def banned_by_no_repeat(history: Sequence[int], n: int, window: int, exempt: Iterable[int] = ()) -> set:
     """Tokens that would complete an n-gram already present in the last `window` tokens of `history`."""
     if n <= 0 or len(history) < n - 1:
         return set()
     recent = list(history[-window:]) if window > 0 else list(history)
     exempt_set = set(exempt)
-    prefix = tuple(history[len(history) - (n - 1):]) if n > 1 else ()
+    prefix = tuple(history[len(history) - (n - 1) :]) if n > 1 else ()
     banned = set()
     for i in range(len(recent) - n + 1):
         if tuple(recent[i : i + n - 1]) == prefix:
@@ -475,8 +490,15 @@ def banned_by_no_repeat(history: Sequence[int], n: int, window: int, exempt: Ite
 
 
 @torch.no_grad()
-def greedy_generate(model: Decoder, prefix_embeds: torch.Tensor, max_new_tokens: int, stop_tokens: Iterable[int] = (),
-                    attention: str = "full", window: int = 128, no_repeat: Optional[Tuple[int, int, Sequence[int]]] = None):
+def greedy_generate(
+    model: Decoder,
+    prefix_embeds: torch.Tensor,
+    max_new_tokens: int,
+    stop_tokens: Iterable[int] = (),
+    attention: str = "full",
+    window: int = 128,
+    no_repeat: Optional[Tuple[int, int, Sequence[int]]] = None,
+):
     """Greedy decoding by full recomputation (slow and obviously correct). prefix_embeds [L,H].
     Returns the generated token ids (a stop token, when reached, is included)."""
     stop = set(stop_tokens)

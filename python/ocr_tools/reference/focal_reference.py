@@ -1,6 +1,6 @@
 """PyTorch reference of the engine's focal pruning and long R-SWA runs: greedy decoding by full recomputation."""
 # Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.reference.focal_reference fixtures/tiny-model [fixtures/tiny-model-bf16 ...]
-# Writes <fixture>/golden/attention.json: token-exact cases for test/engine/focal.test.ts and rswa-long.test.ts.
+# Writes <fixture>/golden/attention.json: token-exact cases for test/native/focal.test.ts and rswa-long.test.ts.
 #
 # The policy, as ops/forward.cpp implements it (decode steps only; the prefix is always attended in full):
 # - warm-up: the first w decode steps attend fully; each layer adds up the head-averaged probability that the
@@ -23,8 +23,17 @@ from typing import List, Optional
 
 import torch
 
-from ocr_tools.reference.deepseek_decoder import (KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, apply_rope, causal_mask, load_decoder,
-                              load_tensors, rope_cos_sin, rswa_mask)
+from ocr_tools.reference.deepseek_decoder import (
+    KIND_EXTENDED,
+    KIND_GENERATED,
+    KIND_VISUAL,
+    apply_rope,
+    causal_mask,
+    load_decoder,
+    load_tensors,
+    rope_cos_sin,
+    rswa_mask,
+)
 
 
 def last_row_probs(layer, x, cos, sin, mask_row):
@@ -44,8 +53,16 @@ def last_row_probs(layer, x, cos, sin, mask_row):
 
 
 @torch.no_grad()
-def focal_generate(model, embeds, kinds: List[int], max_tokens: int, window: Optional[int], focal: Optional[dict],
-                   extend_at: Optional[int] = None, view: Optional[torch.Tensor] = None):
+def focal_generate(
+    model,
+    embeds,
+    kinds: List[int],
+    max_tokens: int,
+    window: Optional[int],
+    focal: Optional[dict],
+    extend_at: Optional[int] = None,
+    view: Optional[torch.Tensor] = None,
+):
     """Greedy tokens, focal layers chosen, per focal step the kept visual positions, and the smallest top-1 gap.
     With extend_at, the rows of `view` (visual) are appended once that many tokens were generated (the last one
     fed first), as the engine's extend() does mid-generation; decoding then continues from the view's last row."""
@@ -145,7 +162,13 @@ SPECS = [
     {"name": "focal_full_2layers", "window": None, "maxTokens": 32, "focal": {"keep": 0.1, "layers": 2, "warmup": 2}},
     {"name": "focal_rswa", "window": 8, "maxTokens": 40, "focal": {"keep": 0.25, "layers": 2, "warmup": 2}},
     # A second view (the same visual rows again) enters after 12 tokens: its first 3 steps attend fully.
-    {"name": "focal_views", "window": 8, "maxTokens": 36, "focal": {"keep": 0.25, "layers": 2, "warmup": 3}, "extendAt": 12},
+    {
+        "name": "focal_views",
+        "window": 8,
+        "maxTokens": 36,
+        "focal": {"keep": 0.25, "layers": 2, "warmup": 3},
+        "extendAt": 12,
+    },
 ]
 
 
@@ -167,13 +190,24 @@ def attention_cases(d, log=None):
     kinds = [KIND_VISUAL if t < 0 else KIND_EXTENDED for t in seq]
     result = {"prefix": "prefix_long", "cases": []}
     for s in SPECS:
-        toks, layers, fix, gap, sel_gap = focal_generate(model, embeds, kinds, s["maxTokens"], s["window"], s["focal"],
-                                                         s.get("extendAt"), vis)
-        result["cases"].append({**s, "tokens": toks, "focalLayers": layers, "fixations": fix, "minGap": gap,
-                                "minSelectionGap": None if sel_gap == float("inf") else sel_gap})
+        toks, layers, fix, gap, sel_gap = focal_generate(
+            model, embeds, kinds, s["maxTokens"], s["window"], s["focal"], s.get("extendAt"), vis
+        )
+        result["cases"].append(
+            {
+                **s,
+                "tokens": toks,
+                "focalLayers": layers,
+                "fixations": fix,
+                "minGap": gap,
+                "minSelectionGap": None if sel_gap == float("inf") else sel_gap,
+            }
+        )
         if log:
-            log(f"{d} {s['name']}: {len(toks)} tokens, focal layers {layers}, min logit gap {gap:.2e}, "
-                f"min selection gap {sel_gap:.2e}")
+            log(
+                f"{d} {s['name']}: {len(toks)} tokens, focal layers {layers}, min logit gap {gap:.2e}, "
+                f"min selection gap {sel_gap:.2e}"
+            )
     return result
 
 

@@ -14,19 +14,42 @@ import torch
 
 from ocr_tools.paths import repo_path
 from ocr_tools.reference.deepseek_decoder import (
-    KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, Decoder, DecoderConfig, apply_retired, banned_by_no_repeat,
-    causal_mask, rswa_mask, save_tensors,
+    KIND_EXTENDED,
+    KIND_GENERATED,
+    KIND_VISUAL,
+    Decoder,
+    DecoderConfig,
+    apply_retired,
+    banned_by_no_repeat,
+    causal_mask,
+    rswa_mask,
+    save_tensors,
 )
 
 torch.set_num_threads(2)
 
 BASE = {
-    "vocab_size": 320, "hidden_size": 64, "num_hidden_layers": 3,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
-    "intermediate_size": 96, "moe_intermediate_size": 32, "n_routed_experts": 8, "num_experts_per_tok": 3,
-    "n_shared_experts": 2, "first_k_dense_replace": 1, "norm_topk_prob": False, "routed_scaling_factor": 1.0,
-    "scoring_func": "softmax", "topk_method": "greedy", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
-    "max_position_embeddings": 4096, "tie_word_embeddings": False, "weights": ["model.safetensors"],
+    "vocab_size": 320,
+    "hidden_size": 64,
+    "num_hidden_layers": 3,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "intermediate_size": 96,
+    "moe_intermediate_size": 32,
+    "n_routed_experts": 8,
+    "num_experts_per_tok": 3,
+    "n_shared_experts": 2,
+    "first_k_dense_replace": 1,
+    "norm_topk_prob": False,
+    "routed_scaling_factor": 1.0,
+    "scoring_func": "softmax",
+    "topk_method": "greedy",
+    "rms_norm_eps": 1e-6,
+    "rope_theta": 10000.0,
+    "max_position_embeddings": 4096,
+    "tie_word_embeddings": False,
+    "weights": ["model.safetensors"],
 }
 TOKENS = {"bos": 0, "eos": 1, "pad": 2, "image": 3, "page": 4}
 # fixture folder -> the seed of its golden inputs (make_golden)
@@ -35,8 +58,12 @@ GOLDEN_SEEDS = {"tiny-model": 7, "tiny-model-bf16": 7, "tiny-model-tied": 11}
 
 def bundle_json(name, decoder):
     return {
-        "format": "ocr-model/1", "name": name, "family": "deepseek-ocr", "decoder": decoder,
-        "tokens": TOKENS, "layout": "prefix",
+        "format": "ocr-model/1",
+        "name": name,
+        "family": "deepseek-ocr",
+        "decoder": decoder,
+        "tokens": TOKENS,
+        "layout": "prefix",
         "attention": {"kind": "full", "window": 128},
         "decoding": {"max_tokens_per_page": 64, "no_repeat_ngram": {"n": 3, "window": 16, "exempt": []}},
     }
@@ -80,7 +107,8 @@ def prefix_inputs(model, gen):
     parts, v = [], 0
     for t in seq:
         if t < 0:
-            parts.append(visual[v : v + 1]); v += 1
+            parts.append(visual[v : v + 1])
+            v += 1
         else:
             parts.append(model.embed(torch.tensor([t])))
     kinds = [KIND_VISUAL if t < 0 else KIND_EXTENDED for t in seq]
@@ -97,14 +125,19 @@ def make_golden(model, out_dir, seed):
     tensors = {
         "prefix.visual": visual.contiguous(),
         "prefix.hidden": torch.stack([h[0] for h in hidden]).contiguous(),  # [layers, T, H]
-        "prefix.logits": logits[0].contiguous(),                            # [T, V]
+        "prefix.logits": logits[0].contiguous(),  # [T, V]
     }
     full, _, _, gap_full = greedy(model, embeds, kinds, [], 24, None)
     norep, _, _, gap_norep = greedy(model, embeds, kinds, [], 32, None, no_repeat=(3, 16, [7]))
     rswa, _, _, gap_rswa = greedy(model, embeds, kinds, [], 40, 8)
     cases["prefix"] = {"tokens": seq, "visualRows": 12}
     cases["greedy_full"] = {"maxTokens": 24, "tokens": full, "minGap": gap_full}
-    cases["greedy_no_repeat"] = {"maxTokens": 32, "noRepeat": {"n": 3, "window": 16, "exempt": [7]}, "tokens": norep, "minGap": gap_norep}
+    cases["greedy_no_repeat"] = {
+        "maxTokens": 32,
+        "noRepeat": {"n": 3, "window": 16, "exempt": [7]},
+        "tokens": norep,
+        "minGap": gap_norep,
+    }
     cases["greedy_rswa"] = {"window": 8, "maxTokens": 40, "tokens": rswa, "minGap": gap_rswa}
 
     # Streaming layout: prompt, page 1 visual, 12 generated, retire page 1, page 2 visual, 12 generated.
@@ -121,13 +154,22 @@ def make_golden(model, out_dir, seed):
     page2, emb, kinds_s, g2 = greedy(model, emb, kinds_s, retired, 12, 8)
     tensors["streaming.visual1"] = v1.contiguous()
     tensors["streaming.visual2"] = v2.contiguous()
-    cases["streaming"] = {"window": 8, "prompt": prompt, "visualRows": 10, "page1": page1, "page2": page2,
-                          "retire": [len(prompt), len(prompt) + 10], "minGap": min(g1, g2)}
+    cases["streaming"] = {
+        "window": 8,
+        "prompt": prompt,
+        "visualRows": 10,
+        "page1": page1,
+        "page2": page2,
+        "retire": [len(prompt), len(prompt) + 10],
+        "minGap": min(g1, g2),
+    }
     # A longer prefix (above the kernels' 32-token packed-prefill threshold): per-layer states and logits only.
     ids_long = [0] + torch.randint(5, model.cfg.vocab_size, (39,), generator=gen).tolist()
     vis_long = torch.randn(24, H, generator=gen)
     seq_long = ids_long[:8] + [-1] * 24 + ids_long[8:]
-    emb_long = torch.cat([model.embed(torch.tensor(ids_long[:8])), vis_long, model.embed(torch.tensor(ids_long[8:]))], 0)
+    emb_long = torch.cat(
+        [model.embed(torch.tensor(ids_long[:8])), vis_long, model.embed(torch.tensor(ids_long[8:]))], 0
+    )
     logits_l, hidden_l = forward_all(model, emb_long, [KIND_EXTENDED] * len(seq_long), [], None)
     tensors["prefix_long.visual"] = vis_long.contiguous()
     tensors["prefix_long.hidden"] = torch.stack([h[0] for h in hidden_l]).contiguous()
@@ -189,8 +231,16 @@ def main():
     gap = make_golden(rounded(model, torch.bfloat16), os.path.join(d, "golden"), seed=GOLDEN_SEEDS["tiny-model-bf16"])
     print(f"tiny-model-bf16: min greedy gap {gap:.4g}", file=sys.stderr)
 
-    tied = dict(BASE, tie_word_embeddings=True, norm_topk_prob=True, routed_scaling_factor=2.5, n_shared_experts=1,
-                num_key_value_heads=4, first_k_dense_replace=2, num_hidden_layers=3)
+    tied = dict(
+        BASE,
+        tie_word_embeddings=True,
+        norm_topk_prob=True,
+        routed_scaling_factor=2.5,
+        n_shared_experts=1,
+        num_key_value_heads=4,
+        first_k_dense_replace=2,
+        num_hidden_layers=3,
+    )
     model_t = build(tied, seed=99, std=0.15)
     d = os.path.join(args.out, "tiny-model-tied")
     write_model(model_t, d, "tiny-tied", torch.float16, shards=2)

@@ -8,16 +8,31 @@ import argparse, glob, hashlib, json, os, re, subprocess, sys, unicodedata
 
 from ocr_tools.paths import add_data_option, require_data
 
-LANG_DIRS = {"en": "/usr/share/man/man[158]", "de": "/usr/share/man/de/man*", "fr": "/usr/share/man/fr/man*",
-             "es": "/usr/share/man/es/man*", "ru": "/usr/share/man/ru/man*", "uk": "/usr/share/man/uk/man*"}
+LANG_DIRS = {
+    "en": "/usr/share/man/man[158]",
+    "de": "/usr/share/man/de/man*",
+    "fr": "/usr/share/man/fr/man*",
+    "es": "/usr/share/man/es/man*",
+    "ru": "/usr/share/man/ru/man*",
+    "uk": "/usr/share/man/uk/man*",
+}
 
 # Characters every training font (DejaVu, Liberation, Noto) draws and the tokenizer knows.
 ALLOWED = set(chr(c) for c in range(0x20, 0x7F))
 ALLOWED |= set("ÀÁÂÄÆÇÈÉÊËÌÍÎÏÑÒÓÔÖÙÚÛÜßàáâäæçèéêëìíîïñòóôöùúûüÿœŒ¡¿«»°§©®±×÷µ¶·")
 ALLOWED |= set(chr(c) for c in range(0x410, 0x450)) | set("ЁёІіЇїЄєҐґЎў")
 ALLOWED |= set("–—‘’“”„…•€")
-REPLACE = {"\u00a0": " ", "\u2010": "-", "\u2011": "-", "\u2212": "-", "\u2022": "•", "\t": " ", "\u201a": ",",
-           "\u2032": "'", "\u00ad": ""}
+REPLACE = {
+    "\u00a0": " ",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2212": "-",
+    "\u2022": "•",
+    "\t": " ",
+    "\u201a": ",",
+    "\u2032": "'",
+    "\u00ad": "",
+}
 
 
 def clean(text):
@@ -36,8 +51,9 @@ def split_of(path):
 def man_sections(path):
     env = dict(os.environ, MANWIDTH="4000", LC_ALL="C.UTF-8")
     try:
-        raw = subprocess.run(["man", "-E", "UTF-8", "--nh", "--nj", "-l", path], capture_output=True, env=env,
-                             timeout=20).stdout.decode("utf-8", "replace")
+        raw = subprocess.run(
+            ["man", "-E", "UTF-8", "--nh", "--nj", "-l", path], capture_output=True, env=env, timeout=20
+        ).stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
         return None, []
     raw = subprocess.run(["col", "-b"], input=raw.encode(), capture_output=True).stdout.decode("utf-8", "replace")
@@ -78,8 +94,13 @@ def main():
                 chars = sum(len(p) for _, ps in sections for p in ps)
                 if chars < 300:
                     continue
-                fh.write(json.dumps({"source": path, "split": split_of(path), "lang": lang, "title": title,
-                                     "sections": sections}, ensure_ascii=False) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"source": path, "split": split_of(path), "lang": lang, "title": title, "sections": sections},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
                 count += 1
         os.replace(tmp, os.path.join(args.out, lang + ".jsonl"))
         print(f"{lang}: {count} documents from {len(files)} man pages", file=sys.stderr)

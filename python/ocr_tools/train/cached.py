@@ -16,7 +16,7 @@ class CachedDecoder:
         n_layers = len(self.dec.model.layers)
         self.K = [None] * n_layers  # [B, heads, L, head_dim]
         self.V = [None] * n_layers
-        self.kinds = []      # per cache entry
+        self.kinds = []  # per cache entry
         self.gen_index = []  # index among generated entries, or -1
         self.n_generated = 0
         self.next_pos = 0
@@ -74,7 +74,7 @@ class CachedDecoder:
             if nkv != nh:
                 Kf = Kf.repeat_interleave(nh // nkv, 1)
                 Vf = Vf.repeat_interleave(nh // nkv, 1)
-            scores = (q @ Kf.transpose(2, 3)) / (d ** 0.5) + bias
+            scores = (q @ Kf.transpose(2, 3)) / (d**0.5) + bias
             out = (torch.softmax(scores, -1) @ Vf).transpose(1, 2).reshape(B, n, nh * d)
             x = x + att.o_proj(out)
             x = x + layer.mlp(layer.post_attention_layernorm(x))

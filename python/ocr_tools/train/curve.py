@@ -12,7 +12,9 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "training", "default", "train-log.jsonl")
     recs = [json.loads(l) for l in open(path) if l.strip()]
     steps = [r for r in recs if "loss" in r]
-    print("| train min | steps | text tokens trained | tokens/s (last window) | train loss (last 20) | val CER lines | val CER blocks |")
+    print(
+        "| train min | steps | text tokens trained | tokens/s (last window) | train loss (last 20) | val CER lines | val CER blocks |"
+    )
     print("|---|---|---|---|---|---|---|")
     last_t, last_tok, tokens = 0.0, 0, 0
     for r in recs:
@@ -24,12 +26,16 @@ def main():
         rate = (tokens - last_tok) / max(1e-9, (r["t_min"] - last_t) * 60)
         # The checkpoint's own count: steps replayed after a resume are counted once.
         tokens_kept = r.get("chars_trained", tokens)
-        print(f"| {r['t_min']:.1f} | {r['step']} | {tokens_kept} | {rate:.0f} | {loss:.3f} | {r['val']['line']:.3f} | {r['val']['block']:.3f} |")
+        print(
+            f"| {r['t_min']:.1f} | {r['step']} | {tokens_kept} | {rate:.0f} | {loss:.3f} | {r['val']['line']:.3f} | {r['val']['block']:.3f} |"
+        )
         last_t, last_tok = r["t_min"], tokens
     if steps:
         tail = steps[-20:]
-        print(f"\nlast step {steps[-1]['step']} at {steps[-1]['t_min']:.1f} min, loss (last 20) "
-              f"{sum(s['loss'] for s in tail) / len(tail):.3f}, {tokens} text tokens")
+        print(
+            f"\nlast step {steps[-1]['step']} at {steps[-1]['t_min']:.1f} min, loss (last 20) "
+            f"{sum(s['loss'] for s in tail) / len(tail):.3f}, {tokens} text tokens"
+        )
 
 
 if __name__ == "__main__":

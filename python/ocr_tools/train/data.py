@@ -82,8 +82,15 @@ def align_page(truth, raster, units):
     for u, unit in enumerate(units):
         gs = members[u]
         # a generator line this unit covers in part but does not own: a split line
-        split = any(owner[g] != u and _overlap(boxes[g], unit["box"]) > 0.2 * _area(unit["box"]) for g in range(len(boxes)))
-        ok = bool(gs) and not split and gs == list(range(expected, expected + len(gs))) and all(ends[g] is not None for g in gs)
+        split = any(
+            owner[g] != u and _overlap(boxes[g], unit["box"]) > 0.2 * _area(unit["box"]) for g in range(len(boxes))
+        )
+        ok = (
+            bool(gs)
+            and not split
+            and gs == list(range(expected, expected + len(gs)))
+            and all(ends[g] is not None for g in gs)
+        )
         if ok:
             # the page's last line also takes the Markdown after it (closing tags)
             end = len(md) if gs[-1] == len(glines) - 1 else ends[gs[-1]]
@@ -113,8 +120,16 @@ def load_doc(base):
         out = []
         for u, t in zip(units, targets):
             n = len(u["ids"])
-            out.append({"ids": np.asarray(u["ids"], dtype=np.int64), "feats": feats[at:at + n], "geometry": np.asarray(u["geometry"], dtype=np.float32),
-                        "box": u["box"], "text": u["text"], "target": t})
+            out.append(
+                {
+                    "ids": np.asarray(u["ids"], dtype=np.int64),
+                    "feats": feats[at : at + n],
+                    "geometry": np.asarray(u["geometry"], dtype=np.float32),
+                    "box": u["box"],
+                    "text": u["text"],
+                    "target": t,
+                }
+            )
             at += n
         pages.append(out)
     assert at == feats.shape[0], f"{base}: {feats.shape[0]} slots in .lines.f32, {at} in .lines.json"
@@ -133,6 +148,7 @@ def load_pack(path, split, limit=None):
     """Documents of one split from ocr_tools.train.pack's file, in load_split's form; a unit's features are the
     dequantised principal components and the four run features ([S, k + 4]), for a LineEncoder with pca = k."""
     import lzma
+
     z = np.load(path)
     lo, step = z["pca_lo"], z["pca_step"]
     g = lambda key: z[f"{split}_{key}"]  # noqa: E731
@@ -144,7 +160,9 @@ def load_pack(path, split, limit=None):
     ids = g("ids").astype(np.int64)
     targets = json.loads(lzma.decompress(g("targets").tobytes()).decode())
     docs = []
-    for u, (d, p, start, n, has, geo) in enumerate(zip(g("doc"), g("page"), g("start"), g("count"), g("has"), g("geometry"))):
+    for u, (d, p, start, n, has, geo) in enumerate(
+        zip(g("doc"), g("page"), g("start"), g("count"), g("has"), g("geometry"))
+    ):
         if limit is not None and d >= limit:
             break
         while len(docs) <= d:
@@ -153,7 +171,7 @@ def load_pack(path, split, limit=None):
             docs[d].append([])
         unit = {"geometry": geo.astype(np.float32), "target": targets[u], "text": None}
         if has:
-            unit["ids"], unit["feats"] = ids[start:start + n], feats[start:start + n]
+            unit["ids"], unit["feats"] = ids[start : start + n], feats[start : start + n]
         else:  # not aligned: never trained on, only its slot count matters (window offsets)
             unit["ids"], unit["feats"] = np.zeros(n, np.int64), np.zeros((n, feats.shape[1]), np.float32)
         docs[d][p].append(unit)
@@ -162,12 +180,21 @@ def load_pack(path, split, limit=None):
 
 if __name__ == "__main__":
     import sys
+
     docs = load_split(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else None)
     units = [u for d in docs for p in d for u in p]
     good = [u for u in units if u["target"] is not None]
     slots = np.array([len(u["ids"]) for u in units])
-    print(f"docs {len(docs)} pages {sum(len(d) for d in docs)} units {len(units)} good {len(good)} ({len(good) / max(1, len(units)):.1%})")
-    print("slots p50/p90/p99/max", np.percentile(slots, [50, 90, 99]).tolist(), slots.max(), "over 128:", int((slots > 128).sum()))
+    print(
+        f"docs {len(docs)} pages {sum(len(d) for d in docs)} units {len(units)} good {len(good)} ({len(good) / max(1, len(units)):.1%})"
+    )
+    print(
+        "slots p50/p90/p99/max",
+        np.percentile(slots, [50, 90, 99]).tolist(),
+        slots.max(),
+        "over 128:",
+        int((slots > 128).sum()),
+    )
     tl = np.array([len(u["target"]) for u in good])
     print("target chars p50/p90/max", np.percentile(tl, [50, 90]).tolist(), tl.max())
     if len(sys.argv) > 3:

@@ -35,8 +35,24 @@ REAL = [  # (pdf, page): born-digital prose pages from Debian documentation
 
 def ocr_page(model, pdf, page, threads):
     t0 = time.time()
-    out = subprocess.run(["node", OCR, "parse", pdf, "--pages", str(page), "--stdout", "--quiet", "--model", model,
-                          "--threads", str(threads)], capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            "node",
+            OCR,
+            "parse",
+            pdf,
+            "--pages",
+            str(page),
+            "--stdout",
+            "--quiet",
+            "--model",
+            model,
+            "--threads",
+            str(threads),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if out.returncode != 0:
         raise SystemExit(f"evaluate: ocr parse {pdf} --pages {page} failed: {out.stderr.strip()}")
     md = out.stdout
@@ -47,11 +63,16 @@ def ocr_page(model, pdf, page, threads):
 
 def tesseract_page(pdf, page, tmp):
     out = os.path.join(tmp, f"{os.path.basename(pdf)}-{page}")
-    subprocess.run(["node", OCR, "render", pdf, "-o", out, "--dpi", "150", "--pages", str(page)], check=True, capture_output=True)
+    subprocess.run(
+        ["node", OCR, "render", pdf, "-o", out, "--dpi", "150", "--pages", str(page)], check=True, capture_output=True
+    )
     png = glob.glob(os.path.join(out, "*.png"))[0]
     t0 = time.time()
-    text = subprocess.run(["tesseract", png, "-", "--psm", "3", "-l", "eng"], capture_output=True,
-                          env=dict(os.environ, OMP_THREAD_LIMIT="1")).stdout.decode("utf-8", "replace")
+    text = subprocess.run(
+        ["tesseract", png, "-", "--psm", "3", "-l", "eng"],
+        capture_output=True,
+        env=dict(os.environ, OMP_THREAD_LIMIT="1"),
+    ).stdout.decode("utf-8", "replace")
     return normalise_ws(text), time.time() - t0
 
 
@@ -76,33 +97,57 @@ def evaluate(rows, name, items, model, threads, tmp, markdown_truth):
     plain_truth = [markdown_to_text(t) if markdown_truth else normalise_ws(t) for t in truths]
     c, f1 = score([markdown_to_text(p) for p in preds], plain_truth)
     tc, tf1 = score(tess, plain_truth)
-    row = {"set": name, "pages": len(items), "model_cer": c, "model_f1": f1, "model_s": float(np.mean(secs)),
-           "tess_cer": tc, "tess_f1": tf1, "tess_s": float(np.mean(tsecs)),
-           "example": {"model": preds[0][:300], "truth": truths[0][:300]},
-           # per page: where the set's CER comes from (one bad page can dominate a small set)
-           "per_page": [{"pdf": os.path.basename(pdf), "page": page, "chars": len(t),
-                         "model_cer": round(edit_distance(markdown_to_text(p), t) / max(1, len(t)), 4),
-                         "tess_cer": round(edit_distance(q, t) / max(1, len(t)), 4)}
-                        for (pdf, page, _), p, q, t in zip(items, preds, tess, plain_truth)]}
+    row = {
+        "set": name,
+        "pages": len(items),
+        "model_cer": c,
+        "model_f1": f1,
+        "model_s": float(np.mean(secs)),
+        "tess_cer": tc,
+        "tess_f1": tf1,
+        "tess_s": float(np.mean(tsecs)),
+        "example": {"model": preds[0][:300], "truth": truths[0][:300]},
+        # per page: where the set's CER comes from (one bad page can dominate a small set)
+        "per_page": [
+            {
+                "pdf": os.path.basename(pdf),
+                "page": page,
+                "chars": len(t),
+                "model_cer": round(edit_distance(markdown_to_text(p), t) / max(1, len(t)), 4),
+                "tess_cer": round(edit_distance(q, t) / max(1, len(t)), 4),
+            }
+            for (pdf, page, _), p, q, t in zip(items, preds, tess, plain_truth)
+        ],
+    }
     if markdown_truth:
         row["model_md_cer"], _ = score(preds, truths)
     rows.append(row)
     print(json.dumps({k: v for k, v in row.items() if k not in ("example", "per_page")}), file=sys.stderr)
     for r in row["per_page"]:
-        print(f"  {r['pdf']} p{r['page']}: {r['chars']} chars, model CER {r['model_cer']:.3f}, Tesseract {r['tess_cer']:.3f}", file=sys.stderr)
+        print(
+            f"  {r['pdf']} p{r['page']}: {r['chars']} chars, model CER {r['model_cer']:.3f}, Tesseract {r['tess_cer']:.3f}",
+            file=sys.stderr,
+        )
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--model", default=os.path.join(ROOT, "models", "default"))
-    add_data_option(ap, "--data", "synth", help="synthetic sets: DATA/<set>/doc-*.pdf (needed when --sets is not empty)")
-    ap.add_argument("--real-dir", default=os.path.join(ROOT, "..", "shared", "data", "real", "debian"),
-                    help="the real Debian PDFs (default: ../shared/data/real/debian beside the checkout)")
+    add_data_option(
+        ap, "--data", "synth", help="synthetic sets: DATA/<set>/doc-*.pdf (needed when --sets is not empty)"
+    )
+    ap.add_argument(
+        "--real-dir",
+        default=os.path.join(ROOT, "..", "shared", "data", "real", "debian"),
+        help="the real Debian PDFs (default: ../shared/data/real/debian beside the checkout)",
+    )
     ap.add_argument("--pages", type=int, default=6, help="synthetic pages per test set")
     ap.add_argument("--real", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--seed", type=int, default=5, help="draw of synthetic pages (5: the table in models/default/README.md)")
+    ap.add_argument(
+        "--seed", type=int, default=5, help="draw of synthetic pages (5: the table in models/default/README.md)"
+    )
     ap.add_argument("--sets", default="test,test-unseen", help="synthetic sets, comma separated (empty: none)")
     args = ap.parse_args()
     if [n for n in args.sets.split(",") if n]:
@@ -122,18 +167,26 @@ def main():
             items = []
             for pdf, page in REAL[: args.real]:
                 path = os.path.join(args.real_dir, pdf)
-                truth = subprocess.run(["pdftotext", "-f", str(page), "-l", str(page), path, "-"], capture_output=True).stdout.decode()
+                truth = subprocess.run(
+                    ["pdftotext", "-f", str(page), "-l", str(page), path, "-"], capture_output=True
+                ).stdout.decode()
                 items.append((path, page, truth))
             evaluate(rows, "real Debian prose (text layer)", items, args.model, args.threads, tmp, markdown_truth=False)
     model_json = json.load(open(os.path.join(args.model, "model.json")))
     tr = model_json.get("training", {})
-    print(f"model: {tr.get('steps')} steps, {tr.get('train_minutes')} training minutes, {tr.get('tokens_trained')} text tokens trained")
+    print(
+        f"model: {tr.get('steps')} steps, {tr.get('train_minutes')} training minutes, {tr.get('tokens_trained')} text tokens trained"
+    )
     fmt = lambda v, p=3: "—" if v is None else f"{v:.{p}f}"  # noqa: E731
-    print("| set | pages | model CER | model Markdown CER | model word F1 | model s/page | Tesseract CER | Tesseract word F1 | Tesseract s/page |")
+    print(
+        "| set | pages | model CER | model Markdown CER | model word F1 | model s/page | Tesseract CER | Tesseract word F1 | Tesseract s/page |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['set']} | {r['pages']} | {fmt(r['model_cer'])} | {fmt(r.get('model_md_cer'))} | {fmt(r['model_f1'])} | "
-              f"{fmt(r['model_s'], 2)} | {fmt(r['tess_cer'])} | {fmt(r['tess_f1'])} | {fmt(r['tess_s'], 2)} |")
+        print(
+            f"| {r['set']} | {r['pages']} | {fmt(r['model_cer'])} | {fmt(r.get('model_md_cer'))} | {fmt(r['model_f1'])} | "
+            f"{fmt(r['model_s'], 2)} | {fmt(r['tess_cer'])} | {fmt(r['tess_f1'])} | {fmt(r['tess_s'], 2)} |"
+        )
     if args.json:
         with open(args.json + ".tmp", "w") as f:
             json.dump({"model": args.model, "training": tr, "rows": rows}, f, indent=1, ensure_ascii=False)

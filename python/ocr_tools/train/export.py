@@ -23,10 +23,23 @@ from ocr_tools.train.model import BUCKETS, FEATURES, GEOMETRY
 from ocr_tools.train.tokenizer import BOS, EOS, IMAGE, PAD, PAGE, PROMPT
 from ocr_tools.train.train import CKPT, ROOT, model_from_ckpt
 
-LINES = {"detector": "detector.onnx", "recogniser": "recogniser.onnx", "dictionary": "dictionary.txt",
-         "det_limit": 960, "det_threshold": 0.3, "det_box_threshold": 0.6, "det_unclip": 1.5, "det_min_size": 3,
-         "rec_height": 48, "rec_max_width": 3200, "rec_batch": 8, "slots": list(BUCKETS), "dpi": 150,
-         "letter_runs": True, "faithful": True}
+LINES = {
+    "detector": "detector.onnx",
+    "recogniser": "recogniser.onnx",
+    "dictionary": "dictionary.txt",
+    "det_limit": 960,
+    "det_threshold": 0.3,
+    "det_box_threshold": 0.6,
+    "det_unclip": 1.5,
+    "det_min_size": 3,
+    "rec_height": 48,
+    "rec_max_width": 3200,
+    "rec_batch": 8,
+    "slots": list(BUCKETS),
+    "dpi": 150,
+    "letter_runs": True,
+    "faithful": True,
+}
 
 
 def rename_io(model, inputs, outputs):
@@ -47,17 +60,26 @@ def front_end(src, out):
     rec = onnx.load(rec_src)
     # the CTC head is Transpose -> MatMul -> Add -> Softmax: expose the MatMul's input as `features`
     head = next(n for n in reversed(rec.graph.node) if n.op_type == "MatMul")
-    rec.graph.output.append(onnx.helper.make_tensor_value_info(head.input[0], onnx.TensorProto.FLOAT, ["lines", "steps", "width"]))
+    rec.graph.output.append(
+        onnx.helper.make_tensor_value_info(head.input[0], onnx.TensorProto.FLOAT, ["lines", "steps", "width"])
+    )
     rename_io(rec, {"x": "pixels"}, {"softmax_11.tmp_0": "probs", head.input[0]: "features"})
     # only the best class and its probability per step leave the graph (8 lines x T x 6,625 floats would)
-    rec.graph.node.extend([
-        onnx.helper.make_node("ArgMax", ["probs"], ["best"], axis=2, keepdims=0),
-        onnx.helper.make_node("ReduceMax", ["probs"], ["peak"], axes=[2], keepdims=0),
-    ])
+    rec.graph.node.extend(
+        [
+            onnx.helper.make_node("ArgMax", ["probs"], ["best"], axis=2, keepdims=0),
+            onnx.helper.make_node("ReduceMax", ["probs"], ["peak"], axes=[2], keepdims=0),
+        ]
+    )
     outputs = [o for o in rec.graph.output if o.name != "probs"]
     del rec.graph.output[:]
-    rec.graph.output.extend(outputs + [onnx.helper.make_tensor_value_info("best", onnx.TensorProto.INT64, ["lines", "steps"]),
-                                       onnx.helper.make_tensor_value_info("peak", onnx.TensorProto.FLOAT, ["lines", "steps"])])
+    rec.graph.output.extend(
+        outputs
+        + [
+            onnx.helper.make_tensor_value_info("best", onnx.TensorProto.INT64, ["lines", "steps"]),
+            onnx.helper.make_tensor_value_info("peak", onnx.TensorProto.FLOAT, ["lines", "steps"]),
+        ]
+    )
     # PPLCNetV3's affine blocks and hardswish folded into its convolutions (fold_ppocr.py: same function, half the time)
     for m, name in ((fold(det), LINES["detector"]), (fold(rec), LINES["recogniser"])):
         onnx.checker.check_model(m)
@@ -76,19 +98,36 @@ def model_json(model, meta, focal_keep):
             "encoder": "encoder.onnx",
             "mode": "lines",
             # one view per text line: a single grid row of the geometry token and up to 128 slots
-            "modes": {"lines": {"size": [LINES["det_limit"], LINES["det_limit"]], "resize": "pad", "grid": [1, 1 + BUCKETS[-1]]}},
-            "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "pad_color": [255, 255, 255],
-            "row_newline": True, "view_separator": True,
+            "modes": {
+                "lines": {
+                    "size": [LINES["det_limit"], LINES["det_limit"]],
+                    "resize": "pad",
+                    "grid": [1, 1 + BUCKETS[-1]],
+                }
+            },
+            "mean": [0.5, 0.5, 0.5],
+            "std": [0.5, 0.5, 0.5],
+            "pad_color": [255, 255, 255],
+            "row_newline": True,
+            "view_separator": True,
             "lines": LINES,
         },
         "tokens": {"bos": BOS, "eos": EOS, "pad": PAD, "image": IMAGE, "page": PAGE},
         "prompts": {"page": "<image>" + PROMPT, "document": "<image>" + PROMPT},
         "layout": "streaming",
         # focal pruning is on by default only when a keep ratio is given (0: off; --focal-keep turns it on per run)
-        "attention": {"kind": "rswa", "window": model.window, **({"focal": {"keep": focal_keep, "layers": 2, "warmup": 8}} if focal_keep > 0 else {})},
+        "attention": {
+            "kind": "rswa",
+            "window": model.window,
+            **({"focal": {"keep": focal_keep, "layers": 2, "warmup": 8}} if focal_keep > 0 else {}),
+        },
         "decoding": {"max_tokens_per_page": 6000, "no_repeat_ngram": {"n": 35, "window": 128, "exempt": []}},
-        "training": {"steps": meta.get("steps"), "train_minutes": round(meta.get("train_seconds", 0) / 60, 1),
-                     "tokens_trained": meta.get("tokens"), "data": "synthetic (scripts/synth), see models/default/README.md"},
+        "training": {
+            "steps": meta.get("steps"),
+            "train_minutes": round(meta.get("train_seconds", 0) / 60, 1),
+            "tokens_trained": meta.get("tokens"),
+            "data": "synthetic (scripts/synth), see models/default/README.md",
+        },
     }
 
 
@@ -112,9 +151,13 @@ def main():
     ap.add_argument("--ppocr", default=None)
     ap.add_argument("--dtype", default="f32", choices=["f32", "bf16"])
     ap.add_argument("--golden", default=os.path.join(ROOT, "fixtures", "model-default"))
-    ap.add_argument("--focal-keep", type=float, default=0.0,
-                    help="model.json's default focal keep ratio, 0 for none (chosen with ocr bench attention's accuracy rows: "
-                         "a line view is at most 131 tokens, and pruning it cost accuracy at every ratio measured)")
+    ap.add_argument(
+        "--focal-keep",
+        type=float,
+        default=0.0,
+        help="model.json's default focal keep ratio, 0 for none (chosen with ocr bench attention's accuracy rows: "
+        "a line view is at most 131 tokens, and pruning it cost accuracy at every ratio measured)",
+    )
     args = ap.parse_args()
     torch.set_num_threads(1)
     model, meta = model_from_ckpt(args.ckpt)
@@ -130,11 +173,22 @@ def main():
 
     example = golden_inputs()
     onnx_path = os.path.join(args.out, "encoder.onnx")
-    torch.onnx.export(model.encoder, example, onnx_path + ".tmp", input_names=["ids", "feats", "valid", "geometry"],
-                      output_names=["embeddings"],
-                      dynamic_axes={"ids": {0: "lines", 1: "slots"}, "feats": {0: "lines", 1: "slots"}, "valid": {0: "lines", 1: "slots"},
-                                    "geometry": {0: "lines"}, "embeddings": {0: "lines", 2: "cols"}},
-                      opset_version=17, do_constant_folding=True)
+    torch.onnx.export(
+        model.encoder,
+        example,
+        onnx_path + ".tmp",
+        input_names=["ids", "feats", "valid", "geometry"],
+        output_names=["embeddings"],
+        dynamic_axes={
+            "ids": {0: "lines", 1: "slots"},
+            "feats": {0: "lines", 1: "slots"},
+            "valid": {0: "lines", 1: "slots"},
+            "geometry": {0: "lines"},
+            "embeddings": {0: "lines", 2: "cols"},
+        },
+        opset_version=17,
+        do_constant_folding=True,
+    )
     os.replace(onnx_path + ".tmp", onnx_path)
     for stale in ("encoder.onnx.data",):
         if os.path.exists(os.path.join(args.out, stale)):
@@ -163,8 +217,14 @@ def main():
         with open(os.path.join(args.golden, "projector-embeddings.f32"), "wb") as f:
             f.write(out.numpy().astype("<f4").tobytes())
         with open(os.path.join(args.golden, "encoder-golden.json"), "w") as f:
-            json.dump({**{n: list(t.shape) for n, t in zip(names, example)}, "embeddings": list(out.shape),
-                       "note": "torch output of models/default/encoder.onnx's source module (LineEncoder) for these inputs"}, f)
+            json.dump(
+                {
+                    **{n: list(t.shape) for n, t in zip(names, example)},
+                    "embeddings": list(out.shape),
+                    "note": "torch output of models/default/encoder.onnx's source module (LineEncoder) for these inputs",
+                },
+                f,
+            )
             f.write("\n")
     sizes = {f: os.path.getsize(os.path.join(args.out, f)) for f in sorted(os.listdir(args.out))}
     print(json.dumps({"exported": args.out, "bytes": sizes, "steps": meta.get("steps")}))

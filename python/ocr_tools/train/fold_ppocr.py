@@ -97,9 +97,16 @@ def fold(m):
             if d is None:
                 continue
             convs = consumers(add.output[0])
-            if add.output[0] in outputs or not convs or any(
-                k.op_type != "Conv" or list(attr(k, "kernel_shape", [])) != [1, 1] or any(attr(k, "pads", [0, 0, 0, 0])) or attr(k, "group", 1) != 1
-                for k in convs
+            if (
+                add.output[0] in outputs
+                or not convs
+                or any(
+                    k.op_type != "Conv"
+                    or list(attr(k, "kernel_shape", [])) != [1, 1]
+                    or any(attr(k, "pads", [0, 0, 0, 0]))
+                    or attr(k, "group", 1) != 1
+                    for k in convs
+                )
             ):
                 continue
             for k in convs:
@@ -137,7 +144,14 @@ def fold(m):
             name = add.output[0]
             inits[name + "_affine_w"] = np.full((ch, 1, 1, 1), c, np.float32)
             inits[name + "_affine_b"] = np.full((ch,), d, np.float32)
-            conv = helper.make_node("Conv", [x, name + "_affine_w", name + "_affine_b"], [name], name=name + "_affine", group=ch, kernel_shape=[1, 1])
+            conv = helper.make_node(
+                "Conv",
+                [x, name + "_affine_w", name + "_affine_b"],
+                [name],
+                name=name + "_affine",
+                group=ch,
+                kernel_shape=[1, 1],
+            )
             at = nodes.index(mul)
             nodes = [n for n in nodes if n is not mul and n is not add]
             nodes.insert(at, conv)

@@ -9,14 +9,22 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ocr_tools.reference.deepseek_decoder import KIND_EXTENDED, KIND_GENERATED, KIND_VISUAL, DecoderConfig, streaming_layout
+from ocr_tools.reference.deepseek_decoder import (
+    KIND_EXTENDED,
+    KIND_GENERATED,
+    KIND_VISUAL,
+    DecoderConfig,
+    streaming_layout,
+)
 from ocr_tools.train.cached import CachedDecoder
 from ocr_tools.train.decoder import LineDecoder
 from ocr_tools.train.tokenizer import BOS, PAGE, PROMPT, CharTokenizer
 
 CLASSES = 6625  # recogniser classes (blank, dictionary, space)
 FEATURES = 124
-RECOGNISER = 120  # features 0..119 are the recogniser's; 120..123 the run features (blank steps, run length, peak, position)
+RECOGNISER = (
+    120  # features 0..119 are the recogniser's; 120..123 the run features (blank steps, run length, peak, position)
+)
 GEOMETRY = 8
 BUCKETS = (16, 48, 128)
 
@@ -93,19 +101,45 @@ class LineEncoder(nn.Module):
 # Model sizes by name. "small" is what a 2-core CPU trains in a session; "wide" is for a lent GPU (~5 M decoder
 # parameters, sized so the bundle with its bf16 decoder and checkpoint stays under the repository's 50 MB).
 ARCHS = {
-    "small": {"encoder": {"width": 128, "heads": 2, "mlp": 256, "layers": 1, "pca": 0},
-              "decoder": {"hidden_size": 128, "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
-                          "head_dim": 64, "intermediate_size": 384, "moe_intermediate_size": 64, "n_routed_experts": 4}},
-    "wide": {"encoder": {"width": 192, "heads": 3, "mlp": 512, "layers": 2, "pca": 64},
-             "decoder": {"hidden_size": 256, "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 4,
-                         "head_dim": 64, "intermediate_size": 768, "moe_intermediate_size": 96, "n_routed_experts": 6}},
+    "small": {
+        "encoder": {"width": 128, "heads": 2, "mlp": 256, "layers": 1, "pca": 0},
+        "decoder": {
+            "hidden_size": 128,
+            "num_hidden_layers": 4,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 2,
+            "head_dim": 64,
+            "intermediate_size": 384,
+            "moe_intermediate_size": 64,
+            "n_routed_experts": 4,
+        },
+    },
+    "wide": {
+        "encoder": {"width": 192, "heads": 3, "mlp": 512, "layers": 2, "pca": 64},
+        "decoder": {
+            "hidden_size": 256,
+            "num_hidden_layers": 6,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 4,
+            "head_dim": 64,
+            "intermediate_size": 768,
+            "moe_intermediate_size": 96,
+            "n_routed_experts": 6,
+        },
+    },
 }
 
 
 def decoder_config(vocab_size, arch):
     d = ARCHS["small"]["decoder"] if arch is None else arch["decoder"]
-    return DecoderConfig(vocab_size=vocab_size, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
-                         max_position_embeddings=32768, **d)
+    return DecoderConfig(
+        vocab_size=vocab_size,
+        num_experts_per_tok=2,
+        n_shared_experts=1,
+        first_k_dense_replace=1,
+        max_position_embeddings=32768,
+        **d,
+    )
 
 
 def layout_mask(kinds, view, window):
@@ -144,8 +178,16 @@ def bucket_batches(units):
     out = []
     for length, idx in sorted(groups.items()):
         arrays = [unit_arrays(units[i], length) for i in idx]
-        out.append((length, idx, torch.stack([a[0] for a in arrays]), torch.stack([a[1] for a in arrays]), torch.stack([a[2] for a in arrays]),
-                    torch.stack([torch.as_tensor(units[i]["geometry"], dtype=torch.float32) for i in idx])))
+        out.append(
+            (
+                length,
+                idx,
+                torch.stack([a[0] for a in arrays]),
+                torch.stack([a[1] for a in arrays]),
+                torch.stack([a[2] for a in arrays]),
+                torch.stack([torch.as_tensor(units[i]["geometry"], dtype=torch.float32) for i in idx]),
+            )
+        )
     return out
 
 
@@ -187,7 +229,7 @@ class LineOcrModel(nn.Module):
             views.append((vis.shape[0], len(gen)))
         _, positions, mask, _ = streaming_layout(len(self.prompt_ids), views, self.window)
         positions = positions.clone()
-        positions[len(self.prompt_ids):] += offset
+        positions[len(self.prompt_ids) :] += offset
         return torch.cat(parts, 0), torch.tensor(targets), mask, positions
 
     def collate(self, samples):
@@ -245,12 +287,18 @@ class LineOcrModel(nn.Module):
         dev = device or next(self.parameters()).device
         outs = []
         for ids, feats, valid, geom in batch["enc"]:
-            e = self.encoder(ids.to(dev, non_blocking=True), feats.to(dev, non_blocking=True), valid.to(dev, non_blocking=True),
-                             geom.to(dev, non_blocking=True))
+            e = self.encoder(
+                ids.to(dev, non_blocking=True),
+                feats.to(dev, non_blocking=True),
+                valid.to(dev, non_blocking=True),
+                geom.to(dev, non_blocking=True),
+            )
             outs.append(e.reshape(-1, e.shape[-1]))
         table = self.decoder.row_table(torch.cat(outs, 0))
         embeds = table[batch["index"].to(dev, non_blocking=True)]
-        mask = layout_mask(batch["kinds"].to(dev, non_blocking=True), batch["view"].to(dev, non_blocking=True), self.window)
+        mask = layout_mask(
+            batch["kinds"].to(dev, non_blocking=True), batch["view"].to(dev, non_blocking=True), self.window
+        )
         logits = self.decoder(embeds, batch["positions"].to(dev, non_blocking=True), mask)
         shifted = batch["targets"].to(dev, non_blocking=True)
         ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), shifted.reshape(-1), ignore_index=-100)

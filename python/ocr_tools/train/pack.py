@@ -40,7 +40,14 @@ def fit_pca(docs, k, every=7, fixed=None):
     q = np.clip(np.round((codes - lo) / step), 0, 15)
     back = (q * step + lo) @ basis.T + mean
     rel = float(((back - x) ** 2).sum() / ((x - mean) ** 2).sum())
-    return mean.astype(np.float32), basis.astype(np.float32), lo.astype(np.float32), step.astype(np.float32), explained, rel
+    return (
+        mean.astype(np.float32),
+        basis.astype(np.float32),
+        lo.astype(np.float32),
+        step.astype(np.float32),
+        explained,
+        rel,
+    )
 
 
 def pack_split(docs, mean, basis, lo, step):
@@ -66,14 +73,23 @@ def pack_split(docs, mean, basis, lo, step):
                     codes.append(q)
                     ids.append(u["ids"].astype(np.int16))
                     runs.append(np.round(f[:, 120:122] * 8).astype(np.uint8))  # blank steps /8 and run length /8
-                    peaks.append(f[:, 122:124].astype(np.float16))           # peak probability, position in line
+                    peaks.append(f[:, 122:124].astype(np.float16))  # peak probability, position in line
                     at += n
     q = np.concatenate(codes)
     packed = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
-    return {"doc": np.array(doc_of, np.int32), "page": np.array(page_of, np.int16), "start": np.array(start, np.int64),
-            "count": np.array(count, np.int32), "has": np.array(has, bool), "geometry": np.array(geometry, np.float16),
-            "ids": np.concatenate(ids), "codes": packed, "runs": np.concatenate(runs), "peaks": np.concatenate(peaks),
-            "targets": np.frombuffer(lzma.compress(json.dumps(targets, ensure_ascii=False).encode()), np.uint8)}
+    return {
+        "doc": np.array(doc_of, np.int32),
+        "page": np.array(page_of, np.int16),
+        "start": np.array(start, np.int64),
+        "count": np.array(count, np.int32),
+        "has": np.array(has, bool),
+        "geometry": np.array(geometry, np.float16),
+        "ids": np.concatenate(ids),
+        "codes": packed,
+        "runs": np.concatenate(runs),
+        "peaks": np.concatenate(peaks),
+        "targets": np.frombuffer(lzma.compress(json.dumps(targets, ensure_ascii=False).encode()), np.uint8),
+    }
 
 
 def main():
@@ -82,8 +98,12 @@ def main():
     ap.add_argument("--out", required=True, help="the .npz file to write")
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--basis-from", default=None, metavar="CKPT",
-                    help="take the projection from a checkpoint (to resume its training from a new pack) instead of fitting it")
+    ap.add_argument(
+        "--basis-from",
+        default=None,
+        metavar="CKPT",
+        help="take the projection from a checkpoint (to resume its training from a new pack) instead of fitting it",
+    )
     args = ap.parse_args()
     require_data(ap, args.data, "--data", "synth")
     t = time.time()
@@ -92,6 +112,7 @@ def main():
     fixed = None
     if args.basis_from:
         import torch
+
         state = torch.load(args.basis_from, map_location="cpu")["state_dict"]
         fixed = (state["encoder.pca_mean"].float().numpy(), state["encoder.pca_basis"].float().numpy())
     mean, basis, lo, step, explained, rel = fit_pca(train, args.k if fixed is None else fixed[1].shape[1], fixed=fixed)
@@ -101,9 +122,21 @@ def main():
             out[f"{name}_{key}"] = arr
     np.savez(args.out + ".tmp.npz", **out)
     os.replace(args.out + ".tmp.npz", args.out)
-    print(json.dumps({"out": args.out, "bytes": os.path.getsize(args.out), "k": args.k, "variance_kept": round(explained, 4),
-                      "relative_error_after_4bit": round(rel, 4), "train_docs": len(train), "val_docs": len(val),
-                      "train_slots": int(out["train_ids"].shape[0]), "seconds": round(time.time() - t)}))
+    print(
+        json.dumps(
+            {
+                "out": args.out,
+                "bytes": os.path.getsize(args.out),
+                "k": args.k,
+                "variance_kept": round(explained, 4),
+                "relative_error_after_4bit": round(rel, 4),
+                "train_docs": len(train),
+                "val_docs": len(val),
+                "train_slots": int(out["train_ids"].shape[0]),
+                "seconds": round(time.time() - t),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

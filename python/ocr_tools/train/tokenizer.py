@@ -40,10 +40,30 @@ class CharTokenizer:
         return "".join(self.vocab[i] for i in ids if 5 <= i < len(self.vocab))
 
     def to_hf_json(self) -> dict:
-        added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-                  "normalized": False, "special": True} for i, t in enumerate(SPECIALS)]
-        added += [{"id": len(SPECIALS) + i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-                   "normalized": False, "special": False} for i, t in enumerate(TAGS)]
+        added = [
+            {
+                "id": i,
+                "content": t,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for i, t in enumerate(SPECIALS)
+        ]
+        added += [
+            {
+                "id": len(SPECIALS) + i,
+                "content": t,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": False,
+            }
+            for i, t in enumerate(TAGS)
+        ]
         return {
             "version": "1.0",
             "truncation": None,
@@ -53,9 +73,17 @@ class CharTokenizer:
             "pre_tokenizer": None,
             "post_processor": None,
             "decoder": {"type": "Fuse"},
-            "model": {"type": "BPE", "dropout": None, "unk_token": UNK_CHAR, "continuing_subword_prefix": None,
-                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                      "vocab": {t: i for i, t in enumerate(self.vocab)}, "merges": []},
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": UNK_CHAR,
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "vocab": {t: i for i, t in enumerate(self.vocab)},
+                "merges": [],
+            },
         }
 
     def save(self, path: str):

@@ -103,8 +103,10 @@ def augment(unit, rng, p_replace=0.05, p_drop=0.03, p_stretch=0.5, stretch=1.25)
 def save_ckpt(model, meta, path):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     # weights in bf16 (small enough for git); the fixed feature projection stays exact
-    state = {k: (v.detach().cpu().to(torch.bfloat16) if v.is_floating_point() and ".pca_" not in k else v.detach().cpu())
-             for k, v in model.state_dict().items()}
+    state = {
+        k: (v.detach().cpu().to(torch.bfloat16) if v.is_floating_point() and ".pca_" not in k else v.detach().cpu())
+        for k, v in model.state_dict().items()
+    }
     torch.save({"state_dict": state, "meta": meta, "kind": "lines"}, path + ".tmp")
     os.replace(path + ".tmp", path)
 
@@ -115,7 +117,9 @@ def load_ckpt(model, path):
     ck = torch.load(path, map_location="cpu")
     if ck.get("kind") != "lines":
         return None
-    missing, unexpected = model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()}, strict=False)
+    missing, unexpected = model.load_state_dict(
+        {k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()}, strict=False
+    )
     if unexpected:
         raise SystemExit(f"{path}: unexpected weights {unexpected}")
     if missing:
@@ -144,7 +148,7 @@ def validate(model, docs, wins, n=6, seed=0):
     errs, base, chars = 0.0, 0.0, 0
     for _ in range(n):
         d, p, i, j, off = rng.choice(wins)
-        units = docs[d][p][i:min(j, i + 2)]
+        units = docs[d][p][i : min(j, i + 2)]
         got = "".join(model.read_units(units, offset=off))
         want = "".join(u["target"] for u in units)
         errs += cer(got, want) * len(want)
@@ -152,7 +156,12 @@ def validate(model, docs, wins, n=6, seed=0):
             base += cer(" ".join(u["text"] for u in units), want.replace("\n", " ").strip()) * len(want)
         chars += len(want)
     model.train()
-    return {"cer": round(errs / max(1, chars), 4), "recogniser_cer": round(base / max(1, chars), 4), "chars": chars, "sample": got[:120]}
+    return {
+        "cer": round(errs / max(1, chars), 4),
+        "recogniser_cer": round(base / max(1, chars), 4),
+        "chars": chars,
+        "sample": got[:120],
+    }
 
 
 class Batches(torch.utils.data.IterableDataset):
@@ -171,15 +180,26 @@ class Batches(torch.utils.data.IterableDataset):
 def cpu_copy(model):
     """A float32 copy on the CPU for greedy validation (the KV-cached reader builds its tensors on the CPU)."""
     m = build_model(getattr(model, "arch", None))
-    m.load_state_dict({k: v.detach().float().cpu() if v.is_floating_point() else v.cpu() for k, v in model.state_dict().items()})
+    m.load_state_dict(
+        {k: v.detach().float().cpu() if v.is_floating_point() else v.cpu() for k, v in model.state_dict().items()}
+    )
     return m
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     add_data_option(ap, "--data", "synth", help="extracted synthetic pages: DATA/{train,val}/doc-*.lines.json")
-    ap.add_argument("--pack", default=None, help="train from ocr_tools.train.pack's file instead of --data (what a GPU machine takes along)")
-    ap.add_argument("--arch", default=None, choices=sorted(ARCHS), help="model size of a fresh run (a resumed run keeps its checkpoint's)")
+    ap.add_argument(
+        "--pack",
+        default=None,
+        help="train from ocr_tools.train.pack's file instead of --data (what a GPU machine takes along)",
+    )
+    ap.add_argument(
+        "--arch",
+        default=None,
+        choices=sorted(ARCHS),
+        help="model size of a fresh run (a resumed run keeps its checkpoint's)",
+    )
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast (on a GPU)")
     ap.add_argument("--workers", type=int, default=0, help="DataLoader processes building batches")
@@ -196,9 +216,13 @@ def main():
     ap.add_argument("--limit", type=int, default=None, help="train documents to load")
     ap.add_argument("--val-every-min", type=float, default=6.0)
     ap.add_argument("--val-windows", type=int, default=16, help="windows of the final validation")
-    ap.add_argument("--boost", default=None, metavar="FIRST:FACTOR",
-                    help="sample the windows of training documents from the FIRST-th on (sorted by name) FACTOR times as "
-                         "often: a newly added kind of document weighs more than its share while the model catches up")
+    ap.add_argument(
+        "--boost",
+        default=None,
+        metavar="FIRST:FACTOR",
+        help="sample the windows of training documents from the FIRST-th on (sorted by name) FACTOR times as "
+        "often: a newly added kind of document weighs more than its share while the model catches up",
+    )
     ap.add_argument("--log", default=os.path.join(ROOT, "training", "default", "train-log.jsonl"))
     args = ap.parse_args()
     if not args.pack:
@@ -209,7 +233,9 @@ def main():
     if not args.fresh:
         model, meta = model_from_ckpt(args.ckpt)
         if meta and args.arch and meta.get("arch") != ARCHS[args.arch]:
-            sys.exit(f"{args.ckpt} is not a {args.arch!r} model: train it with --fresh, or leave --arch out to resume it")
+            sys.exit(
+                f"{args.ckpt} is not a {args.arch!r} model: train it with --fresh, or leave --arch out to resume it"
+            )
     if meta is None:
         arch = ARCHS[args.arch] if args.arch and args.arch != "small" else None
         model = build_model(arch)
@@ -221,32 +247,53 @@ def main():
         train, val = load_pack(args.pack, "train", args.limit), load_pack(args.pack, "val")
         k = next(u["feats"].shape[1] for d in train for p in d for u in p if len(u["ids"])) - 4
         if model.encoder.pca != k:
-            sys.exit(f"{args.pack} holds {k} principal components; the model takes {model.encoder.pca or 'raw features'}")
+            sys.exit(
+                f"{args.pack} holds {k} principal components; the model takes {model.encoder.pca or 'raw features'}"
+            )
         z = np.load(args.pack)
         if meta["steps"] == 0:
             model.encoder.pca_mean.copy_(torch.from_numpy(z["pca_mean"]))
             model.encoder.pca_basis.copy_(torch.from_numpy(z["pca_basis"]))
-        elif not (np.allclose(model.encoder.pca_mean.numpy(), z["pca_mean"]) and np.allclose(model.encoder.pca_basis.numpy(), z["pca_basis"])):
-            sys.exit(f"{args.pack} projects features on other components than {args.ckpt} was trained on: "
-                     "resume from --data (the model projects raw features itself), or pack.py --basis-from the checkpoint")
+        elif not (
+            np.allclose(model.encoder.pca_mean.numpy(), z["pca_mean"])
+            and np.allclose(model.encoder.pca_basis.numpy(), z["pca_basis"])
+        ):
+            sys.exit(
+                f"{args.pack} projects features on other components than {args.ckpt} was trained on: "
+                "resume from --data (the model projects raw features itself), or pack.py --basis-from the checkpoint"
+            )
     else:
         if model.encoder.pca and meta["steps"] == 0:
-            sys.exit("a fresh model that takes principal components trains from --pack (its projection is fitted there)")
-        train, val = load_split(os.path.join(args.data, "train"), args.limit), load_split(os.path.join(args.data, "val"))
+            sys.exit(
+                "a fresh model that takes principal components trains from --pack (its projection is fitted there)"
+            )
+        train, val = load_split(os.path.join(args.data, "train"), args.limit), load_split(
+            os.path.join(args.data, "val")
+        )
     twins, vwins = windows(train, args.max_units), windows(val, args.max_units)
     if args.boost:
         first, factor = (int(v) for v in args.boost.split(":"))
         twins += [w for w in twins if w[0] >= first] * (factor - 1)
-    print(f"params {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M; train docs {len(train)} windows {len(twins)}; "
-          f"val windows {len(vwins)}; loaded in {time.time() - t:.0f} s; resumed at {meta['train_seconds'] / 60:.1f} min", file=sys.stderr)
+    print(
+        f"params {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M; train docs {len(train)} windows {len(twins)}; "
+        f"val windows {len(vwins)}; loaded in {time.time() - t:.0f} s; resumed at {meta['train_seconds'] / 60:.1f} min",
+        file=sys.stderr,
+    )
     device = torch.device(args.device)
     model.to(device)
     seed = meta["steps"] + 7919 * meta["sessions"]
     rng = random.Random(seed)
     loader = None
     if args.workers:
-        loader = iter(torch.utils.data.DataLoader(Batches(model, train, twins, seed, args.tokens), batch_size=None,
-                                                  num_workers=args.workers, pin_memory=device.type == "cuda", prefetch_factor=4))
+        loader = iter(
+            torch.utils.data.DataLoader(
+                Batches(model, train, twins, seed, args.tokens),
+                batch_size=None,
+                num_workers=args.workers,
+                pin_memory=device.type == "cuda",
+                prefetch_factor=4,
+            )
+        )
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     log = open(args.log, "a")
     start = last_val = last_ckpt = time.time()
@@ -274,8 +321,15 @@ def main():
         dt = time.time() - t0
         meta["train_seconds"] += dt
         if log_now:
-            rec = {"step": meta["steps"], "t_min": round(meta["train_seconds"] / 60, 2), "loss": round(loss_v, 4), "acc": round(acc_v, 4),
-                   "tokens": n, "sec": round(dt, 3), "lr": round(lr, 6)}
+            rec = {
+                "step": meta["steps"],
+                "t_min": round(meta["train_seconds"] / 60, 2),
+                "loss": round(loss_v, 4),
+                "acc": round(acc_v, 4),
+                "tokens": n,
+                "sec": round(dt, 3),
+                "lr": round(lr, 6),
+            }
             log.write(json.dumps(rec) + "\n")
             log.flush()
             if step % 10 == 0:

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Engine, EngineError } from "../../engine/index.js";
+import { Engine, EngineError } from "../../native/index.js";
 import { loadBundle, type Bundle } from "../../model/bundle.js";
 import { ModelFileError } from "../../model/errors.js";
 import { resolveModelDir } from "../../model/registry.js";

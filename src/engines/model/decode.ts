@@ -1,7 +1,7 @@
 // The "model" engine's decode loops: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout
 // (DeepSeek-OCR, Unlimited-OCR: a page per pass, or a whole document in one R-SWA pass) or the streaming layout
 // (our default model). Loading is bundle.ts, page views views.ts, the page record page.ts, memory memory.ts.
-import type { AttentionPolicy, FocalOptions, GenerateOptions, NoRepeatRule, Session } from "../../engine/index.js";
+import type { AttentionPolicy, FocalOptions, GenerateOptions, NoRepeatRule, Session } from "../../native/index.js";
 import { InputError, isInputError } from "../../input/index.js";
 import type { PageLine } from "../../layout/page.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";

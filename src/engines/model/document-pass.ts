@@ -8,7 +8,7 @@
 // (scripts/reference/deepseek_decoder.py rope_cos_sin; the converter refuses rope_scaling). Nothing is clamped,
 // wrapped or rescaled: test/model/positions.test.ts holds the engine to the reference there, and
 // test/app/document-pass.test.ts runs a pass far past it.
-import type { NoRepeatRule, Session } from "../../engine/index.js";
+import type { NoRepeatRule, Session } from "../../native/index.js";
 import { RunawayDetector } from "./runaway.js";
 
 /** The text side of a pass: ids to text (to find the page marker) and text to ids (to close a cut-off page). */

@@ -2,7 +2,7 @@
 import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Fixation } from "../../engine/index.js";
+import type { Fixation } from "../../native/index.js";
 
 /** One line of the file. `cells` are [row, col] of the page's visual grid (row newlines excluded). */
 export interface FixationRecord {

@@ -1,5 +1,5 @@
 // The `--jobs` memory estimate of the model engine: peak bytes of one document in flight.
-import type { AttentionPolicy } from "../../engine/index.js";
+import type { AttentionPolicy } from "../../native/index.js";
 import type { ModeSpec, ModelJson } from "../../model/schema.js";
 
 /** Entries of one view in a mode: the global grid with its row newlines and the separator, plus the most tiles. */

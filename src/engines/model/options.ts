@@ -1,6 +1,6 @@
 // Decode options resolved once: what the CLI or API asked for (ModelOptions), merged with the bundle's defaults
 // (model.json attention, decoding, vision.mode) and validated in one place, with messages naming the option.
-import type { AttentionPolicy, FocalOptions } from "../../engine/index.js";
+import type { AttentionPolicy, FocalOptions } from "../../native/index.js";
 import type { ModelJson } from "../../model/schema.js";
 import { documentModeOf, resolveMode } from "../../vision/preprocess.js";
 import { UsageError } from "../errors.js";

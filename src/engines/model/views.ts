@@ -1,7 +1,7 @@
 // The model engine's views of a page: rendered, then encoded into the decoder's visual rows (a page grid with its
 // tiles, or, for line-unit models, one view per text line), with the timings of each stage.
 import type { LineView } from "../../vision/line-encoder.js";
-import { assembleVisualEmbeddings } from "../../vision/layout.js";
+import { assembleVisualEmbeddings } from "../../vision/visual-sequence.js";
 import { preparePage, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
 import type { DocumentPages } from "../decoder.js";
 import { EnvironmentError } from "../errors.js";
@@ -45,7 +45,7 @@ export class PageViews {
     }
     if (global.dims[3] !== hidden)
       throw new EnvironmentError(`${this.m.bundle.encoderPath}: embeddings are ${global.dims[3]} wide, the decoder expects ${hidden}`);
-    return assembleVisualEmbeddings(prepared.layout, {
+    return assembleVisualEmbeddings(prepared.sequence, {
       hidden,
       global: global.data,
       tiles,

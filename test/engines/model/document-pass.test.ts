@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { documentPass, type PassPage, type PassText } from "../../../src/engines/model/document-pass.js";
-import { Engine } from "../../../src/engine/index.js";
-import { loadGolden } from "../../engine/helpers.js";
+import { Engine } from "../../../src/native/index.js";
+import { loadGolden } from "../../native/helpers.js";
 
 const ROWS = 273; // one Base view: what a page of a multi-page Unlimited-OCR pass is
 const MARKER = "<PAGE>";

@@ -8,12 +8,12 @@ import { resolveDecodeOptions } from "../../../src/engines/model/options.js";
 import { documentPass } from "../../../src/engines/model/document-pass.js";
 import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, viewEntries } from "../../../src/engines/model/memory.js";
 import { defaultModelOptions } from "../../../src/engines/settings.js";
-import { Engine } from "../../../src/engine/index.js";
+import { Engine } from "../../../src/native/index.js";
 import { modelJsonFromCheckpointConfig, REFERENCE_DPI } from "../../../src/model/checkpoint-config.js";
 import type { DecoderConfig, ModelJson } from "../../../src/model/schema.js";
 import { validateModelJson } from "../../../src/model/schema.js";
 import { preparePage } from "../../../src/vision/preprocess.js";
-import { loadGolden } from "../../engine/helpers.js";
+import { loadGolden } from "../../native/helpers.js";
 
 /** config.json of the released checkpoints (decoder numbers; Unlimited-OCR adds its sliding window). */
 const CONFIG = {
@@ -70,7 +70,7 @@ describe("Gundam for a page alone, never inside a multi-page pass", () => {
     const alone = await preparePage(page, unlimited.vision, resolveDecodeOptions(defaultModelOptions(), unlimited, "/b").mode);
     expect(alone.mode).toBe("gundam");
     expect(alone.tiles).toMatchObject({ count: 6, width: 640, height: 640, cols: 2, rows: 3 });
-    expect(alone.layout.tiles).toMatchObject({ tileCols: 2, tileRows: 3 });
+    expect(alone.sequence.tiles).toMatchObject({ tileCols: 2, tileRows: 3 });
     // 16 × 17 global + separator, then (2·10 + 1) × (3·10) tile entries
     expect(alone.visualTokens).toBe(273 + 21 * 30);
     const inPass = await preparePage(page, unlimited.vision, resolveDecodeOptions(defaultModelOptions(), unlimited, "/b").documentMode);

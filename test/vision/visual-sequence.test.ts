@@ -1,8 +1,8 @@
-// View layouts: embedding counts per mode, Gundam tile grids, stitched order, and the pixels of each preprocessing mode.
+// The visual sequence: embedding counts per mode, Gundam tile grids, stitched order, and the pixels of each preprocessing mode.
 import { describe, expect, it } from "vitest";
 import { DEEPSEEK_OCR_MODES } from "../../src/model/checkpoint-config.js";
 import type { VisionConfig } from "../../src/model/schema.js";
-import { assembleVisualEmbeddings, visualSlots, visualTokenCount, type VisualLayout } from "../../src/vision/layout.js";
+import { assembleVisualEmbeddings, visualSlots, visualTokenCount, type VisualSequence } from "../../src/vision/visual-sequence.js";
 import { padPlacement, preparePage, roundHalfEven, type PagePixels } from "../../src/vision/preprocess.js";
 import { candidateGrids, chooseTileGrid } from "../../src/vision/tiles.js";
 
@@ -18,7 +18,7 @@ function solidPage(width: number, height: number, colour: (x: number, y: number)
   return { width, height, data };
 }
 
-const single = (rows: number, cols: number): VisualLayout => ({ global: { rows, cols }, rowNewline: true, viewSeparator: true });
+const single = (rows: number, cols: number): VisualSequence => ({ global: { rows, cols }, rowNewline: true, viewSeparator: true });
 
 describe("embedding counts", () => {
   it("gives Base 273, Tiny 73, Small 111, Large 421 per view", () => {
@@ -76,19 +76,19 @@ describe("Gundam tile grid", () => {
 
 describe("visual sequence order", () => {
   it("stitches tile rows across tiles, newline per stitched row, then global rows, then the separator", () => {
-    const layout: VisualLayout = {
+    const sequence: VisualSequence = {
       tiles: { tileRows: 1, tileCols: 2, grid: { rows: 2, cols: 2 } },
       global: { rows: 1, cols: 2 }, rowNewline: true, viewSeparator: true,
     };
     // hidden 1: tile t, row r, col c holds 100 + 10t + 2r + c; global holds 50 + c; newline −1; separator −2
     const tiles = new Float32Array([100, 101, 102, 103, 110, 111, 112, 113]);
-    const out = assembleVisualEmbeddings(layout, {
+    const out = assembleVisualEmbeddings(sequence, {
       hidden: 1, global: new Float32Array([50, 51]), tiles,
       newline: new Float32Array([-1]), separator: new Float32Array([-2]),
     });
     expect([...out]).toEqual([100, 101, 110, 111, -1, 102, 103, 112, 113, -1, 50, 51, -1, -2]);
-    expect(out.length).toBe(visualTokenCount(layout));
-    expect(visualSlots(layout)[2]).toEqual({ kind: "tile", tile: 1, row: 0, col: 0 });
+    expect(out.length).toBe(visualTokenCount(sequence));
+    expect(visualSlots(sequence)[2]).toEqual({ kind: "tile", tile: 1, row: 0, col: 0 });
   });
 
   it("refuses embeddings of the wrong size", () => {

@@ -14,7 +14,7 @@ async function freshBinding(addon: string, bench?: string) {
   process.env.OCR_ENGINE_ADDON = addon;
   if (bench) process.env.OCR_BENCH_ADDON = bench;
   vi.resetModules();
-  return import("../../src/engine/binding.js");
+  return import("../../src/native/binding.js");
 }
 
 describe("loading the native addon", () => {
@@ -51,7 +51,7 @@ describe("loading the native addon", () => {
 describe("two addons: the product and the bench/test surface", () => {
   it("the product addon carries no testing surface or bandwidth probe; the bench addon does", async () => {
     vi.resetModules();
-    const b = await import("../../src/engine/binding.js");
+    const b = await import("../../src/native/binding.js");
     const product = b.loadAddon() as unknown as Record<string, unknown>;
     expect(Object.keys(product).sort()).toEqual(["NativeModel", "NativeSession", "cpuFeatures"]);
     const bench = b.loadBenchAddon();
@@ -63,7 +63,7 @@ describe("two addons: the product and the bench/test surface", () => {
     // A child process, so nothing this test file loaded is mapped: the engine decodes on the tiny fixture, then its
     // own /proc/self/maps says which addons it holds.
     const script = `
-      const { Engine } = await import(${JSON.stringify(new URL("../../dist/engine/index.js", import.meta.url).href)});
+      const { Engine } = await import(${JSON.stringify(new URL("../../dist/native/index.js", import.meta.url).href)});
       const e = await Engine.load(${JSON.stringify(path.resolve(import.meta.dirname, "../../fixtures/tiny-model"))}, { threads: 1 });
       const s = e.createSession({ kvDtype: "f32" });
       await s.prefill({ tokens: [0, 5, 6, 7] });

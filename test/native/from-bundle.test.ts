@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine/index.js";
+import { Engine } from "../../src/native/index.js";
 import { validateModelJson } from "../../src/model/schema.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 

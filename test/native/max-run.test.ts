@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Engine, EngineError } from "../../src/engine/index.js";
+import { Engine, EngineError } from "../../src/native/index.js";
 import { loadAttentionCases } from "./attention-cases.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 

@@ -3,7 +3,7 @@
 // by one must therefore give the same logits and tokens as one extend, whatever the attention policy put in the key
 // list: an R-SWA ring that has wrapped (generated entries out of the window), a retired range, visual rows.
 import { describe, expect, it } from "vitest";
-import { Engine, type KvDtype, type Session } from "../../src/engine/index.js";
+import { Engine, type KvDtype, type Session } from "../../src/native/index.js";
 import { loadGolden, nmse, prefixInput } from "./helpers.js";
 
 const g = loadGolden("tiny-model");

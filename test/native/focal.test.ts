@@ -1,6 +1,6 @@
 // Focal pruning: tau = 1 is exactly unpruned; pruned runs equal the PyTorch focal reference token for token.
 import { describe, expect, it } from "vitest";
-import { Engine, EngineError } from "../../src/engine/index.js";
+import { Engine, EngineError } from "../../src/native/index.js";
 import { collect, loadAttentionCases } from "./attention-cases.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 // Session bookkeeping: R-SWA keeps the cache constant, retiring frees entries, positions keep counting.
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine/index.js";
+import { Engine } from "../../src/native/index.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 
 const g = loadGolden("tiny-model");

@@ -1,6 +1,6 @@
 // The native engine against the PyTorch reference's golden dumps: per-layer NMSE, logits, greedy tokens.
 import { describe, expect, it } from "vitest";
-import { Engine, type KvDtype, type Session } from "../../src/engine/index.js";
+import { Engine, type KvDtype, type Session } from "../../src/native/index.js";
 import { loadGolden, nmse, prefixInput, type Golden } from "./helpers.js";
 
 // Tolerances by weight dtype of the fixture. The reference computes in f32 from the same (rounded) weights,

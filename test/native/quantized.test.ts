@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Engine, loadBenchAddon } from "../../src/engine/index.js";
+import { Engine, loadBenchAddon } from "../../src/native/index.js";
 import { dequantizeRows, isQuantizable, quantizeBundle, quantRowBytes, quantizeRows } from "../../src/model/quantize.js";
 import type { QuantFormat } from "../../src/model/safetensors.js";
 

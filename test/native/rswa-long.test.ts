@@ -1,6 +1,6 @@
 // R-SWA through many ring wraps (72 tokens, window 8) against the PyTorch reference's banded mask, f32 and bf16 weights.
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine/index.js";
+import { Engine } from "../../src/native/index.js";
 import { collect, loadAttentionCases } from "./attention-cases.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Engine, EngineError } from "../../src/engine/index.js";
+import { Engine, EngineError } from "../../src/native/index.js";
 import { fixturesDir } from "./helpers.js";
 
 const src = path.join(fixturesDir, "tiny-model");

@@ -1,7 +1,7 @@
 // Loads the focal / long R-SWA golden cases written by python/ocr_tools/reference/focal_reference.py.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Session } from "../../src/engine/index.js";
+import type { Session } from "../../src/native/index.js";
 import { fixturesDir } from "./helpers.js";
 
 export interface AttentionCase {
