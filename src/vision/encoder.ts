@@ -10,6 +10,12 @@ export interface EncoderOptions {
   device?: EncoderDevice;
   /** intra-op threads for the CPU provider (default: onnxruntime's choice) */
   threads?: number;
+  /**
+   * onnxruntime's CPU memory arena (default on). An arena keeps the most a session has ever needed, each session
+   * its own, rounded up to powers of two; without it a run's tensors go back to malloc when it ends and the next
+   * session's run reuses them.
+   */
+  memArena?: boolean;
 }
 
 export interface EncoderOutput {
@@ -31,6 +37,7 @@ async function open(path) {
   // of a streaming pass, with no speed gain measured; without them the encoder stays near 500 MiB.
   const base = { graphOptimizationLevel: "all", enableMemPattern: false };
   if (workerData.threads) base.intraOpNumThreads = workerData.threads;
+  if (workerData.memArena === false) base.enableCpuMemArena = false;
   const attempts = workerData.device === "cpu" ? [["cpu"]] : workerData.device === "cuda" ? [["cuda"]] : workerData.cudaInstalled ? [["cuda", "cpu"], ["cpu"]] : [["cpu"]];
   let lastError;
   for (const providers of attempts) {
@@ -125,7 +132,7 @@ export class OnnxThread {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
-        device: options.device ?? "auto", threads: options.threads, cudaInstalled: cudaProviderInstalled(),
+        device: options.device ?? "auto", threads: options.threads, memArena: options.memArena, cudaInstalled: cudaProviderInstalled(),
         resolveFrom: createRequire(import.meta.url).resolve("onnxruntime-node"),
       },
     });

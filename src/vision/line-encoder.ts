@@ -181,7 +181,10 @@ export class LineEncoder {
 /** The detector, recogniser and projector sessions on one worker thread (a page runs them in turn). */
 async function openLane(paths: [string, string, string], options: EncoderOptions): Promise<Lane> {
   const opened: VisionEncoder[] = [];
-  const thread = new OnnxThread(options);
+  // No arenas: the three sessions run in turn, so without them the detector's working memory (~100 MiB on a
+  // 150-DPI A4 page) is reused by the recogniser and the projector instead of each session holding its own
+  // high-water mark (README "Where a page's time and memory go").
+  const thread = new OnnxThread({ ...options, memArena: options.memArena ?? false });
   thread.acquire();
   try {
     opened.push(await VisionEncoder.open(paths[0], options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
