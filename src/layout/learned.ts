@@ -1,5 +1,5 @@
 // The learned reading order of a page's detected lines: a small pairwise model (trained on the real-document
-// corpus by scripts/train/layout_train.py) scores "line a is read before line b" from the two boxes, the page's
+// corpus by python/ocr_tools/train/layout_train.py) scores "line a is read before line b" from the two boxes, the page's
 // geometry and XY-cut's own order, and the lines are read by their summed wins (a Borda count). XY-cut's order is
 // an input, so the model learns where XY-cut errs on real pages rather than relearning what it gets right.
 // The score is antisymmetric by construction: s(a, b) = g(a, b) − g(b, a), so P(a before b) = 1 − P(b before a).

@@ -5,7 +5,7 @@
 //
 // Positions past the model's trained context (decoder.max_position_embeddings) are what the reference does with
 // them: positions keep counting one per entry and rotary embeddings are the unscaled formula at that position
-// (scripts/reference/deepseek_decoder.py rope_cos_sin; the converter refuses rope_scaling). Nothing is clamped,
+// (python/ocr_tools/reference/deepseek_decoder.py rope_cos_sin; the converter refuses rope_scaling). Nothing is clamped,
 // wrapped or rescaled: test/model/positions.test.ts holds the engine to the reference there, and
 // test/app/document-pass.test.ts runs a pass far past it.
 import type { NoRepeatRule, Session } from "../../native/index.js";
