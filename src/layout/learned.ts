@@ -248,24 +248,14 @@ export class PairOrderScorer {
 
   /** g over the row of `x` at `at`. */
   g(x: Float32Array, at: number): number {
-    const F = PAIR_FEATURES,
-      n1 = this.h1.length,
-      n2 = this.h2.length;
-    for (let o = 0; o < n1; o++) {
+    const F = PAIR_FEATURES;
+    for (let o = 0; o < this.h1.length; o++) {
       let s = this.b1[o]!;
       const w = o * F;
       for (let k = 0; k < F; k++) s += this.w1[w + k]! * x[at + k]!;
       this.h1[o] = s > 0 ? s : 0;
     }
-    for (let o = 0; o < n2; o++) {
-      let s = this.b2[o]!;
-      const w = o * n1;
-      for (let k = 0; k < n1; k++) s += this.w2[w + k]! * this.h1[k]!;
-      this.h2[o] = s > 0 ? s : 0;
-    }
-    let s = this.b3;
-    for (let k = 0; k < n2; k++) s += this.w3[k]! * this.h2[k]!;
-    return s;
+    return this.head();
   }
 
   /**
@@ -275,14 +265,20 @@ export class PairOrderScorer {
    */
   private gSplit(x: Float32Array, at: number, first: Float32Array, second: Float32Array, a: number, b: number, page: Float32Array): number {
     const F = PAIR_FEATURES,
-      n1 = this.h1.length,
-      n2 = this.h2.length;
+      n1 = this.h1.length;
     for (let o = 0; o < n1; o++) {
       let s = page[o]! + first[a * n1 + o]! + second[b * n1 + o]!;
       const w = o * F;
       for (const k of PAIR_ONLY) s += this.w1[w + k]! * x[at + k]!;
       this.h1[o] = s > 0 ? s : 0;
     }
+    return this.head();
+  }
+
+  /** The second hidden layer and the output over the first hidden layer's activations in h1 (g's and gSplit's end). */
+  private head(): number {
+    const n1 = this.h1.length,
+      n2 = this.h2.length;
     for (let o = 0; o < n2; o++) {
       let s = this.b2[o]!;
       const w = o * n1;
@@ -345,17 +341,7 @@ export class PairOrderScorer {
     if (n < 2) return [...ctx.lines];
     const p = this.probabilities(ctx);
     const idx = this.learnedOrder(ctx, p);
-    if (
-      margin > 0 &&
-      agreement(p, n, idx) -
-        agreement(
-          p,
-          n,
-          Array.from({ length: n }, (_, i) => i),
-        ) <=
-        margin * n
-    )
-      return [...ctx.lines];
+    if (margin > 0 && advantage(p, n, idx) <= margin * n) return [...ctx.lines];
     return idx.map((i) => ctx.lines[i]!);
   }
 
@@ -364,15 +350,7 @@ export class PairOrderScorer {
     const n = ctx.lines.length;
     if (n < 2) return 0;
     const p = this.probabilities(ctx);
-    return (
-      (agreement(p, n, this.learnedOrder(ctx, p)) -
-        agreement(
-          p,
-          n,
-          Array.from({ length: n }, (_, i) => i),
-        )) /
-      n
-    );
+    return advantage(p, n, this.learnedOrder(ctx, p)) / n;
   }
 
   /** Indices of ctx.lines by Borda count, then adjacent swaps. */
@@ -404,6 +382,18 @@ export class PairOrderScorer {
     }
     return idx;
   }
+}
+
+/** How much better `order` agrees with the model than XY-cut's order (ctx.lines as they are), in summed log probability. */
+function advantage(p: Float32Array, n: number, order: readonly number[]): number {
+  return (
+    agreement(p, n, order) -
+    agreement(
+      p,
+      n,
+      Array.from({ length: n }, (_, i) => i),
+    )
+  );
 }
 
 /** Sum over the ordered pairs of `order` of log P(first before second): how well an order agrees with the model. */
