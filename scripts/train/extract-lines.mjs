@@ -15,7 +15,7 @@ import sharp from "sharp";
 import ort from "onnxruntime-node";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { boxesFromMap, detectorInput, orderLines, pageGeometry, pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
+const { detectedLines, orderLines, pageGeometry, pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
 
 const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2, reorder: false, boxesOnly: false };
 for (let i = 2; i < process.argv.length; i++) {
@@ -54,18 +54,13 @@ const docs = fs.readdirSync(args.dir).filter((f) => /^doc-\d+\.raster\.json$/.te
 let done = 0;
 const started = performance.now();
 if (args.boxesOnly) {
-  const { deskewPage } = await import(path.join(root, "dist/vision/deskew.js"));
-  const { splitAtInkGutters } = await import(path.join(root, "dist/layout/ink-gutters.js"));
   for (const file of docs) {
     const base = path.join(args.dir, file.replace(/\.raster\.json$/, ""));
     if (fs.existsSync(base + ".boxes.json") || fs.existsSync(base + ".lines.json")) continue;
     const raster = JSON.parse(fs.readFileSync(path.join(args.dir, file), "utf8"));
     const pages = [];
     for (const pg of raster.pages) {
-      const { data, info } = await sharp(path.join(args.dir, pg.png)).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
-      const page = deskewPage({ width: info.width, height: info.height, data: info.channels === 3 ? data : expand(data, info.channels) }).page;
-      const det = detectorInput(page, cfg.det_limit);
-      const found = splitAtInkGutters(boxesFromMap(await models.detect(det.input), det.scaleX, det.scaleY, cfg, page.width, page.height), page);
+      const { page, found } = await detectedLines(await readPage(path.join(args.dir, pg.png)), models, cfg);
       pages.push({ width: page.width, height: page.height, units: found.map((b) => ({ box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v * 10) / 10) })) });
     }
     fs.writeFileSync(base + ".boxes.json.tmp", JSON.stringify({ pages }));
@@ -82,8 +77,7 @@ for (const file of docs) {
   const pages = [];
   const chunks = [];
   for (const pg of raster.pages) {
-    const { data, info } = await sharp(path.join(args.dir, pg.png)).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
-    const page = { width: info.width, height: info.height, data: info.channels === 3 ? data : expand(data, info.channels) };
+    const page = await readPage(path.join(args.dir, pg.png));
     const units = await pageUnits(page, models, cfg, dictionary);
     pages.push({ width: page.width, height: page.height, units: units.map((u) => ({
       box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10), score: Math.round(u.box.score * 1000) / 1000,
@@ -101,6 +95,12 @@ process.stderr.write(`${args.dir}: extracted ${done} documents\n`);
 /** Geometry as stored in .lines.json: four decimals. */
 function round4(values) {
   return Array.from(values, (v) => Math.round(v * 1e4) / 1e4);
+}
+
+/** A page image as RGB pixels, as the product's front end takes them. */
+async function readPage(file) {
+  const { data, info } = await sharp(file).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data: info.channels === 3 ? data : expand(data, info.channels) };
 }
 
 function expand(data, channels) {

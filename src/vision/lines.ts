@@ -335,9 +335,12 @@ async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineMo
  * the group's widest) and each group is recognised in calls of at most rec_max_width columns (recogniserChunk):
  * a line's padding, and so its features, depend on its group only, never on how the group is split.
  */
-export async function pageUnits(page: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[], timings?: Record<string, number>):
-  Promise<LineUnit[]> {
-  const clock = stageClock(timings);
+/**
+ * The page turned straight and its detected text lines, before marks and reading order: the boxes the layout stage
+ * orders (scripts/train/extract-lines.mjs --boxes-only trains the learned order on exactly these).
+ */
+export async function detectedLines(page: PagePixels, models: Pick<LineModels, "detect">, cfg: LinesConfig, clock: (stage: string) => void = () => {}):
+  Promise<{ page: PagePixels; found: LineBox[] }> {
   // a page scanned askew is turned straight first: axis-aligned line crops of a skewed line hold its neighbours
   // too (boxes are then in the straightened page's pixels, which differ by the turn about the centre)
   page = deskewPage(page).page;
@@ -347,6 +350,13 @@ export async function pageUnits(page: PagePixels, models: LineModels, cfg: Lines
   // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
   const found = splitAtInkGutters(boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height), page);
   clock("detect");
+  return { page, found };
+}
+
+export async function pageUnits(input: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[], timings?: Record<string, number>):
+  Promise<LineUnit[]> {
+  const clock = stageClock(timings);
+  const { page, found } = await detectedLines(input, models, cfg, clock);
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
   const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
