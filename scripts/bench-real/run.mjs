@@ -203,22 +203,17 @@ async function measure(o) {
       const tests = allTests.filter((t) => t.pdf === `${p.id}.pdf`);
       const score = (md, extra) => ({ ...pageScores(md, truth), ...extra, tests: tests.map((t) => ({ id: t.id, type: t.type, passed: runTest(t, md)[0], reason: runTest(t, md)[1] })) });
       const row = { id: p.id, kinds: p.kinds, lang: p.lang, recipe: p.recipe, image: { width: images.get(p.id).width, height: images.get(p.id).height, degradation: images.get(p.id).degradation }, truthPasses: tests.filter((t) => runTest(t, truth)[0]).length, tests: tests.length };
-      const mdFile = path.join(work, "ours", `${p.id}.md`);
-      const jsonFile = path.join(work, "ours", `${p.id}.json`);
-      if (existsSync(mdFile) && existsSync(jsonFile)) {
+      // our output of the page in DIR (NAME.md and NAME.json of ocr parse), scored; an empty page when the run left none
+      const ours = (dir) => {
+        const mdFile = path.join(work, dir, `${p.id}.md`), jsonFile = path.join(work, dir, `${p.id}.json`);
+        if (!existsSync(mdFile) || !existsSync(jsonFile)) return { ...score("", { seconds: 0, failed: true }), markdown: "" };
         const md = readFileSync(mdFile, "utf8");
-        const record = JSON.parse(readFileSync(jsonFile, "utf8"));
-        const timings = record.pages[0]?.timings ?? {};
-        row.ours = { ...score(md, { seconds: (timings.total ?? 0) / 1000, timings, tokens: record.pages[0]?.tokenCount ?? 0, truncated: !!record.pages[0]?.truncated }), markdown: md };
-      } else row.ours = { ...score("", { seconds: 0, failed: true }), markdown: "" };
-      if (xyRun) {
-        const xyMd = path.join(work, "ours-xycut", `${p.id}.md`), xyJson = path.join(work, "ours-xycut", `${p.id}.json`);
-        if (existsSync(xyMd) && existsSync(xyJson)) {
-          const md = readFileSync(xyMd, "utf8");
-          const timings = JSON.parse(readFileSync(xyJson, "utf8")).pages[0]?.timings ?? {};
-          row.xycut = { ...score(md, { seconds: (timings.total ?? 0) / 1000, timings }), markdown: md };
-        } else row.xycut = { ...score("", { seconds: 0, failed: true }), markdown: "" };
-      }
+        const page = JSON.parse(readFileSync(jsonFile, "utf8")).pages[0];
+        const timings = page?.timings ?? {};
+        return { ...score(md, { seconds: (timings.total ?? 0) / 1000, timings, tokens: page?.tokenCount ?? 0, truncated: !!page?.truncated }), markdown: md };
+      };
+      row.ours = ours("ours");
+      if (xyRun) row.xycut = ours("ours-xycut");
       if (langs) {
         const lang = langs.has(p.lang) ? (p.lang === "eng" ? "eng" : `${p.lang}+eng`) : "eng";
         if (!langs.has(p.lang)) log(`bench parse --real: ${p.id}: tesseract has no '${p.lang}' pack (apt-get install tesseract-ocr-${p.lang}); used eng`);
@@ -278,9 +273,18 @@ async function crossCheckScorer(rows, allTests) {
 const pct = (x) => (x == null || Number.isNaN(x) ? "—" : (100 * x).toFixed(1) + "%");
 const num = (x, d = 1) => (x == null || Number.isNaN(x) ? "—" : x.toFixed(d));
 
+/** Pass rate of one test type for one engine over the rows: "57.1% 4/7", or "—" when it has none. */
+function typeRate(rows, engine, type) {
+  const ts = rows.flatMap((r) => (r[engine] ? r[engine].tests.filter((t) => t.type === type) : []));
+  const passed = ts.filter((t) => t.passed).length;
+  return ts.length ? `${pct(passed / ts.length)} ${passed}/${ts.length}` : "—";
+}
+
 export function report(result) {
   const rows = result.pages;
   const kinds = [...new Set(rows.flatMap((r) => r.kinds))].sort();
+  // each kind's pages, then every page once
+  const groups = [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]];
   const hasTess = rows.some((r) => r.tesseract);
   const pad = (s, n) => String(s).padEnd(n);
   const padl = (s, n) => String(s).padStart(n);
@@ -301,12 +305,8 @@ export function report(result) {
   lines.push(`unit tests by type (olmOCR-Bench format; truth passes ${rows.reduce((a, r) => a + r.truthPasses, 0)} of ${rows.reduce((a, r) => a + r.tests, 0)})`);
   lines.push(`${pad("type", 9)} ${padl("tests", 5)} | ${padl("ours", 14)} | ${padl("tesseract", 14)}`);
   for (const type of TEST_TYPES) {
-    const rate = (engine) => {
-      const ts = rows.flatMap((r) => (r[engine] ? r[engine].tests.filter((t) => t.type === type) : []));
-      return ts.length ? `${pct(ts.filter((t) => t.passed).length / ts.length)} ${ts.filter((t) => t.passed).length}/${ts.length}` : "—";
-    };
     const n = rows.flatMap((r) => (r.ours ? r.ours.tests.filter((t) => t.type === type) : [])).length;
-    if (n) lines.push(`${pad(type, 9)} ${padl(n, 5)} | ${padl(rate("ours"), 14)} | ${padl(hasTess ? rate("tesseract") : "—", 14)}`);
+    if (n) lines.push(`${pad(type, 9)} ${padl(n, 5)} | ${padl(typeRate(rows, "ours", type), 14)} | ${padl(hasTess ? typeRate(rows, "tesseract", type) : "—", 14)}`);
   }
   // faithful characters (issue 18): letters of a script the page's truth lacks, and the truth's numbers of 3+ digits read exactly
   const faithful = (engine, rs) => {
@@ -317,7 +317,7 @@ export function report(result) {
   lines.push("");
   lines.push("faithful characters: letters of a script absent from the page's truth; numbers of 3+ digits read exactly");
   lines.push(`${pad("kind", 11)} | ${padl("foreign", 7)} ${padl("numbers", 15)} | ${padl("foreign", 7)} ${padl("tess numbers", 15)}`);
-  for (const [name, rs] of [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]])
+  for (const [name, rs] of groups)
     lines.push(`${pad(name, 11)} | ${faithful("ours", rs)} | ${hasTess ? faithful("tesseract", rs) : "—"}`);
   lines.push("");
   lines.push("our stage timings, mean ms per page (from ocr parse's JSON)");
@@ -326,7 +326,7 @@ export function report(result) {
     const xs = rs.map((r) => r.ours?.timings?.[key]).filter((x) => typeof x === "number");
     return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
   };
-  for (const [name, rs] of [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]]) {
+  for (const [name, rs] of groups) {
     lines.push(`${pad(name, 11)} ${["render", "encode", "prefill", "decode", "total"].map((k, i) => padl(num(stage(rs, k), 0), i ? 8 : 7)).join(" ")}`);
   }
   if (rows.some((r) => r.xycut)) {
@@ -334,16 +334,11 @@ export function report(result) {
     lines.push("layout stages side by side: ours (the bundle's reading order) and the same model with --reading-order xy-cut");
     lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("ours CER", 8)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("xy-cut CER", 10)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
     const side = (a) => `${padl(pct(a.cer), 8)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}`;
-    for (const [name, rs] of [...kinds.map((k) => [k, rows.filter((r) => r.kinds.includes(k))]), ["overall", rows]])
+    for (const [name, rs] of groups)
       lines.push(`${pad(name, 11)} ${padl(rs.length, 5)} | ${side(aggregate(rs, "ours"))} | ${side(aggregate(rs, "xycut")).replace(/^(\s*\S+)/, (m) => m.padStart(10))}`);
-    for (const type of TEST_TYPES) {
-      const rate = (engine) => {
-        const ts = rows.flatMap((r) => (r[engine] ? r[engine].tests.filter((t) => t.type === type) : []));
-        return ts.length ? `${pct(ts.filter((t) => t.passed).length / ts.length)} ${ts.filter((t) => t.passed).length}/${ts.length}` : "—";
-      };
+    for (const type of TEST_TYPES)
       if (rows.some((r) => r.ours?.tests.some((t) => t.type === type)))
-        lines.push(`  ${pad(type + " tests", 12)} ours ${padl(rate("ours"), 14)} | xy-cut ${padl(rate("xycut"), 14)}`);
-    }
+        lines.push(`  ${pad(type + " tests", 12)} ours ${padl(typeRate(rows, "ours", type), 14)} | xy-cut ${padl(typeRate(rows, "xycut", type), 14)}`);
   }
   if (result.crossCheck?.tool) lines.push(`\nscorer cross-check: scripts/bench-real/unit-tests.mjs agrees with olmocr-score.mjs on ${result.crossCheck.agree} of ${result.crossCheck.total} test results`);
   lines.push("pages count under every kind they carry; 'overall' counts each page once. CER/word F1 are micro-averaged (scripts/cer.mjs text).");
