@@ -1,32 +1,19 @@
 // The model.json schema (format "ocr-model/1", docs/bundle.md) as types plus a validator that names every bad field.
+import type { NativeDecoderConfig } from "../native/binding.js";
 import { ModelFileError } from "./errors.js";
 
 export const BUNDLE_FORMAT = "ocr-model/1";
 
 export type ModelFamily = "deepseek-ocr" | "unlimited-ocr";
 
-/** HF DeepSeek-V2 decoder settings with every default explicit. */
-export interface DecoderConfig {
-  vocab_size: number;
-  hidden_size: number;
-  num_hidden_layers: number;
-  num_attention_heads: number;
-  num_key_value_heads: number;
-  head_dim: number;
-  intermediate_size: number;
-  moe_intermediate_size: number;
-  n_routed_experts: number;
-  num_experts_per_tok: number;
-  n_shared_experts: number;
-  first_k_dense_replace: number;
-  norm_topk_prob: boolean;
-  routed_scaling_factor: number;
+/**
+ * HF DeepSeek-V2 decoder settings with every default explicit: the numbers the native decoder reads
+ * (NativeDecoderConfig, declared once at the binding) and what only the loader and the reference use.
+ */
+export interface DecoderConfig extends NativeDecoderConfig {
   scoring_func: "softmax";
   topk_method: "greedy";
-  rms_norm_eps: number;
-  rope_theta: number;
   max_position_embeddings: number;
-  tie_word_embeddings: boolean;
   /** safetensors files or one `*.index.json`, relative to the bundle folder */
   weights: string[];
   /** set by `ocr models quantize`: the block format of the decoder matrices (the weights' metadata names each one) */
