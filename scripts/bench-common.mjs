@@ -1,5 +1,5 @@
-// Helpers the bench scripts share: command-line flags and PDF discovery.
-import { readdirSync, statSync } from "node:fs";
+// Helpers the bench scripts share: command-line flags, PDF discovery, a child's memory and its --jsonl events.
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** `--name` flags and `--name value` options over an argv (without node and the script). */
@@ -20,4 +20,33 @@ export function pdfsIn(inputs) {
       ? readdirSync(p).filter((f) => f.endsWith(".pdf")).sort().map((f) => path.join(p, f))
       : [p],
   );
+}
+
+/** A process's resident memory now and its peak (VmRSS, VmHWM) in MiB, or undefined once it is gone. */
+export function procMemory(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, "utf8");
+    return { rss: Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024, hwm: Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls `onEvent` with each JSON line a stream writes (`ocr parse --jsonl`), skipping lines that are not JSON. */
+export function onJsonLines(stream, onEvent) {
+  let buffered = "";
+  stream.on("data", (d) => {
+    buffered += d;
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      let event;
+      try {
+        event = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      onEvent(event);
+    }
+  });
 }

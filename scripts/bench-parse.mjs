@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { onJsonLines, procMemory } from "./bench-common.mjs";
 import { pageScores } from "./cer.mjs";
 import { dataDefault } from "./data-dir.mjs";
 
@@ -207,39 +208,19 @@ async function scaling(total) {
   let tokens = 0;
   let decodeSec = 0;
   let cache = { entries: NaN, bytes: NaN };
-  let buffered = "";
   const started = performance.now();
-  const status = () => {
-    // `nice` execs node, so the child's pid is node's
-    try {
-      const s = readFileSync(`/proc/${child.pid}/status`, "utf8");
-      return { hwm: Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024, rss: Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024 };
-    } catch {
-      return { hwm: NaN, rss: NaN };
-    }
-  };
-  child.stdout.on("data", (d) => {
-    buffered += d;
-    let nl;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      let e;
-      try {
-        e = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (e.type !== "page-done") continue;
-      pages++;
-      tokens += e.tokenCount;
-      if (e.tokensPerSecond) decodeSec += e.tokenCount / e.tokensPerSecond;
-      if (e.cacheEntries !== undefined) cache = { entries: e.cacheEntries, bytes: e.cacheBytes };
-      if (marks.includes(pages)) {
-        const s = status();
-        rows.push({ pages, peakRssMiB: s.hwm, rssMiB: s.rss, kvEntries: cache.entries, kvMiB: cache.bytes / 2 ** 20, tokensPerSecond: decodeSec ? tokens / decodeSec : 0, secondsPerPage: (performance.now() - started) / 1000 / pages });
-        log(`  after ${pages} pages: peak RSS ${s.hwm.toFixed(0)} MiB, ${(tokens / decodeSec).toFixed(0)} tokens/s`);
-      }
+  // `nice` execs node, so the child's pid is node's
+  const status = () => procMemory(child.pid) ?? { hwm: NaN, rss: NaN };
+  onJsonLines(child.stdout, (e) => {
+    if (e.type !== "page-done") return;
+    pages++;
+    tokens += e.tokenCount;
+    if (e.tokensPerSecond) decodeSec += e.tokenCount / e.tokensPerSecond;
+    if (e.cacheEntries !== undefined) cache = { entries: e.cacheEntries, bytes: e.cacheBytes };
+    if (marks.includes(pages)) {
+      const s = status();
+      rows.push({ pages, peakRssMiB: s.hwm, rssMiB: s.rss, kvEntries: cache.entries, kvMiB: cache.bytes / 2 ** 20, tokensPerSecond: decodeSec ? tokens / decodeSec : 0, secondsPerPage: (performance.now() - started) / 1000 / pages });
+      log(`  after ${pages} pages: peak RSS ${s.hwm.toFixed(0)} MiB, ${(tokens / decodeSec).toFixed(0)} tokens/s`);
     }
   });
   child.stderr.on("data", () => {});

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { onJsonLines, procMemory } from "./bench-common.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: o, positionals } = parseArgs({
@@ -47,14 +48,9 @@ const args = [path.join(root, "bin/ocr.js"), "parse", file, "-o", out, "--jsonl"
 if (o.pages) args.push("--pages", o.pages);
 if (o.model) args.push("--model", o.model);
 const child = spawn(process.execPath, args, { env: { ...process.env, CI: "1" }, stdio: ["ignore", "pipe", "pipe"] });
-const mib = (kb) => Math.round(Number(kb) / 1024);
 const status = () => {
-  try {
-    const s = readFileSync(`/proc/${child.pid}/status`, "utf8");
-    return { rss: mib(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? NaN), hwm: mib(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? NaN) };
-  } catch {
-    return undefined;
-  }
+  const m = procMemory(child.pid);
+  return m && { rss: Math.round(m.rss), hwm: Math.round(m.hwm) };
 };
 let windowPeak = 0;
 let last = { rss: NaN, hwm: NaN };
@@ -67,24 +63,12 @@ const sample = () => {
 };
 const timer = setInterval(sample, 20);
 const pages = [];
-let buffered = "";
 let stderr = "";
-child.stdout.on("data", (d) => {
-  buffered += d;
-  for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    let e;
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (e.type !== "page-done") continue;
-    sample();
-    pages.push({ page: e.page, peakMiB: windowPeak, hwmMiB: last.hwm, endMiB: last.rss, ...(e.error ? { error: e.error } : {}) });
-    windowPeak = last.rss;
-  }
+onJsonLines(child.stdout, (e) => {
+  if (e.type !== "page-done") return;
+  sample();
+  pages.push({ page: e.page, peakMiB: windowPeak, hwmMiB: last.hwm, endMiB: last.rss, ...(e.error ? { error: e.error } : {}) });
+  windowPeak = last.rss;
 });
 child.stderr.on("data", (d) => (stderr += d));
 const code = await new Promise((resolve) => child.on("close", resolve));
