@@ -283,32 +283,20 @@ function bound(pages) {
     a = plain;
     at = Array.from({ length: plain.length }, (_, k) => carried[k] ?? "S").join("");
     const b = plainText(truth);
-    const n = a.length, m = b.length, W = m + 1;
-    const dir = new Uint8Array((n + 1) * W);
-    let prev = new Int32Array(W), cur = new Int32Array(W);
-    for (let j = 0; j <= m; j++) { prev[j] = j; dir[j] = 2; }
-    for (let i = 1; i <= n; i++) {
-      cur[0] = i; dir[i * W] = 1;
-      for (let j = 1; j <= m; j++) {
-        const sub = prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), del = prev[j] + 1, ins = cur[j - 1] + 1;
-        if (sub <= del && sub <= ins) { cur[j] = sub; dir[i * W + j] = 0; } else if (del <= ins) { cur[j] = del; dir[i * W + j] = 1; } else { cur[j] = ins; dir[i * W + j] = 2; }
-      }
-      [prev, cur] = [cur, prev];
-    }
-    total.chars += m;
-    total.err += prev[m];
-    let i = n, j = m;
+    total.chars += b.length;
     const charge = (t, k) => {
+      total.err++;
       total.byTag[t] = (total.byTag[t] ?? 0) + 1;
       if (t === "w" && k >= 0) {
         for (let q = k - 1; q >= Math.max(0, k - 3) && a[q] !== " "; q--) if (at[q] === "r" || at[q] === "x") { total.near++; break; }
       }
     };
-    while (i > 0 || j > 0) {
-      const d = dir[i * W + j];
-      if (i > 0 && j > 0 && d === 0) { if (a[i - 1] !== b[j - 1]) charge(at[i - 1], i - 1); i--; j--; }
-      else if (i > 0 && (j === 0 || d === 1)) { charge(at[i - 1], i - 1); i--; }
-      else { charge("missing", -1); j--; }
+    // each edit of the alignment charged once, from the end as the backtrace finds them: a substitution or an extra
+    // character to its merged character's tag, a truth character the merge lacks as "missing"
+    for (const [x, y] of alignPairs(a, b).reverse()) {
+      if (x >= 0 && y >= 0) { if (a[x] !== b[y]) charge(at[x], x); }
+      else if (x >= 0) charge(at[x], x);
+      else charge("missing", -1);
     }
   }
   return total;
