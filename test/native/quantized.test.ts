@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine, loadBenchAddon } from "../../src/native/index.js";
 import { dequantizeRows, isQuantizable, quantizeBundle, quantRowBytes, quantizeRows } from "../../src/model/quantize.js";
 import type { QuantFormat } from "../../src/model/safetensors.js";
+import { nmse } from "./helpers.js";
 
 const decoder = {
   vocab_size: 512,
@@ -157,15 +158,6 @@ async function logits(dir: string, steps = 0): Promise<Float32Array> {
   return out;
 }
 
-function nmse(a: Float32Array, b: Float32Array): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < b.length; i++) {
-    num += (a[i]! - b[i]!) ** 2;
-    den += b[i]! ** 2;
-  }
-  return num / den;
-}
 
 let root: string;
 let base: Tensor[];

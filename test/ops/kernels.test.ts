@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { loadBenchAddon, type NativeDtype } from "../../src/native/binding.js";
 import { dequantizeRows, f16ToF32, quantizeRows, quantRowBytes } from "../../src/model/quantize.js";
 import type { QuantFormat } from "../../src/model/safetensors.js";
+import { nmse } from "../native/helpers.js";
 
 const addon = loadBenchAddon();
 const t = addon.testing;
@@ -74,15 +75,6 @@ function randomF32(n: number, r: () => number, scale = 1): Float32Array {
   return Float32Array.from({ length: n }, () => r() * 2 * scale);
 }
 
-function nmse(a: Float32Array, b: Float32Array): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < b.length; i++) {
-    num += (a[i]! - b[i]!) ** 2;
-    den += b[i]! ** 2;
-  }
-  return num / Math.max(den, 1e-30);
-}
 
 function weightBytes(dtype: NativeDtype, values: Float32Array): Uint8Array {
   return t.toDtype(dtype, values);
