@@ -158,7 +158,6 @@ async function logits(dir: string, steps = 0): Promise<Float32Array> {
   return out;
 }
 
-
 let root: string;
 let base: Tensor[];
 let bf16Logits: Float32Array;
