@@ -3,7 +3,8 @@
 // geometry and XY-cut's own order, and the lines are read by their summed wins (a Borda count). XY-cut's order is
 // an input, so the model learns where XY-cut errs on real pages rather than relearning what it gets right.
 // The score is antisymmetric by construction: s(a, b) = g(a, b) − g(b, a), so P(a before b) = 1 − P(b before a).
-import { xyCut, type Extent } from "./xycut.js";
+import { XY_CUT_STAGE } from "./stage.js";
+import { median, type Extent } from "./xycut.js";
 
 /** Number of features of one ordered pair (pairFeatures). */
 export const PAIR_FEATURES = 31;
@@ -60,12 +61,6 @@ export function parsePairOrderModel(json: unknown, file = "layout model"): PairO
   return m as PairOrderModel;
 }
 
-function median(values: number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
 /** What pairFeatures needs of the page besides the two lines. */
 export interface PageContext<T extends Extent = Extent> {
   width: number;
@@ -88,7 +83,7 @@ export interface PageContext<T extends Extent = Extent> {
  */
 export function pageContext<T extends Extent>(lines: readonly T[], page: { width: number; height: number }): PageContext<T> {
   const line = median(lines.map((b) => b.yMax - b.yMin)) || 10;
-  const ordered = xyCut(lines, 0.5 * line);
+  const ordered = XY_CUT_STAGE.order(lines, page);
   const rank = Int32Array.from(ordered, (_, i) => i);
   const width = page.width > 0 ? page.width : Math.max(1, ...lines.map((b) => b.xMax));
   const height = page.height > 0 ? page.height : Math.max(1, ...lines.map((b) => b.yMax));

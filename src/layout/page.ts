@@ -2,7 +2,7 @@
 // blocks with a role and a box in page pixels; running headers, footers and page numbers are told from geometry.
 import type { Block, BlockLine } from "../output/schema.js";
 import { splitTables, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
-import type { Extent } from "./xycut.js";
+import { median, type Extent } from "./xycut.js";
 
 /** One line of a page, in reading order: its box (page pixels) and the Markdown written for it, its separator first. */
 export interface PageLine {
@@ -102,12 +102,6 @@ export function isPageNumber(text: string): boolean {
 /** A line's text without its separator, heading hashes or emphasis markers. */
 export function plainLine(markdown: string): string {
   return markdown.replace(/<[^>]+>/g, " ").replace(/^\s*#{1,6}\s+/, "").replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
-}
-
-function median(values: readonly number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 const height = (b: Extent) => b.yMax - b.yMin;

@@ -3,7 +3,7 @@
 // geometric roles of page.ts are the default; a learned stage (reading order and roles from line boxes, the
 // recogniser's evidence and page features) implements the same interface and replaces it.
 import { assemblePage, type AssembledPage, type PageLine } from "./page.js";
-import { xyCut, type Extent } from "./xycut.js";
+import { median, xyCut, type Extent } from "./xycut.js";
 
 export interface LayoutStage {
   readonly name: string;
@@ -11,12 +11,6 @@ export interface LayoutStage {
   order<T extends Extent>(lines: readonly T[], page: { width: number; height: number }): T[];
   /** Blocks with roles and boxes from the lines in reading order, each with the Markdown written for it. */
   assemble(lines: readonly PageLine[], page: { width: number; height: number }): AssembledPage;
-}
-
-function median(values: number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 /**

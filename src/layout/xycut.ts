@@ -8,6 +8,13 @@ export interface Extent {
   yMax: number;
 }
 
+/** The middle value (the upper of the two middle ones), 0 for none: line heights, pitches, widths. */
+export function median(values: readonly number[]): number {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
 /**
  * A vertical cut (between columns) wins only when its band is this many times wider than the best
  * horizontal one: a running header's page number or a table's label column is not a page column.

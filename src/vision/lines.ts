@@ -5,7 +5,7 @@
 import { deskewPage } from "./deskew.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { layoutStage } from "../layout/stage.js";
-import type { Extent } from "../layout/xycut.js";
+import { median, type Extent } from "../layout/xycut.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
@@ -112,12 +112,6 @@ export function boxesFromMap(map: Tensor, scaleX: number, scaleY: number, cfg: L
     });
   }
   return boxes;
-}
-
-function median(values: number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 /** Lines in reading order, as the layout stage reads them (layout/stage.ts: XY-cut unless a learned stage is set). */
