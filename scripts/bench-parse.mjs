@@ -33,7 +33,7 @@ const { values: o } = parseArgs({
     synth: { type: "string", ...(dataDefault("synth", "test") ? { default: dataDefault("synth", "test") } : {}) },
     shared: { type: "string", default: path.resolve(root, "../shared/data/real") },
     docs: { type: "string", default: "6" },
-    "max-tokens": { type: "string", default: "4000" },
+    "max-tokens": { type: "string" }, // default: the model's own page cap, as a user gets it
     "scale-pages": { type: "string", default: "100" },
     "scale-max-tokens": { type: "string", default: "64" },
     threads: { type: "string", default: "1" },
@@ -112,7 +112,7 @@ function spawnSyncText(cmd, args) {
 
 async function ours(doc) {
   const out = path.join(work, "ours", doc.name);
-  const args = [bin, "parse", doc.file, "-o", out, "--format", "json", "--pages", doc.pages.join(","), "--max-tokens", o["max-tokens"], "--threads", o.threads, "-q"];
+  const args = [bin, "parse", doc.file, "-o", out, "--format", "json", "--pages", doc.pages.join(","), ...(o["max-tokens"] ? ["--max-tokens", o["max-tokens"]] : []), "--threads", o.threads, "-q"];
   if (o.model) args.push("--model", o.model);
   const r = await timed(process.execPath, args);
   const jsonFile = path.join(out, readdirSync(out, { recursive: true }).find((f) => String(f).endsWith(".json")) ?? "missing.json");
@@ -148,7 +148,7 @@ async function tesseract(doc) {
   return { text, seconds, peakMiB };
 }
 
-const result = o.from ? JSON.parse(readFileSync(o.from, "utf8")) : { settings: { maxTokens: Number(o["max-tokens"]), scaleMaxTokens: Number(o["scale-max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default" }, documents: [], overall: {}, scaling: [] };
+const result = o.from ? JSON.parse(readFileSync(o.from, "utf8")) : { settings: { maxTokens: o["max-tokens"] ? Number(o["max-tokens"]) : "model", scaleMaxTokens: Number(o["scale-max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default" }, documents: [], overall: {}, scaling: [] };
 if (!o.from) try {
   if (!o["skip-quality"]) {
     const docs = collect();

@@ -110,7 +110,7 @@ export async function main(argv) {
       kinds: { type: "string" },
       limit: { type: "string" },
       shared: { type: "string", default: path.resolve(root, "../shared/data/real") },
-      "max-tokens": { type: "string", default: "4000" },
+      "max-tokens": { type: "string" }, // default: the model's own page cap, as a user gets it
       threads: { type: "string", default: "1" },
       model: { type: "string" },
       "skip-tesseract": { type: "boolean" },
@@ -175,11 +175,12 @@ async function measure(o) {
     }
 
     // ours: one batch over the page images (the model loads once); per-page seconds from the JSON's timings
-    log(`bench parse --real: ocr parse over ${pages.length} images (--threads ${o.threads}, --max-tokens ${o["max-tokens"]})`);
+    log(`bench parse --real: ocr parse over ${pages.length} images (--threads ${o.threads}, --max-tokens ${o["max-tokens"] ?? "the model's"})`);
     const listFile = path.join(work, "images.txt");
     const todo = o["skip-ours"] ? [] : pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours", `${p.id}.json`))));
     writeFileSync(listFile, todo.map((p) => images.get(p.id).image).join("\n") + "\n");
-    const oursArgs = [path.join(root, "bin/ocr.js"), "parse", "--files-from", listFile, "-o", path.join(work, "ours"), "--format", "md,json", "--threads", o.threads, "--max-tokens", o["max-tokens"], "-q"];
+    const oursArgs = [path.join(root, "bin/ocr.js"), "parse", "--files-from", listFile, "-o", path.join(work, "ours"), "--format", "md,json", "--threads", o.threads, "-q"];
+    if (o["max-tokens"]) oursArgs.push("--max-tokens", o["max-tokens"]);
     if (o.model) oursArgs.push("--model", o.model);
     const oursRun = todo.length ? await run(process.execPath, oursArgs) : { code: 0, seconds: 0, stderr: "" };
     if (oursRun.code !== 0) log(`bench parse --real: ocr parse exited ${oursRun.code}: ${oursRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
@@ -233,7 +234,7 @@ async function measure(o) {
     }
     const crossCheck = await crossCheckScorer(rows, allTests);
     return {
-      settings: { mode: "real", doneOnly: !!o["done-only"], maxTokens: Number(o["max-tokens"]), threads: Number(o.threads), model: o.model ?? "models/default", tesseract: "--psm 3, -l LANG+eng, OMP_THREAD_LIMIT=1", kinds: o.kinds ?? null, limit: o.limit ? Number(o.limit) : null, oursWallSeconds: oursRun.seconds, date: new Date().toISOString() },
+      settings: { mode: "real", doneOnly: !!o["done-only"], maxTokens: o["max-tokens"] ? Number(o["max-tokens"]) : "model", threads: Number(o.threads), model: o.model ?? "models/default", tesseract: "--psm 3, -l LANG+eng, OMP_THREAD_LIMIT=1", kinds: o.kinds ?? null, limit: o.limit ? Number(o.limit) : null, oursWallSeconds: oursRun.seconds, date: new Date().toISOString() },
       pages: rows,
       crossCheck,
     };
@@ -290,7 +291,7 @@ export function report(result) {
   const padl = (s, n) => String(s).padStart(n);
   const lines = [];
   const s = result.settings;
-  lines.push(`real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${s.maxTokens}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`);
+  lines.push(`real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${s.maxTokens ?? 4000}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`);
   if (s.doneOnly) lines.push(`partial run: only the ${rows.length} pages our ocr parse batch finished (--done-only)`);
   lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("CER", 6)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("tess CER", 8)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
   const cells = (a) => (a ? `${padl(pct(a.cer), 6)} ${padl(num(a.wordF1, 3), 6)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}` : "");

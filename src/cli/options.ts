@@ -435,7 +435,10 @@ export const OPTIONS = {
     description: "the shared real documents (debian/, docling/, funsd/, pubtabnet/; default: ../shared/data/real beside the checkout)",
   },
   "bench.parse.docs": { flags: "--docs <n>", description: "synthetic documents to use", defaultValue: "6" },
-  "bench.parse.maxTokens": { flags: "--max-tokens <n>", description: "our per-page token cap", defaultValue: "4000" },
+  "bench.parse.maxTokens": {
+    flags: "--max-tokens <n>",
+    description: "our per-page token cap (default: the model's, as ocr parse uses it)",
+  },
   "bench.parse.scalePages": { flags: "--scale-pages <n>", description: "pages of the scaling document", defaultValue: "100" },
   "bench.parse.scaleMaxTokens": {
     flags: "--scale-max-tokens <n>",

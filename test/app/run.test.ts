@@ -252,8 +252,8 @@ describe("engines", () => {
     // any --focal-* option turns focal pruning on, also on a bundle without a focal section (the default model)
     const cases: [Partial<ReturnType<typeof defaultModelOptions>["focal"]>, RegExp][] = [
       [{ layers: 7 }, /--focal-layers 7: the model has 6 decoder layers/],
-      [{ warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(6000\)/],
-      [{ keep: 0.1, warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(6000\)/],
+      [{ warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(16000\)/],
+      [{ keep: 0.1, warmup: 1_000_000 }, /--focal-warmup 1000000: at least the token limit per page \(16000\)/],
       [{ keep: 0.1, layers: 7 }, /--focal-layers 7: the model has 6 decoder layers/],
     ];
     for (const [focal, message] of cases) {

@@ -98,7 +98,8 @@ describe("the option table", () => {
     const option = (path: string, long: string) => find(path).options.find((o) => o.long === long)!;
     expect(option("bench engine", "--kernels").defaultValue).toBe("auto");
     expect(option("bench attention", "--keeps").defaultValue).toBe("1,0.2,0.1,0.05,0.02");
-    expect(option("bench parse", "--max-tokens").defaultValue).toBe("4000");
+    // no cap of its own: ocr parse applies the model's, as a user gets it (a 4,000 cap cut four dense dev pages)
+    expect(option("bench parse", "--max-tokens").defaultValue).toBeUndefined();
     expect(option("models pull", "--revision").defaultValue).toBe("main");
     expect(option("models quantize", "--out").mandatory).toBe(true);
     expect(option("render", "--output-dir").mandatory).toBe(true);
@@ -115,8 +116,6 @@ describe("the option table", () => {
       "3",
       "--docs",
       "6",
-      "--max-tokens",
-      "4000",
       "--scale-pages",
       "100",
       "--scale-max-tokens",

@@ -121,7 +121,9 @@ def model_json(model, meta, focal_keep):
             "window": model.window,
             **({"focal": {"keep": focal_keep, "layers": 2, "warmup": 8}} if focal_keep > 0 else {}),
         },
-        "decoding": {"max_tokens_per_page": 6000, "no_repeat_ngram": {"n": 35, "window": 128, "exempt": []}},
+        # one token per character: a dense three-column 8-pt page holds ~15,000; a line-unit page cannot run away
+        # (each line is capped at 2 tokens per recogniser slot + 24), so the page cap is only a ceiling
+        "decoding": {"max_tokens_per_page": 16000, "no_repeat_ngram": {"n": 35, "window": 128, "exempt": []}},
         "training": {
             "steps": meta.get("steps"),
             "train_minutes": round(meta.get("train_seconds", 0) / 60, 1),
