@@ -5,12 +5,19 @@ export function normaliseForCer(text) {
   return text.normalize("NFKC").replace(/\s+/g, " ").trim();
 }
 
+/**
+ * The HTML tags Markdown output and truth carry (tables, line breaks, scripts). Only these: a stray "<" in read text
+ * ("\\paragraph<ILowest", "a < b") once took everything up to the next ">" — on one dev page a third of our text
+ * vanished before scoring — and the truth's own "<label>" or "<, >" went the same way.
+ */
+export const MARKUP_TAG = /<\/?(?:table|thead|tbody|tfoot|tr|td|th|caption|br|sup|sub|span|div|p|b|i|u|em|strong|code|pre|img)(?:\s[^<>]*)?\/?>/gi;
+
 /** Markup → plain words, so Markdown truth, our Markdown and plain OCR text compare on content (then normalised). */
 export function plainText(text) {
   return normaliseForCer(
     text
       .replace(/<!--[^]*?-->/g, " ")
-      .replace(/<[^>]+>/g, " ")
+      .replace(MARKUP_TAG, " ")
       .replace(/^#{1,6}\s+/gm, "")
       .replace(/^\s*(?:[-*•]|\d+[.)])\s+/gm, "")
       .replace(/```[a-z]*|\*\*|__|`/g, " ")

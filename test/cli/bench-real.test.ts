@@ -154,6 +154,15 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(swapped.cer).toBeGreaterThan(0);
     expect(runner.pageScores("", "abc").cer).toBe(1);
   });
+  it("takes out table and other HTML tags, never read text between a stray '<' and the next '>'", () => {
+    const table = runner.pageScores("<table><tr><td>a</td><td colspan=\"2\">b</td></tr></table>", "a b");
+    expect(table.cer).toBe(0);
+    // mc-mnras-p3 read "\\paragraph<ILowest level section}", and 1,800 characters up to the table's "<table>" went
+    const stray = runner.pageScores("x<ILowest level section} text <table><tr><td>c</td></tr></table>", "x<ILowest level section} text c");
+    expect(stray.cer).toBe(0);
+    // nor the truth's own angle brackets: "\\label{<label>}", "<, >"
+    expect(runner.pageScores("{}", "{<label>} <, >").cer).toBeGreaterThan(0.8);
+  });
   it("counts letters of a script the truth lacks, and the truth's numbers of 3+ digits read exactly", () => {
     // issue 18's cases: "SHE MOPED" read with Cyrillic letters, a year with a digit too many, a table figure
     const s = runner.pageScores("HE моговах in 20024, total 3.32T and 123", "SHE MOPED in 2024, total 3.71T and 123");

@@ -2,10 +2,13 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
+// the HTML tags output and truth carry; a stray "<" in read text is text (scripts/cer.mjs's MARKUP_TAG)
+const MARKUP_TAG = /<\/?(?:table|thead|tbody|tfoot|tr|td|th|caption|br|sup|sub|span|div|p|b|i|u|em|strong|code|pre|img)(?:\s[^<>]*)?\/?>/gi;
+
 export function plainText(markdown: string): string {
   return markdown
     .replace(/<!--[^]*?-->/g, " ")
-    .replace(/<[^>]+>/g, " ")
+    .replace(MARKUP_TAG, " ")
     .replace(/^#{1,6}\s+/gm, "")
     .replace(/^\s*(?:[-*•]|\d+[.)])\s+/gm, "")
     .normalize("NFKC")
