@@ -2,6 +2,7 @@
 // blocks with a role and a box in page pixels; running headers, footers and page numbers are told from geometry.
 import type { Block, BlockLine } from "../output/schema.js";
 import { splitTables, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
+import { tablesByGeometry } from "./table-geometry.js";
 import { median, type Extent } from "./xycut.js";
 
 /** One line of a page, in reading order: its box (page pixels) and the Markdown written for it, its separator first. */
@@ -306,8 +307,10 @@ export interface AssembledPage {
  * level, list items their marker; a caption, a footnote (small lines at the foot opening with a mark) and a title
  * (the first block, near the top, set in lines half again as tall as the page's median) are told apart too.
  */
-export function assemblePage(lines: readonly PageLine[], pageWidth: number, pageHeight: number): AssembledPage {
+export function assemblePage(written: readonly PageLine[], pageWidth: number, pageHeight: number): AssembledPage {
   void pageWidth;
+  // tables the decoder began, rebuilt from where their cells sit (table-geometry.ts)
+  const lines = tablesByGeometry(written);
   const boxes = lines.map((l) => l.box);
   const texts = lines.map((l) => plainLine(l.markdown));
   const headings = lines.map((l) => HEADING.test(l.markdown.trimStart()));

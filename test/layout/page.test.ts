@@ -44,7 +44,8 @@ describe("assemblePage", () => {
   });
 
   it("closes a table the page left open and drops a stray closing tag", () => {
-    const lines = [line(200, "<table><tr><td>a</td>", 120, 300), line(200, "<td>b</td></tr></table></table>", 600, 800), line(240, "<tr><td>c</td>", 120, 300)];
+    const lines = [line(200, "<table><tr><td>a</td>", 120, 300), line(200, "<td>b</td></tr></table></table>", 600, 800), line(400, "<tr><td>c</td>", 120, 300)];
+    // (c far below the row: right under it, the boxes would make it the table's second row, table-geometry.ts)
     const { markdown, blocks } = assemblePage(lines, W, H);
     // the row after the closed table is a table of one cell: its text
     expect(markdown).toBe("<table><tr><td>a</td><td>b</td></tr></table>\n\nc");

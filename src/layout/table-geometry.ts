@@ -1,0 +1,344 @@
+// Tables rebuilt from where their cells sit. The decoder writes a table line by line, one detected box at a time,
+// so it never sees the grid: a row label detected apart from its cells starts a new table, a header row gets a
+// column too many, and a row it read as prose leaves the table. Here the boxes decide the grid: the lines of a
+// table the decoder began (a line with table tags) are gathered with the rows level with them, rows are the
+// lines level with each other, columns the x bands that (nearly) no cell crosses, and each line's text goes
+// to the cells its box covers. The lines then carry the table's HTML in row order, so the page assembler reads
+// one table with every member line.
+import type { PageLine } from "./page.js";
+import { median, type Extent } from "./xycut.js";
+
+const CELL_BREAK = /<\/?(?:td|th)\b[^>]*>|<\/?(?:tr|table|thead|tbody|tfoot)\b[^>]*>/gi;
+/** On either side of a column separator, at least this share of the lines of the side with fewer are level with the other side's. */
+const LEVEL_SHARE = 0.6;
+/** A column of PROSE_LINES lines or more is prose when they are PROSE_LENGTH characters long and fill PROSE_FILL of
+ * its width (medians; justified text fills its column, a table's label column is ragged). */
+const PROSE_LINES = 4;
+const PROSE_LENGTH = 25;
+const PROSE_FILL = 0.85;
+/** Row labels left of a table join it when one sits level with at least this share of its rows. */
+const LABELLED = 0.6;
+/** A first column that counts up by one on this share of the rows is a code listing's line numbers. */
+const LISTING = 0.5;
+/** At least this share of a rebuilt grid's cells hold text (tables are dense; widgets and labels are not). */
+const FILLED = 0.5;
+/** Seeds closer than this many line heights (vertically) belong to one table. */
+const SEED_GAP = 3;
+/** …and within this many line heights horizontally (the widest gap between two cells of a row). */
+const SEED_REACH = 12;
+/** A row this many line heights or less above or below the table joins it when it holds two cells or more. */
+const ROW_GAP = 1.5;
+/** Rows the decoder wrote table cells on stay at least this share of the table's rows as it grows. */
+const SEEDED = 0.6;
+/** A line whose x extent lies this much inside the table's is one of its candidates. */
+const INSIDE = 0.8;
+/** A column separator may be crossed by this share of the rows (a header spanning two columns). */
+const CROSSING = 0.15;
+
+/** A line's text pieces as the decoder split them into cells (one piece for a line with no cell tags). */
+function pieces(markdown: string): string[] {
+  const clean = (s: string) =>
+    s
+      .replace(/```[a-z]*/g, " ")
+      .replace(/^\s*#{1,6}\s+/, "")
+      .replace(/\s+/g, " ")
+      .trim();
+  if (!/<\/?(?:td|th|tr|table)\b/i.test(markdown)) return [clean(markdown)].filter((s) => s);
+  return markdown
+    .split(CELL_BREAK)
+    .map(clean)
+    .filter((s) => s);
+}
+
+const level = (a: Extent, b: Extent) =>
+  Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin) >= 0.5 * Math.min(a.yMax - a.yMin, b.yMax - b.yMin);
+
+/** Rows of the given lines, top to bottom, each left to right: a line joins the row whose first member it is level with. */
+function rowsOf(indices: readonly number[], boxes: readonly Extent[]): number[][] {
+  const rows: number[][] = [];
+  for (const i of [...indices].sort((a, b) => boxes[a]!.yMin - boxes[b]!.yMin)) {
+    const row = rows.find((r) => level(boxes[r[0]!]!, boxes[i]!));
+    if (row) row.push(i);
+    else rows.push([i]);
+  }
+  for (const r of rows) r.sort((a, b) => boxes[a]!.xMin - boxes[b]!.xMin);
+  return rows;
+}
+
+/** The text part of a detected box: less the detector's growth (0.3 of its height, at most a quarter of its width). */
+function core(b: Extent): [number, number] {
+  const s = Math.min(0.3 * (b.yMax - b.yMin), 0.25 * (b.xMax - b.xMin));
+  return [b.xMin + s, b.xMax - s];
+}
+
+/** Column separators: middles of the x runs that at most CROSSING of the rows cross, with cells on both sides. */
+function separators(rows: readonly number[][], boxes: readonly Extent[]): number[] {
+  const cores = rows.flat().map((i) => core(boxes[i]!));
+  const x0 = Math.floor(Math.min(...cores.map((c) => c[0]))),
+    x1 = Math.ceil(Math.max(...cores.map((c) => c[1])));
+  const cover = new Int32Array(x1 - x0 + 2);
+  for (const [a, b] of cores) {
+    cover[Math.max(0, Math.floor(a) - x0)]! += 1;
+    cover[Math.min(x1 - x0 + 1, Math.ceil(b) - x0)]! -= 1;
+  }
+  for (let x = 1; x < cover.length; x++) cover[x]! += cover[x - 1]!;
+  const allowed = Math.floor(CROSSING * rows.length);
+  const out: number[] = [];
+  let x = 0;
+  while (x <= x1 - x0) {
+    if (cover[x]! > allowed) {
+      x++;
+      continue;
+    }
+    let end = x;
+    while (end + 1 <= x1 - x0 && cover[end + 1]! <= allowed) end++;
+    if (x > 0 && end < x1 - x0) out.push(x0 + (x + end + 1) / 2);
+    x = end + 1;
+  }
+  return out;
+}
+
+/** The column of an x position between separators. */
+const columnAt = (x: number, seps: readonly number[]) => seps.filter((s) => s <= x).length;
+
+/**
+ * The lines whose own text the decoder wrote inside a table (its tags read in reading order): not a line that
+ * only closes the table before its text ("</td></tr></table>\n\nFigure 1: …"), nor text after a blank line in a
+ * table the decoder left open.
+ */
+function tableLines(lines: readonly PageLine[]): number[] {
+  const out: number[] = [];
+  let open = false;
+  lines.forEach((line, i) => {
+    let inside = false;
+    for (const part of line.markdown.split(/(<\/?(?:table|thead|tbody|tfoot|tr|td|th)\b[^>]*>)/i)) {
+      const tag = /^<(\/?)(table|thead|tbody|tfoot|tr|td|th)\b/i.exec(part);
+      if (tag) open = tag[1] === "/" ? tag[2]!.toLowerCase() !== "table" : true;
+      else if (open) {
+        // a blank line in a table left open is the page going on below it (as splitTables reads it)
+        const blank = /\n[ \t]*\n/.exec(part);
+        if ((blank ? part.slice(0, blank.index) : part).trim()) inside = true;
+        if (blank) open = false;
+      }
+    }
+    if (inside) out.push(i);
+  });
+  return out;
+}
+
+interface Slot {
+  text: string[];
+  owners: number[];
+  span: number;
+}
+
+/**
+ * The lines with every table the decoder began rebuilt from its boxes (see the file's head); lines come back in
+ * reading order, a table's lines together where its first line was, each carrying its part of the table's HTML.
+ * Lines of no table are returned as they were.
+ */
+export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
+  const seeds = tableLines(lines);
+  if (!seeds.length) return [...lines];
+  const boxes = lines.map((l) => l.box);
+  const h = median(boxes.map((b) => b.yMax - b.yMin)) || 1;
+  // seeds of one table: linked when within SEED_GAP line heights of each other vertically and SEED_REACH horizontally
+  const parent = seeds.map((_, k) => k);
+  const find = (k: number): number => (parent[k] === k ? k : (parent[k] = find(parent[k]!)));
+  const gap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, Math.max(a0, b0) - Math.min(a1, b1));
+  seeds.forEach((s, k) => {
+    for (let m = 0; m < k; m++) {
+      const a = boxes[s]!,
+        b = boxes[seeds[m]!]!;
+      if (gap(a.yMin, a.yMax, b.yMin, b.yMax) <= SEED_GAP * h && gap(a.xMin, a.xMax, b.xMin, b.xMax) <= SEED_REACH * h)
+        parent[find(k)] = find(m);
+    }
+  });
+  const byRoot = new Map<number, number[]>();
+  seeds.forEach((s, k) => byRoot.set(find(k), [...(byRoot.get(find(k)) ?? []), s]));
+  const clusters = [...byRoot.values()];
+  const taken = new Set<number>();
+  const tables: { members: number[]; html: Map<number, string> }[] = [];
+  for (const cluster of clusters) {
+    const xMin = Math.min(...cluster.map((i) => boxes[i]!.xMin)),
+      xMax = Math.max(...cluster.map((i) => boxes[i]!.xMax));
+    const inside = (i: number) => {
+      const b = boxes[i]!;
+      const overlap = Math.min(b.xMax, xMax + h) - Math.max(b.xMin, xMin - h);
+      return overlap >= INSIDE * (b.xMax - b.xMin);
+    };
+    const candidates = lines.map((_, i) => i).filter((i) => !taken.has(i) && inside(i));
+    const rows = rowsOf(candidates, boxes);
+    const seedRows = rows.map((r, k) => (r.some((i) => cluster.includes(i)) ? k : -1)).filter((k) => k >= 0);
+    // (every seed already in an earlier table)
+    if (!seedRows.length) continue;
+    let first = seedRows[0]!,
+      last = seedRows[seedRows.length - 1]!;
+    const top = (r: number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
+    const bottom = (r: number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
+    // grown by rows of two cells or more right above or below, while rows the decoder put in a table stay the
+    // majority (two page columns set on one leading are rows of two too, all the way down the page)
+    const seeded = (a: number, b: number) => seedRows.filter((k) => k >= a && k <= b).length;
+    const up = () => first > 0 && rows[first - 1]!.length >= 2 && top(rows[first]!) - bottom(rows[first - 1]!) <= ROW_GAP * h;
+    const down = () => last < rows.length - 1 && rows[last + 1]!.length >= 2 && top(rows[last + 1]!) - bottom(rows[last]!) <= ROW_GAP * h;
+    while (seeded(first, last) >= SEEDED * (last - first + 2) && (down() || up())) {
+      if (down()) last++;
+      else first--;
+    }
+    // the decoder's table has cells side by side somewhere (a column of single cells is a list or code)
+    const wide = seedRows.some(
+      (k) =>
+        rows[k]!.filter((i) => cluster.includes(i)).length >= 2 ||
+        cluster.some((i) => rows[k]!.includes(i) && pieces(lines[i]!.markdown).length >= 2),
+    );
+    if (!wide) continue;
+    const region = rows.slice(first, last + 1).map((r) => [...r]);
+    // row labels the decoder left out of its table: lines level with the rows, beside the table on the left, one
+    // on most rows, and few lines there between the rows (a page column of prose beside the table has them)
+    const yTop = top(region[0]!),
+      yBottom = bottom(region[region.length - 1]!);
+    const labels = lines
+      .map((_, i) => i)
+      .filter(
+        (i) =>
+          !taken.has(i) &&
+          !candidates.includes(i) &&
+          boxes[i]!.xMax <= xMin + h &&
+          boxes[i]!.yMin >= yTop - h &&
+          boxes[i]!.yMax <= yBottom + h,
+      );
+    const labelled = region.map((r) => labels.filter((i) => level(boxes[i]!, boxes[r[0]!]!)));
+    const used = labelled.flat();
+    if (
+      new Set(used).size === used.length &&
+      labelled.filter((l) => l.length === 1).length >= LABELLED * region.length &&
+      labels.length - used.length <= 0.5 * used.length
+    )
+      region.forEach((r, k) => r.unshift(...labelled[k]!));
+    const members = region.flat();
+    // a line beside the region that reaches into the table's width (prose running through it) leaves the table
+    // to the decoder
+    const yMin = top(region[0]!),
+      yMax = bottom(region[region.length - 1]!);
+    const through = lines.some(
+      (_, i) =>
+        !members.includes(i) &&
+        boxes[i]!.xMax > xMin &&
+        boxes[i]!.xMin < xMax &&
+        Math.min(boxes[i]!.yMax, yMax) - Math.max(boxes[i]!.yMin, yMin) > 0.5 * (boxes[i]!.yMax - boxes[i]!.yMin),
+    );
+    if (through) continue;
+    const seps = separators(region, boxes);
+    const cols = seps.length + 1;
+    if (region.length < 2 || cols < 2) continue;
+    const grid: Slot[][] = region.map(() => Array.from({ length: cols }, () => ({ text: [], owners: [], span: 1 })));
+    region.forEach((row, r) => {
+      for (const i of row) {
+        const [a, b] = core(boxes[i]!);
+        const c0 = columnAt(a, seps),
+          c1 = Math.max(c0, columnAt(b, seps));
+        const parts = pieces(lines[i]!.markdown);
+        if (!parts.length) continue;
+        if (parts.length === 1) {
+          const slot = grid[r]![c0]!;
+          slot.text.push(parts[0]!);
+          slot.owners.push(i);
+          slot.span = Math.max(slot.span, c1 - c0 + 1);
+          continue;
+        }
+        // the decoder's own cells, one per column the box covers; what is left over joins the last
+        parts.forEach((p, k) => {
+          const slot = grid[r]![Math.min(c0 + k, c1)]!;
+          slot.text.push(p);
+          slot.owners.push(i);
+        });
+      }
+    });
+    // each column separator must part cells of a table, not page columns: on the side with fewer lines, most are
+    // level with a line of the other side (a figure's labels beside a column of prose are not)
+    const pageColumns = seps.some((at) => {
+      const left = members.filter((i) => (boxes[i]!.xMin + boxes[i]!.xMax) / 2 < at).map((i) => boxes[i]!);
+      const right = members.filter((i) => (boxes[i]!.xMin + boxes[i]!.xMax) / 2 >= at).map((i) => boxes[i]!);
+      const [fewer, more] = left.length <= right.length ? [left, right] : [right, left];
+      return fewer.filter((f) => more.some((m) => level(f, m))).length < LEVEL_SHARE * fewer.length;
+    });
+    if (pageColumns) continue;
+    // nor are columns of prose (two page columns set on one leading are level row by row): lines of sentence
+    // length filling their column, in two columns (one may be a table's wrapped row labels)
+    const edges = [Math.min(...members.map((i) => core(boxes[i]!)[0])), ...seps, Math.max(...members.map((i) => core(boxes[i]!)[1]))];
+    const prose = Array.from({ length: cols }, (_, c) => {
+      const only = members.filter((i) => {
+        const [a, b] = core(boxes[i]!);
+        return columnAt(a, seps) === c && columnAt(b, seps) === c;
+      });
+      if (only.length < PROSE_LINES) return false;
+      const length = median(only.map((i) => pieces(lines[i]!.markdown).join(" ").length));
+      const fill = median(only.map((i) => (core(boxes[i]!)[1] - core(boxes[i]!)[0]) / (edges[c + 1]! - edges[c]!)));
+      return length >= PROSE_LENGTH && fill >= PROSE_FILL;
+    });
+    if (prose.filter((p) => p).length >= Math.min(2, cols)) continue;
+    // nor is a listing's line numbers beside its code: a first column counting up by one, most rows
+    const numbers = grid.map((row) => (/^\d{1,5}$/.test(row[0]!.text.join(" ")) ? Number(row[0]!.text.join(" ")) : undefined));
+    const counting = numbers.filter((n, k) => n !== undefined && k > 0 && numbers[k - 1] === n - 1).length;
+    if (counting >= LISTING * (grid.length - 1)) continue;
+    // a sparse grid is no table (a screenshot's widgets, a figure's labels): left to the decoder
+    const filled = grid.flat().filter((slot) => slot.text.length).length;
+    if (filled < FILLED * grid.flat().length) continue;
+    // HTML in row order, each piece owned by the line whose text it holds (tags go with the line before them)
+    const html = new Map<number, string>();
+    const order: number[] = [];
+    let owner = -1;
+    const emit = (s: string, by?: number) => {
+      if (by !== undefined) owner = by;
+      if (owner < 0) owner = by ?? region[0]![0]!;
+      if (!html.has(owner)) order.push(owner);
+      html.set(owner, (html.get(owner) ?? "") + s);
+    };
+    const firstOwner = grid.flat().find((s) => s.owners.length)?.owners[0] ?? region[0]![0]!;
+    emit("\n\n<table>", firstOwner);
+    grid.forEach((row) => {
+      emit("<tr>");
+      for (let c = 0; c < cols; ) {
+        const slot = row[c]!;
+        // a cell spans the columns its box covers, up to the next cell with text of its own
+        let span = 1;
+        while (span < slot.span && c + span < cols && !row[c + span]!.text.length) span++;
+        emit(span > 1 ? `<td colspan="${span}">` : "<td>");
+        slot.text.forEach((t, k) => emit((k ? " " : "") + t, slot.owners[k]));
+        emit("</td>");
+        c += span;
+      }
+      emit("</tr>");
+    });
+    emit("</table>\n\n");
+    for (const i of members) taken.add(i);
+    tables.push({ members: [...order, ...members.filter((i) => !order.includes(i))], html });
+  }
+  if (!tables.length) return [...lines];
+  // the lines in reading order, each table's lines together where its first line was read
+  const tableOf = new Map<number, (typeof tables)[number]>();
+  for (const t of tables) for (const i of t.members) tableOf.set(i, t);
+  const out: PageLine[] = [];
+  const done = new Set<(typeof tables)[number]>();
+  // a code fence the decoder left open before a table is closed there, and one its lines opened is opened after it
+  let fenced = false;
+  const fences = (markdown: string) => (markdown.match(/```/g)?.length ?? 0) % 2 === 1;
+  lines.forEach((line, i) => {
+    const t = tableOf.get(i);
+    if (!t) {
+      if (fences(line.markdown)) fenced = !fenced;
+      return out.push(line);
+    }
+    if (done.has(t)) return;
+    done.add(t);
+    const after = t.members.reduce((open, m) => (fences(lines[m]!.markdown) ? !open : open), fenced);
+    const parts = t.members.map((m) => ({ box: boxes[m]!, markdown: t.html.get(m) ?? "" }));
+    if (fenced) parts[0]!.markdown = "\n```" + parts[0]!.markdown;
+    // (only when a later line closes it: a fence the decoder opened on a table's line and never closed is dropped)
+    const closedLater = lines.some((l, k) => k > i && !tableOf.has(k) && fences(l.markdown));
+    if (after && closedLater) parts[parts.length - 1]!.markdown += "```\n";
+    fenced = after && closedLater;
+    out.push(...parts);
+  });
+  return out;
+}
