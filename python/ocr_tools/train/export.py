@@ -88,7 +88,7 @@ def front_end(src, out):
     shutil.copyfile(os.path.join(src, "ppocr_keys_v1.txt"), os.path.join(out, LINES["dictionary"]))
 
 
-def model_json(model, meta, focal_keep):
+def model_json(model, meta, focal_keep, layout=False, trained_on=None):
     return {
         "format": "ocr-model/1",
         "name": "default",
@@ -110,7 +110,8 @@ def model_json(model, meta, focal_keep):
             "pad_color": [255, 255, 255],
             "row_newline": True,
             "view_separator": True,
-            "lines": LINES,
+            # the learned reading order (ocr_tools.train.layout_train writes layout.json into the bundle)
+            "lines": {**LINES, **({"layout": "layout.json"} if layout else {})},
         },
         "tokens": {"bos": BOS, "eos": EOS, "pad": PAD, "image": IMAGE, "page": PAGE},
         "prompts": {"page": "<image>" + PROMPT, "document": "<image>" + PROMPT},
@@ -128,7 +129,7 @@ def model_json(model, meta, focal_keep):
             "steps": meta.get("steps"),
             "train_minutes": round(meta.get("train_seconds", 0) / 60, 1),
             "tokens_trained": meta.get("tokens"),
-            "data": "synthetic (scripts/synth), see models/default/README.md",
+            "data": trained_on or "synthetic (scripts/synth), see models/default/README.md",
         },
     }
 
@@ -160,6 +161,7 @@ def main():
         help="model.json's default focal keep ratio, 0 for none (chosen with ocr bench attention's accuracy rows: "
         "a line view is at most 131 tokens, and pruning it cost accuracy at every ratio measured)",
     )
+    ap.add_argument("--trained-on", default=None, help="what the checkpoint was trained on, for model.json")
     args = ap.parse_args()
     torch.set_num_threads(1)
     model, meta = model_from_ckpt(args.ckpt)
@@ -200,7 +202,8 @@ def main():
     save_safetensors(model.decoder, os.path.join(args.out, "model.safetensors"), dtype)
     model.tok.save(os.path.join(args.out, "tokenizer.json"))
     with open(os.path.join(args.out, "model.json.tmp"), "w") as f:
-        json.dump(model_json(model, meta, args.focal_keep), f, indent=2)
+        layout = os.path.exists(os.path.join(args.out, "layout.json"))
+        json.dump(model_json(model, meta, args.focal_keep, layout, args.trained_on), f, indent=2)
         f.write("\n")
     os.replace(os.path.join(args.out, "model.json.tmp"), os.path.join(args.out, "model.json"))
 
