@@ -1,12 +1,12 @@
 // Tables rebuilt from where their cells sit. The decoder writes a table line by line, one detected box at a time,
 // so it never sees the grid: a row label detected apart from its cells starts a new table, a header row gets a
 // column too many, and a row it read as prose leaves the table. Here the boxes decide the grid: the lines of a
-// table the decoder began (a line with table tags) are gathered with the rows level with them, rows are the
+// table the decoder began (lines whose text it wrote inside table tags) are gathered with the rows level with them, rows are the
 // lines level with each other, columns the x bands that (nearly) no cell crosses, and each line's text goes
 // to the cells its box covers. The lines then carry the table's HTML in row order, so the page assembler reads
 // one table with every member line.
 import type { PageLine } from "./page.js";
-import { median, type Extent } from "./xycut.js";
+import { level, median, type Extent } from "./xycut.js";
 
 const CELL_BREAK = /<\/?(?:td|th)\b[^>]*>|<\/?(?:tr|table|thead|tbody|tfoot)\b[^>]*>/gi;
 /** On either side of a column separator, at least this share of the lines of the side with fewer are level with the other side's. */
@@ -49,9 +49,6 @@ function pieces(markdown: string): string[] {
     .map(clean)
     .filter((s) => s);
 }
-
-const level = (a: Extent, b: Extent) =>
-  Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin) >= 0.5 * Math.min(a.yMax - a.yMin, b.yMax - b.yMin);
 
 /** Rows of the given lines, top to bottom, each left to right: a line joins the row whose first member it is level with. */
 function rowsOf(indices: readonly number[], boxes: readonly Extent[]): number[][] {

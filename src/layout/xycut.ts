@@ -134,7 +134,7 @@ function onRow(a: Extent, b: Extent): boolean {
 }
 
 /** Level with each other: a y overlap of at least half the shorter height. */
-function level(a: Extent, b: Extent): boolean {
+export function level(a: Extent, b: Extent): boolean {
   return Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin) >= 0.5 * Math.min(a.yMax - a.yMin, b.yMax - b.yMin);
 }
 
