@@ -10,7 +10,7 @@ import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPag
 import type { ModelOptions } from "../settings.js";
 import { loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
-import { faithfulLine } from "./faithful.js";
+import { faithfulLine, joinHyphenated } from "./faithful.js";
 import { FixationLog } from "./fixations.js";
 import { letterRunCaps } from "./letter-runs.js";
 import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
@@ -258,7 +258,9 @@ class OcrDecoder implements PageDecoder {
           // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
           const line = cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded;
           // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
-          texts.push(p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line);
+          const faithful = p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
+          // …and a word hyphenated across the line break stays one word
+          texts.push(index > 0 && p.views ? joinHyphenated(texts[texts.length - 1] ?? "", p.views[index - 1]?.text, faithful) : faithful);
           if (run.reason === "runaway") runaway = true;
           if (!ended) {
             if (cut) lineWarnings.push(`line ${index + 1} of page ${pageNumber} did not end within ${run.tokens.length} tokens: the recogniser's reading is used`);

@@ -499,3 +499,16 @@ export function faithfulLine(decoded: string, views: readonly EvidenceView[], in
       peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000), decoded, merged }) + "\n");
   return merged;
 }
+
+/**
+ * A word hyphenated across two lines: the decoder joins it, dropping the line's final hyphen as it was trained to,
+ * but the next line still opens with the space that continues a paragraph ("in" + " clude"). Where the recogniser
+ * read the previous line ending in a letter and a hyphen, the decoder's previous line ends in that letter (its
+ * hyphen dropped), and this line opens with one space and a lower-case letter, the space goes: "include".
+ */
+export function joinHyphenated(previousMarkdown: string, previousText: string | undefined, markdown: string): string {
+  if (previousText === undefined || !/\p{L}-$/u.test(previousText.trimEnd())) return markdown;
+  if (!/\p{L}$/u.test(previousMarkdown)) return markdown;
+  return /^ \p{Ll}/u.test(markdown) ? markdown.slice(1) : markdown;
+}
+

@@ -1,6 +1,6 @@
 // The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/engines/model/faithful.ts).
 import { describe, expect, it } from "vitest";
-import { align, baseOf, cyrillicLook, faithfulLine, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../../src/engines/model/faithful.js";
+import { align, baseOf, cyrillicLook, faithfulLine, joinHyphenated, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../../src/engines/model/faithful.js";
 
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
 const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({ text, peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)) });
@@ -106,6 +106,20 @@ describe("faithfulLine (the engine's entry point)", () => {
     expect(faithfulLine(" HE моговах", views, 1)).toBe(" HE MOPED");
     // a view without evidence (a page-grid model) passes the decoder's text through
     expect(faithfulLine(" text", [{}], 0)).toBe(" text");
+  });
+});
+
+describe("joinHyphenated", () => {
+  it("joins a word the decoder unhyphenated across a line break, and nothing else", () => {
+    // mc-acm-p2: the recogniser read "… parameters, in-", the decoder wrote "… in" and then " clude:"
+    expect(joinHyphenated("\n\nFrequently-used parameters, in", "Frequently-used parameters, in-", " clude:")).toBe("clude:");
+    // the decoder kept the hyphen: its choice stands
+    expect(joinHyphenated(" parameters, in-", "parameters, in-", " clude:")).toBe(" clude:");
+    // no hyphen in the evidence, a capital after it, or a new block: unchanged
+    expect(joinHyphenated(" the work and", "the work and", " includes")).toBe(" includes");
+    expect(joinHyphenated(" see Section", "see Section-", " Two")).toBe(" Two");
+    expect(joinHyphenated(" in", "in-", "\n\nclude")).toBe("\n\nclude");
+    expect(joinHyphenated(" in", undefined, " clude")).toBe(" clude");
   });
 });
 
