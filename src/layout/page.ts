@@ -1,7 +1,7 @@
 // A page's blocks from its lines: each line's box and the Markdown written for it (line-unit models) grow into
 // blocks with a role and a box in page pixels; running headers, footers and page numbers are told from geometry.
 import type { Block, BlockLine } from "../output/schema.js";
-import { splitTables, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
+import { splitTables, TABLE_TAG, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
 import { tablesByGeometry } from "./table-geometry.js";
 import { median, type Extent } from "./xycut.js";
 
@@ -205,7 +205,6 @@ const LIST_MARKER = /^([-*+•●▪◦‣–]|\(?\d{1,4}[.)]|\(?[a-zA-Z][.)]|\(
 const HEADING = /^(#{1,6})\s+/;
 const CAPTION = /^(?:\*\*|_)?(?:figure|fig\.|table|tab\.|listing|chart|plate|exhibit|scheme|algorithm|abbildung|abb\.|tabelle|tabla|figura|tableau|рис\.|рисунок|таблица|图|表)\s*[\dIVXivx]/i;
 const FOOTNOTE = /^(?:\d{1,3}|[*†‡§¶]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*\S/;
-const STRAY_TABLE_TAG = /<\/?(?:table|thead|tbody|tfoot|tr|td|th)\b[^>]*>/gi;
 
 /** Offsets [start, end) of the pieces of a stretch of Markdown that are blocks: split at blank lines (never
  * inside a fenced code block or a $$ formula) and before each list item. */
@@ -337,7 +336,7 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
       const r = ranges[i];
       if (!r) return false;
       const a = Math.max(r[0], start), b = Math.min(r[1], end);
-      return a < b && flow.slice(a, b).replace(STRAY_TABLE_TAG, "").trim().length > 0;
+      return a < b && flow.slice(a, b).replace(TABLE_TAG, "").trim().length > 0;
     });
   const entries: { first: number; block: Block }[] = [];
   for (const p of pieces) {
@@ -348,7 +347,7 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
         block = { type: "table", text: writeTable(p.grid), bbox: null, table: p.grid };
       }
     } else {
-      const written = flow.slice(p.start, p.end).replace(STRAY_TABLE_TAG, "");
+      const written = flow.slice(p.start, p.end).replace(TABLE_TAG, "");
       if (!written.trim()) continue;
       block = readBlock(written);
     }

@@ -6,9 +6,12 @@
 // to the cells its box covers. The lines then carry the table's HTML in row order, so the page assembler reads
 // one table with every member line.
 import type { PageLine } from "./page.js";
-import { level, median, type Extent } from "./xycut.js";
+import { TABLE_TAG } from "./table.js";
+import { core, coreCoverage, level, median, type Extent } from "./xycut.js";
 
-const CELL_BREAK = /<\/?(?:td|th)\b[^>]*>|<\/?(?:tr|table|thead|tbody|tfoot)\b[^>]*>/gi;
+/** TABLE_TAG as a split separator that keeps the tags in the pieces. */
+const TAG_KEPT = new RegExp(`(${TABLE_TAG.source})`, "i");
+
 /** On either side of a column separator, at least this share of the lines of the side with fewer are level with the other side's. */
 const LEVEL_SHARE = 0.6;
 /** A column of PROSE_LINES lines or more is prose when they are PROSE_LENGTH characters long and fill PROSE_FILL of
@@ -45,7 +48,7 @@ function pieces(markdown: string): string[] {
       .trim();
   if (!/<\/?(?:td|th|tr|table)\b/i.test(markdown)) return [clean(markdown)].filter((s) => s);
   return markdown
-    .split(CELL_BREAK)
+    .split(TABLE_TAG)
     .map(clean)
     .filter((s) => s);
 }
@@ -62,23 +65,13 @@ function rowsOf(indices: readonly number[], boxes: readonly Extent[]): number[][
   return rows;
 }
 
-/** The text part of a detected box: less the detector's growth (0.3 of its height, at most a quarter of its width). */
-function core(b: Extent): [number, number] {
-  const s = Math.min(0.3 * (b.yMax - b.yMin), 0.25 * (b.xMax - b.xMin));
-  return [b.xMin + s, b.xMax - s];
-}
-
 /** Column separators: middles of the x runs that at most CROSSING of the rows cross, with cells on both sides. */
 function separators(rows: readonly number[][], boxes: readonly Extent[]): number[] {
-  const cores = rows.flat().map((i) => core(boxes[i]!));
+  const cells = rows.flat().map((i) => boxes[i]!);
+  const cores = cells.map(core);
   const x0 = Math.floor(Math.min(...cores.map((c) => c[0]))),
     x1 = Math.ceil(Math.max(...cores.map((c) => c[1])));
-  const cover = new Int32Array(x1 - x0 + 2);
-  for (const [a, b] of cores) {
-    cover[Math.max(0, Math.floor(a) - x0)]! += 1;
-    cover[Math.min(x1 - x0 + 1, Math.ceil(b) - x0)]! -= 1;
-  }
-  for (let x = 1; x < cover.length; x++) cover[x]! += cover[x - 1]!;
+  const cover = coreCoverage(cells, x0, x1 - x0 + 1);
   const allowed = Math.floor(CROSSING * rows.length);
   const out: number[] = [];
   let x = 0;
@@ -108,7 +101,7 @@ function tableLines(lines: readonly PageLine[]): number[] {
   let open = false;
   lines.forEach((line, i) => {
     let inside = false;
-    for (const part of line.markdown.split(/(<\/?(?:table|thead|tbody|tfoot|tr|td|th)\b[^>]*>)/i)) {
+    for (const part of line.markdown.split(TAG_KEPT)) {
       const tag = /^<(\/?)(table|thead|tbody|tfoot|tr|td|th)\b/i.exec(part);
       if (tag) open = tag[1] === "/" ? tag[2]!.toLowerCase() !== "table" : true;
       else if (open) {

@@ -27,6 +27,8 @@ export interface RawCell {
 }
 
 const TAG = /<(\/?)(table|thead|tbody|tfoot|tr|td|th)\b([^>]*)>/gi;
+/** Any table tag, opening or closing, with its attributes (TAG without the groups). */
+export const TABLE_TAG = /<\/?(?:table|thead|tbody|tfoot|tr|td|th)\b[^>]*>/gi;
 
 function span(attrs: string, name: string): number {
   const m = new RegExp(`${name}\\s*=\\s*["']?(\\d+)`, "i").exec(attrs);

@@ -212,9 +212,22 @@ function peelToSoftColumns<T extends Extent>(items: readonly T[], line: number):
 }
 
 /** The part of a box that holds text: the box less the detector's growth (0.3 of its height, at most a quarter of its width). */
-function core(b: Extent): [number, number] {
+export function core(b: Extent): [number, number] {
   const s = Math.min(0.3 * (b.yMax - b.yMin), 0.25 * (b.xMax - b.xMin));
   return [b.xMin + s, b.xMax - s];
+}
+
+/** How many of the items' cores cover each x from x0 (index 0) to x0 + width: where gutters and table columns show. */
+export function coreCoverage(items: readonly Extent[], x0: number, width: number): Int32Array {
+  const profile = new Int32Array(width + 1);
+  for (const b of items) {
+    const [a, c] = core(b);
+    if (c <= a) continue;
+    profile[Math.max(0, Math.floor(a) - x0)]! += 1;
+    profile[Math.min(width, Math.ceil(c) - x0)]! -= 1;
+  }
+  for (let x = 1; x <= width; x++) profile[x]! += profile[x - 1]!;
+  return profile;
 }
 
 interface SoftGutter<T> {
@@ -234,14 +247,7 @@ export function softGutter<T extends Extent>(items: readonly T[], line: number):
   const x0 = Math.floor(Math.min(...items.map((b) => b.xMin))), x1 = Math.ceil(Math.max(...items.map((b) => b.xMax)));
   const width = x1 - x0 + 1;
   if (width < 4 * line) return undefined;
-  const profile = new Int32Array(width + 1);
-  for (const b of items) {
-    const [a, c] = core(b);
-    if (c <= a) continue;
-    profile[Math.max(0, Math.floor(a) - x0)]! += 1;
-    profile[Math.min(width, Math.ceil(c) - x0)]! -= 1;
-  }
-  for (let x = 1; x <= width; x++) profile[x]! += profile[x - 1]!;
+  const profile = coreCoverage(items, x0, width);
   // runs of the profile's local minima that lie between text on both sides
   let best: { at: number; count: number; left: T[]; right: T[]; crossers: T[] } | undefined;
   let x = Math.ceil(2 * line);
