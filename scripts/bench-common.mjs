@@ -50,3 +50,8 @@ export function onJsonLines(stream, onEvent) {
     }
   });
 }
+
+/** The page cap a bench run recorded (settings.maxTokens: a number, or "model" for the model's own, as ocr parse uses it), for its report. */
+export function pageCapLabel(maxTokens) {
+  return maxTokens === "model" ? "the model's" : String(maxTokens);
+}

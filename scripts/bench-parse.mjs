@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { onJsonLines, procMemory } from "./bench-common.mjs";
+import { onJsonLines, pageCapLabel, procMemory } from "./bench-common.mjs";
 import { pageScores } from "./cer.mjs";
 import { dataDefault } from "./data-dir.mjs";
 
@@ -236,7 +236,7 @@ else {
   const pad = (s, n) => String(s).padEnd(n);
   const padl = (s, n) => String(s).padStart(n);
   if (result.documents.length) {
-    console.log(`quality (ours: --max-tokens ${result.settings.maxTokens}, --threads ${result.settings.threads}; Tesseract 5: eng, --psm 3, OMP_THREAD_LIMIT=1; same 150 DPI pixels)`);
+    console.log(`quality (ours: --max-tokens ${pageCapLabel(result.settings.maxTokens)}, --threads ${result.settings.threads}; Tesseract 5: eng, --psm 3, OMP_THREAD_LIMIT=1; same 150 DPI pixels)`);
     console.log(`${pad("document", 34)} ${pad("set", 10)} ${padl("pg", 3)} | ${padl("CER", 7)} ${padl("wordF1", 7)} ${padl("s/pg", 6)} ${padl("RSS MiB", 8)} ${padl("trunc", 5)} | ${padl("tess CER", 8)} ${padl("wordF1", 7)} ${padl("s/pg", 6)} ${padl("RSS MiB", 8)}`);
     for (const r of result.documents) {
       const t = r.tesseract;

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { pageCapLabel } from "../bench-common.mjs";
 import { pageScores } from "../cer.mjs";
 
 export { pageScores };
@@ -291,7 +292,7 @@ export function report(result) {
   const padl = (s, n) => String(s).padStart(n);
   const lines = [];
   const s = result.settings;
-  lines.push(`real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${s.maxTokens ?? 4000}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`);
+  lines.push(`real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${pageCapLabel(s.maxTokens)}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`);
   if (s.doneOnly) lines.push(`partial run: only the ${rows.length} pages our ocr parse batch finished (--done-only)`);
   lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("CER", 6)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("tess CER", 8)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
   const cells = (a) => (a ? `${padl(pct(a.cer), 6)} ${padl(num(a.wordF1, 3), 6)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}` : "");
