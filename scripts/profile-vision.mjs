@@ -75,7 +75,7 @@ for (const spec of positionals) {
   last = cpu();
   // the front end adds each stage's wall time to its timings record: read the CPU clock at the same moments
   const clock = new Proxy({}, { set(t, k, v) { const now = cpu(); stages[k] = (stages[k] ?? 0) + now - last; last = now; t[k] = v; return true; } });
-  const views = await enc.views(raster, bundle.json.decoder.hidden_size, frame, clock);
+  const { views } = await enc.views(raster, bundle.json.decoder.hidden_size, frame, clock);
   await doc.close();
   for (const s of STAGES) total[s] += stages[s];
   console.log(`${`${path.basename(file)}:${page}`.padEnd(36)}${STAGES.map((s) => pad(stages[s].toFixed(0), 10)).join("")}${pad(views.length, 7)}${pad(mib(), 9)}`);

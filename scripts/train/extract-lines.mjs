@@ -78,7 +78,7 @@ for (const file of docs) {
   const chunks = [];
   for (const pg of raster.pages) {
     const page = await readPage(path.join(args.dir, pg.png));
-    const units = await pageUnits(page, models, cfg, dictionary);
+    const { units } = await pageUnits(page, models, cfg, dictionary);
     pages.push({ width: page.width, height: page.height, units: units.map((u) => ({
       box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10), score: Math.round(u.box.score * 1000) / 1000,
       geometry: round4(u.geometry), ids: Array.from(u.ids), text: u.text })) });

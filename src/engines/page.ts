@@ -1,6 +1,8 @@
 // A decoded page from a model's text (the model engine's and the server engine's): grounded output or line-unit
 // lines become blocks, Markdown and figure crops.
-import type { PageLine } from "../layout/page.js";
+import { placeFigures } from "../layout/figures.js";
+import { pageMarkdown, type PageLine } from "../layout/page.js";
+import type { Extent } from "../layout/xycut.js";
 import { layoutStage } from "../layout/stage.js";
 import { balanceTables } from "../layout/table.js";
 import { parseGroundedPage } from "../output/grounding.js";
@@ -14,6 +16,14 @@ export function lineFallback(decoded: string, recognised: string): string {
   return lead + recognised.trim();
 }
 
+/** A line-unit page: blocks from its lines, with its pictures placed among them as figures. */
+function lineUnitPage(lines: readonly PageLine[], pictures: readonly Extent[], p: { width: number; height: number }, figurePath?: (n: number) => string) {
+  const page = layoutStage().assemble(lines, p);
+  if (!pictures.length) return { ...page, figures: [], warnings: [] };
+  const figures = placeFigures(page.blocks, pictures, figurePath);
+  return { blocks: page.blocks, markdown: pageMarkdown(page.blocks), warnings: [], figures };
+}
+
 /**
  * A page from the model's text. Line-unit models give `lines` (each line's box and the Markdown written for it, in
  * reading order): blocks with roles and boxes grow from them (layout/page.ts). Otherwise the text is grounded
@@ -23,16 +33,19 @@ export function lineFallback(decoded: string, recognised: string): string {
 export async function decodedPageFromText(
   text: string,
   p: { pageNumber: number; width: number; height: number; dpi: number | undefined; pixels: PagePixels },
-  o: { figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number; lines?: PageLine[] },
+  o: {
+    figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number; lines?: PageLine[];
+    pictures?: readonly Extent[];
+  },
 ): Promise<DecodedPage> {
   const dir = o.figureDir;
-  const grounded = o.lines
-    ? { ...layoutStage().assemble(o.lines, p), figures: [], warnings: [] }
-    : parseGroundedPage(text, p.width, p.height, dir ? { figurePath: (n) => `${dir}/page-${p.pageNumber}-${n}.png` } : {});
+  const figurePath = dir ? (n: number) => `${dir}/page-${p.pageNumber}-${n}.png` : undefined;
+  const grounded = o.lines ? lineUnitPage(o.lines, o.pictures ?? [], p, figurePath) : parseGroundedPage(text, p.width, p.height, figurePath ? { figurePath } : {});
   if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
   const warnings = [...grounded.warnings];
   const figures: { file: string; png: Uint8Array }[] = [];
   for (const f of grounded.figures) {
+    if (!f.path) continue;
     const png = await cropRegionPng(p.pixels, f.bbox);
     if (png) figures.push({ file: f.path, png });
     else warnings.push(`figure ${f.index} on page ${p.pageNumber} has an empty box`);

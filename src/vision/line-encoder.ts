@@ -8,6 +8,7 @@ import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from 
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
 import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
+import type { Extent } from "../layout/xycut.js";
 
 /** One text line as the decoder sees it: a one-row grid [geometry, slots…] framed as the bundle's layout says. */
 export interface LineView {
@@ -23,6 +24,12 @@ export interface LineView {
   slotX: Float32Array;
   /** each slot's peak probability: the recogniser's surest CTC step over the slot's run (one per character of `text`) */
   slotPeak: Float32Array;
+}
+
+/** A page as the decoder reads it: its lines' views in reading order, and its pictures. */
+export interface PageViews {
+  views: LineView[];
+  pictures: Extent[];
 }
 
 /** One set of the three sessions on one worker thread; a page uses one lane from detection to projection. */
@@ -107,9 +114,12 @@ export class LineEncoder {
     };
   }
 
-  /** The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout. */
+  /**
+   * The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout, and the
+   * page's pictures (whose lines are not read).
+   */
   async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
-    timings?: Record<string, number>): Promise<LineView[]> {
+    timings?: Record<string, number>): Promise<PageViews> {
     const lane = await this.take();
     try {
       return await this.laneViews(lane, page, hidden, frame, timings);
@@ -119,8 +129,8 @@ export class LineEncoder {
   }
 
   private async laneViews(lane: Lane, page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
-    timings?: Record<string, number>): Promise<LineView[]> {
-    const units = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
+    timings?: Record<string, number>): Promise<PageViews> {
+    const { units, pictures } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
@@ -143,7 +153,7 @@ export class LineEncoder {
       });
     }
     clock("project");
-    return views;
+    return { views, pictures };
   }
 
   /** Projector over units padded (or cut) to `length` slots → [n, 1, 1 + length, hidden] flattened. */

@@ -6,6 +6,7 @@ import { deskewPage } from "./deskew.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { layoutStage } from "../layout/stage.js";
 import { median, type Extent } from "../layout/xycut.js";
+import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
@@ -347,13 +348,27 @@ export async function detectedLines(page: PagePixels, models: Pick<LineModels, "
   return { page, found };
 }
 
+/** A page's text lines for the decoder, and the pictures found on it (whose lines are left out). */
+export interface PageUnits {
+  units: LineUnit[];
+  /** screenshots, photographs, filled charts (vision/pictures.ts), in the deskewed page's pixels */
+  pictures: Extent[];
+}
+
 export async function pageUnits(input: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[], timings?: Record<string, number>):
-  Promise<LineUnit[]> {
+  Promise<PageUnits> {
   const clock = stageClock(timings);
-  const { page, found } = await detectedLines(input, models, cfg, clock);
+  const detected = await detectedLines(input, models, cfg, clock);
+  const page = detected.page;
+  // a picture's text (a toolbar's labels, a plot's ticks) is not the document's: its lines are not read
+  const pictures = pictureRegions(page, detected.found);
+  const found = pictures.length ? detected.found.filter((b) => !insidePicture(b, pictures)) : detected.found;
+  clock("layout");
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
-  const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary)).sort((p, q) => p.xMin - q.xMin);
+  const marks = (await confidentMarks(page, marginMarks(page, found, cfg.det_unclip), models, cfg, dictionary))
+    .filter((m) => !insidePicture(m, pictures))
+    .sort((p, q) => p.xMin - q.xMin);
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
   const boxes = [...marks.filter((m) => m.yMax <= top), ...(models.order ? models.order(found, page) : orderLines(found, page)), ...marks.filter((m) => m.yMax > top)];
@@ -382,7 +397,7 @@ export async function pageUnits(input: PagePixels, models: LineModels, cfg: Line
       clock("recognise");
     }
   }
-  return units;
+  return { units, pictures };
 }
 
 /**

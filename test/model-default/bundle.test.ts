@@ -131,9 +131,9 @@ describe("default model bundle (models/default)", () => {
       const frame = { rowNewline: false, viewSeparator: false };
       try {
         const lanes = () => (enc as unknown as { lanes: unknown[] }).lanes.length;
-        const one = [await enc.views(pages[0]!, 256, frame), await enc.views(pages[1]!, 256, frame)];
+        const one = [(await enc.views(pages[0]!, 256, frame)).views, (await enc.views(pages[1]!, 256, frame)).views];
         expect(lanes()).toBe(1);
-        const both = await Promise.all(pages.map((p) => enc.views(p, 256, frame)));
+        const both = (await Promise.all(pages.map((p) => enc.views(p, 256, frame)))).map((p) => p.views);
         expect(lanes()).toBe(2);
         expect(one[0]!.length).toBeGreaterThan(5);
         for (const k of [0, 1]) {

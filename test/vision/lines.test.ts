@@ -285,7 +285,7 @@ describe("recogniser batches", () => {
   it("holds one call to rec_max_width columns, with lines padded as in whole groups of rec_batch", async () => {
     const cfg = { ...CFG, rec_max_width: 2400 };
     const calls: { n: number; width: number; content: number[] }[] = [];
-    const units = await pageUnits(page, models(calls), cfg, ["", "a", " "]);
+    const { units } = await pageUnits(page, models(calls), cfg, ["", "a", " "]);
     expect(units).toHaveLength(lines.length);
     expect(units.every((u) => u.ids.length === 1)).toBe(true);
     // every call's input fits in one maximum-width line's columns (was: 8 lines of the group's width, up to 8 × 528)

@@ -69,7 +69,9 @@ class OcrDecoder implements PageDecoder {
   private async page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false,
     lines?: PageLine[]): Promise<DecodedPage> {
     const t = performance.now();
-    const page = await decodedPageFromText(text, p, { figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens, lines });
+    const page = await decodedPageFromText(text, p, {
+      figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens, lines, pictures: p.pictures,
+    });
     page.timings = { ...page.timings, output: round(performance.now() - t) };
     return page;
   }

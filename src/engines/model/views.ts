@@ -1,6 +1,7 @@
 // The model engine's views of a page: rendered, then encoded into the decoder's visual rows (a page grid with its
 // tiles, or, for line-unit models, one view per text line), with the timings of each stage.
 import type { LineView } from "../../vision/line-encoder.js";
+import type { Extent } from "../../layout/xycut.js";
 import { assembleVisualEmbeddings } from "../../vision/visual-sequence.js";
 import { preparePage, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
 import type { DocumentPages } from "../decoder.js";
@@ -20,6 +21,8 @@ export interface PreparedPixels {
   content?: ContentBox;
   /** line-unit mode: one view per text line, read one after another (embeddings is then empty) */
   views?: LineView[];
+  /** line-unit mode: the page's pictures (screenshots, photographs), whose lines are not in `views` */
+  pictures?: Extent[];
 }
 
 /** What one decode run reads: a page's whole view, or (line-unit models) one line's view with its box and slots. */
@@ -71,7 +74,7 @@ export class PageViews {
       if (this.m.lines) {
         const json = this.m.bundle.json;
         const stages: Record<string, number> = {};
-        const lines = await this.m.lines.views(
+        const { views: lines, pictures } = await this.m.lines.views(
           raster,
           json.decoder.hidden_size,
           {
@@ -98,6 +101,7 @@ export class PageViews {
           count: lines.reduce((s, v) => s + v.count, 0),
           pixels,
           views: lines,
+          pictures,
         });
         continue;
       }
