@@ -147,7 +147,7 @@ function linePitch(boxes: readonly Extent[]): number {
  */
 function bodyLike(text: string, foot: boolean): boolean {
   const words = text.split(/\s+/).filter(Boolean).length;
-  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || /^[a-zà-ÿа-я]/.test(text) || (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text));
+  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || /^\p{Ll}/u.test(text) || (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text));
 }
 
 /**

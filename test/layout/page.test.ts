@@ -95,6 +95,10 @@ describe("assemblePage", () => {
   it("keeps the end of a paragraph run over from the previous page, even set apart from the next paragraph", () => {
     const lines = [line(150, "the licence applies to all of them.", 120, 700), ...body(230, 20)];
     expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
+    // in any script: a run-over line opening with a lower-case letter beyond Latin-1 (Czech, Polish)
+    for (const start of ["řádků, které", "żadnej z opcji"]) {
+      expect(assemblePage([line(150, start, 120, 500), ...body(230, 20)], W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
+    }
   });
 
   it("keeps a footnote at the foot of the page as content (not a footer), and tells it by its small lines", () => {
