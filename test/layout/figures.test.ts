@@ -3,11 +3,7 @@ import { describe, expect, it } from "vitest";
 import { placeFigures } from "../../src/layout/figures.js";
 import { assemblePage, blocksCarryMarkdown, pageMarkdown, type PageLine } from "../../src/layout/page.js";
 import { decodedPageFromText } from "../../src/engines/page.js";
-
-const L = (x0: number, y0: number, x1: number, y1: number, markdown: string): PageLine => ({
-  box: { xMin: x0, yMin: y0, xMax: x1, yMax: y1 },
-  markdown,
-});
+import { pageLine as L } from "./helpers.js";
 
 // a heading and a paragraph above the picture, one below it, a page number
 const lines: PageLine[] = [

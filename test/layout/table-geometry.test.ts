@@ -2,11 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { assemblePage, type PageLine } from "../../src/layout/page.js";
 import { tablesByGeometry } from "../../src/layout/table-geometry.js";
-
-const L = (x0: number, y0: number, x1: number, y1: number, markdown: string): PageLine => ({
-  box: { xMin: x0, yMin: y0, xMax: x1, yMax: y1 },
-  markdown,
-});
+import { pageLine as L } from "./helpers.js";
 
 // tb-pmc4776821 as the decoder wrote it: the row labels "Prior Experience" and "Medium-High/Medium" were detected
 // apart from their cells and read as paragraphs, the header row got a fifth, empty cell, and the last row label
