@@ -82,6 +82,21 @@ export function pageMarkdown(blocks: readonly Block[], options: MarkdownOptions 
 
 /** A header or footer sits in this share of the page height at its top or bottom. */
 const MARGIN_BAND = 0.12;
+/** A page number alone, or a running head with its page number set apart from it, may sit this far in (LaTeX's
+ * default A4 page puts its folio at 83 % of the page height). */
+const FOLIO_BAND = 0.2;
+/** Body text does not reach into the outermost share of the page: rows there need only FOLIO_SEPARATION, and a
+ * line the decoder wrote as a heading is no heading at the very foot. */
+const OUTER_BAND = 0.06;
+/** A split row (a running head at one edge and its other part at the other): the gap between two of its pieces is
+ * at least this share of the page's text width, and no piece is wider than SPLIT_PIECE of it. */
+const SPLIT_GAP = 0.25;
+const SPLIT_PIECE = 0.45;
+/** A split row's lines may be this many median line heights tall (a running head set in another face). */
+const SPLIT_HEIGHT = 1.5;
+/** The line pitch is taken as at least this share of the median line height (detector boxes of close-set lines
+ * overlap, so the pitch may be shorter than a box). */
+const PITCH_FLOOR = 0.6;
 /** …and is set apart from the body by at least this many line pitches (centre to centre)… */
 const MARGIN_SEPARATION = 2;
 /** …or, for a page number, this many. */
@@ -153,48 +168,69 @@ function bodyLike(text: string, foot: boolean): boolean {
 /**
  * Running headers, footers and page numbers of one page, told by geometry: rows of lines in the top (bottom)
  * MARGIN_BAND of the page, no taller than body lines, short, not body-like sentences, and set apart from the
- * rest by an empty band of at least MARGIN_SEPARATION line pitches (FOLIO_SEPARATION when every row is a page
- * number, or short text with a page number at its left or right end: a running head and its folio). A single page has nothing to repeat, so this is all it has; a first line of body
- * text at the top of a page follows the page's own pitch and stays body. `texts`: each line's plain text.
+ * rest by an empty band of at least MARGIN_SEPARATION line pitches. FOLIO_SEPARATION is enough for rows of page
+ * numbers, short text with a page number at its left or right end (a running head and its folio), split rows
+ * (pieces at both edges with a wide gap between) and rows in the OUTER_BAND. A page number alone, or a split row
+ * with its page number, may lie as far in as FOLIO_BAND. A single page has nothing to repeat, so this is all it
+ * has; a first line of body text at the top of a page follows the page's own pitch and stays body.
+ * `texts`: each line's plain text.
  */
 export function marginRoles(boxes: readonly Extent[], texts: readonly string[], pageHeight: number, headings?: readonly boolean[]): Map<number, MarginRole> {
   const roles = new Map<number, MarginRole>();
   const usable = boxes.map((_, i) => i).filter((i) => texts[i]!.trim().length > 0);
   if (usable.length < 3 || pageHeight <= 0) return roles;
   const h = median(usable.map((i) => height(boxes[i]!)));
-  const pitch = Math.max(linePitch(usable.map((i) => boxes[i]!)), h) || h;
+  const pitch = Math.max(linePitch(usable.map((i) => boxes[i]!)), PITCH_FLOOR * h) || h;
   const rows = rowsOf(usable, boxes);
+  const textWidth = Math.max(...usable.map((i) => boxes[i]!.xMax)) - Math.min(...usable.map((i) => boxes[i]!.xMin));
   const rowTop = (r: number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
   const rowBottom = (r: number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
   const rowCentre = (r: number[]) => median(r.map((i) => centreY(boxes[i]!)));
-  const marginLike = (r: number[], foot: boolean) =>
-    r.every((i) => height(boxes[i]!) <= MARGIN_HEIGHT * h && !(headings?.[i] && !isPageNumber(texts[i]!)) && !bodyLike(texts[i]!, foot)) &&
-    r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS;
+  const outer = (r: number[]) => rowCentre(r) <= OUTER_BAND * pageHeight || rowCentre(r) >= (1 - OUTER_BAND) * pageHeight;
+  const byX = (r: number[]) => [...r].sort((a, b) => boxes[a]!.xMin - boxes[b]!.xMin);
+  const split = (r: number[]) => {
+    const xs = byX(r);
+    return (
+      xs.some((i, k) => k > 0 && boxes[i]!.xMin - boxes[xs[k - 1]!]!.xMax >= SPLIT_GAP * textWidth) &&
+      xs.every((i) => boxes[i]!.xMax - boxes[i]!.xMin <= SPLIT_PIECE * textWidth)
+    );
+  };
+  const marginLike = (r: number[], foot: boolean) => {
+    const tallest = split(r) ? SPLIT_HEIGHT : MARGIN_HEIGHT;
+    // the decoder writes a lone short line as a heading; at the very foot of the page it is none
+    const heading = (i: number) => headings?.[i] && !isPageNumber(texts[i]!) && !(foot && outer(r));
+    return (
+      r.every((i) => height(boxes[i]!) <= tallest * h && !heading(i) && !bodyLike(texts[i]!, foot)) &&
+      r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS
+    );
+  };
   const folios = (r: number[]) => r.every((i) => isPageNumber(texts[i]!));
   // a running head set with its page number: short text and a page number at the row's left or right end
   const withFolio = (r: number[]) => {
     if (r.length < 2) return false;
-    const byX = [...r].sort((a, b) => boxes[a]!.xMin - boxes[b]!.xMin);
-    return isPageNumber(texts[byX[0]!]!) || isPageNumber(texts[byX[byX.length - 1]!]!);
+    const xs = byX(r);
+    return isPageNumber(texts[xs[0]!]!) || isPageNumber(texts[xs[xs.length - 1]!]!);
   };
+  const near = (r: number[]) => folios(r) || withFolio(r) || split(r) || outer(r);
   // rows [0, k] at the top (or the last k + 1 at the bottom) are margin rows when all lie in the band, all look
   // like margin text, and the band between row k and the next is wide enough
-  const take = (ordered: number[][], inBand: (r: number[]) => boolean, distance: (a: number[], b: number[]) => number, body: MarginRole) => {
+  const take = (ordered: number[][], inBand: (r: number[], band: number) => boolean, distance: (a: number[], b: number[]) => number, body: MarginRole) => {
     for (let k = 0; k < Math.min(MARGIN_ROWS, ordered.length - 1); k++) {
       const row = ordered[k]!;
-      if (!inBand(row) || !marginLike(row, body === "footer")) return;
+      const folioRow = folios(row) || (withFolio(row) && split(row));
+      if (!(inBand(row, MARGIN_BAND) || (folioRow && inBand(row, FOLIO_BAND))) || !marginLike(row, body === "footer")) return;
       const all = ordered.slice(0, k + 1);
-      const needed = all.every((r) => folios(r) || withFolio(r)) ? FOLIO_SEPARATION : MARGIN_SEPARATION;
+      const needed = all.every(near) ? FOLIO_SEPARATION : MARGIN_SEPARATION;
       if (distance(row, ordered[k + 1]!) >= needed * pitch && (all.every(folios) || usable.length >= 4)) {
         for (const r of all) for (const i of r) roles.set(i, isPageNumber(texts[i]!) ? "page-number" : body);
         return;
       }
     }
   };
-  take(rows, (r) => rowBottom(r) <= MARGIN_BAND * pageHeight || rowCentre(r) <= MARGIN_BAND * pageHeight,
+  take(rows, (r, band) => rowBottom(r) <= band * pageHeight || rowCentre(r) <= band * pageHeight,
     (a, b) => rowCentre(b) - rowCentre(a), "header");
   const reversed = [...rows].reverse().filter((r) => !r.some((i) => roles.has(i)));
-  take(reversed, (r) => rowTop(r) >= (1 - MARGIN_BAND) * pageHeight || rowCentre(r) >= (1 - MARGIN_BAND) * pageHeight,
+  take(reversed, (r, band) => rowTop(r) >= (1 - band) * pageHeight || rowCentre(r) >= (1 - band) * pageHeight,
     (a, b) => rowCentre(a) - rowCentre(b), "footer");
   return roles;
 }

@@ -115,6 +115,39 @@ describe("assemblePage", () => {
     expect(marginRoles(boxes.slice(8), texts.slice(8), H).size).toBe(0);
   });
 
+  it("finds a page number as far in as LaTeX's A4 page sets it, and a head with its folio across the page", () => {
+    // article class on A4: the folio at 83 % of the page height, under the last line of text
+    const folio = [...body(160, 36), line(1450, "\n\n7", 610, 630, 26)];
+    expect(assemblePage(folio, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "page-number"]);
+    // book class: the head at 12 % of the page, its folio at the other edge
+    const book = [line(205, "CAPITOLO 10. MESSAGGI DI ERRORE", 120, 560, 26), line(205, "\n\n22", 1090, 1120, 26), ...body(270, 30)];
+    expect(assemblePage(book, W, H).blocks.map((b) => b.type)).toEqual(["header", "page-number", "paragraph"]);
+    // a numbered code listing there is no head: its numbers sit beside the code, not across the page
+    const listing = Array.from({ length: 30 }, (_, k) => [line(205 + 45 * k, `${k + 1}`, 120, 150), line(205 + 45 * k, "\\def\\x{y}", 170, 480)]).flat();
+    expect(marginRoles(listing.map((l) => l.box), listing.map((l) => l.markdown), H).size).toBe(0);
+    // nor a number far up the page alone under a short last block
+    expect(marginRoles([...body(160, 10).map((l) => l.box), { xMin: 600, yMin: 700, xMax: 640, yMax: 726 }], [...Array(10).fill("text"), "3"], H).size).toBe(0);
+  });
+
+  it("tells a running head split across the page, or at its very edge, by a narrower gap", () => {
+    // ACM: the conference at the left, the authors at the right, 1.7 pitches above the text (a head alone needs 2)
+    const acm = [line(100, "Conference acronym 'XX, June 03-05, 2018", 120, 500, 26), line(100, "\n\nTrovato et al.", 1030, 1120, 26), ...body(155, 20)];
+    expect(assemblePage(acm, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
+    // a journal's footer in the outermost band, which the decoder wrote as a heading, 1.6 pitches under the text
+    const foot = [...body(160, 46), line(1660, "\n\n## MNRAS 000, 1-10 (2020)", 120, 420, 26)];
+    expect(assemblePage(foot, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "footer"]);
+    // higher up in the foot's band, a heading set apart from the text stays a heading
+    const heading = [...body(160, 44), line(1620, "\n\n## Results", 120, 420, 26)];
+    expect(assemblePage(heading, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "heading"]);
+  });
+
+  it("measures the pitch of close-set lines whose boxes overlap", () => {
+    // boxes 30 px high every 24 px: the head is 2.2 pitches above the text, though less than two box heights
+    const tight = Array.from({ length: 30 }, (_, k) => line(220 + 24 * k, k ? ` line ${k + 1}` : "Body text"));
+    const lines = [line(170, "RUNNING HEAD OF THE JOURNAL", 120, 700, 26), ...tight];
+    expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["header", "paragraph"]);
+  });
+
   it("does not take a heading at the top of the page for a running header", () => {
     const lines = [line(80, "## Introduction", 120, 420, 30), ...body(200, 20)];
     expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["heading", "paragraph"]);
