@@ -4,7 +4,8 @@
 // table the decoder began (lines whose text it wrote inside table tags) are gathered with the rows level with them, rows are the
 // lines level with each other, columns the x bands that (nearly) no cell crosses, and each line's text goes
 // to the cells its box covers. The lines then carry the table's HTML in row order, so the page assembler reads
-// one table with every member line.
+// one table with every member line. A grid of cells the decoder wrote as text (a table without rules, each cell
+// detected on its own) seeds a table too, under stricter checks, since page columns are rows of cells as well.
 import type { PageLine } from "./page.js";
 import { TABLE_TAG } from "./table.js";
 import { core, coreCoverage, level, median, type Extent } from "./xycut.js";
@@ -25,6 +26,10 @@ const LABELLED = 0.6;
 const LISTING = 0.5;
 /** At least this share of a rebuilt grid's cells hold text (tables are dense; widgets and labels are not). */
 const FILLED = 0.5;
+/** …and at least this share when the boxes alone found the grid (an index set in page columns leaves gaps). */
+const GRID_FILLED = 0.7;
+/** Columns no wider than this many times the narrowest are a page's columns, not a table's. */
+const EVEN_COLUMNS = 1.25;
 /** Seeds closer than this many line heights (vertically) belong to one table. */
 const SEED_GAP = 3;
 /** …and within this many line heights horizontally (the widest gap between two cells of a row). */
@@ -37,6 +42,14 @@ const SEEDED = 0.6;
 const INSIDE = 0.8;
 /** A column separator may be crossed by this share of the rows (a header spanning two columns). */
 const CROSSING = 0.15;
+/** Page numbers as an index or a table of contents gives them: 12, 12–14, 7, 45, 102 (dot leaders before). */
+const PAGE_REFERENCES = /^[.·…\s]*(?:\d{1,4}|[ivxlc]{1,6})(?:\s*[-–,]\s*(?:\d{1,4}|[ivxlc]{1,6}))*[,.]?$/i;
+/** A grid the decoder did not write as a table: at least GRID_ROWS rows, each at most ROW_GAP line heights under
+ * the last, holding two cells or more (boxes set apart by more than CELL_GAP line heights, wider than a word
+ * space), and GRID_WIDE of them three or more (two page columns, a listing's comments are rows of two). */
+const GRID_ROWS = 3;
+const CELL_GAP = 1;
+const GRID_WIDE = 0.6;
 
 /** A line's text pieces as the decoder split them into cells (one piece for a line with no cell tags). */
 function pieces(markdown: string): string[] {
@@ -116,6 +129,40 @@ function tableLines(lines: readonly PageLine[]): number[] {
   return out;
 }
 
+/**
+ * Lines of grids the decoder wrote as text (a table without rules, its cells detected one by one): runs of rows
+ * of cells as GRID_ROWS, GRID_WIDE and CELL_GAP say. They seed tables as the decoder's table lines do, and the
+ * same checks (page columns, prose, listings, sparse grids) turn away what is no table.
+ */
+function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: number): number[] {
+  const written = lines.map((_, i) => i).filter((i) => pieces(lines[i]!.markdown).length);
+  const rows = rowsOf(written, boxes);
+  const cells = (r: readonly number[]) => 1 + r.filter((i, k) => k > 0 && boxes[i]!.xMin - boxes[r[k - 1]!]!.xMax > CELL_GAP * h).length;
+  const top = (r: readonly number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
+  const bottom = (r: readonly number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
+  const out: number[] = [];
+  let run: number[][] = [];
+  const close = () => {
+    // a row of fewer than three cells at either end that reaches beyond the wide rows' width is the page going on
+    // (a line of each page column level under a table spanning both), not the table's header or total
+    const wide = run.filter((r) => cells(r) >= 3).flat();
+    const x0 = Math.min(...wide.map((i) => boxes[i]!.xMin)) - 2 * h,
+      x1 = Math.max(...wide.map((i) => boxes[i]!.xMax)) + 2 * h;
+    const beyond = (r: readonly number[]) => cells(r) < 3 && r.some((i) => boxes[i]!.xMin < x0 || boxes[i]!.xMax > x1);
+    while (run.length && beyond(run[0]!)) run.shift();
+    while (run.length && beyond(run[run.length - 1]!)) run.pop();
+    if (run.length >= GRID_ROWS && run.filter((r) => cells(r) >= 3).length >= GRID_WIDE * run.length) out.push(...run.flat());
+    run = [];
+  };
+  for (const row of rows) {
+    const last = run[run.length - 1];
+    if (last && (cells(row) < 2 || top(row) - bottom(last) > ROW_GAP * h)) close();
+    if (cells(row) >= 2) run.push(row);
+  }
+  close();
+  return out;
+}
+
 interface Slot {
   text: string[];
   owners: number[];
@@ -128,10 +175,11 @@ interface Slot {
  * Lines of no table are returned as they were.
  */
 export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
-  const seeds = tableLines(lines);
-  if (!seeds.length) return [...lines];
   const boxes = lines.map((l) => l.box);
   const h = median(boxes.map((b) => b.yMax - b.yMin)) || 1;
+  const decoded = new Set(tableLines(lines));
+  const seeds = [...new Set([...decoded, ...gridLines(lines, boxes, h)])].sort((a, b) => a - b);
+  if (!seeds.length) return [...lines];
   // seeds of one table: linked when within SEED_GAP line heights of each other vertically and SEED_REACH horizontally
   const parent = seeds.map((_, k) => k);
   const find = (k: number): number => (parent[k] === k ? k : (parent[k] = find(parent[k]!)));
@@ -140,13 +188,42 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     for (let m = 0; m < k; m++) {
       const a = boxes[s]!,
         b = boxes[seeds[m]!]!;
+      // (the decoder's seeds and the grids' are linked below, only where a grid lies within a table's width)
+      if (decoded.has(s) !== decoded.has(seeds[m]!)) continue;
       if (gap(a.yMin, a.yMax, b.yMin, b.yMax) <= SEED_GAP * h && gap(a.xMin, a.xMax, b.xMin, b.xMax) <= SEED_REACH * h)
         parent[find(k)] = find(m);
     }
   });
   const byRoot = new Map<number, number[]>();
   seeds.forEach((s, k) => byRoot.set(find(k), [...(byRoot.get(find(k)) ?? []), s]));
-  const clusters = [...byRoot.values()];
+  // a grid within a table's width, close above or below it, goes on with the decoder's table (rows it wrote as text
+  // after closing the table); one that runs on beyond its width (the page column beside) stays a grid of its own,
+  // under the stricter checks. The decoder's tables come first: their lines are taken before a grid is looked for.
+  const all = [...byRoot.values()];
+  const tableClusters = all.filter((c) => decoded.has(c[0]!));
+  let grids = all.filter((c) => !decoded.has(c[0]!));
+  const extent = (c: readonly number[]) => ({
+    xMin: Math.min(...c.map((i) => boxes[i]!.xMin)),
+    xMax: Math.max(...c.map((i) => boxes[i]!.xMax)),
+    yMin: Math.min(...c.map((i) => boxes[i]!.yMin)),
+    yMax: Math.max(...c.map((i) => boxes[i]!.yMax)),
+  });
+  for (const t of tableClusters) {
+    for (let grown = true; grown; ) {
+      grown = false;
+      const e = extent(t);
+      for (const g of grids) {
+        const f = extent(g);
+        if (f.xMin >= e.xMin - h && f.xMax <= e.xMax + h && gap(f.yMin, f.yMax, e.yMin, e.yMax) <= SEED_GAP * h) {
+          t.push(...g);
+          grids = grids.filter((x) => x !== g);
+          grown = true;
+          break;
+        }
+      }
+    }
+  }
+  const clusters = [...tableClusters, ...grids];
   const taken = new Set<number>();
   const tables: { members: number[]; html: Map<number, string> }[] = [];
   for (const cluster of clusters) {
@@ -171,7 +248,9 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     const seeded = (a: number, b: number) => seedRows.filter((k) => k >= a && k <= b).length;
     const up = () => first > 0 && rows[first - 1]!.length >= 2 && top(rows[first]!) - bottom(rows[first - 1]!) <= ROW_GAP * h;
     const down = () => last < rows.length - 1 && rows[last + 1]!.length >= 2 && top(rows[last + 1]!) - bottom(rows[last]!) <= ROW_GAP * h;
-    while (seeded(first, last) >= SEEDED * (last - first + 2) && (down() || up())) {
+    // (a grid is all the rows its run holds)
+    const gridOnly = !cluster.some((i) => decoded.has(i));
+    while (!gridOnly && seeded(first, last) >= SEEDED * (last - first + 2) && (down() || up())) {
       if (down()) last++;
       else first--;
     }
@@ -221,6 +300,25 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     const seps = separators(region, boxes);
     const cols = seps.length + 1;
     if (region.length < 2 || cols < 2) continue;
+    // a grid the boxes alone found is no table when one of its separators is a page gutter: the page's other
+    // lines over the grid's width lie on both sides of it and none crosses it (an index, a cheat sheet, a list set
+    // in page columns); a table's caption and the prose around it cross its columns, and a page that is only the
+    // table has no other lines
+    if (gridOnly) {
+      const others = lines
+        .map((_, i) => i)
+        .filter((i) => !members.includes(i) && pieces(lines[i]!.markdown).length && boxes[i]!.xMax > xMin && boxes[i]!.xMin < xMax);
+      const gutter = (at: number) =>
+        others.some((i) => boxes[i]!.xMax < at) &&
+        others.some((i) => boxes[i]!.xMin > at) &&
+        !others.some((i) => core(boxes[i]!)[0] < at && core(boxes[i]!)[1] > at);
+      if (seps.some(gutter)) continue;
+      // nor when it has two columns (a listing and its comments, two page columns), or columns of one width (page
+      // columns of a list; a table's label column is wider than its figures)
+      const bounds = [Math.min(...members.map((i) => boxes[i]!.xMin)), ...seps, Math.max(...members.map((i) => boxes[i]!.xMax))];
+      const widths = bounds.slice(1).map((b, c) => b - bounds[c]!);
+      if (cols < 3 || Math.max(...widths) <= EVEN_COLUMNS * Math.min(...widths)) continue;
+    }
     const grid: Slot[][] = region.map(() => Array.from({ length: cols }, () => ({ text: [], owners: [], span: 1 })));
     region.forEach((row, r) => {
       for (const i of row) {
@@ -271,9 +369,17 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     const numbers = grid.map((row) => (/^\d{1,5}$/.test(row[0]!.text.join(" ")) ? Number(row[0]!.text.join(" ")) : undefined));
     const counting = numbers.filter((n, k) => n !== undefined && k > 0 && numbers[k - 1] === n - 1).length;
     if (counting >= LISTING * (grid.length - 1)) continue;
+    // nor is an index or a table of contents set in page columns: entries and their page numbers, column after
+    // column (text, numbers, text, numbers)
+    const numeric = (c: number) => {
+      const held = grid.map((row) => row[c]!.text.join(" ")).filter((t) => t);
+      return held.filter((t) => PAGE_REFERENCES.test(t)).length > 0.5 * held.length;
+    };
+    const kinds = Array.from({ length: cols }, (_, c) => numeric(c));
+    if (cols >= 4 && cols % 2 === 0 && kinds.every((n, c) => n === (c % 2 === 1))) continue;
     // a sparse grid is no table (a screenshot's widgets, a figure's labels): left to the decoder
     const filled = grid.flat().filter((slot) => slot.text.length).length;
-    if (filled < FILLED * grid.flat().length) continue;
+    if (filled < (gridOnly ? GRID_FILLED : FILLED) * grid.flat().length) continue;
     // HTML in row order, each piece owned by the line whose text it holds (tags go with the line before them)
     const html = new Map<number, string>();
     const order: number[] = [];
