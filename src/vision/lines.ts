@@ -49,9 +49,17 @@ export interface LineUnit {
   text: string;
 }
 
-/** Detector input: the page scaled so its longer side is at most `limit`, sides multiples of 32, ImageNet-normalised. */
+/**
+ * A page image smaller than the detector's limit is scaled up, to at most this many times its size: a table cropped
+ * from an article at screen resolution has text 7 px high, under what the detector tells apart (cells run together,
+ * decimal points are lost); on a page rendered at 150 DPI the detector already sees text half that size.
+ */
+const DETECTOR_UPSCALE = 2;
+
+/** Detector input: the page scaled so its longer side is at most `limit` (and grown no more than DETECTOR_UPSCALE
+ * times), sides multiples of 32, ImageNet-normalised. */
 export function detectorInput(page: PagePixels, limit: number): { input: Tensor; scaleX: number; scaleY: number } {
-  const ratio = Math.min(1, limit / Math.max(page.width, page.height));
+  const ratio = Math.min(DETECTOR_UPSCALE, limit / Math.max(page.width, page.height));
   const w = Math.max(32, Math.round((page.width * ratio) / 32) * 32);
   const h = Math.max(32, Math.round((page.height * ratio) / 32) * 32);
   const px = resizeBicubic(page.data, page.width, page.height, w, h);

@@ -243,6 +243,12 @@ describe("crops and geometry", () => {
     expect(d.input.dims).toEqual([1, 3, 960, 672]); // 1000·960/1400 = 686 → 672
     expect(d.input.data[0]).toBeCloseTo((1 - 0.485) / 0.229, 3);
     expect(d.scaleY).toBeCloseTo(1400 / 960, 6);
+    // a small crop (a table at screen resolution) is scaled up, twice its size at most
+    const small = detectorInput({ width: 238, height: 59, data: Buffer.alloc(238 * 59 * 3, 255) }, 960);
+    expect(small.input.dims).toEqual([1, 3, 128, 480]); // 476 → 480, 118 → 128
+    expect(small.scaleX).toBeCloseTo(238 / 480, 6);
+    const mid = detectorInput({ width: 600, height: 800, data: Buffer.alloc(600 * 800 * 3, 255) }, 960);
+    expect(mid.input.dims).toEqual([1, 3, 960, 736]); // 600·1.2 = 720 → 736
   });
 
   it("describes a line by its box, height and gap in line heights, indent and aspect", () => {
