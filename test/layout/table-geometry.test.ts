@@ -55,17 +55,41 @@ describe("tablesByGeometry", () => {
     const row = (y: number, cells: [number, number, string][]) => cells.map(([x0, x1, t]) => L(x0, y, x1, y + 12, `\n\n${t}`));
     const lines = [
       L(0, 0, 480, 12, "Table 3: Water samples before and after decontamination, by the load of Legionella found."),
-      ...row(20, [[215, 330, "Pre-decontamination period"], [345, 465, "Post-decontamination period"], [470, 486, "Total"]]),
-      ...row(36, [[0, 150, "Number of water samples analysed"], [215, 330, "679 (54.538% of total)"], [345, 465, "566 (45.462% of total)"], [470, 486, "1245"]]),
-      ...row(52, [[0, 170, "Number of samples positive for Legionella spp."], [215, 280, "394 (58.038%)"], [345, 410, "242 (42.756%)"], [470, 486, "636"]]),
-      ...row(68, [[0, 150, "Number of samples with load values < 100 CFU/L"], [215, 280, "69 (17.513%)"], [345, 400, "14 (5.785%)"], [470, 486, "83"]]),
+      ...row(20, [
+        [215, 330, "Pre-decontamination period"],
+        [345, 465, "Post-decontamination period"],
+        [470, 486, "Total"],
+      ]),
+      ...row(36, [
+        [0, 150, "Number of water samples analysed"],
+        [215, 330, "679 (54.538% of total)"],
+        [345, 465, "566 (45.462% of total)"],
+        [470, 486, "1245"],
+      ]),
+      ...row(52, [
+        [0, 170, "Number of samples positive for Legionella spp."],
+        [215, 280, "394 (58.038%)"],
+        [345, 410, "242 (42.756%)"],
+        [470, 486, "636"],
+      ]),
+      ...row(68, [
+        [0, 150, "Number of samples with load values < 100 CFU/L"],
+        [215, 280, "69 (17.513%)"],
+        [345, 400, "14 (5.785%)"],
+        [470, 486, "83"],
+      ]),
     ];
     const { blocks } = assemblePage(lines, 486, 150);
     expect(blocks.map((b) => b.type)).toEqual(["caption", "table"]);
     const t = blocks[1]!.table!;
     expect([t.rows, t.cols]).toEqual([4, 4]);
     const cell = (r: number, c: number) => t.cells.find((x) => x.row === r && x.col === c)?.text;
-    expect([cell(0, 1), cell(1, 1), cell(2, 2), cell(3, 3)]).toEqual(["Pre-decontamination period", "679 (54.538% of total)", "242 (42.756%)", "83"]);
+    expect([cell(0, 1), cell(1, 1), cell(2, 2), cell(3, 3)]).toEqual([
+      "Pre-decontamination period",
+      "679 (54.538% of total)",
+      "242 (42.756%)",
+      "83",
+    ]);
   });
 
   it("keeps the prose of the page column beside a table the decoder wrote out of it, though each row has cells", () => {
@@ -74,7 +98,9 @@ describe("tablesByGeometry", () => {
       const open = k === 0 ? "\n\n<table>" : "";
       const close = k === 5 ? "</table>" : "";
       // the left column's lines follow their own leading: level with half the rows
-      const prose = [0, 1, 3].includes(k) ? [L(100, y, 560, y + 26, `\n\nprose of the left column, line ${k + 1} of it`)] : [L(100, y + 16, 560, y + 42, `\n\nprose set between, line ${k + 1}`)];
+      const prose = [0, 1, 3].includes(k)
+        ? [L(100, y, 560, y + 26, `\n\nprose of the left column, line ${k + 1} of it`)]
+        : [L(100, y + 16, 560, y + 42, `\n\nprose set between, line ${k + 1}`)];
       return [
         ...prose,
         L(660, y, 760, y + 26, `${open}<tr><td>\\cmd${k}`),
@@ -92,8 +118,17 @@ describe("tablesByGeometry", () => {
   it("goes on with a table the decoder closed early when the rows under it are a grid within its width", () => {
     // tb-pmc5402779: the decoder closed the table after four rows and wrote the last three as text
     const row = (y: number, cells: string[], open = "", close = "") =>
-      cells.map((t, c) => L([0, 150, 230, 330, 400][c]!, y, [120, 190, 320, 370, 470][c]!, y + 12, (c === 0 ? `${open}<tr><td>` : "</td><td>") + t + (c === 4 ? `</td></tr>${close}` : "")));
-    const text = (y: number, cells: string[]) => cells.map((t, c) => L([0, 150, 230, 330, 400][c]!, y, [120, 190, 320, 370, 470][c]!, y + 12, `\n\n${t}`));
+      cells.map((t, c) =>
+        L(
+          [0, 150, 230, 330, 400][c]!,
+          y,
+          [120, 190, 320, 370, 470][c]!,
+          y + 12,
+          (c === 0 ? `${open}<tr><td>` : "</td><td>") + t + (c === 4 ? `</td></tr>${close}` : ""),
+        ),
+      );
+    const text = (y: number, cells: string[]) =>
+      cells.map((t, c) => L([0, 150, 230, 330, 400][c]!, y, [120, 190, 320, 370, 470][c]!, y + 12, `\n\n${t}`));
     const lines = [
       ...row(0, ["Variable", "%", "95% CI", "%", "95% CI"], "\n\n<table>"),
       ...row(16, ["Sensitivity", "39.13", "31.55 to 47.12", "37.50", "30.49 to 44.92"]),
@@ -112,7 +147,11 @@ describe("tablesByGeometry", () => {
 
   it("ends a grid spanning two page columns where the columns' prose goes on under it", () => {
     // mc-acm-p4: a table across the page, then a line of each page column level with each other right under it
-    const cells = (y: number, a: string, b: string, c: string) => [L(470, y, 560, y + 26, `\n\n${a}`), L(600, y, 650, y + 26, `\n\n${b}`), L(690, y, 860, y + 26, `\n\n${c}`)];
+    const cells = (y: number, a: string, b: string, c: string) => [
+      L(470, y, 560, y + 26, `\n\n${a}`),
+      L(600, y, 650, y + 26, `\n\n${b}`),
+      L(690, y, 860, y + 26, `\n\n${c}`),
+    ];
     const lines = [
       ...cells(200, "Command", "Number", "Comments"),
       ...cells(232, "\\author", "100", "Author"),
@@ -124,30 +163,44 @@ describe("tablesByGeometry", () => {
     const { blocks } = assemblePage(lines, 1240, 1754);
     const table = blocks.find((b) => b.type === "table")!;
     expect([table.table!.rows, table.table!.cols]).toEqual([4, 3]);
-    expect(blocks.filter((b) => b.type !== "table").map((b) => b.text).join(" ")).toContain("just to demonstrate");
+    expect(
+      blocks
+        .filter((b) => b.type !== "table")
+        .map((b) => b.text)
+        .join(" "),
+    ).toContain("just to demonstrate");
   });
 
   it("finds no table in a page's columns: an index, a list set in three columns, a listing and its comments", () => {
     const tableTypes = (lines: PageLine[]) => assemblePage(lines, 1240, 1754).blocks.filter((b) => b.type === "table").length;
     // an index in two page columns: entries and their page numbers, a continuation line apart
     const index = Array.from({ length: 30 }, (_, k) => [
-      L(100, 200 + 32 * k, 330, 226 + 32 * k, `\n\n\\entry${k}`), L(420, 200 + 32 * k, 560, 226 + 32 * k, `${k + 3}, ${k + 40}`),
-      L(640, 200 + 32 * k, 880, 226 + 32 * k, `\n\n\\other${k}`), L(1000, 200 + 32 * k, 1140, 226 + 32 * k, `${2 * k + 7}`),
+      L(100, 200 + 32 * k, 330, 226 + 32 * k, `\n\n\\entry${k}`),
+      L(420, 200 + 32 * k, 560, 226 + 32 * k, `${k + 3}, ${k + 40}`),
+      L(640, 200 + 32 * k, 880, 226 + 32 * k, `\n\n\\other${k}`),
+      L(1000, 200 + 32 * k, 1140, 226 + 32 * k, `${2 * k + 7}`),
     ]).flat();
     index.push(L(160, 1180, 560, 1206, "\n\n101, 105, 233"), L(700, 1180, 1140, 1206, "\n\n44, 47, 300"));
     expect(tableTypes(index)).toBe(0);
     // a glossary in two page columns, each closed by a paragraph of its own: the gutter between runs on past the rows
     const glossary = Array.from({ length: 12 }, (_, k) => [
-      L(100, 200 + 32 * k, 220, 226 + 32 * k, `\n\nterm${k}`), L(260, 200 + 32 * k, 560, 226 + 32 * k, `what term ${k} means`),
-      L(660, 200 + 32 * k, 780, 226 + 32 * k, `\n\nword${k}`), L(820, 200 + 32 * k, 1140, 226 + 32 * k, `what word ${k} means`),
+      L(100, 200 + 32 * k, 220, 226 + 32 * k, `\n\nterm${k}`),
+      L(260, 200 + 32 * k, 560, 226 + 32 * k, `what term ${k} means`),
+      L(660, 200 + 32 * k, 780, 226 + 32 * k, `\n\nword${k}`),
+      L(820, 200 + 32 * k, 1140, 226 + 32 * k, `what word ${k} means`),
     ]).flat();
     glossary.push(L(100, 700, 560, 726, "\n\nThe terms of the left column"), L(660, 700, 1140, 726, "\n\nThe words of the right column"));
     expect(tableTypes(glossary)).toBe(0);
     // a list of words in three page columns of one width
-    const list = Array.from({ length: 30 }, (_, k) => [0, 1, 2].map((c) => L(100 + 340 * c, 200 + 32 * k, 100 + 340 * c + 120 + (k % 5) * 30, 226 + 32 * k, `\n\nitem${c}-${k},`))).flat();
+    const list = Array.from({ length: 30 }, (_, k) =>
+      [0, 1, 2].map((c) => L(100 + 340 * c, 200 + 32 * k, 100 + 340 * c + 120 + (k % 5) * 30, 226 + 32 * k, `\n\nitem${c}-${k},`)),
+    ).flat();
     expect(tableTypes(list)).toBe(0);
     // code with its comments set apart: rows of two
-    const code = Array.from({ length: 10 }, (_, k) => [L(100, 200 + 32 * k, 500, 226 + 32 * k, `\n\nx${k} = f(${k})`), L(700, 200 + 32 * k, 1000, 226 + 32 * k, `# step ${k}`)]).flat();
+    const code = Array.from({ length: 10 }, (_, k) => [
+      L(100, 200 + 32 * k, 500, 226 + 32 * k, `\n\nx${k} = f(${k})`),
+      L(700, 200 + 32 * k, 1000, 226 + 32 * k, `# step ${k}`),
+    ]).flat();
     expect(tableTypes(code)).toBe(0);
   });
 
