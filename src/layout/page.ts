@@ -157,12 +157,14 @@ function linePitch(boxes: readonly Extent[]): number {
 }
 
 /**
- * A line that reads as a sentence of body text (several words and a full stop), or, at the foot of the page, a
+ * A line that reads as a sentence of body text (several words and a full stop), a paragraph run over from the
+ * page before (opening with a lower-case letter, where it `mayRunOver`: not set apart across the page or towards
+ * its right edge, as "spreadtab" or "the Working Papers of …" in a running head are), or, at the foot of the page, a
  * footnote, is no running header or footer (at the top, "5 INTERPRETING THE RESULTS" is a section's running head).
  */
-function bodyLike(text: string, foot: boolean): boolean {
+function bodyLike(text: string, foot: boolean, mayRunOver = true): boolean {
   const words = text.split(/\s+/).filter(Boolean).length;
-  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || /^\p{Ll}/u.test(text) || (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text));
+  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || (mayRunOver && /^\p{Ll}/u.test(text)) || (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text));
 }
 
 /**
@@ -195,12 +197,15 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
       xs.every((i) => boxes[i]!.xMax - boxes[i]!.xMin <= SPLIT_PIECE * textWidth)
     );
   };
+  const textLeft = Math.min(...usable.map((i) => boxes[i]!.xMin));
+  // set in from the text's left edge by a quarter of its width, yet reaching its right edge (a head set flush right)
+  const inset = (i: number) => boxes[i]!.xMin - textLeft >= SPLIT_GAP * textWidth && boxes[i]!.xMax >= textLeft + (1 - SPLIT_GAP / 5) * textWidth;
   const marginLike = (r: number[], foot: boolean) => {
     const tallest = split(r) ? SPLIT_HEIGHT : MARGIN_HEIGHT;
     // the decoder writes a lone short line as a heading; at the very foot of the page it is none
     const heading = (i: number) => headings?.[i] && !isPageNumber(texts[i]!) && !(foot && outer(r));
     return (
-      r.every((i) => height(boxes[i]!) <= tallest * h && !heading(i) && !bodyLike(texts[i]!, foot)) &&
+      r.every((i) => height(boxes[i]!) <= tallest * h && !heading(i) && !bodyLike(texts[i]!, foot, !split(r) && !inset(i))) &&
       r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS
     );
   };

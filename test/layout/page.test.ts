@@ -141,6 +141,15 @@ describe("assemblePage", () => {
     expect(assemblePage(heading, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "heading"]);
   });
 
+  it("tells a running head opening with a lower-case letter when it is split across the page or set flush right", () => {
+    // a package's name as its running head, the section at the other edge
+    const pkg = [line(100, "spreadtab", 520, 640, 30), line(100, "\n\n2 BASIC FEATURES", 950, 1120, 26), ...body(190, 20)];
+    expect(assemblePage(pkg, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
+    // a long title set flush right over two rows, the second opening with "the"
+    const title = [line(60, "Sample Template for Writing", 700, 1120, 26), line(92, "\n\nthe Working Papers of the Bank", 560, 1120, 26), ...body(190, 20)];
+    expect(assemblePage(title, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
+  });
+
   it("measures the pitch of close-set lines whose boxes overlap", () => {
     // boxes 30 px high every 24 px: the head is 2.2 pitches above the text, though less than two box heights
     const tight = Array.from({ length: 30 }, (_, k) => line(220 + 24 * k, k ? ` line ${k + 1}` : "Body text"));
