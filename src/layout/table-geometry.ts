@@ -44,12 +44,29 @@ const INSIDE = 0.8;
 const CROSSING = 0.15;
 /** Page numbers as an index or a table of contents gives them: 12, 12–14, 7, 45, 102 (dot leaders before). */
 const PAGE_REFERENCES = /^[.·…\s]*(?:\d{1,4}|[ivxlc]{1,6})(?:\s*[-–,]\s*(?:\d{1,4}|[ivxlc]{1,6}))*[,.]?$/i;
+/** A number in a table's cell, alone or as a range (0.839, 12.5 %, 0.31–2.27, 1245). */
+const NUMBER = /^[-+−±(]?[\d.,]*\d\s*%?\)?(?:\s*[-–−]\s*[\d.,]*\d\s*%?\)?)?$/;
+/** A sparse grid's values (right of its first column) are mostly numbers, MEASURED of them with a decimal point or a
+ * percent sign (an index's or a contents page's numbers are whole pages). */
+const NUMBERS = 0.6;
+const MEASURED = 0.3;
+/** Values of a table: NUMBERS of them numbers, MEASURED of them with a decimal point or a percent sign. */
+function measured(values: readonly string[]): boolean {
+  return (
+    values.length > 0 &&
+    values.filter((v) => NUMBER.test(v)).length >= NUMBERS * values.length &&
+    values.filter((v) => NUMBER.test(v) && /\d[.,]\d|%/.test(v)).length >= MEASURED * values.length
+  );
+}
+
 /** A grid the decoder did not write as a table: at least GRID_ROWS rows, each at most ROW_GAP line heights under
  * the last, holding two cells or more (boxes set apart by more than CELL_GAP line heights, wider than a word
  * space), and GRID_WIDE of them three or more (two page columns, a listing's comments are rows of two). */
 const GRID_ROWS = 3;
 const CELL_GAP = 1;
 const GRID_WIDE = 0.6;
+/** …or this share for a sparse table of numbers (see measured). */
+const SPARSE_WIDE = 0.3;
 
 /** A line's text pieces as the decoder split them into cells (one piece for a line with no cell tags). */
 function pieces(markdown: string): string[] {
@@ -151,7 +168,15 @@ function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: numb
     const beyond = (r: readonly number[]) => cells(r) < 3 && r.some((i) => boxes[i]!.xMin < x0 || boxes[i]!.xMax > x1);
     while (run.length && beyond(run[0]!)) run.shift();
     while (run.length && beyond(run[run.length - 1]!)) run.pop();
-    if (run.length >= GRID_ROWS && run.filter((r) => cells(r) >= 3).length >= GRID_WIDE * run.length) out.push(...run.flat());
+    // (fewer rows of three do for a sparse table: its values, right of each row's first box, mostly numbers)
+    const rowsOfThree = run.filter((r) => cells(r) >= 3).length;
+    if (
+      run.length >= GRID_ROWS &&
+      (rowsOfThree >= GRID_WIDE * run.length ||
+        (rowsOfThree >= SPARSE_WIDE * run.length &&
+          measured(run.flatMap((r) => r.slice(1).map((i) => pieces(lines[i]!.markdown).join(" "))))))
+    )
+      out.push(...run.flat());
     run = [];
   };
   for (const row of rows) {
@@ -178,30 +203,32 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
   const boxes = lines.map((l) => l.box);
   const h = median(boxes.map((b) => b.yMax - b.yMin)) || 1;
   const decoded = new Set(tableLines(lines));
-  const seeds = [...new Set([...decoded, ...gridLines(lines, boxes, h)])].sort((a, b) => a - b);
-  if (!seeds.length) return [...lines];
-  // seeds of one table: linked when within SEED_GAP line heights of each other vertically and SEED_REACH horizontally
-  const parent = seeds.map((_, k) => k);
-  const find = (k: number): number => (parent[k] === k ? k : (parent[k] = find(parent[k]!)));
+  const gridded = gridLines(lines, boxes, h);
+  if (!decoded.size && !gridded.length) return [...lines];
+  // seeds of one table: linked when within SEED_GAP line heights of each other vertically and SEED_REACH
+  // horizontally; the decoder's seeds and a grid's are linked apart (a grid keeps the tagged lines it runs through)
   const gap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, Math.max(a0, b0) - Math.min(a1, b1));
-  seeds.forEach((s, k) => {
-    for (let m = 0; m < k; m++) {
-      const a = boxes[s]!,
-        b = boxes[seeds[m]!]!;
-      // (the decoder's seeds and the grids' are linked below, only where a grid lies within a table's width)
-      if (decoded.has(s) !== decoded.has(seeds[m]!)) continue;
-      if (gap(a.yMin, a.yMax, b.yMin, b.yMax) <= SEED_GAP * h && gap(a.xMin, a.xMax, b.xMin, b.xMax) <= SEED_REACH * h)
-        parent[find(k)] = find(m);
-    }
-  });
-  const byRoot = new Map<number, number[]>();
-  seeds.forEach((s, k) => byRoot.set(find(k), [...(byRoot.get(find(k)) ?? []), s]));
-  // a grid within a table's width, close above or below it, goes on with the decoder's table (rows it wrote as text
-  // after closing the table); one that runs on beyond its width (the page column beside) stays a grid of its own,
-  // under the stricter checks. The decoder's tables come first: their lines are taken before a grid is looked for.
-  const all = [...byRoot.values()];
-  const tableClusters = all.filter((c) => decoded.has(c[0]!));
-  let grids = all.filter((c) => !decoded.has(c[0]!));
+  const link = (seeds: readonly number[]): number[][] => {
+    const parent = seeds.map((_, k) => k);
+    const find = (k: number): number => (parent[k] === k ? k : (parent[k] = find(parent[k]!)));
+    seeds.forEach((s, k) => {
+      for (let m = 0; m < k; m++) {
+        const a = boxes[s]!,
+          b = boxes[seeds[m]!]!;
+        if (gap(a.yMin, a.yMax, b.yMin, b.yMax) <= SEED_GAP * h && gap(a.xMin, a.xMax, b.xMin, b.xMax) <= SEED_REACH * h)
+          parent[find(k)] = find(m);
+      }
+    });
+    const byRoot = new Map<number, number[]>();
+    seeds.forEach((s, k) => byRoot.set(find(k), [...(byRoot.get(find(k)) ?? []), s]));
+    return [...byRoot.values()];
+  };
+  // a grid within a table's width, close above or below it or over it, goes on with the decoder's table (rows it
+  // wrote as text after closing the table); one that runs on beyond its width (the page column beside) stays a
+  // grid of its own, under the stricter checks. The decoder's tables come first: their lines are taken before a
+  // grid is looked for.
+  const tableClusters = link([...decoded].sort((x, y) => x - y));
+  let grids = link(gridded);
   const extent = (c: readonly number[]) => ({
     xMin: Math.min(...c.map((i) => boxes[i]!.xMin)),
     xMax: Math.max(...c.map((i) => boxes[i]!.xMax)),
@@ -215,7 +242,7 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
       for (const g of grids) {
         const f = extent(g);
         if (f.xMin >= e.xMin - h && f.xMax <= e.xMax + h && gap(f.yMin, f.yMax, e.yMin, e.yMax) <= SEED_GAP * h) {
-          t.push(...g);
+          t.push(...g.filter((i) => !t.includes(i)));
           grids = grids.filter((x) => x !== g);
           grown = true;
           break;
@@ -223,10 +250,17 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
       }
     }
   }
-  const clusters = [...tableClusters, ...grids];
+  // …except a grid that holds all of a decoder's table (the decoder wrote a few of the grid's rows as a table): it
+  // is tried first, and the decoder's table only if the grid is turned away
+  const holds = (g: readonly number[]) => tableClusters.some((t) => t.every((i) => g.includes(i)));
+  const clusters = [
+    ...grids.filter(holds).map((members) => ({ members, grid: true })),
+    ...tableClusters.map((members) => ({ members, grid: false })),
+    ...grids.filter((g) => !holds(g)).map((members) => ({ members, grid: true })),
+  ];
   const taken = new Set<number>();
   const tables: { members: number[]; html: Map<number, string> }[] = [];
-  for (const cluster of clusters) {
+  for (const { members: cluster, grid: gridOnly } of clusters) {
     const xMin = Math.min(...cluster.map((i) => boxes[i]!.xMin)),
       xMax = Math.max(...cluster.map((i) => boxes[i]!.xMax));
     const inside = (i: number) => {
@@ -249,7 +283,6 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     const up = () => first > 0 && rows[first - 1]!.length >= 2 && top(rows[first]!) - bottom(rows[first - 1]!) <= ROW_GAP * h;
     const down = () => last < rows.length - 1 && rows[last + 1]!.length >= 2 && top(rows[last + 1]!) - bottom(rows[last]!) <= ROW_GAP * h;
     // (a grid is all the rows its run holds)
-    const gridOnly = !cluster.some((i) => decoded.has(i));
     while (!gridOnly && seeded(first, last) >= SEEDED * (last - first + 2) && (down() || up())) {
       if (down()) last++;
       else first--;
@@ -379,7 +412,19 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     if (cols >= 4 && cols % 2 === 0 && kinds.every((n, c) => n === (c % 2 === 1))) continue;
     // a sparse grid is no table (a screenshot's widgets, a figure's labels): left to the decoder
     const filled = grid.flat().filter((slot) => slot.text.length).length;
-    if (filled < (gridOnly ? GRID_FILLED : FILLED) * grid.flat().length) continue;
+    // (a grid the boxes alone found may be sparse, a table's values set on some rows only, when every row holds
+    // two cells or more and most cells right of the first column are numbers, many of them measurements)
+    const sparse =
+      grid.every((row) => row.filter((slot) => slot.text.length).length >= 2) &&
+      measured(
+        grid.flatMap((row) =>
+          row
+            .slice(1)
+            .filter((slot) => slot.text.length)
+            .map((slot) => slot.text.join(" ")),
+        ),
+      );
+    if (filled < (gridOnly && !sparse ? GRID_FILLED : FILLED) * grid.flat().length) continue;
     // HTML in row order, each piece owned by the line whose text it holds (tags go with the line before them)
     const html = new Map<number, string>();
     const order: number[] = [];

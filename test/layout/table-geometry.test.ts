@@ -171,6 +171,57 @@ describe("tablesByGeometry", () => {
     ).toContain("just to demonstrate");
   });
 
+  it("finds a sparse table of measurements, its values set on some rows only (tb-pmc4840965)", () => {
+    const cols = [
+      [0, 110],
+      [220, 262],
+      [336, 380],
+      [454, 486],
+    ] as const;
+    const row = (y: number, cells: (string | undefined)[]) =>
+      cells.flatMap((t, c) =>
+        t === undefined ? [] : [L(cols[c]![0], y, c === 0 ? Math.min(110, 8 * t.length) : cols[c]![1], y + 11, `\n\n${t}`)],
+      );
+    const rows: (string | undefined)[][] = [
+      ["Variable", "Hazard ratio", "95 % CI", "p value"],
+      ["Age (median)", undefined, undefined, "0.716"],
+      ["<=69", "1.000"],
+      [">69", "0.839", "0.310-2.268"],
+      ["Gender", undefined, undefined, "0.142"],
+      ["Male", "1.000"],
+      ["Female", "0.426", "0.152-1.190"],
+      ["Type of surgery", undefined, undefined, "0.010"],
+      ["Low anterior", "1.000"],
+      ["Abdominoperineal", "3.140", "0.919-10.725"],
+    ];
+    const lines = rows.flatMap((cells, k) => row(14 * k, cells));
+    const { blocks } = assemblePage(lines, 486, 150);
+    expect(blocks.map((b) => b.type)).toEqual(["table"]);
+    const t = blocks[0]!.table!;
+    expect([t.rows, t.cols]).toEqual([10, 4]);
+    expect(t.cells.find((x) => x.row === 9 && x.col === 1)!.text).toBe("3.140");
+    // the decoder wrote two of its rows as a table of their own: the grid holding them is still read whole
+    const tagged = rows.flatMap((cells, k) => row(14 * k, cells));
+    const male = tagged.findIndex((l) => l.markdown.includes("Male"));
+    tagged[male] = { ...tagged[male]!, markdown: "\n\n<table><tr><td>Male" };
+    tagged[male + 1] = { ...tagged[male + 1]!, markdown: "</td><td>1.000</td></tr>" };
+    tagged[male + 2] = { ...tagged[male + 2]!, markdown: "<tr><td>Female" };
+    tagged[male + 3] = { ...tagged[male + 3]!, markdown: "</td><td>0.426" };
+    tagged[male + 4] = { ...tagged[male + 4]!, markdown: "</td><td>0.152-1.190</td></tr></table>" };
+    const whole = assemblePage(tagged, 486, 150).blocks;
+    expect(whole.map((b) => b.type)).toEqual(["table"]);
+    expect([whole[0]!.table!.rows, whole[0]!.table!.cols]).toEqual([10, 4]);
+    // the same rows holding whole numbers (a contents page: entries, their pages) are no table
+    const contents = rows.map((cells) => cells.map((c, i) => (c === undefined || i === 0 ? c : String(10 + c.length))));
+    expect(
+      assemblePage(
+        contents.flatMap((cells, k) => row(14 * k, cells)),
+        486,
+        150,
+      ).blocks.some((b) => b.type === "table"),
+    ).toBe(false);
+  });
+
   it("finds no table in a page's columns: an index, a list set in three columns, a listing and its comments", () => {
     const tableTypes = (lines: PageLine[]) => assemblePage(lines, 1240, 1754).blocks.filter((b) => b.type === "table").length;
     // an index in two page columns: entries and their page numbers, a continuation line apart
