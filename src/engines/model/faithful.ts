@@ -396,7 +396,10 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         // neighbour is the same letter, aligned with the recogniser's
         const neighbour = (q: number) => q >= 0 && q < content.length && units[content[q]!]!.ch === d && steps.some((t) => t.d === q && t.r !== undefined && r[t.r] === d);
         const doubled = neighbour(s.d - 1) || neighbour(s.d + 1);
-        const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !beyondRecogniser(d)
+        // the second letter of a typographic ligature (fi, fl, ff, ffi, ffl are one glyph, which the recogniser
+        // reads as its f: "fle" for "file")
+        const ligature = /[fil]/.test(d) && s.d > 0 && units[content[s.d - 1]!]!.ch === "f";
+        const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !ligature && !beyondRecogniser(d)
           : d === " " ? options.spaces !== "none" && prev >= 0 && next < r.length && r[prev] !== " " && r[next] !== " " &&
             (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
           // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")

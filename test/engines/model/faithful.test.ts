@@ -16,6 +16,13 @@ describe("mergeLine", () => {
     expect(mergeLine(" Thecorem 1 holds for bundlcs", ev("Theorem 1 holds for bundles"), latin)).toBe(" Theorem 1 holds for bundles");
   });
 
+  it("keeps the letters of a ligature the recogniser read as its f (fi, fl, ffi: one glyph)", () => {
+    expect(mergeLine(" Process the file with LaTeX", ev("Process the fle with LaTeX"), latin)).toBe(" Process the file with LaTeX");
+    expect(mergeLine(" the first office reflex", ev("the frst ofce refex"), latin)).toBe(" the first office reflex");
+    // an inserted letter after any other letter still goes
+    expect(mergeLine(" bundlies", ev("bundles"), latin)).toBe(" bundles");
+  });
+
   it("restores a sure letter the decoder dropped inside a word", () => {
     expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
   });
