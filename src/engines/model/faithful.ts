@@ -305,6 +305,9 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
 // ---------------------------------------------------------------------------------------------------------------
 // the merge
 
+/** Bracket pairs the recogniser confuses with each other. */
+const BRACKETS: readonly (readonly [string, string])[] = [["{", "}"], ["[", "]"], ["(", ")"]];
+
 const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : ch);
 
 /**
@@ -375,6 +378,15 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   }
   const at = (k: number): PageScripts => (cyrOk[k] === scripts.cyrillic ? scripts : { cyrillic: cyrOk[k]! });
   const guardAt = (k: number) => (ch: string) => (allowed(ch, at(k)) ? ch : latinFor(ch));
+  // a bracket the recogniser read as another kind ("{" as "[" in TeX code) stays the decoder's where the decoder's
+  // brackets of both kinds pair up in the line (the swap would leave them unpaired)
+  const counts = (ch: string) => content.filter((k) => units[k]!.ch === ch).length;
+  const paired = (open: string, close: string) => counts(open) === counts(close);
+  const keptBracket = (d: string, rc: string) => {
+    const mine = BRACKETS.find(([o, c]) => d === o || d === c);
+    const theirs = BRACKETS.find(([o, c]) => rc === o || rc === c);
+    return mine !== undefined && theirs !== undefined && mine !== theirs && paired(...mine) && paired(...theirs);
+  };
   let lastD = -1;
   steps.forEach((s, k) => {
     if (s.d !== undefined) {
@@ -385,7 +397,7 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         lastR = s.r;
         if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
         else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!))) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
-        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!])) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
+        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc)) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if (!allowed(d, at(content[s.d]!))) out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       } else {
@@ -395,7 +407,20 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         // a doubled letter the recogniser read once (CTC merges a run without a blank between): the decoder's
         // neighbour is the same letter, aligned with the recogniser's
         const neighbour = (q: number) => q >= 0 && q < content.length && units[content[q]!]!.ch === d && steps.some((t) => t.d === q && t.r !== undefined && r[t.r] === d);
-        const doubled = neighbour(s.d - 1) || neighbour(s.d + 1);
+        // (a mark repeated more than once beyond the recogniser's run of it is no doubled mark: the decoder's "####1"
+        // for the recogniser's sure "#1" in TeX code)
+        const runOf = (chars: (q: number) => string | undefined, q: number): [number, number] => {
+          let a = q, b = q;
+          while (chars(a - 1) === d) a--;
+          while (chars(b + 1) === d) b++;
+          return [a, b];
+        };
+        const [d0, d1] = runOf((q) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : undefined), s.d);
+        const aligned = steps.find((t) => t.d !== undefined && t.r !== undefined && t.d >= d0 && t.d <= d1 && r[t.r] === d)?.r;
+        const recogniserRun = aligned === undefined ? 0 : (([a, b]) => b - a + 1)(runOf((q) => r[q], aligned));
+        // (not dashes: the recogniser reads TeX's "---" as one)
+        const overrun = !LETTER_OR_DIGIT.test(d) && d !== "-" && aligned !== undefined && d1 - d0 + 1 > recogniserRun + 1;
+        const doubled = (neighbour(s.d - 1) || neighbour(s.d + 1)) && !overrun;
         // the second letter of a typographic ligature (fi, fl, ff, ffi, ffl are one glyph, which the recogniser
         // reads as its f: "fle" for "file")
         const ligature = /[fil]/.test(d) && s.d > 0 && units[content[s.d - 1]!]!.ch === "f";
@@ -404,7 +429,8 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
             (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
           // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
           : options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
-        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable)) out[content[s.d]!] = "";
+        // (an overrun goes wherever the recogniser's run of the mark is sure, its neighbours sure or not)
+        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable) || (overrun && sure(aligned!) && options.punctuation)) out[content[s.d]!] = "";
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       }
       lastD = s.d;

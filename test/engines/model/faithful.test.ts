@@ -23,6 +23,21 @@ describe("mergeLine", () => {
     expect(mergeLine(" bundlies", ev("bundles"), latin)).toBe(" bundles");
   });
 
+  it("cuts a mark the decoder repeated beyond the recogniser's sure run of it, and keeps a doubled one", () => {
+    expect(mergeLine(" \\ClassWarning{leaflet}{####1.}", ev("\\ClassWarning{leaflet}{#1.}"), latin)).toBe(" \\ClassWarning{leaflet}{#1.}");
+    // …though the letter before the run is unsure
+    const peaks = Array.from("\\Warning{leaflet}{#1.}", (c, i) => (i === 17 ? 0.6 : 1));
+    expect(mergeLine(" \\Warning{leaflet}{####1.}", ev("\\Warning{leaflet}{#1.}", peaks), latin)).toBe(" \\Warning{leaflet}{#1.}");
+    // the recogniser reads a doubled mark once: "--" stays
+    expect(mergeLine(" pages 3--5 and", ev("pages 3-5 and"), latin)).toBe(" pages 3--5 and");
+  });
+
+  it("keeps the decoder's bracket where the recogniser's other kind would leave the line's brackets unpaired", () => {
+    expect(mergeLine(" \\renewenvironment{document}%", ev("\\renewenvironment[document}%"), latin)).toBe(" \\renewenvironment{document}%");
+    // where the decoder's own brackets do not pair, the recogniser's sure reading is taken
+    expect(mergeLine(" \\newcommand{\\x}[1}", ev("\\newcommand{\\x}[1]"), latin)).toBe(" \\newcommand{\\x}[1]");
+  });
+
   it("restores a sure letter the decoder dropped inside a word", () => {
     expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
   });
