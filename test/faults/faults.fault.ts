@@ -180,10 +180,13 @@ describe("signals", () => {
       const timer = setTimeout(() => child.kill("SIGINT"), delay);
       const r = await child;
       clearTimeout(timer);
-      // before the CLI has loaded (its handler not yet installed) SIGINT ends Node itself: a shell sees 130 too
+      // before the CLI has loaded (its handler not yet installed), or after it has finished and let go of the handler
+      // while Node winds down, SIGINT ends Node itself (a shell sees 130 too): nothing then, or every document done
       if (r.exitCode === undefined) {
         expect(r.signal).toBe("SIGINT");
-        expect(files(out)).toEqual([]);
+        const done = completePairs(out);
+        expect([0, goodStems.length], `round ${round}, killed by SIGINT after ${delay} ms`).toContain(done.length);
+        sameAsClean(out, done);
         continue;
       }
       expect([0, 130], `round ${round}, SIGINT after ${delay} ms`).toContain(r.exitCode);
