@@ -424,7 +424,14 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         // the second letter of a typographic ligature (fi, fl, ff, ffi, ffl are one glyph, which the recogniser
         // reads as its f: "fle" for "file")
         const ligature = /[fil]/.test(d) && s.d > 0 && units[content[s.d - 1]!]!.ch === "f";
-        const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !ligature && !beyondRecogniser(d)
+        // a letter the recogniser cannot read, written right after its own base letter that the recogniser read there,
+        // is that letter twice ("definiíalt" for the recogniser's "definialt"), not a letter it missed; before it, it
+        // is a word's own letters, which the recogniser read as one ("détaillées": "detailles")
+        // (Latin only: a Cyrillic letter's base is a look-alike, and "оо" is two letters the recogniser reads as one)
+        const twin = (q: number) =>
+          q >= 0 && q < content.length && units[content[q]!]!.ch !== d && steps.some((t) => t.d === q && t.r !== undefined && sameBase(d, r[t.r]!));
+        const beside = beyondRecogniser(d) && !CYRILLIC.test(d) && twin(s.d - 1);
+        const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !ligature && (!beyondRecogniser(d) || beside)
           : d === " " ? options.spaces !== "none" && prev >= 0 && next < r.length && r[prev] !== " " && r[next] !== " " &&
             (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
           // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")

@@ -38,6 +38,16 @@ describe("mergeLine", () => {
     expect(mergeLine(" \\newcommand{\\x}[1}", ev("\\newcommand{\\x}[1]"), latin)).toBe(" \\newcommand{\\x}[1]");
   });
 
+  it("drops a letter the recogniser cannot read written right after its own base letter (the letter twice)", () => {
+    expect(mergeLine(" Az ebben definiíalt parancsok", ev("Az ebben definialt parancsok"), latin)).toBe(" Az ebben definialt parancsok");
+    // alone, where the recogniser read its base, it stays (the recogniser lacks the accent)
+    expect(mergeLine(" Az ebben definiált parancsok", ev("Az ebben definialt parancsok"), latin)).toBe(" Az ebben definiált parancsok");
+    // before its base it is the word's own letter, the pair read as one: French "ée" stays
+    expect(mergeLine(" les sections détaillées", ev("les sections detailles"), latin)).toBe(" les sections détaillées");
+    // a Cyrillic letter written twice where the recogniser read one look-alike stays twice ("зоопарк")
+    expect(mergeLine(" зоопарк", ev("зoпарк"), cyrillic)).toBe(" зоопарк");
+  });
+
   it("restores a sure letter the decoder dropped inside a word", () => {
     expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
   });
