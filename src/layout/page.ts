@@ -92,6 +92,8 @@ const OUTER_BAND = 0.06;
  * at least this share of the page's text width, and no piece is wider than SPLIT_PIECE of it. */
 const SPLIT_GAP = 0.25;
 const SPLIT_PIECE = 0.45;
+/** A line set flush right ends within this share of the text width from its right edge. */
+const FLUSH = 0.05;
 /** A split row's lines may be this many median line heights tall (a running head set in another face). */
 const SPLIT_HEIGHT = 1.5;
 /** The line pitch is taken as at least this share of the median line height (detector boxes of close-set lines
@@ -184,7 +186,8 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
   const h = median(usable.map((i) => height(boxes[i]!)));
   const pitch = Math.max(linePitch(usable.map((i) => boxes[i]!)), PITCH_FLOOR * h) || h;
   const rows = rowsOf(usable, boxes);
-  const textWidth = Math.max(...usable.map((i) => boxes[i]!.xMax)) - Math.min(...usable.map((i) => boxes[i]!.xMin));
+  const textLeft = Math.min(...usable.map((i) => boxes[i]!.xMin));
+  const textWidth = Math.max(...usable.map((i) => boxes[i]!.xMax)) - textLeft;
   const rowTop = (r: number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
   const rowBottom = (r: number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
   const rowCentre = (r: number[]) => median(r.map((i) => centreY(boxes[i]!)));
@@ -197,9 +200,8 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
       xs.every((i) => boxes[i]!.xMax - boxes[i]!.xMin <= SPLIT_PIECE * textWidth)
     );
   };
-  const textLeft = Math.min(...usable.map((i) => boxes[i]!.xMin));
   // set in from the text's left edge by a quarter of its width, yet reaching its right edge (a head set flush right)
-  const inset = (i: number) => boxes[i]!.xMin - textLeft >= SPLIT_GAP * textWidth && boxes[i]!.xMax >= textLeft + (1 - SPLIT_GAP / 5) * textWidth;
+  const inset = (i: number) => boxes[i]!.xMin - textLeft >= SPLIT_GAP * textWidth && boxes[i]!.xMax >= textLeft + (1 - FLUSH) * textWidth;
   const marginLike = (r: number[], foot: boolean) => {
     const tallest = split(r) ? SPLIT_HEIGHT : MARGIN_HEIGHT;
     // the decoder writes a lone short line as a heading; at the very foot of the page it is none

@@ -83,6 +83,18 @@ function pieces(markdown: string): string[] {
     .filter((s) => s);
 }
 
+/** The box around some of the page's lines, and its top and bottom. */
+function extentOf(indices: readonly number[], boxes: readonly Extent[]): Extent {
+  return {
+    xMin: Math.min(...indices.map((i) => boxes[i]!.xMin)),
+    xMax: Math.max(...indices.map((i) => boxes[i]!.xMax)),
+    yMin: Math.min(...indices.map((i) => boxes[i]!.yMin)),
+    yMax: Math.max(...indices.map((i) => boxes[i]!.yMax)),
+  };
+}
+const top = (indices: readonly number[], boxes: readonly Extent[]) => Math.min(...indices.map((i) => boxes[i]!.yMin));
+const bottom = (indices: readonly number[], boxes: readonly Extent[]) => Math.max(...indices.map((i) => boxes[i]!.yMax));
+
 /** Rows of the given lines, top to bottom, each left to right: a line joins the row whose first member it is level with. */
 function rowsOf(indices: readonly number[], boxes: readonly Extent[]): number[][] {
   const rows: number[][] = [];
@@ -155,16 +167,14 @@ function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: numb
   const written = lines.map((_, i) => i).filter((i) => pieces(lines[i]!.markdown).length);
   const rows = rowsOf(written, boxes);
   const cells = (r: readonly number[]) => 1 + r.filter((i, k) => k > 0 && boxes[i]!.xMin - boxes[r[k - 1]!]!.xMax > CELL_GAP * h).length;
-  const top = (r: readonly number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
-  const bottom = (r: readonly number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
   const out: number[] = [];
   let run: number[][] = [];
   const close = () => {
     // a row of fewer than three cells at either end that reaches beyond the wide rows' width is the page going on
     // (a line of each page column level under a table spanning both), not the table's header or total
-    const wide = run.filter((r) => cells(r) >= 3).flat();
-    const x0 = Math.min(...wide.map((i) => boxes[i]!.xMin)) - 2 * h,
-      x1 = Math.max(...wide.map((i) => boxes[i]!.xMax)) + 2 * h;
+    const wide = extentOf(run.filter((r) => cells(r) >= 3).flat(), boxes);
+    const x0 = wide.xMin - 2 * h,
+      x1 = wide.xMax + 2 * h;
     const beyond = (r: readonly number[]) => cells(r) < 3 && r.some((i) => boxes[i]!.xMin < x0 || boxes[i]!.xMax > x1);
     while (run.length && beyond(run[0]!)) run.shift();
     while (run.length && beyond(run[run.length - 1]!)) run.pop();
@@ -181,7 +191,7 @@ function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: numb
   };
   for (const row of rows) {
     const last = run[run.length - 1];
-    if (last && (cells(row) < 2 || top(row) - bottom(last) > ROW_GAP * h)) close();
+    if (last && (cells(row) < 2 || top(row, boxes) - bottom(last, boxes) > ROW_GAP * h)) close();
     if (cells(row) >= 2) run.push(row);
   }
   close();
@@ -229,18 +239,12 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
   // grid is looked for.
   const tableClusters = link([...decoded].sort((x, y) => x - y));
   let grids = link(gridded);
-  const extent = (c: readonly number[]) => ({
-    xMin: Math.min(...c.map((i) => boxes[i]!.xMin)),
-    xMax: Math.max(...c.map((i) => boxes[i]!.xMax)),
-    yMin: Math.min(...c.map((i) => boxes[i]!.yMin)),
-    yMax: Math.max(...c.map((i) => boxes[i]!.yMax)),
-  });
   for (const t of tableClusters) {
     for (let grown = true; grown; ) {
       grown = false;
-      const e = extent(t);
+      const e = extentOf(t, boxes);
       for (const g of grids) {
-        const f = extent(g);
+        const f = extentOf(g, boxes);
         if (f.xMin >= e.xMin - h && f.xMax <= e.xMax + h && gap(f.yMin, f.yMax, e.yMin, e.yMax) <= SEED_GAP * h) {
           t.push(...g.filter((i) => !t.includes(i)));
           grids = grids.filter((x) => x !== g);
@@ -261,8 +265,7 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
   const taken = new Set<number>();
   const tables: { members: number[]; html: Map<number, string> }[] = [];
   for (const { members: cluster, grid: gridOnly } of clusters) {
-    const xMin = Math.min(...cluster.map((i) => boxes[i]!.xMin)),
-      xMax = Math.max(...cluster.map((i) => boxes[i]!.xMax));
+    const { xMin, xMax } = extentOf(cluster, boxes);
     const inside = (i: number) => {
       const b = boxes[i]!;
       const overlap = Math.min(b.xMax, xMax + h) - Math.max(b.xMin, xMin - h);
@@ -275,13 +278,12 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     if (!seedRows.length) continue;
     let first = seedRows[0]!,
       last = seedRows[seedRows.length - 1]!;
-    const top = (r: number[]) => Math.min(...r.map((i) => boxes[i]!.yMin));
-    const bottom = (r: number[]) => Math.max(...r.map((i) => boxes[i]!.yMax));
     // grown by rows of two cells or more right above or below, while rows the decoder put in a table stay the
     // majority (two page columns set on one leading are rows of two too, all the way down the page)
     const seeded = (a: number, b: number) => seedRows.filter((k) => k >= a && k <= b).length;
-    const up = () => first > 0 && rows[first - 1]!.length >= 2 && top(rows[first]!) - bottom(rows[first - 1]!) <= ROW_GAP * h;
-    const down = () => last < rows.length - 1 && rows[last + 1]!.length >= 2 && top(rows[last + 1]!) - bottom(rows[last]!) <= ROW_GAP * h;
+    const up = () => first > 0 && rows[first - 1]!.length >= 2 && top(rows[first]!, boxes) - bottom(rows[first - 1]!, boxes) <= ROW_GAP * h;
+    const down = () =>
+      last < rows.length - 1 && rows[last + 1]!.length >= 2 && top(rows[last + 1]!, boxes) - bottom(rows[last]!, boxes) <= ROW_GAP * h;
     // (a grid is all the rows its run holds)
     while (!gridOnly && seeded(first, last) >= SEEDED * (last - first + 2) && (down() || up())) {
       if (down()) last++;
@@ -297,8 +299,8 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     const region = rows.slice(first, last + 1).map((r) => [...r]);
     // row labels the decoder left out of its table: lines level with the rows, beside the table on the left, one
     // on most rows, and few lines there between the rows (a page column of prose beside the table has them)
-    const yTop = top(region[0]!),
-      yBottom = bottom(region[region.length - 1]!);
+    const yTop = top(region[0]!, boxes),
+      yBottom = bottom(region[region.length - 1]!, boxes);
     const labels = lines
       .map((_, i) => i)
       .filter(
@@ -320,8 +322,8 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
     const members = region.flat();
     // a line beside the region that reaches into the table's width (prose running through it) leaves the table
     // to the decoder
-    const yMin = top(region[0]!),
-      yMax = bottom(region[region.length - 1]!);
+    const yMin = top(region[0]!, boxes),
+      yMax = bottom(region[region.length - 1]!, boxes);
     const through = lines.some(
       (_, i) =>
         !members.includes(i) &&
@@ -348,7 +350,8 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
       if (seps.some(gutter)) continue;
       // nor when it has two columns (a listing and its comments, two page columns), or columns of one width (page
       // columns of a list; a table's label column is wider than its figures)
-      const bounds = [Math.min(...members.map((i) => boxes[i]!.xMin)), ...seps, Math.max(...members.map((i) => boxes[i]!.xMax))];
+      const spread = extentOf(members, boxes);
+      const bounds = [spread.xMin, ...seps, spread.xMax];
       const widths = bounds.slice(1).map((b, c) => b - bounds[c]!);
       if (cols < 3 || Math.max(...widths) <= EVEN_COLUMNS * Math.min(...widths)) continue;
     }

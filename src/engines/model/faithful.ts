@@ -333,7 +333,10 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   const steps = align(content.map((k) => units[k]!.ch), r);
   // decoder unit -> its step; recogniser slot -> the decoder unit aligned with it
   const rToD = new Int32Array(r.length).fill(-1);
-  for (const s of steps) if (s.d !== undefined && s.r !== undefined) rToD[s.r] = s.d;
+  const dToR = new Int32Array(content.length).fill(-1);
+  for (const s of steps) if (s.d !== undefined && s.r !== undefined) [rToD[s.r], dToR[s.d]] = [s.d, s.r];
+  // the recogniser's character aligned with decoder unit q (undefined where none is, or q is off the line)
+  const alignedWith = (q: number) => (q >= 0 && q < content.length && dToR[q]! >= 0 ? r[dToR[q]!] : undefined);
   // the first and last recogniser slots the decoder's text is aligned with: restoring stops there (a bullet read as
   // a letter before the text, a hyphen the decoder joined its word over after it)
   const firstAligned = rToD.findIndex((x) => x >= 0);
@@ -406,7 +409,7 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         const inRun = (prev >= 0 || next < r.length) && (prev < 0 || sure(prev)) && (next >= r.length || sure(next)) && r.length > 0;
         // a doubled letter the recogniser read once (CTC merges a run without a blank between): the decoder's
         // neighbour is the same letter, aligned with the recogniser's
-        const neighbour = (q: number) => q >= 0 && q < content.length && units[content[q]!]!.ch === d && steps.some((t) => t.d === q && t.r !== undefined && r[t.r] === d);
+        const neighbour = (q: number) => alignedWith(q) === d && units[content[q]!]!.ch === d;
         // (a mark repeated more than once beyond the recogniser's run of it is no doubled mark: the decoder's "####1"
         // for the recogniser's sure "#1" in TeX code)
         const runOf = (chars: (q: number) => string | undefined, q: number): [number, number] => {
@@ -416,7 +419,8 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
           return [a, b];
         };
         const [d0, d1] = runOf((q) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : undefined), s.d);
-        const aligned = steps.find((t) => t.d !== undefined && t.r !== undefined && t.d >= d0 && t.d <= d1 && r[t.r] === d)?.r;
+        const alignedAt = Array.from({ length: d1 - d0 + 1 }, (_, k) => d0 + k).find((q) => alignedWith(q) === d);
+        const aligned = alignedAt === undefined ? undefined : dToR[alignedAt]!;
         const recogniserRun = aligned === undefined ? 0 : (([a, b]) => b - a + 1)(runOf((q) => r[q], aligned));
         // (not dashes: the recogniser reads TeX's "---" as one)
         const overrun = !LETTER_OR_DIGIT.test(d) && d !== "-" && aligned !== undefined && d1 - d0 + 1 > recogniserRun + 1;
@@ -428,8 +432,10 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         // is that letter twice ("definiíalt" for the recogniser's "definialt"), not a letter it missed; before it, it
         // is a word's own letters, which the recogniser read as one ("détaillées": "detailles")
         // (Latin only: a Cyrillic letter's base is a look-alike, and "оо" is two letters the recogniser reads as one)
-        const twin = (q: number) =>
-          q >= 0 && q < content.length && units[content[q]!]!.ch !== d && steps.some((t) => t.d === q && t.r !== undefined && sameBase(d, r[t.r]!));
+        const twin = (q: number) => {
+          const rc = alignedWith(q);
+          return rc !== undefined && units[content[q]!]!.ch !== d && sameBase(d, rc);
+        };
         const beside = beyondRecogniser(d) && !CYRILLIC.test(d) && twin(s.d - 1);
         const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !ligature && (!beyondRecogniser(d) || beside)
           : d === " " ? options.spaces !== "none" && prev >= 0 && next < r.length && r[prev] !== " " && r[next] !== " " &&
