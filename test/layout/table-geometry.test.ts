@@ -1,8 +1,12 @@
 // Tables rebuilt from where their cells sit (src/layout/table-geometry.ts), and through assemblePage.
 import { describe, expect, it } from "vitest";
 import { assemblePage, type PageLine } from "../../src/layout/page.js";
+import type { BlockTable } from "../../src/output/schema.js";
 import { tablesByGeometry } from "../../src/layout/table-geometry.js";
 import { pageLine as L } from "./helpers.js";
+
+/** The text of the cell at row r, column c (undefined where no cell starts there). */
+const cellText = (t: BlockTable, r: number, c: number) => t.cells.find((x) => x.row === r && x.col === c)?.text;
 
 // tb-pmc4776821 as the decoder wrote it: the row labels "Prior Experience" and "Medium-High/Medium" were detected
 // apart from their cells and read as paragraphs, the header row got a fifth, empty cell, and the last row label
@@ -36,7 +40,7 @@ describe("tablesByGeometry", () => {
     expect(blocks.map((b) => b.type)).toEqual(["table"]);
     const t = blocks[0]!.table!;
     expect([t.rows, t.cols]).toEqual([4, 5]);
-    const cell = (r: number, c: number) => t.cells.find((x) => x.row === r && x.col === c)!.text;
+    const cell = (r: number, c: number) => cellText(t, r, c);
     expect([0, 1, 2, 3, 4].map((c) => cell(0, c))).toEqual(["Prior Experience", "One", "Two", "Three or More", "Total"]);
     expect([0, 1, 2, 3, 4].map((c) => cell(2, c))).toEqual(["Medium-High/Medium", "4", "8", "5", "17"]);
     expect(cell(3, 0)).toBe("Low/Very-Low");
@@ -83,7 +87,7 @@ describe("tablesByGeometry", () => {
     expect(blocks.map((b) => b.type)).toEqual(["caption", "table"]);
     const t = blocks[1]!.table!;
     expect([t.rows, t.cols]).toEqual([4, 4]);
-    const cell = (r: number, c: number) => t.cells.find((x) => x.row === r && x.col === c)?.text;
+    const cell = (r: number, c: number) => cellText(t, r, c);
     expect([cell(0, 1), cell(1, 1), cell(2, 2), cell(3, 3)]).toEqual([
       "Pre-decontamination period",
       "679 (54.538% of total)",
@@ -142,7 +146,7 @@ describe("tablesByGeometry", () => {
     expect(blocks.map((b) => b.type)).toEqual(["table"]);
     const t = blocks[0]!.table!;
     expect([t.rows, t.cols]).toEqual([7, 5]);
-    expect(t.cells.find((x) => x.row === 6 && x.col === 3)!.text).toBe("94.19");
+    expect(cellText(t, 6, 3)).toBe("94.19");
   });
 
   it("ends a grid spanning two page columns where the columns' prose goes on under it", () => {
@@ -199,7 +203,7 @@ describe("tablesByGeometry", () => {
     expect(blocks.map((b) => b.type)).toEqual(["table"]);
     const t = blocks[0]!.table!;
     expect([t.rows, t.cols]).toEqual([10, 4]);
-    expect(t.cells.find((x) => x.row === 9 && x.col === 1)!.text).toBe("3.140");
+    expect(cellText(t, 9, 1)).toBe("3.140");
     // the decoder wrote two of its rows as a table of their own: the grid holding them is still read whole
     const tagged = rows.flatMap((cells, k) => row(14 * k, cells));
     const male = tagged.findIndex((l) => l.markdown.includes("Male"));
