@@ -497,7 +497,28 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
     tagged(afterUnit[k]!, "x");
   });
   tagged(after, "x");
-  return { text, tags, restored };
+  return typesetLogos(text, tags, restored);
+}
+
+/**
+ * The LaTeX logo, typeset with a small raised A (and TeX's lowered E), which the recogniser reads sure as "IATEX",
+ * or as "ATEX" with its L lost beside the A; the text layer, the truth and every other reader spell it "LATEX".
+ * A word that begins there (not a control sequence "\ATEX...", nor inside a word) is the logo; inflections stay
+ * ("IATEXowe" -> "LATEXowe"). Restored letters are tagged "x".
+ */
+const LATEX_LOGO = /(^|[^\p{L}\p{N}\\@])([Il1|]?)A(?=TEX(?:$|[^\p{Lu}]))/gu;
+
+function typesetLogos(text: string, tags: string, restored: number): { text: string; tags: string; restored: number } {
+  if (!text.includes("ATEX")) return { text, tags, restored };
+  let outText = "", outTags = "", from = 0;
+  for (const m of text.matchAll(LATEX_LOGO)) {
+    const at = m.index! + m[1]!.length;
+    outText += text.slice(from, at) + "LA";
+    outTags += tags.slice(from, at) + "xx";
+    from = at + m[2]!.length + 1;
+    if (!m[2]) restored++;
+  }
+  return { text: outText + text.slice(from), tags: outTags + tags.slice(from), restored };
 }
 
 /**

@@ -32,6 +32,15 @@ describe("mergeLine", () => {
     expect(mergeLine(" pages 3--5 and", ev("pages 3-5 and"), latin)).toBe(" pages 3--5 and");
   });
 
+  it("spells the LaTeX logo the recogniser reads as IATEX or ATEX as LATEX, and leaves other words alone", () => {
+    expect(mergeLine(" Process it with LATEX to see", ev("Process it with IATEX to see"), latin)).toBe(" Process it with LATEX to see");
+    expect(mergeLine(" the ATEX team, IATEX’s and (IATEX2e)", ev("the ATEX team, IATEX’s and (IATEX2e)"), latin))
+      .toBe(" the LATEX team, LATEX’s and (LATEX2e)");
+    expect(mergeLine(" makra IATEXowe", ev("makra IATEXowe"), latin)).toBe(" makra LATEXowe");
+    // a control sequence, a word with more letters before it, an upper-case word running on, are not the logo
+    expect(mergeLine(" \\ATEX, DATEX, ATEXT and PLATEX", ev("\\ATEX, DATEX, ATEXT and PLATEX"), latin)).toBe(" \\ATEX, DATEX, ATEXT and PLATEX");
+  });
+
   it("keeps the decoder's bracket where the recogniser's other kind would leave the line's brackets unpaired", () => {
     expect(mergeLine(" \\renewenvironment{document}%", ev("\\renewenvironment[document}%"), latin)).toBe(" \\renewenvironment{document}%");
     // where the decoder's own brackets do not pair, the recogniser's sure reading is taken
