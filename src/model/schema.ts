@@ -85,6 +85,9 @@ export interface LinesConfig {
   faithful?: boolean;
   /** the learned reading order of the detected lines (src/layout/learned.ts), a file in the bundle */
   layout?: string;
+  /** the diacritics model (src/vision/diacritics.ts), an ONNX file in the bundle: letters the recogniser and the
+   * decoder cannot write (č, ł, ő …) are composed from the diacritic it reads on the recogniser's letter */
+  diacritics?: string;
 }
 
 export interface TokenIds {
@@ -247,9 +250,10 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         if (l.letter_runs !== undefined) c.bool(l, "letter_runs", "vision.lines");
         if (l.faithful !== undefined) c.bool(l, "faithful", "vision.lines");
         if (l.layout !== undefined) c.str(l, "layout", "vision.lines");
+        if (l.diacritics !== undefined) c.str(l, "diacritics", "vision.lines");
         if (!Array.isArray(l.slots) || l.slots.length === 0 || !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1])))
           c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
-        for (const k of ["detector", "recogniser", "dictionary", "layout"])
+        for (const k of ["detector", "recogniser", "dictionary", "layout", "diacritics"])
           if (typeof l[k] === "string" && ((l[k] as string).startsWith("/") || (l[k] as string).split(/[\\/]/).includes("..")))
             c.fail(`vision.lines.${k}`, "file names must stay inside the bundle folder");
       }

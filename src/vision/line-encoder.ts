@@ -6,7 +6,7 @@ import type { LinesConfig } from "../model/schema.js";
 import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from "./visual-sequence.js";
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
-import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit } from "./lines.js";
+import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit, type Tensor } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
 import type { Extent } from "../layout/xycut.js";
 
@@ -24,6 +24,9 @@ export interface LineView {
   slotX: Float32Array;
   /** each slot's peak probability: the recogniser's surest CTC step over the slot's run (one per character of `text`) */
   slotPeak: Float32Array;
+  /** each slot's diacritic (an index of vision/diacritics.ts DIACRITICS) and its probability, where the page was read for them */
+  slotDiacritic?: Uint8Array;
+  slotDiacriticPeak?: Float32Array;
 }
 
 /** A page as the decoder reads it: its lines' views in reading order, and its pictures. */
@@ -32,13 +35,18 @@ export interface PageViews {
   pictures: Extent[];
 }
 
-/** One set of the three sessions on one worker thread; a page uses one lane from detection to projection. */
+/** One set of the sessions on one worker thread; a page uses one lane from detection to projection. */
 interface Lane {
   detector: VisionEncoder;
   recogniser: VisionEncoder;
   projector: VisionEncoder;
+  /** where the bundle has a diacritics model */
+  diacritics?: VisionEncoder;
   busy: boolean;
 }
+
+/** The lane's model files: detector, recogniser, projector, and the diacritics model if the bundle has one. */
+type LanePaths = [string, string, string, string?];
 
 export class LineEncoder {
   /** Lanes are opened when a page arrives while every lane is busy (documents read at once with --jobs). */
@@ -49,7 +57,7 @@ export class LineEncoder {
     private readonly cfg: LinesConfig,
     first: Lane,
     private readonly dictionary: string[],
-    private readonly paths: [string, string, string],
+    private readonly paths: LanePaths,
     private readonly options: EncoderOptions,
     private readonly order?: PairOrderScorer,
   ) {
@@ -75,7 +83,8 @@ export class LineEncoder {
       }
       order = new PairOrderScorer(parsePairOrderModel(json, file));
     }
-    const paths: [string, string, string] = [path.join(dir, cfg.detector), path.join(dir, cfg.recogniser), projectorPath];
+    const paths: LanePaths = [path.join(dir, cfg.detector), path.join(dir, cfg.recogniser), projectorPath];
+    if (cfg.diacritics) paths.push(path.join(dir, cfg.diacritics));
     return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options, order);
   }
 
@@ -110,6 +119,11 @@ export class LineEncoder {
         const r = await lane.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true });
         return { best: r.best!, peak: r.peak!, features: r.features! };
       },
+      ...(lane.diacritics
+        ? { diacritics: async (patches: Tensor, letters: Tensor) =>
+              (await lane.diacritics!.run({ patch: { type: "float32", data: patches.data, dims: patches.dims }, letter: { type: "float32", data: letters.data, dims: letters.dims } },
+                { transfer: true })).probability! }
+        : {}),
       ...(this.order ? { order: (boxes: readonly LineBox[], page: { width: number; height: number }) => this.order!.order(boxes, page) } : {}),
     };
   }
@@ -149,7 +163,8 @@ export class LineEncoder {
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
         // and the one before it the run's peak probability
         const slotPeak = Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
-        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(sequence), text: u.text, slotX, slotPeak };
+        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(sequence), text: u.text, slotX, slotPeak,
+          ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}) };
       });
     }
     clock("project");
@@ -184,12 +199,12 @@ export class LineEncoder {
 
   async close(): Promise<void> {
     await this.opening?.catch(() => undefined);
-    await Promise.all(this.lanes.flatMap((l) => [l.detector.close(), l.recogniser.close(), l.projector.close()]));
+    await Promise.all(this.lanes.flatMap((l) => [l.detector.close(), l.recogniser.close(), l.projector.close(), ...(l.diacritics ? [l.diacritics.close()] : [])]));
   }
 }
 
 /** The detector, recogniser and projector sessions on one worker thread (a page runs them in turn). */
-async function openLane(paths: [string, string, string], options: EncoderOptions): Promise<Lane> {
+async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane> {
   const opened: VisionEncoder[] = [];
   // No arenas: the three sessions run in turn, so without them the detector's working memory (~100 MiB on a
   // 150-DPI A4 page) is reused by the recogniser and the projector instead of each session holding its own
@@ -200,6 +215,7 @@ async function openLane(paths: [string, string, string], options: EncoderOptions
     opened.push(await VisionEncoder.open(paths[0], options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
     opened.push(await VisionEncoder.open(paths[1], options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
     opened.push(await VisionEncoder.open(paths[2], options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread));
+    if (paths[3]) opened.push(await VisionEncoder.open(paths[3], options, { inputs: ["patch", "letter"], outputs: ["probability"] }, thread));
   } catch (err) {
     await Promise.all(opened.map((e) => e.close()));
     throw err;
@@ -207,5 +223,5 @@ async function openLane(paths: [string, string, string], options: EncoderOptions
     // the sessions hold the thread from here: it ends when the last of them closes
     await thread.release();
   }
-  return { detector: opened[0]!, recogniser: opened[1]!, projector: opened[2]!, busy: false };
+  return { detector: opened[0]!, recogniser: opened[1]!, projector: opened[2]!, ...(opened[3] ? { diacritics: opened[3] } : {}), busy: false };
 }

@@ -2,6 +2,7 @@
 // recogniser turns each into glyph evidence (one slot per CTC symbol run), and the bundle's projector maps a
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
+import { readDiacritics } from "./diacritics.js";
 import { deskewPage } from "./deskew.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { layoutStage } from "../layout/stage.js";
@@ -28,6 +29,8 @@ export interface Tensor {
 export interface LineModels {
   detect(input: Tensor): Promise<Tensor>;
   recognise(input: Tensor): Promise<{ best: Tensor; peak: Tensor; features: Tensor }>;
+  /** the diacritics model (vision/diacritics.ts): windows [n, 1, 48, 32], one-hot letters [n, 27] → probabilities [n, classes] */
+  diacritics?(patches: Tensor, letters: Tensor): Promise<Tensor>;
   /** the reading order of the detected lines; default: the layout stage's (orderLines) */
   order?(boxes: readonly LineBox[], page: { width: number; height: number }): LineBox[];
 }
@@ -47,6 +50,10 @@ export interface LineUnit {
   stride: number;
   /** the recogniser's own greedy reading, for diagnostics */
   text: string;
+  /** per slot, the diacritic the diacritics model reads on its letter (an index of DIACRITICS) and how sure it is;
+   * absent where the bundle has no diacritics model or the page shows none beyond the decoder's letters */
+  diacritics?: Uint8Array;
+  diacriticPeaks?: Float32Array;
 }
 
 /**
@@ -176,10 +183,10 @@ export function recogniserCrop(page: PagePixels, box: Extent, height: number, ma
 /**
  * Greedy CTC collapse of one line: each run of one non-blank class (`best`, with its probability `peak`) becomes
  * a slot carrying the mean recogniser feature over the run plus [blank steps before it/8, run length/8, peak
- * probability, centre / steps].
+ * probability, centre / steps]; `centres` are the slots' centres in steps (the diacritics model's windows are cut there).
  */
 export function collapseSlots(best: ArrayLike<number>, peak: ArrayLike<number>, features: Float32Array, steps: number, width: number, dictionary: readonly string[]):
-  { ids: Int32Array; features: Float32Array; text: string } {
+  { ids: Int32Array; features: Float32Array; text: string; centres: Float32Array } {
   const runs: [number, number][] = [];
   for (let t = 0; t < steps; t++) {
     if (best[t] === 0) continue;
@@ -189,6 +196,7 @@ export function collapseSlots(best: ArrayLike<number>, peak: ArrayLike<number>, 
   const stride = width + SLOT_EXTRA;
   const out = new Float32Array(runs.length * stride);
   const ids = new Int32Array(runs.length);
+  const centres = new Float32Array(runs.length);
   let text = "";
   let prevEnd = 0;
   runs.forEach(([a, b], s) => {
@@ -203,9 +211,10 @@ export function collapseSlots(best: ArrayLike<number>, peak: ArrayLike<number>, 
     out[s * stride + width + 1] = (b - a) / 8;
     out[s * stride + width + 2] = pk;
     out[s * stride + width + 3] = (a + b) / 2 / steps;
+    centres[s] = (a + b) / 2;
     prevEnd = b;
   });
-  return { ids, features: out, text };
+  return { ids, features: out, text, centres };
 }
 
 /** Ink darker than this (0–255 luminance) counts when looking for marks the detector missed. */
@@ -307,7 +316,7 @@ export function recogniserChunk(width: number, cfg: Pick<LinesConfig, "rec_batch
 }
 
 /** Recogniser input for line crops of one height: each crop left-aligned in `width` columns, zero (mid-grey) padding. */
-function recogniserBatch(crops: readonly { data: Float32Array; width: number }[], height: number, width: number): Tensor {
+export function recogniserBatch(crops: readonly { data: Float32Array; width: number }[], height: number, width: number): Tensor {
   const plane = 3 * height * width;
   const data = new Float32Array(crops.length * plane);
   crops.forEach((crop, j) => {
@@ -386,6 +395,8 @@ export async function pageUnits(input: PagePixels, models: LineModels, cfg: Line
   const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
   clock("crops");
   const units: LineUnit[] = new Array(boxes.length);
+  // each slot's centre in its crop's columns (the diacritics model's windows)
+  const slotColumns: Float32Array[] = new Array(boxes.length);
   for (let i = 0; i < order.length; i += cfg.rec_batch) {
     const group = order.slice(i, i + cfg.rec_batch);
     const width = Math.ceil(Math.max(...group.map((k) => crops[k]!.width)) / 8) * 8;
@@ -400,10 +411,16 @@ export async function pageUnits(input: PagePixels, models: LineModels, cfg: Line
         // steps that only saw padding are dropped
         const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
         const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
-        units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...slots, stride: fw + SLOT_EXTRA };
+        const { centres, ...unit } = slots;
+        units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...unit, stride: fw + SLOT_EXTRA };
+        slotColumns[k] = centres.map((c) => (c * width) / steps);
       });
       clock("recognise");
     }
+  }
+  if (models.diacritics) {
+    await readDiacritics(units, crops, slotColumns, models.diacritics, cfg.rec_height);
+    clock("diacritics");
   }
   return { units, pictures };
 }

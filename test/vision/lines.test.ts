@@ -213,6 +213,8 @@ describe("collapseSlots", () => {
     expect(Array.from(r.features.subarray(0, stride))).toEqual([0.5, 1, 0, 2 / 8, 0.51, 1 / 9].map((v) => expect.closeTo(v, 6)));
     // the space slot (step 7) follows two blank steps after the slot ending at step 5
     expect(r.features[3 * stride + width]).toBeCloseTo(2 / 8, 6);
+    // each slot's centre in steps (where the diacritics model's window is cut): runs [0,2) [3,4) [4,5) [7,8) [8,9)
+    expect(Array.from(r.centres)).toEqual([1, 3.5, 4.5, 7.5, 8.5]);
   });
 
   it("gives an empty line no slots", () => {

@@ -16,11 +16,16 @@
 // The thresholds were chosen on synthetic training-type pages (scripts/faithful-eval.mjs tune), never on the
 // evaluation pages.
 import { appendFileSync } from "node:fs";
+import { DIACRITIC_SURE, DIACRITICS, markable, splitMark, withMark } from "../../vision/diacritics.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
 export interface LineEvidence {
   text: string;
   peaks: ArrayLike<number>;
+  /** per slot, the diacritic read on its letter (vision/diacritics.ts DIACRITICS index) and its probability; absent
+   * where the page was not read for diacritics */
+  diacritics?: ArrayLike<number>;
+  diacriticPeaks?: ArrayLike<number>;
 }
 
 export interface FaithfulOptions {
@@ -324,6 +329,16 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   const r = rawR.length === evidence.peaks.length ? rawR.map(fold) : [];
   const peak = (j: number) => (r.length ? evidence.peaks[j]! : 0);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
+  // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
+  // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
+  // whose recogniser letters are look-alikes
+  const { diacritics, diacriticPeaks } = evidence;
+  const marked = (j: number, ch: string) => {
+    if (scripts.cyrillic || !r.length || !diacritics || !diacriticPeaks || j < 0 || j >= r.length || diacriticPeaks[j]! < DIACRITIC_SURE || !markable(ch)) return ch;
+    const base = splitMark(ch).base;
+    if (base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
+    return withMark(base, DIACRITICS[diacritics[j]!] ?? "none") ?? ch;
+  };
   // a box the recogniser read nothing in (a rule, a picture) has no letters or digits to write
   if (options.empty && evidence.text.length === 0) {
     const kept = units.filter((u) => u.structure || !LETTER_OR_DIGIT.test(u.ch));
@@ -462,14 +477,22 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
       const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
       if (kind && sure(j) && flanked && !expanded) {
         // before the decoder's next character, or after its last one (inside any closing tag)
+        const ch = escapeFor(marked(j, rc), html);
         if (nextD === undefined) {
-          if (content.length) afterUnit[content.at(-1)!] += escapeFor(rc, html);
-          else after += escapeFor(rc, html);
-        } else before[content[nextD]!] += escapeFor(rc, html);
+          if (content.length) afterUnit[content.at(-1)!] += ch;
+          else after += ch;
+        } else before[content[nextD]!] += ch;
         restored++;
       }
     }
   });
+  // letters aligned with a slot take the diacritic read on its glyph
+  for (const t of steps)
+    if (t.d !== undefined && t.r !== undefined) {
+      const q = content[t.d]!;
+      const m = marked(t.r, out[q]!);
+      if (m !== out[q]) [out[q], tag[q]] = [m, "m"];
+    }
   // a run of characters only the decoder wrote, whose letters and marks were all dropped, loses its spaces too
   // ("of course be be saved" -> "of course be saved", not "of cours e be saved")
   for (let k = 0; k < steps.length; ) {
@@ -537,6 +560,8 @@ export function mergeLine(decoded: string, evidence: LineEvidence, scripts: Page
 export interface EvidenceView {
   text?: string;
   slotPeak?: Float32Array;
+  slotDiacritic?: Uint8Array;
+  slotDiacriticPeak?: Float32Array;
 }
 
 const pageCache = new WeakMap<readonly EvidenceView[], PageScripts>();
@@ -556,7 +581,7 @@ export function faithfulLine(decoded: string, views: readonly EvidenceView[], in
     scripts = pageScripts(views.map((v) => ({ text: v.text ?? "", peaks: v.slotPeak ?? new Float32Array(0) })));
     pageCache.set(views, scripts);
   }
-  const merged = mergeLine(decoded, { text: view.text, peaks: view.slotPeak }, scripts);
+  const merged = mergeLine(decoded, { text: view.text, peaks: view.slotPeak, diacritics: view.slotDiacritic, diacriticPeaks: view.slotDiacriticPeak }, scripts);
   if (TRACE)
     appendFileSync(TRACE, JSON.stringify({ source: page?.source, page: page?.pageNumber, line: index, text: view.text,
       peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000), decoded, merged }) + "\n");

@@ -1,6 +1,7 @@
 // The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/engines/model/faithful.ts).
 import { describe, expect, it } from "vitest";
 import { align, baseOf, cyrillicLook, faithfulLine, joinHyphenated, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../../src/engines/model/faithful.js";
+import { DIACRITICS } from "../../../src/vision/diacritics.js";
 
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
 const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({ text, peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)) });
@@ -39,6 +40,24 @@ describe("mergeLine", () => {
     expect(mergeLine(" makra IATEXowe", ev("makra IATEXowe"), latin)).toBe(" makra LATEXowe");
     // a control sequence, a word with more letters before it, an upper-case word running on, are not the logo
     expect(mergeLine(" \\ATEX, DATEX, ATEXT and PLATEX", ev("\\ATEX, DATEX, ATEXT and PLATEX"), latin)).toBe(" \\ATEX, DATEX, ATEXT and PLATEX");
+  });
+
+  it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
+    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
+    // "čte" read as "cte" by the recogniser, "ête" by the decoder: the caron read on the c's glyph makes it č
+    const cte = { ...ev("cte"), diacritics: D(["caron", "none", "none"]), diacriticPeaks: [0.97, 0.99, 0.99] };
+    expect(mergeLine(" ête", cte, latin)).toBe(" čte");
+    // the decoder's accent where the glyph shows none goes; an unsure reading changes nothing
+    const nic = { ...ev("nic"), diacritics: D(["none", "none", "none"]), diacriticPeaks: [0.99, 0.99, 0.99] };
+    expect(mergeLine(" níc", nic, latin)).toBe(" nic");
+    expect(mergeLine(" níc", { ...nic, diacriticPeaks: [0.99, 0.6, 0.99] }, latin)).toBe(" níc");
+    expect(mergeLine(" nìc", { ...nic, diacritics: D(["none", "acute", "none"]) }, latin)).toBe(" níc");
+    // a letter restored from the recogniser takes its diacritic too; a letter of another base keeps its own
+    const zlut = { ...ev("zlut"), diacritics: D(["caron", "none", "none", "caron"]), diacriticPeaks: [0.99, 0.99, 0.99, 0.99] };
+    expect(mergeLine(" zlt", zlut, latin)).toBe(" žluť");
+    expect(mergeLine(" glut", { ...zlut, peaks: [0.3, 1, 1, 1] }, latin)).toBe(" gluť");
+    // no diacritics read on the page: nothing changes
+    expect(mergeLine(" ête", ev("cte"), latin)).toBe(" cte");
   });
 
   it("keeps the decoder's bracket where the recogniser's other kind would leave the line's brackets unpaired", () => {

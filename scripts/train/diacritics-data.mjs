@@ -1,0 +1,176 @@
+// Training data for the diacritics model (src/vision/diacritics.ts): synthetic text lines in Latin scripts with diacritics,
+// rendered in the system's fonts (sharp's SVG text), cut as a detected line is (recogniserCrop), read by the
+// bundle's recogniser; each letter the recogniser found that lines up with the line's text gives the window of the
+// crop at its slot, the base letter, and the mark the text has there.
+// Usage: node scripts/train/diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--bundle models/default]
+// OUT.bin: records of [label u8, letter u8, patch i8 × 48 × WINDOW_WIDTH] (patch = round(value × 127)).
+// Nothing here comes from a document: the words are random strings over each language's letters.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import sharp from "sharp";
+import ort from "onnxruntime-node";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { recogniserCrop, recogniserBatch, collapseSlots, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
+const { DIACRITICS, WINDOW_WIDTH, letterWindow, letterIndex, splitMark } = await import(path.join(root, "dist/vision/diacritics.js"));
+
+const args = { out: undefined, lines: 4000, seed: 1, bundle: path.join(root, "models/default") };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === "--lines") args.lines = Number(process.argv[++i]);
+  else if (a === "--seed") args.seed = Number(process.argv[++i]);
+  else if (a === "--bundle") args.bundle = process.argv[++i];
+  else args.out = a;
+}
+if (!args.out) throw new Error("usage: diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--bundle DIR]");
+
+let state = args.seed >>> 0 || 1;
+const rand = () => {
+  state ^= state << 13;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  return (state >>> 0) / 4294967296;
+};
+const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+
+const cfg = JSON.parse(fs.readFileSync(path.join(args.bundle, "model.json"), "utf8")).vision.lines;
+const rec = await ort.InferenceSession.create(path.join(args.bundle, cfg.recogniser), { intraOpNumThreads: 1 });
+const dictionary = parseDictionary(fs.readFileSync(path.join(args.bundle, cfg.dictionary), "utf8"));
+const H = cfg.rec_height;
+
+// each language's marked letters (lower case; upper case is drawn too), beside the plain alphabet
+const MARKED = {
+  cs: "áčďéěíňóřšťúůýž",
+  sk: "áäčďéíĺľňóôŕšťúýž",
+  pl: "ąćęłńóśźż",
+  hu: "áéíóöőúüű",
+  tr: "çğıöşü",
+  de: "äöü",
+  fr: "àâçéèêëîïôùûüÿ",
+  es: "áéíñóúü",
+  pt: "áâãàçéêíóôõú",
+  ro: "ăâîşţ",
+  hr: "čćđšž",
+  lv: "āčēģīķļņšūž",
+  is: "áðéíóúýþæö",
+};
+const PLAIN = "abcdefghijklmnopqrstuvwxyz";
+const FONTS = [
+  "Latin Modern Roman", "Latin Modern Sans", "Latin Modern Mono", "CMU Serif", "CMU Sans Serif", "CMU Typewriter Text",
+  "DejaVu Serif", "DejaVu Sans", "DejaVu Sans Mono", "Liberation Serif", "Liberation Sans", "Liberation Mono",
+  "TeX Gyre Termes", "TeX Gyre Pagella", "TeX Gyre Heros", "TeX Gyre Schola", "TeX Gyre Bonum", "TeX Gyre Cursor",
+  "Nimbus Roman", "Nimbus Sans", "P052", "C059", "URW Bookman",
+];
+
+function word(lang) {
+  const marked = MARKED[lang];
+  const n = 1 + Math.floor(rand() * 9);
+  let w = "";
+  for (let i = 0; i < n; i++) w += rand() < 0.3 ? pick(Array.from(marked)) : pick(Array.from(PLAIN));
+  const r = rand();
+  if (r < 0.1) return w.toUpperCase().replace("I\u0307", "İ");
+  if (r < 0.3) return w[0].toUpperCase() + w.slice(1);
+  return w;
+}
+function line() {
+  const lang = pick(Object.keys(MARKED));
+  const words = [];
+  const n = 3 + Math.floor(rand() * 8);
+  for (let i = 0; i < n; i++) words.push(rand() < 0.08 ? String(Math.floor(rand() * 2000)) : word(lang));
+  return words.join(" ");
+}
+const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** The line rendered and cut as the detector's box would be: a page of its own, and the box around its ink. */
+async function render(text) {
+  const size = 14 + Math.floor(rand() * 30);
+  const font = pick(FONTS);
+  const style = rand() < 0.15 ? ' font-style="italic"' : "";
+  const weight = rand() < 0.15 ? ' font-weight="bold"' : "";
+  const w = Math.ceil(text.length * size * 0.75) + 40;
+  const h = Math.ceil(size * 2.2);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="white"/>` +
+    `<text x="20" y="${Math.round(size * 1.4)}" font-family="${font}" font-size="${size}"${style}${weight}>${esc(text)}</text></svg>`;
+  let img = sharp(Buffer.from(svg)).flatten({ background: "#fff" });
+  const blur = rand();
+  if (blur < 0.3) img = img.blur(0.3 + rand() * 0.7);
+  const { data, info } = await img.removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  // ink extent
+  let x0 = info.width, x1 = 0, y0 = info.height, y1 = 0;
+  for (let y = 0; y < info.height; y++)
+    for (let x = 0; x < info.width; x++)
+      if (data[(y * info.width + x) * 3] < 160) {
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+  if (x1 <= x0) return undefined;
+  const ink = y1 - y0 + 1;
+  // the detector's boxes (unclip 1.5) reach a fraction of the line's height beyond its ink
+  const padY = ink * (0.1 + rand() * 0.3), padX = ink * (0.1 + rand() * 0.4);
+  const box = { xMin: Math.max(0, x0 - padX), xMax: Math.min(info.width, x1 + 1 + padX), yMin: Math.max(0, y0 - padY), yMax: Math.min(info.height, y1 + 1 + padY) };
+  // grain of a scan, now and then
+  if (rand() < 0.2) for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i] + (rand() - 0.5) * 40));
+  return { page: { width: info.width, height: info.height, data }, box };
+}
+
+/** Edit-distance alignment of two strings: the index pairs matched with equal characters. */
+function matches(a, b) {
+  const n = a.length, m = b.length, W = m + 1;
+  const d = new Int32Array((n + 1) * W);
+  for (let i = 0; i <= n; i++) d[i * W] = i;
+  for (let j = 0; j <= m; j++) d[j] = j;
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= m; j++)
+      d[i * W + j] = Math.min(d[(i - 1) * W + j] + 1, d[i * W + j - 1] + 1, d[(i - 1) * W + j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  const out = [];
+  for (let i = n, j = m; i > 0 && j > 0; ) {
+    if (a[i - 1] === b[j - 1] && d[i * W + j] === d[(i - 1) * W + j - 1]) out.push([--i, --j]);
+    else if (d[i * W + j] === d[(i - 1) * W + j - 1] + 1) (i--, j--);
+    else if (d[i * W + j] === d[(i - 1) * W + j] + 1) i--;
+    else j--;
+  }
+  return out;
+}
+
+const fold = (ch) => splitMark(ch).base.toLowerCase();
+const REC = 2 + H * WINDOW_WIDTH;
+const out = fs.openSync(args.out, "w");
+const counts = new Array(DIACRITICS.length).fill(0);
+let samples = 0;
+for (let n = 0; n < args.lines; n++) {
+  const text = line();
+  const r = await render(text);
+  if (!r) continue;
+  const crop = recogniserCrop(r.page, r.box, H, cfg.rec_max_width);
+  const width = Math.ceil(crop.width / 8) * 8;
+  const res = await rec.run({ pixels: new ort.Tensor("float32", recogniserBatch([crop], H, width).data, [1, 3, H, width]) });
+  const steps = res.best.dims[1];
+  const fw = res.features.dims[2];
+  const best = Float32Array.from(res.best.data, Number);
+  const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
+  const slots = collapseSlots(best, res.peak.data, res.features.data, valid, fw, dictionary);
+  const read = Array.from(slots.text);
+  if (read.length !== slots.centres.length) continue;
+  const truth = Array.from(text);
+  const buf = Buffer.alloc(REC);
+  for (const [j, i] of matches(read.map(fold), truth.map(fold))) {
+    const { base, mark } = splitMark(truth[i]);
+    if (!/[A-Za-z]/.test(base)) continue;
+    const label = DIACRITICS.indexOf(mark);
+    // plain letters are most of any page: a third of them is plenty
+    if (label === 0 && rand() > 0.35) continue;
+    const patch = letterWindow(crop, H, (slots.centres[j] * width) / steps);
+    buf[0] = label;
+    buf[1] = letterIndex(base);
+    for (let k = 0; k < patch.length; k++) buf.writeInt8(Math.max(-127, Math.min(127, Math.round(patch[k] * 127))), 2 + k);
+    fs.writeSync(out, buf);
+    counts[label]++;
+    samples++;
+  }
+  if ((n + 1) % 500 === 0) console.error(`${n + 1} lines, ${samples} samples`);
+}
+fs.closeSync(out);
+console.log(JSON.stringify({ lines: args.lines, samples, counts: Object.fromEntries(DIACRITICS.map((c, k) => [c, counts[k]])) }));

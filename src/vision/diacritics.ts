@@ -1,0 +1,201 @@
+// Diacritics read from the glyphs. The line recogniser's alphabet (PP-OCR's) and the decoder's vocabulary lack most
+// letters of Central European and Turkish Latin (č ř ž ě ů ł ą ę ő ş ğ …): the recogniser reads "č" as "c", and the
+// decoder writes "c", or a look-alike it has ("ê" for "ě"). The diacritics model looks at the pixels around each
+// letter the recogniser found (a window of the recogniser's own line crop, centred on the letter's CTC slot) and
+// says which diacritic the letter carries, if any; the merge (engines/model/faithful.ts) composes the letter with it.
+// Trained on synthetic lines (scripts/train/diacritics-data.mjs, python/ocr_tools/train/diacritics.py).
+import type { LineUnit, Tensor } from "./lines.js";
+
+/** The classes the diacritics model tells apart, in its output order: a combining mark, or how the base letter changes. */
+export const DIACRITICS = [
+  "none",
+  "acute",
+  "grave",
+  "circumflex",
+  "caron",
+  "diaeresis",
+  "ring",
+  "dot",
+  "double-acute",
+  "ogonek",
+  "cedilla",
+  "stroke",
+  "breve",
+  "tilde",
+  "macron",
+  "dotless",
+] as const;
+export type Diacritic = (typeof DIACRITICS)[number];
+
+const COMBINING: Partial<Record<Diacritic, string>> = {
+  acute: "\u0301",
+  grave: "\u0300",
+  circumflex: "\u0302",
+  caron: "\u030c",
+  diaeresis: "\u0308",
+  ring: "\u030a",
+  dot: "\u0307",
+  "double-acute": "\u030b",
+  ogonek: "\u0328",
+  cedilla: "\u0327",
+  breve: "\u0306",
+  tilde: "\u0303",
+  macron: "\u0304",
+};
+const STROKED: Record<string, string> = { l: "ł", L: "Ł", d: "đ", D: "Đ", o: "ø", O: "Ø" };
+const UNSTROKED: Record<string, string> = Object.fromEntries(Object.entries(STROKED).map(([a, b]) => [b, a]));
+const BY_COMBINING = new Map(Object.entries(COMBINING).map(([k, v]) => [v, k as Diacritic]));
+
+/** The letter without its mark, and the mark's class ("č" -> c, caron; "ł" -> l, stroke; "x" -> x, none). */
+export function splitMark(ch: string): { base: string; mark: Diacritic } {
+  if (UNSTROKED[ch]) return { base: UNSTROKED[ch]!, mark: "stroke" };
+  if (ch === "ı") return { base: "i", mark: "dotless" };
+  if (ch === "İ") return { base: "I", mark: "dot" };
+  const d = ch.normalize("NFD");
+  if (d.length === 2) {
+    const mark = BY_COMBINING.get(d[1]!);
+    if (mark) return { base: d[0]!, mark };
+  }
+  return { base: ch, mark: "none" };
+}
+
+/** `base` carrying `mark` as one character, or undefined where Unicode has no such letter. */
+export function withMark(base: string, mark: Diacritic): string | undefined {
+  if (mark === "none") return base;
+  if (mark === "stroke") return STROKED[base];
+  if (mark === "dotless") return base === "i" ? "ı" : undefined;
+  if (mark === "dot" && base === "I") return "İ";
+  const c = (base + COMBINING[mark]!).normalize("NFC");
+  return c.length === 1 ? c : undefined;
+}
+
+/** The letters the model is given as its second input (a one-hot of the base letter, case folded; 26 = any other). */
+export const DIACRITIC_LETTERS = 27;
+export function letterIndex(base: string): number {
+  const c = base.toLowerCase().charCodeAt(0) - 97;
+  return c >= 0 && c < 26 && base.length === 1 ? c : 26;
+}
+
+/** The window the model sees: this many columns of the 48-row recogniser crop, centred on the slot. */
+export const WINDOW_WIDTH = 32;
+
+/**
+ * The window of a line crop (the recogniser's input: CHW, normalised to [-1, 1], `width` columns) centred at column
+ * `x`, first channel only, as `WINDOW_WIDTH` columns by `height` rows; beyond the crop it is white.
+ */
+export function letterWindow(crop: { data: Float32Array; width: number }, height: number, x: number, out = new Float32Array(height * WINDOW_WIDTH)): Float32Array {
+  const left = Math.round(x - WINDOW_WIDTH / 2);
+  for (let r = 0; r < height; r++)
+    for (let c = 0; c < WINDOW_WIDTH; c++) {
+      const cx = left + c;
+      out[r * WINDOW_WIDTH + c] = cx >= 0 && cx < crop.width ? crop.data[r * crop.width + cx]! : 1;
+    }
+  return out;
+}
+
+/** Letters the diacritics model reads: Latin letters (with or without a diacritic already). */
+export function markable(ch: string): boolean {
+  return /^[A-Za-z]$/.test(splitMark(ch).base);
+}
+
+/**
+ * The accented letters of the languages the model is for (lower case). A page's language is the one whose letters
+ * its sure readings hold most of; a letter beyond it is a misreading there (a cedilla on "t" where the descender of
+ * the "y" beside it reaches into its window, on a Czech page), and is not written.
+ */
+export const ALPHABETS: Record<string, string> = {
+  cs: "áčďéěíňóřšťúůýž",
+  sk: "áäčďéíĺľňóôŕšťúýž",
+  pl: "ąćęłńóśźż",
+  hu: "áéíóöőúüű",
+  tr: "âçğıîöşüûi̇",
+  ro: "ăâîşţșț",
+  hr: "čćđšž",
+  de: "äöü",
+  fr: "àâçéèêëîïôùûüÿ",
+  es: "áéíñóúü",
+  pt: "áâãàçéêíóôõú",
+  it: "àèéìíîòóùú",
+};
+
+/** The page's language: the alphabet holding most of the sure readings `made` (the letters they compose). */
+export function pageAlphabet(made: readonly string[]): string {
+  let best = "", score = -1;
+  for (const letters of Object.values(ALPHABETS)) {
+    const n = made.filter((ch) => letters.includes(ch.toLowerCase())).length;
+    if (n > score) [best, score] = [letters, n];
+  }
+  return best;
+}
+
+/** Lines less high than this (page pixels, the detector's box) are not read: a diacritic there is a pixel or two,
+ * and the recogniser's crop, scaled up to 48 rows, shows noise as marks (a table cut from an article at screen
+ * resolution, its text 7 px high). Text of 9 pt at 150 DPI makes boxes of about 25 px. */
+const MIN_LINE_HEIGHT = 16;
+
+/** A page's letters sampled first, this many at most: the whole page is read only where they show diacritics. */
+const SAMPLE = 320;
+/** The letters that open the gate: the common letters beyond Latin-1 of the ALPHABETS (not ť ď ň ĺ ŕ ź: rare in
+ * their languages, and what a speck beside a French or English t, d or n reads as). */
+const SIGNATURE = "čřžšěůľłżąęśćńőűşğıăţșțđ";
+/** Sure: a class this probable. */
+export const DIACRITIC_SURE = 0.9;
+/** The sample must hold this many sure readings of SIGNATURE letters, lower case (a rule or a stamp above a scanned
+ * form's capitals reads as carons and macrons; a language's letters are in its lower-case text). */
+const GATE = 3;
+
+/**
+ * Reads the diacritics of a page's letters into each unit's `diacritics` and `diacriticPeaks` (in place). A sample
+ * of the page's letters is read first; unless it shows GATE lower-case letters the decoder cannot write (č, ł, ő, ş …), the
+ * page is left without (an English, French or German page: its decoder writes its letters, and every window costs
+ * time). `columns[k]` are unit k's slot centres in its crop's columns.
+ */
+export async function readDiacritics(units: LineUnit[], crops: readonly { data: Float32Array; width: number }[], columns: readonly Float32Array[],
+  run: (patches: Tensor, letters: Tensor) => Promise<Tensor>, height: number): Promise<void> {
+  const letters: [number, number, string][] = [];
+  units.forEach((u, k) => {
+    const chars = Array.from(u.text);
+    if (chars.length !== u.ids.length || u.box.yMax - u.box.yMin < MIN_LINE_HEIGHT) return;
+    chars.forEach((ch, j) => {
+      if (markable(ch)) letters.push([k, j, ch]);
+    });
+  });
+  if (!letters.length) return;
+  const read = async (which: readonly [number, number, string][]) => {
+    const size = height * WINDOW_WIDTH;
+    const patches = new Float32Array(which.length * size);
+    const onehot = new Float32Array(which.length * DIACRITIC_LETTERS);
+    which.forEach(([k, j, ch], n) => {
+      letterWindow(crops[k]!, height, columns[k]![j]!, patches.subarray(n * size, (n + 1) * size));
+      onehot[n * DIACRITIC_LETTERS + letterIndex(splitMark(ch).base)] = 1;
+    });
+    const p = await run({ data: patches, dims: [which.length, 1, height, WINDOW_WIDTH] }, { data: onehot, dims: [which.length, DIACRITIC_LETTERS] });
+    const classes = DIACRITICS.length;
+    return which.map((_, n) => {
+      let best = 0;
+      for (let c = 1; c < classes; c++) if (p.data[n * classes + c]! > p.data[n * classes + best]!) best = c;
+      return [best, p.data[n * classes + best]!] as const;
+    });
+  };
+  const step = Math.max(1, Math.floor(letters.length / SAMPLE));
+  const sample = letters.filter((_, n) => n % step === 0).slice(0, SAMPLE);
+  const sampled = await read(sample);
+  const beyond = sampled.filter(([c, p], n) => {
+    const made = withMark(splitMark(sample[n]![2]).base, DIACRITICS[c]!);
+    return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made);
+  }).length;
+  if (beyond < GATE) return;
+  const all = await read(letters);
+  for (const u of units) {
+    u.diacritics = new Uint8Array(u.ids.length);
+    u.diacriticPeaks = new Float32Array(u.ids.length);
+  }
+  const made = letters.map(([, , ch], n) => withMark(splitMark(ch).base, DIACRITICS[all[n]![0]]!));
+  const alphabet = pageAlphabet(made.filter((ch, n): ch is string => ch !== undefined && all[n]![0] !== 0 && all[n]![1] >= DIACRITIC_SURE));
+  letters.forEach(([k, j], n) => {
+    const ch = made[n];
+    const foreign = all[n]![0] !== 0 && (ch === undefined || !alphabet.includes(ch.toLowerCase()));
+    units[k]!.diacritics![j] = all[n]![0];
+    units[k]!.diacriticPeaks![j] = foreign ? 0 : all[n]![1];
+  });
+}

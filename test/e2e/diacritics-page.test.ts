@@ -1,0 +1,40 @@
+// A Czech page (fixtures/docs/diacritics_page.png: four lines set in Latin Modern at 22 px, written for this test)
+// read by the real default model end to end. Neither the recogniser nor the decoder can write č, ř, ě, ž, š: the
+// letters come from the diacritics model (src/vision/diacritics.ts); the same bundle without it reads them bare.
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ocr } from "../helpers/cli.js";
+import { repoRoot } from "../helpers/paths.js";
+
+const page = path.join(repoRoot, "fixtures/docs/diacritics_page.png");
+const parse = async (...extra: string[]) => {
+  const r = await ocr(["parse", page, "--stdout", "--threads", "2", "-q", ...extra], { cwd: repoRoot });
+  expect(r.exitCode).toBe(0);
+  return r.stdout;
+};
+
+describe("a Czech page with the default model", () => {
+  let bare: string | undefined;
+  afterAll(async () => {
+    if (bare) await rm(bare, { recursive: true, force: true });
+  });
+
+  it("writes the letters beyond the recogniser's and the decoder's alphabets", async () => {
+    const text = await parse();
+    expect(text).toContain("třpytila a děti běžely přes most k nádraží, kde čekal");
+    for (const word of ["Příliš", "úpěl", "Večer", "řeka", "přišla", "pozdě,", "protože", "klíče", "kanceláře", "tužek."]) expect(text).toContain(word);
+  });
+
+  it("reads them bare without the diacritics model", async () => {
+    bare = await mkdtemp(path.join(os.tmpdir(), "ocr-bare-"));
+    await cp(path.join(repoRoot, "models/default"), bare, { recursive: true });
+    const json = JSON.parse(await readFile(path.join(bare, "model.json"), "utf8"));
+    delete json.vision.lines.diacritics;
+    await writeFile(path.join(bare, "model.json"), JSON.stringify(json));
+    const text = await parse("--model", bare);
+    expect(text).not.toMatch(/[čřěžš]/);
+    expect(text).toContain("most k nádr");
+  });
+});

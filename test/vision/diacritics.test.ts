@@ -1,0 +1,114 @@
+// Diacritics read from the glyphs (src/vision/diacritics.ts): letters split into base and diacritic and composed
+// back, the window the model sees, and the page gate that reads a page only where its letters need it.
+import { describe, expect, it } from "vitest";
+import { ALPHABETS, DIACRITICS, DIACRITIC_LETTERS, WINDOW_WIDTH, letterIndex, letterWindow, markable, pageAlphabet, readDiacritics, splitMark, withMark } from "../../src/vision/diacritics.js";
+import type { LineUnit, Tensor } from "../../src/vision/lines.js";
+
+describe("splitMark and withMark", () => {
+  it("splits every letter of the languages the model covers into a base letter and a class, and composes it back", () => {
+    const letters = "áčďéěíňóřšťúůýžäĺľôŕąćęłńśźżőűçğışöüàâèêëîïùûÿñãõăţđāēģīķļņū ÁČŘŽŮŁŚŻŐŰŞĞİ";
+    for (const ch of letters.replace(" ", "")) {
+      const { base, mark } = splitMark(ch);
+      expect(base, ch).toMatch(/^[A-Za-z]$/);
+      expect(mark, ch).not.toBe("none");
+      expect(withMark(base, mark), ch).toBe(ch);
+    }
+    expect(splitMark("ř")).toEqual({ base: "r", mark: "caron" });
+    expect(splitMark("ł")).toEqual({ base: "l", mark: "stroke" });
+    expect(splitMark("x")).toEqual({ base: "x", mark: "none" });
+  });
+
+  it("has no letter for a base and diacritic Unicode does not join", () => {
+    expect(withMark("q", "caron")).toBeUndefined();
+    expect(withMark("x", "stroke")).toBeUndefined();
+    expect(withMark("e", "dotless")).toBeUndefined();
+    expect(withMark("e", "none")).toBe("e");
+  });
+
+  it("reads Latin letters only", () => {
+    expect(markable("č")).toBe(true);
+    expect(markable("Z")).toBe(true);
+    expect(markable("7")).toBe(false);
+    expect(markable("ж")).toBe(false);
+    expect(letterIndex("Č".normalize("NFD")[0]!)).toBe(2);
+    expect(letterIndex("ß")).toBe(DIACRITIC_LETTERS - 1);
+  });
+});
+
+describe("pageAlphabet", () => {
+  it("takes the language whose letters the page's readings hold most of", () => {
+    expect(pageAlphabet(Array.from("čřěžšůýččř"))).toBe(ALPHABETS.cs);
+    expect(pageAlphabet(Array.from("łśżąęóŁ"))).toBe(ALPHABETS.pl);
+    expect(pageAlphabet(Array.from("őűöüé"))).toBe(ALPHABETS.hu);
+    expect(pageAlphabet(Array.from("şğıçİ"))).toBe(ALPHABETS.tr);
+    // every diacritic the model reads makes a letter of some language's alphabet, but the macron (Latvian and
+    // Lithuanian are not among them: a rule above a line reads as macrons)
+    expect(Object.values(ALPHABETS).some((a) => /[āēīū]/.test(a))).toBe(false);
+    for (const name of DIACRITICS.filter((d) => d !== "none" && d !== "macron"))
+      expect(Object.values(ALPHABETS).some((a) => Array.from("abcdefghijklmnopqrstuvwxyz").some((b) => a.includes(withMark(b, name) ?? "-"))), name).toBe(true);
+  });
+});
+
+describe("letterWindow", () => {
+  it("cuts the crop's first channel around a column, white beyond the crop", () => {
+    const height = 4, width = 10;
+    const data = new Float32Array(3 * height * width).fill(-1);
+    for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) data[r * width + c] = c / 10;
+    const w = letterWindow({ data, width }, height, 2);
+    expect(w.length).toBe(height * WINDOW_WIDTH);
+    // column 2 sits at the window's centre; the window's first columns lie left of the crop
+    expect(w[WINDOW_WIDTH / 2]).toBeCloseTo(0.2);
+    expect(w[0]).toBe(1);
+    expect(w[WINDOW_WIDTH / 2 + 7]).toBeCloseTo(0.9);
+    expect(w[WINDOW_WIDTH / 2 + 8]).toBe(1);
+  });
+});
+
+describe("readDiacritics", () => {
+  const unit = (text: string, height = 30): LineUnit => ({
+    box: { xMin: 0, xMax: 10, yMin: 0, yMax: height, score: 1 },
+    geometry: new Float32Array(8),
+    ids: new Int32Array(Array.from(text).length).fill(1),
+    features: new Float32Array(0),
+    stride: 1,
+    text,
+  });
+  const crop = { data: new Float32Array(3 * 48 * 100), width: 100 };
+  /** A model that reads a caron on every c and nothing elsewhere (its letter input says which letter it is). */
+  const carons = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
+    const n = patches.dims[0]!;
+    const out = new Float32Array(n * DIACRITICS.length);
+    for (let i = 0; i < n; i++) {
+      const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
+      out[i * DIACRITICS.length + (letter === 2 ? DIACRITICS.indexOf("caron") : 0)] = 0.95;
+    }
+    return { data: out, dims: [n, DIACRITICS.length] };
+  };
+
+  it("reads every letter of a page whose sample shows letters beyond the decoder's, and leaves other pages alone", async () => {
+    const czech = [unit("cte cislo"), unit("pocitac")];
+    await readDiacritics(czech, [crop, crop], czech.map((u) => new Float32Array(u.ids.length)), carons, 48);
+    expect(Array.from(czech[0]!.diacritics!, (c) => DIACRITICS[c])).toEqual(["caron", "none", "none", "none", "caron", "none", "none", "none", "none"]);
+    expect(czech[1]!.diacriticPeaks![0]).toBeCloseTo(0.95);
+    // a letter beyond the page's language is read as unsure (ť is Czech, ţ Romanian)
+    const cedillas = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
+      const r = await carons(patches, letters);
+      for (let i = 0; i < patches.dims[0]!; i++)
+        if (letters.data[i * DIACRITIC_LETTERS + 19] === 1) r.data[i * DIACRITICS.length + DIACRITICS.indexOf("cedilla")] = 0.99;
+      return r;
+    };
+    const mixed = [unit("cte cislo"), unit("pocitac typ")];
+    await readDiacritics(mixed, [crop, crop], mixed.map((u) => new Float32Array(u.ids.length)), cedillas, 48);
+    expect(DIACRITICS[mixed[0]!.diacritics![1]!]).toBe("cedilla");
+    expect(mixed[0]!.diacriticPeaks![1]).toBe(0);
+    expect(mixed[0]!.diacriticPeaks![0]).toBeCloseTo(0.95);
+    // lines too low to show a diacritic are not read (a table cut at screen resolution)
+    const tiny = [unit("cte cislo", 12), unit("pocitac", 12)];
+    await readDiacritics(tiny, [crop, crop], tiny.map((u) => new Float32Array(u.ids.length)), carons, 48);
+    expect(tiny[0]!.diacritics).toBeUndefined();
+    // two carons in the sample are under the gate: the page is left without
+    const english = [unit("a cat"), unit("the car")];
+    await readDiacritics(english, [crop, crop], english.map((u) => new Float32Array(u.ids.length)), carons, 48);
+    expect(english[0]!.diacritics).toBeUndefined();
+  });
+});
