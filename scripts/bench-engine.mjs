@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of the native decoding engine: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
+// Benchmark of the native decoder: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
 // Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
 //                                      [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
 //                                      [--bandwidth-mb 1024] [--quantized q8,q4|none]
@@ -43,14 +43,14 @@ if (prefixes.some((p) => !Number.isInteger(p) || p < 1)) {
   process.exit(2);
 }
 
-const engineEntry = path.join(repo, "dist/native/index.js");
-if (!existsSync(engineEntry)) {
-  log(`bench-engine: ${engineEntry} is missing: run \`npm run build\` first`);
+const nativeEntry = path.join(repo, "dist/native/index.js");
+if (!existsSync(nativeEntry)) {
+  log(`bench-engine: ${nativeEntry} is missing: run \`npm run build\` first`);
   process.exit(3);
 }
-const { Engine, loadBenchAddon } = await import(pathToFileURL(engineEntry).href);
+const { Decoder, loadBenchAddon } = await import(pathToFileURL(nativeEntry).href);
 const { findPython, pythonEnv } = await import(pathToFileURL(path.join(repo, "dist/model/convert.js")).href);
-const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon; the engine loads the product one
+const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon; the decoder loads the product one
 
 function ensure(file, args, what) {
   if (existsSync(file)) return;
@@ -87,18 +87,18 @@ async function medianOfRuns(run) {
 }
 
 async function benchOurs(dir, prefix, kvDtype) {
-  const engine = await Engine.load(dir, { threads, kernels });
-  const cfg = engine.config;
+  const decoder = await Decoder.load(dir, { threads, kernels });
+  const cfg = decoder.config;
   const tokens = prefixTokens(prefix, cfg.vocab_size);
   // An untimed short prefill first (first touch of the mapped weights, the pool's threads), then fresh sessions.
-  const warm = engine.createSession({ kvDtype });
+  const warm = decoder.createSession({ kvDtype });
   await warm.prefill({ tokens: tokens.slice(0, Math.min(prefix, 32)) });
   warm.dispose();
   let session;
   let logits;
   const prefillSeconds = await medianOfRuns(async () => {
     session?.dispose();
-    session = engine.createSession({ kvDtype });
+    session = decoder.createSession({ kvDtype });
     const t = process.hrtime.bigint();
     logits = (await session.prefill({ tokens })).logits;
     return seconds(t);
@@ -119,10 +119,10 @@ async function benchOurs(dir, prefix, kvDtype) {
   const kvSize = kvDtype === "f32" ? 4 : 2;
   const avgLive = liveBefore + (r.tokens.length + 1) / 2;
   const kvBytes = avgLive * cfg.num_hidden_layers * 2 * cfg.num_key_value_heads * cfg.head_dim * kvSize;
-  const wSize = engine.info.embedDtype === "f32" ? 4 : 2; // the embedding stays float in quantised bundles
-  const bytesPerToken = engine.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
+  const wSize = decoder.info.embedDtype === "f32" ? 4 : 2; // the embedding stays float in quantised bundles
+  const bytesPerToken = decoder.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
   session.dispose();
-  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype, logits };
+  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: decoder.info.kernels, weightDtype: decoder.info.weightDtype, logits };
 }
 
 async function benchOrt(onnxPath, cfg, prefix) {
@@ -227,7 +227,7 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
         row.baseDtype = base.ours.weightDtype;
       }
       if (m.ort && !flag("--skip-ort")) {
-        const cfg = (await Engine.load(m.dir, { threads: 1 })).config;
+        const cfg = (await Decoder.load(m.dir, { threads: 1 })).config;
         const o = await benchOrt(path.join(cacheDir, `${m.name}-decoder.onnx`), cfg, prefix);
         row.ortDecodeTokPerS = o.decodeTokPerS;
         row.ortPrefillTokPerS = o.prefillTokPerS;

@@ -1,5 +1,5 @@
 // What `npm pack` ships (package.json "files"): what a user runs — the CLI, the compiled library, the native
-// engine's sources for the install script, the default bundle — and none of the tests, fixtures, training code or
+// decoder's sources for the install script, the default bundle — and none of the tests, fixtures, training code or
 // training state.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";

@@ -61,8 +61,9 @@ class OcrDecoder implements PageDecoder {
   private noRepeat(pagesInPass: number): NoRepeatRule | undefined {
     const rule = this.m.bundle.json.decoding.no_repeat_ngram;
     if (!rule) return undefined;
-    const window = pagesInPass > 1 && rule.document_window ? rule.document_window : rule.window;
-    return { n: rule.n, window, exempt: rule.exempt };
+    // model.json's `window` / `document_window` are the rule's look-back, not the R-SWA attention window
+    const lookback = pagesInPass > 1 && rule.document_window ? rule.document_window : rule.window;
+    return { n: rule.n, lookback, exempt: rule.exempt };
   }
 
   /** The page's record from its text (and, for line-unit models, its lines); `output` times the Markdown/blocks parse and figure crops. */
@@ -100,7 +101,7 @@ class OcrDecoder implements PageDecoder {
       const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, 1), p!.count);
       const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + p!.count);
       const positions = Array.from({ length: p!.count }, (_, k) => prompt.visualStart + k);
-      const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
+      const session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal });
       try {
         let t = performance.now();
         await session.prefill({ tokens: textIds, embeddings: p!.embeddings, embeddingPositions: positions });
@@ -154,7 +155,7 @@ class OcrDecoder implements PageDecoder {
     const rows = first instanceof InputError ? visualEntries(json.vision.modes[this.options.documentMode]!) : first.count;
     const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, numbers.length), rows);
     const ids = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + rows);
-    const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
+    const session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal });
     let current = -1;
     let started = performance.now();
     try {
@@ -195,7 +196,7 @@ class OcrDecoder implements PageDecoder {
   private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const pageToken = json.tokens.page!;
-    const session: Session = this.m.engine.createSession({ attention: this.attention, focal: this.focal, recordFixations: !!this.fixations });
+    const session: Session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal, recordFixations: !!this.fixations });
     const numbers = pages.pageNumbers;
     const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
