@@ -1,19 +1,19 @@
 // Public surface of src/app: the batch runner, its events and settings, with the page engines it runs
-// (the decoder registry, their settings and errors, the text engine's layout) from src/engines.
+// (the engine registry, their settings and errors, the text engine's layout) from src/engines.
 export { jobsForMemory, runBatch, readPathList, type BatchRequest } from "./run.js";
 export { parse, parseEvents, ParseError, type ParseEvent, type ParseOptions } from "./parse.js";
 export type { EventSink, RunEvent, RunSummary } from "./events.js";
 export {
-  getDecoder,
-  registerDecoder,
-  registeredDecoders,
+  getEngine,
+  registerEngine,
+  registeredEngines,
   type DecodeContext,
   type DecodedPage,
-  type DecoderDefinition,
+  type EngineDefinition,
   type DocumentPages,
   type ModelIdentity,
-  type PageDecoder,
-} from "../engines/decoder.js";
+  type PageEngine,
+} from "../engines/engine.js";
 export { resultSettings, stableHash, type RunSettings } from "./settings.js";
 export { defaultModelOptions, type EngineSettings, type ModelOptions, type ServerSettings } from "../engines/settings.js";
 export type { OutputFormat } from "../output/paths.js";

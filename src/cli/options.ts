@@ -155,7 +155,7 @@ export const OPTIONS = {
   // ---- engine and model
   engine: {
     flags: "--engine <name>",
-    description: "page decoder: model (the OCR model) or text (the PDF's own text layer)",
+    description: "page engine: model (the OCR model), text (the PDF's own text layer) or server (with --server URL)",
     defaultValue: "model",
   },
   model: {

@@ -12,7 +12,7 @@ import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
 import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder } from "../../vision/line-encoder.js";
-import type { ModelIdentity } from "../decoder.js";
+import type { ModelIdentity } from "../engine.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { ModelOptions } from "../settings.js";
 import { resolveDecodeOptions, type DecodeOptions } from "./options.js";

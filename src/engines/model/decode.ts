@@ -6,7 +6,7 @@ import { InputError, isInputError } from "../../input/index.js";
 import type { PageLine } from "../../layout/page.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
 import { PAGE_SEPARATOR } from "../../output/grounding.js";
-import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
+import { registerEngine, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageEngine } from "../engine.js";
 import type { ModelOptions } from "../settings.js";
 import { loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
@@ -29,7 +29,7 @@ function disposeSession(session: Session): void {
 }
 
 
-class OcrDecoder implements PageDecoder {
+class ModelEngine implements PageEngine {
   readonly engine = "model";
   constructor(
     private readonly m: LoadedModel,
@@ -368,13 +368,13 @@ class OcrDecoder implements PageDecoder {
 }
 
 /** The "model" engine: the bundle loaded once, then its decoder. */
-export async function createOcrDecoder(settings: { model: ModelOptions }): Promise<PageDecoder> {
+export async function createModelEngine(settings: { model: ModelOptions }): Promise<PageEngine> {
   const { loaded, identity, options } = await loadModel(settings);
   const fixations = options.fixationsFile ? new FixationLog(options.fixationsFile) : undefined;
-  return new OcrDecoder(loaded, identity, options, fixations);
+  return new ModelEngine(loaded, identity, options, fixations);
 }
 
-registerDecoder(
-  { name: "model", description: "the OCR model (vision encoder + native decoder)", create: createOcrDecoder },
+registerEngine(
+  { name: "model", description: "the OCR model (vision encoder + native decoder)", create: createModelEngine },
   { replace: true },
 );
