@@ -64,7 +64,7 @@ describe("npm pack", () => {
     const runners = [convert, ...bench.map((f) => readFileSync(path.join(repoRoot, f), "utf8"))].join("\n");
     const modules = [...runners.matchAll(/"(ocr_tools(?:\.\w+)+)"/g)].map((m) => m[1]!);
     expect(modules).toContain("ocr_tools.deepencoder.export_onnx");
-    expect(modules).toContain("ocr_tools.bench_engine");
+    expect(modules).toContain("ocr_tools.bench_decoder");
     const python = new Set<string>();
     const addModule = (name: string) => {
       const file = `python/${name.replace(/\./g, "/")}.py`;

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Benchmark of the native decoder: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
-// Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
-//                                      [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
-//                                      [--bandwidth-mb 1024] [--quantized q8,q4|none]
+// Usage: node scripts/bench-decoder.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
+//                                       [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
+//                                       [--bandwidth-mb 1024] [--quantized q8,q4|none]
 // Needs `npm run build` (imports dist/native) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
 // (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
-// with `python -m ocr_tools.bench_engine` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
+// with `python -m ocr_tools.bench_decoder` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
 // else python3 on PATH, then /usr/bin/python3, the first with PyTorch and onnx); its q8 / q4 copies (--quantized) with
 // `ocr models quantize`'s code, also once. Each prefix gets a row per weight format in the same run (bf16, then q8_0,
 // then q4_1), each with its own bandwidth bound, its decode speed relative to the bf16 row and its prefill logits' NMSE
@@ -31,21 +31,21 @@ const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_
 const log = (msg) => process.stderr.write(msg + "\n");
 
 if (!Number.isInteger(threads) || threads < 1) {
-  log(`bench-engine: --threads must be a positive integer (got ${option("--threads")})`);
+  log(`bench-decoder: --threads must be a positive integer (got ${option("--threads")})`);
   process.exit(2);
 }
 if (quantized.some((q) => q !== "q8" && q !== "q4")) {
-  log(`bench-engine: --quantized must be q8, q4, q8,q4 or none (got ${quantizedOpt})`);
+  log(`bench-decoder: --quantized must be q8, q4, q8,q4 or none (got ${quantizedOpt})`);
   process.exit(2);
 }
 if (prefixes.some((p) => !Number.isInteger(p) || p < 1)) {
-  log(`bench-engine: --prefixes must be a comma-separated list of positive integers`);
+  log(`bench-decoder: --prefixes must be a comma-separated list of positive integers`);
   process.exit(2);
 }
 
 const nativeEntry = path.join(repo, "dist/native/index.js");
 if (!existsSync(nativeEntry)) {
-  log(`bench-engine: ${nativeEntry} is missing: run \`npm run build\` first`);
+  log(`bench-decoder: ${nativeEntry} is missing: run \`npm run build\` first`);
   process.exit(3);
 }
 const { Decoder, loadBenchAddon } = await import(pathToFileURL(nativeEntry).href);
@@ -54,8 +54,8 @@ const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon;
 
 function ensure(file, args, what) {
   if (existsSync(file)) return;
-  log(`bench-engine: generating ${what} (once) ...`);
-  execFileSync(findPython(), ["-m", "ocr_tools.bench_engine", ...args], { stdio: ["ignore", "inherit", "inherit"], env: pythonEnv() });
+  log(`bench-decoder: generating ${what} (once) ...`);
+  execFileSync(findPython(), ["-m", "ocr_tools.bench_decoder", ...args], { stdio: ["ignore", "inherit", "inherit"], env: pythonEnv() });
 }
 
 // A deterministic prefix of ordinary token ids (the visual rows would only change the inputs, not the work).
@@ -70,7 +70,7 @@ function prefixTokens(n, vocab) {
 
 const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 
-// Prefill of a short prefix takes milliseconds, so one timing is mostly noise on a shared machine: both engines'
+// Prefill of a short prefix takes milliseconds, so one timing is mostly noise on a shared machine: both runtimes'
 // prefills are repeated until PREFILL_MIN_S has passed (at least once, at most PREFILL_MAX_RUNS) and the median counts.
 const PREFILL_MIN_S = 1, PREFILL_MAX_RUNS = 50;
 async function medianOfRuns(run) {
@@ -173,7 +173,7 @@ const models = [
 /** The quantised copy of the bf16 decoder (`ocr models quantize`'s code), written once beside it. */
 async function ensureQuantized(dir, to) {
   if (existsSync(path.join(dir, "model.json"))) return;
-  log(`bench-engine: quantising the DeepSeek-OCR-shape decoder to ${to} into ${dir} (once) ...`);
+  log(`bench-decoder: quantising the DeepSeek-OCR-shape decoder to ${to} into ${dir} (once) ...`);
   const { quantizeBundle } = await import(pathToFileURL(path.join(repo, "dist/model/quantize.js")).href);
   await quantizeBundle(largeDir, { to, out: dir, log });
 }
@@ -189,10 +189,10 @@ function nmse(a, b) {
   return num / den;
 }
 
-log(`bench-engine: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
-log(`bench-engine: measuring streaming-read bandwidth ...`);
+log(`bench-decoder: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
+log(`bench-decoder: measuring streaming-read bandwidth ...`);
 const bandwidthGBs = addon.testing.measureBandwidth(bandwidthMB, threads, 5);
-log(`bench-engine: ${bandwidthGBs.toFixed(1)} GB/s`);
+log(`bench-decoder: ${bandwidthGBs.toFixed(1)} GB/s`);
 
 const rows = [];
 const runs = [];
@@ -212,7 +212,7 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
   for (const prefix of prefixes) {
     let base;
     for (const m of variants) {
-      log(`bench-engine: ${m.name}${m.quantize ? ` (${m.quantize})` : ""} prefix ${prefix} ...`);
+      log(`bench-decoder: ${m.name}${m.quantize ? ` (${m.quantize})` : ""} prefix ${prefix} ...`);
       const ours = await benchOurs(m.dir, prefix, m.kvDtype);
       const boundTokPerS = (ours.bandwidthGBs * 1e9) / ours.bytesPerToken;
       const row = {
@@ -241,7 +241,7 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
 
 const machine = { cpu: os.cpus()[0]?.model ?? "unknown", cores: os.availableParallelism(), features: addon.cpuFeatures, loadavg: os.loadavg()[0] };
 if (json) {
-  process.stdout.write(JSON.stringify({ benchmark: "engine", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
+  process.stdout.write(JSON.stringify({ benchmark: "decoder", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
 } else {
   const f = (x, d = 1) => (x === undefined ? "-" : x.toFixed(d));
   const header = ["model", "dtype", "prefix", "decode tok/s", "GB/s", "bound tok/s", "of bound", "x bf16", "logits NMSE", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
@@ -253,7 +253,7 @@ if (json) {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  process.stdout.write(`engine benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
+  process.stdout.write(`decoder benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
     `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s at start, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`);
   process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
   process.stdout.write("bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +
