@@ -384,7 +384,7 @@ export const OPTIONS = {
   "bench.attention.model": { flags: "--model <dir>", description: "model bundle for the accuracy rows (default models/default)" },
   "bench.attention.cache": {
     flags: "--cache <dir>",
-    description: "where the generated benchmark models live (default ~/.cache/ocr/bench)",
+    description: "where the generated benchmark decoders live (default ~/.cache/ocr/bench)",
   },
   "bench.decoder.json": { flags: "--json", description: "print one JSON object with a `rows` array" },
   "bench.decoder.threads": { flags: "--threads <n>", description: "worker threads for both runtimes (default: the cores)" },
