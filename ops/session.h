@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kv_cache.h"
 #include "decoder.h"
+#include "kv_cache.h"
 #include "policy/entries.h"
 #include "policy/focal.h"
 #include "policy/rswa.h"
