@@ -248,7 +248,7 @@ function rate(tokens: number, ms: number): number {
   return ms > 0 ? Math.round((tokens / ms) * 10000) / 10 : 0;
 }
 
-/** A failure inside the engine that is not the document's (no InputError): onnxruntime, the native engine. */
+/** A failure inside the engine that is not the document's (no InputError): onnxruntime, the native decoder. */
 class ModelFailure extends Error {
   constructor(cause: unknown) {
     super((cause as Error)?.message ?? String(cause), { cause });
