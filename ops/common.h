@@ -1,4 +1,4 @@
-// Shared vocabulary of the engine core: dtypes, tensor views, element conversions, the error type.
+// Shared vocabulary of the native decoder core: dtypes, tensor views, element conversions, the error type.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -45,9 +45,9 @@ inline const char* dtype_name(DType t) {
 }
 
 // Errors that cross to JavaScript as data: a stable code plus a message naming what is wrong.
-struct EngineError : std::runtime_error {
+struct DecoderError : std::runtime_error {
   std::string code;
-  EngineError(std::string c, const std::string& msg) : std::runtime_error(msg), code(std::move(c)) {}
+  DecoderError(std::string c, const std::string& msg) : std::runtime_error(msg), code(std::move(c)) {}
 };
 
 // A read-only view of a weight tensor inside a memory-mapped file.

@@ -47,9 +47,9 @@ Scratch& scratch() {
   return s;
 }
 
-void linear_jobs(Model& m, const std::vector<LinearJob>& jobs) { linear(m.kernels(), m.pool(), m.min_parallel_macs(), jobs); }
+void linear_jobs(Decoder& m, const std::vector<LinearJob>& jobs) { linear(m.kernels(), m.pool(), m.min_parallel_macs(), jobs); }
 
-void mlp_forward(Model& m, const MlpWeights& w, const float* x, int64_t n, float* out) {
+void mlp_forward(Decoder& m, const MlpWeights& w, const float* x, int64_t n, float* out) {
   Scratch& s = scratch();
   const int64_t inter = w.gate->rows();
   float* g = Scratch::take(s.gate, n * inter);
@@ -60,7 +60,7 @@ void mlp_forward(Model& m, const MlpWeights& w, const float* x, int64_t n, float
 }
 
 // DeepSeek-V2 MoE: routed experts (top-k of a softmax gate, weights applied in f32) plus shared experts.
-void moe_forward(Model& m, const LayerWeights& L, const float* x, int64_t n, float* out) {
+void moe_forward(Decoder& m, const LayerWeights& L, const float* x, int64_t n, float* out) {
   const DecoderConfig& c = m.config();
   const Kernels& kr = m.kernels();
   Scratch& s = scratch();
@@ -128,10 +128,10 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   using clock = std::chrono::steady_clock;
   const auto t_step = clock::now();
   double attn_s = 0;
-  const DecoderConfig& c = model_.config();
+  const DecoderConfig& c = decoder_.config();
   const int64_t H = c.hidden_size, NH = c.num_attention_heads, NKV = c.num_key_value_heads, D = c.head_dim;
   const int64_t first = static_cast<int64_t>(entries_.size()) - n;
-  const Kernels& k = model_.kernels();
+  const Kernels& k = decoder_.kernels();
 
   // Keys each new entry may see: the live entries before this call, then the new ones up to itself.
   std::vector<int32_t> slots;
@@ -163,11 +163,11 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   if (capture && capture->hidden) capture->hidden_states.assign(static_cast<size_t>(c.num_hidden_layers * n * H), 0.f);
 
   for (int l = 0; l < c.num_hidden_layers; l++) {
-    const LayerWeights& L = model_.layers[l];
+    const LayerWeights& L = decoder_.layers[l];
     KvLayer& kv = kv_[l];
     // Attention block.
     rms_norm(x, L.attn_norm.data(), xn, n, H, c.rms_norm_eps);
-    linear_jobs(model_, {{xn, n, L.q, q}, {xn, n, L.k, kk}, {xn, n, L.v, vv}});
+    linear_jobs(decoder_, {{xn, n, L.q, q}, {xn, n, L.k, kk}, {xn, n, L.v, vv}});
     rope(q, positions.data(), n, NH, D, c.rope_theta);
     rope(kk, positions.data(), n, NKV, D, c.rope_theta);
     for (int64_t i = 0; i < n; i++) {
@@ -179,20 +179,20 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     }
     const auto t_attn = clock::now();
     if (!focal) {
-      attention(k, model_.pool(), model_.min_parallel_macs(), q, n, NH, NKV, D, kv, slots.data(), visible.data(), att);
+      attention(k, decoder_.pool(), decoder_.min_parallel_macs(), q, n, NH, NKV, D, kv, slots.data(), visible.data(), att);
     } else {
       const FocalPolicy::LayerKeys keys = focal_.layer_keys(l, slots.data(), visible[0], NH);
       int32_t nv = keys.n;
-      attention(k, model_.pool(), model_.min_parallel_macs(), q, 1, NH, NKV, D, kv, keys.slots, &nv, att, keys.probs);
+      attention(k, decoder_.pool(), decoder_.min_parallel_macs(), q, 1, NH, NKV, D, kv, keys.slots, &nv, att, keys.probs);
       focal_.after_layer(l, NH);
     }
     if (decode) attn_s += std::chrono::duration<double>(clock::now() - t_attn).count();
-    linear_jobs(model_, {{att, n, L.o, tmp}});
+    linear_jobs(decoder_, {{att, n, L.o, tmp}});
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     // MLP block.
     rms_norm(x, L.mlp_norm.data(), xn, n, H, c.rms_norm_eps);
-    if (L.moe) moe_forward(model_, L, xn, n, tmp);
-    else mlp_forward(model_, L.dense, xn, n, tmp);
+    if (L.moe) moe_forward(decoder_, L, xn, n, tmp);
+    else mlp_forward(decoder_, L.dense, xn, n, tmp);
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     if (capture && capture->hidden)
       std::memcpy(capture->hidden_states.data() + static_cast<size_t>(l) * n * H, x, sizeof(float) * n * H);
@@ -202,10 +202,10 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   const bool all = capture && capture->all_logits;
   const int64_t rows = all ? n : 1;
   const float* src = x + (all ? 0 : (n - 1) * H);
-  rms_norm(src, model_.final_norm.data(), xn, rows, H, c.rms_norm_eps);
+  rms_norm(src, decoder_.final_norm.data(), xn, rows, H, c.rms_norm_eps);
   const int64_t V = c.vocab_size;
   float* logits = all ? (capture->logits.resize(static_cast<size_t>(rows * V)), capture->logits.data()) : Scratch::take(sc.logits, V);
-  linear_jobs(model_, {{xn, rows, model_.lm_head, logits}});
+  linear_jobs(decoder_, {{xn, rows, decoder_.lm_head, logits}});
   last_logits_.assign(logits + (rows - 1) * V, logits + rows * V);
   if (capture && !all) capture->logits = last_logits_;
   sc.trim();

@@ -18,7 +18,7 @@ namespace ocr {
 namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& msg) {
-  throw EngineError("BAD_WEIGHTS", path + ": " + msg);
+  throw DecoderError("BAD_WEIGHTS", path + ": " + msg);
 }
 
 constexpr uint64_t kMaxHeader = 100ull << 20;  // the format's own limit
@@ -196,9 +196,9 @@ const TensorView* WeightStore::find(const std::string& name) const {
 
 const TensorView& WeightStore::require(const std::string& name, const std::vector<int64_t>& shape) const {
   auto it = all_.find(name);
-  if (it == all_.end()) throw EngineError("BAD_WEIGHTS", "weights: tensor '" + name + "' is missing (or has an unsupported dtype)");
+  if (it == all_.end()) throw DecoderError("BAD_WEIGHTS", "weights: tensor '" + name + "' is missing (or has an unsupported dtype)");
   if (it->second.second.shape != shape)
-    throw EngineError("BAD_WEIGHTS", it->second.first->path() + ": tensor '" + name + "' has shape " + shape_str(it->second.second.shape) + ", expected " + shape_str(shape) + " from the config");
+    throw DecoderError("BAD_WEIGHTS", it->second.first->path() + ": tensor '" + name + "' has shape " + shape_str(it->second.second.shape) + ", expected " + shape_str(shape) + " from the config");
   return it->second.second;
 }
 

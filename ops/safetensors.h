@@ -12,7 +12,7 @@ namespace ocr {
 // One mapped file; tensors point into the mapping, which lives as long as this object.
 class SafetensorsFile {
  public:
-  explicit SafetensorsFile(const std::string& path);  // throws EngineError("BAD_WEIGHTS", ...)
+  explicit SafetensorsFile(const std::string& path);  // throws DecoderError("BAD_WEIGHTS", ...)
   ~SafetensorsFile();
   SafetensorsFile(const SafetensorsFile&) = delete;
   SafetensorsFile& operator=(const SafetensorsFile&) = delete;

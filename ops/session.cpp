@@ -9,13 +9,13 @@
 namespace ocr {
 
 static int checked_window(int window) {
-  if (window < 0) throw EngineError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
+  if (window < 0) throw DecoderError("BAD_OPTION", "attention window must be >= 0 (0 = full attention)");
   return window;
 }
 
-Session::Session(Model& model, const SessionOptions& opts)
-    : model_(model), opts_(opts), rswa_(checked_window(opts.window)), focal_(opts.focal, model.config().num_hidden_layers, opts.record_fixations) {
-  const DecoderConfig& c = model.config();
+Session::Session(Decoder& decoder, const SessionOptions& opts)
+    : decoder_(decoder), opts_(opts), rswa_(checked_window(opts.window)), focal_(opts.focal, decoder.config().num_hidden_layers, opts.record_fixations) {
+  const DecoderConfig& c = decoder.config();
   kv_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (auto& kv : kv_) {
     kv.dtype = opts.kv_dtype;
@@ -68,24 +68,24 @@ void Session::feed_pending() {
   if (out >= 0) release(out);
   const int64_t pos = static_cast<int64_t>(entries_.size());
   entries_.push_back({EntryKind::Generated, alloc_slot()});
-  std::vector<float> x(static_cast<size_t>(model_.config().hidden_size));
-  model_.embed(token, x.data());
+  std::vector<float> x(static_cast<size_t>(decoder_.config().hidden_size));
+  decoder_.embed(token, x.data());
   forward(x.data(), 1, nullptr, true);
   live_.push_back(pos);
   rswa_.admit(pos);
 }
 
 void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int64_t n_embeds, Capture* capture) {
-  const int64_t H = model_.config().hidden_size;
+  const int64_t H = decoder_.config().hidden_size;
   int64_t needed = 0;
   for (int64_t i = 0; i < n; i++) {
     if (tokens[i] < 0) needed++;
-    else if (tokens[i] >= model_.config().vocab_size)
-      throw EngineError("BAD_INPUT", "token id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) + " is outside the vocabulary");
+    else if (tokens[i] >= decoder_.config().vocab_size)
+      throw DecoderError("BAD_INPUT", "token id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) + " is outside the vocabulary");
   }
   if (needed != n_embeds)
-    throw EngineError("BAD_INPUT", std::to_string(needed) + " embedding placeholders but " + std::to_string(n_embeds) + " embedding rows");
-  if (n <= 0) throw EngineError("BAD_INPUT", "extend needs at least one entry");
+    throw DecoderError("BAD_INPUT", std::to_string(needed) + " embedding placeholders but " + std::to_string(n_embeds) + " embedding rows");
+  if (n <= 0) throw DecoderError("BAD_INPUT", "extend needs at least one entry");
   feed_pending();
   reserve_slots(n);
   std::vector<float> x(static_cast<size_t>(n * H));
@@ -96,7 +96,7 @@ void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int6
       std::memcpy(x.data() + i * H, embeds + (row++) * H, sizeof(float) * H);
       entries_.push_back({EntryKind::Visual, alloc_slot()});
     } else {
-      model_.embed(tokens[i], x.data() + i * H);
+      decoder_.embed(tokens[i], x.data() + i * H);
       entries_.push_back({EntryKind::Extended, alloc_slot()});
     }
   }
@@ -109,7 +109,7 @@ void Session::retire(int64_t begin, int64_t end) {
   feed_pending();  // the pending token belongs before any later extension; keep order simple
   const int64_t len = static_cast<int64_t>(entries_.size());
   if (begin < 0 || end > len || begin > end)
-    throw EngineError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside the session (length " + std::to_string(len) + ")");
+    throw DecoderError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside the session (length " + std::to_string(len) + ")");
   focal_.on_retire();
   for (int64_t p = begin; p < end; p++) {
     release(p);
@@ -124,21 +124,21 @@ void Session::set_focal(const SessionOptions::Focal& focal) {
 
 std::string Session::generate(const GenerateOptions& opts, const std::function<void(int32_t)>& on_token,
                               const std::atomic<bool>* cancel) {
-  if (last_logits_.empty() && pending_ < 0) throw EngineError("BAD_STATE", "generate called before any entry was added");
-  const int64_t V = model_.config().vocab_size;
+  if (last_logits_.empty() && pending_ < 0) throw DecoderError("BAD_STATE", "generate called before any entry was added");
+  const int64_t V = decoder_.config().vocab_size;
   if (!opts.max_run.empty() && static_cast<int64_t>(opts.max_run.size()) != V)
-    throw EngineError("BAD_OPTION", "maxRun has " + std::to_string(opts.max_run.size()) + " entries; the vocabulary has " + std::to_string(V));
+    throw DecoderError("BAD_OPTION", "maxRun has " + std::to_string(opts.max_run.size()) + " entries; the vocabulary has " + std::to_string(V));
   std::vector<uint8_t> banned(static_cast<size_t>(V), 0);
   std::vector<int32_t> banned_list;
   for (int i = 0; i < opts.max_tokens; i++) {
     if (cancel && cancel->load()) return "cancelled";
     feed_pending();
     // No-repeat rule: ban tokens that would complete an n-gram already present among the last
-    // `window` generated tokens (the exempt ones stay allowed).
+    // `lookback` generated tokens (the exempt ones stay allowed).
     const NoRepeatRule& nr = opts.no_repeat;
     const int64_t len = static_cast<int64_t>(history_.size());
     if (nr.n > 0 && len >= nr.n - 1) {
-      const int64_t start = nr.window > 0 ? std::max<int64_t>(0, len - nr.window) : 0;
+      const int64_t start = nr.lookback > 0 ? std::max<int64_t>(0, len - nr.lookback) : 0;
       for (int64_t s = start; s + nr.n <= len; s++) {
         bool match = true;
         for (int j = 0; j < nr.n - 1 && match; j++) match = history_[s + j] == history_[len - (nr.n - 1) + j];

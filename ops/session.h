@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "decoder.h"
 #include "kv_cache.h"
-#include "model.h"
 #include "policy/entries.h"
 #include "policy/focal.h"
 #include "policy/rswa.h"
@@ -35,7 +35,7 @@ struct AttentionStats {
 
 struct NoRepeatRule {
   int n = 0;       // n-gram size; 0 disables
-  int window = 0;  // look back over this many generated tokens (0 = all)
+  int lookback = 0;  // look back over this many generated tokens (0 = all)
   std::vector<int32_t> exempt;
 };
 
@@ -57,7 +57,7 @@ struct Capture {
 
 class Session {
  public:
-  Session(Model& model, const SessionOptions& opts);
+  Session(Decoder& decoder, const SessionOptions& opts);
 
   // Appends entries. tokens[i] >= 0 is a token id (kind Extended); tokens[i] < 0 takes the next row of
   // `embeds` ([n_embeds, hidden], kind Visual). A token generated earlier and not yet fed is fed first.
@@ -94,7 +94,7 @@ class Session {
   // Runs the new entries (already appended to entries_, slots assigned) through every layer.
   void forward(const float* x_in, int64_t n, Capture* capture, bool decode = false);
 
-  Model& model_;
+  Decoder& decoder_;
   SessionOptions opts_;
   std::vector<KvLayer> kv_;            // [layers]
   int64_t capacity_ = 0;               // slots per layer

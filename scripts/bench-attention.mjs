@@ -57,12 +57,12 @@ for (const [name, values] of [["--visual", visualCounts], ["--keeps", keeps], ["
     process.exit(2);
   }
 
-const distEngine = path.join(repo, "dist/native/index.js");
-if (!existsSync(distEngine)) {
-  log(`bench attention: ${distEngine} is missing; run \`npm run build\` first`);
+const distNative = path.join(repo, "dist/native/index.js");
+if (!existsSync(distNative)) {
+  log(`bench attention: ${distNative} is missing; run \`npm run build\` first`);
   process.exit(3);
 }
-const { Engine } = await import(pathToFileURL(distEngine).href);
+const { Decoder } = await import(pathToFileURL(distNative).href);
 
 // Deterministic uniform noise (xorshift32) with the given standard deviation.
 function noise(n, std, seed) {
@@ -133,7 +133,7 @@ async function generate(session, n) {
   return stream.result;
 }
 
-// Attention ms per step and decode tokens/s over `n` steps, from the engine's own counters.
+// Attention ms per step and decode tokens/s over `n` steps, from the decoder's own counters.
 async function timed(session, n) {
   const a = session.stats();
   await generate(session, n);
@@ -147,19 +147,19 @@ function median(xs) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-function prefixFor(engine, visual, seed) {
-  return { tokens: [0, 11, 12, 13, 14, 15, 16, 17], embeddings: noise(visual * engine.config.hidden_size, 1, seed), embeddingPositions: Array.from({ length: visual }, (_, i) => i + 1) };
+function prefixFor(decoder, visual, seed) {
+  return { tokens: [0, 11, 12, 13, 14, 15, 16, 17], embeddings: noise(visual * decoder.config.hidden_size, 1, seed), embeddingPositions: Array.from({ length: visual }, (_, i) => i + 1) };
 }
 
 const result = { model: {}, focal: [], window: [] };
 
 if (!flag("--skip-focal")) {
-  const engine = await Engine.load(benchModel("attention-focal-12x10x128", focalShape), { threads });
-  result.model.focal = { layers: 12, heads: 10, headDim: 128, hidden: 512, kvDtype: "f32", focalLayers, warmup, steps, rounds, threads, kernels: engine.info.kernels };
+  const decoder = await Decoder.load(benchModel("attention-focal-12x10x128", focalShape), { threads });
+  result.model.focal = { layers: 12, heads: 10, headDim: 128, hidden: 512, kvDtype: "f32", focalLayers, warmup, steps, rounds, threads, kernels: decoder.info.kernels };
   for (const N of visualCounts) {
-    const s = engine.createSession();
+    const s = decoder.createSession();
     const t0 = performance.now();
-    await s.prefill(prefixFor(engine, N, N));
+    await s.prefill(prefixFor(decoder, N, N));
     log(`focal: prefill of ${N} visual tokens in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await generate(s, 2);
     const full = [];
@@ -187,12 +187,12 @@ if (!flag("--skip-focal")) {
 }
 
 if (!flag("--skip-window")) {
-  const engine = await Engine.load(benchModel("attention-window-2x4x64", windowShape), { threads });
+  const decoder = await Decoder.load(benchModel("attention-window-2x4x64", windowShape), { threads });
   result.model.window = { layers: 2, heads: 4, headDim: 64, hidden: 256, kvDtype: "f32", window, prefixVisual: 256, threads };
   const sorted = [...lengths].sort((a, b) => a - b);
   for (const attention of ["full", "rswa"]) {
-    const s = engine.createSession({ attention: attention === "rswa" ? { kind: "rswa", window } : { kind: "full" } });
-    await s.prefill(prefixFor(engine, 256, 7));
+    const s = decoder.createSession({ attention: attention === "rswa" ? { kind: "rswa", window } : { kind: "full" } });
+    await s.prefill(prefixFor(decoder, 256, 7));
     let done = 1; // the first token comes from the prefill's logits
     await generate(s, 1);
     for (const L of sorted) {
@@ -279,7 +279,7 @@ if (json) {
   const out = [];
   if (result.focal.length) {
     const m = result.model.focal;
-    out.push(`Focal pruning: attention per decode step (engine timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}; median of ${m.rounds} rounds of ${m.steps} steps`);
+    out.push(`Focal pruning: attention per decode step (decoder timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}; median of ${m.rounds} rounds of ${m.steps} steps`);
     out.push(`${pad("visual", 7)} ${pad("keep", 5)} ${pad("full ms", 9)} ${pad("focal ms", 9)} ${pad("speed-up", 8)} ${pad("full tok/s", 10)} ${pad("focal tok/s", 11)}`);
     for (const r of result.focal)
       out.push(`${pad(r.visualTokens, 7)} ${pad(r.keep, 5)} ${pad(r.fullAttnMsPerStep.toFixed(2), 9)} ${pad(r.attnMsPerStep.toFixed(2), 9)} ${pad((r.fullAttnMsPerStep / r.attnMsPerStep).toFixed(2) + "x", 8)} ${pad(r.fullDecodeTokPerS.toFixed(1), 10)} ${pad(r.decodeTokPerS.toFixed(1), 11)}`);

@@ -7,7 +7,7 @@
 #    absolute paths (/usr/bin/python3*, pdftoppm, pdftotext, tesseract), so a test that opens a system font or
 #    spawns /usr/bin/python3 fails here. Without root it warns and hides fonts from fontconfig only.
 # `--install` first runs `npm ci` the same way, with the base system's C++ toolchain (cmake, make, g++) added to
-# PATH for the native engine; without it, run it after `npm ci`. Exit status: that of the first failing command.
+# PATH for the native decoder; without it, run it after `npm ci`. Exit status: that of the first failing command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,7 +59,7 @@ done
 if [ "${1:-}" = --install ]; then
   echo "check-fresh: npm ci" >&2
   RUN_PATH="$tmp/bin:$tmp/toolchain" run npm ci
-  [ -f build/native/Release/ocr_engine.node ] || { echo "check-fresh: npm ci did not build the native engine" >&2; exit 1; }
+  [ -f build/native/Release/ocr_decoder.node ] || { echo "check-fresh: npm ci did not build the native decoder" >&2; exit 1; }
 fi
 
 echo "check-fresh: node bin/ocr.js parse fixtures/docs/scanned_page.pdf --stdout" >&2

@@ -1,7 +1,7 @@
-// Runs when `npm ci` could not build the native engine: says what is missing and what to run, then lets the install finish.
+// Runs when `npm ci` could not build the native decoder: says what is missing and what to run, then lets the install finish.
 const lines = [
   "",
-  "ocr: the native decoding engine (build/native/Release/ocr_engine.node, and the bench/test addon ocr_bench.node) was NOT built.",
+  "ocr: the native decoder (build/native/Release/ocr_decoder.node, and the bench/test addon ocr_bench.node) was NOT built.",
   "  It needs cmake (>= 3.15) and a C++17 compiler (g++ or clang++). On Debian/Ubuntu:",
   "    sudo apt-get install -y cmake g++",
   "  then, in the package folder:",

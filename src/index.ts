@@ -20,7 +20,7 @@ export {
   type ParseEvent,
   type ParseOptions,
   runBatch,
-  registerDecoder,
+  registerEngine,
   defaultModelOptions,
   ExitCode,
   UsageError,
@@ -29,7 +29,7 @@ export {
   type RunEvent,
   type RunSummary,
   type RunSettings,
-  type PageDecoder,
+  type PageEngine,
   type DecodedPage,
   type DocumentPages,
 } from "./app/index.js";

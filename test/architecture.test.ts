@@ -1,6 +1,7 @@
 // The layers of src/ (docs/architecture.md): every relative import of src/**/*.ts goes down the table below, never
 // up or sideways; the rooms of src/engines import the engines' shared files, never each other; and the Mermaid
-// diagram of docs/architecture.md draws exactly the folder-to-folder imports there are.
+// diagram of docs/architecture.md draws exactly the folder-to-folder imports there are. Names keep one meaning each
+// (docs/architecture.md, "Names"): "engine" is a page engine, "decoder" the native language decoder.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -142,5 +143,46 @@ describe("architecture: layers of src/", () => {
     const actual = new Set(all.map((e) => `${e.from} --> ${e.to}`));
     expect([...actual].filter((e) => !drawn.has(e)).sort(), "imports the diagram does not draw").toEqual([]);
     expect([...drawn].filter((e) => !actual.has(e)).sort(), "edges drawn with no import behind them").toEqual([]);
+  });
+});
+
+/** Names a source file declares for export (classes, interfaces, types, functions, constants; not re-exports). */
+function exportedNames(text: string): string[] {
+  const declaration =
+    /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:class|interface|type|function|const|let|enum)\s+([A-Za-z_$][\w$]*)/gm;
+  return [...text.matchAll(declaration)].map((m) => m[1]!);
+}
+
+/** C++ sources of the native decoder: the addons (native/) and the core (ops/). */
+function nativeSources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? nativeSources(path.join(dir, e.name)) : /\.(cpp|h|cu|txt)$/.test(e.name) ? [path.join(dir, e.name)] : [],
+  );
+}
+
+describe("names: one meaning each", () => {
+  const exported = sources(SRC).flatMap((file) =>
+    exportedNames(readFileSync(file, "utf8")).map((name) => ({ name, folder: folderOf(file), file: path.relative(".", file) })),
+  );
+
+  it("finds the names it checks (the parser is not blind)", () => {
+    expect(exported.length).toBeGreaterThan(200);
+    expect(exported.map((e) => e.name)).toEqual(expect.arrayContaining(["PageEngine", "Decoder", "DecoderError", "DecoderConfig"]));
+    const sample = 'export class A {}\nexport async function b() {}\nexport type C = 1;\nexport { D } from "./d.js";';
+    expect(exportedNames(sample)).toEqual(["A", "b", "C"]);
+  });
+
+  it('"Engine" names only page engines (src/engines), "Decoder" only the native decoder and model.json\'s decoder section', () => {
+    const engine = exported.filter((e) => /Engine/.test(e.name) && e.folder !== "engines" && !e.folder.startsWith("engines/"));
+    expect(engine.map((e) => `${e.file}: ${e.name}`)).toEqual([]);
+    const decoder = exported.filter((e) => /Decoder/.test(e.name) && e.folder !== "native" && e.folder !== "model");
+    expect(decoder.map((e) => `${e.file}: ${e.name}`)).toEqual([]);
+  });
+
+  it("the native decoder's C++ and its build say decoder, not engine", () => {
+    const files = [...nativeSources("native"), ...nativeSources("ops")];
+    expect(files.length).toBeGreaterThan(30);
+    const said = files.filter((f) => /\bEngine|\bocr_engine|\bModel\b/.test(readFileSync(f, "utf8")));
+    expect(said).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // N-API entry point of the bench/test addon (ocr_bench.node): the op-level testing surface (one kernel set on JS
-// buffers, no model) and the bandwidth probe. Loaded by the kernel tests and `ocr bench engine`, never by `ocr parse`.
+// buffers, no model) and the bandwidth probe. Loaded by the kernel tests and `ocr bench decoder`, never by `ocr parse`.
 #include <napi.h>
 
 #include "../../ops/cpu/kernels.h"

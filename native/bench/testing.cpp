@@ -18,7 +18,7 @@ using ocrnative::ParseDType;
 const ocr::Kernels& KernelsArg(const Napi::Value& v) {
   try {
     return ocr::kernels_select(v.As<Napi::String>().Utf8Value().c_str());
-  } catch (const ocr::EngineError& e) {
+  } catch (const ocr::DecoderError& e) {
     throw MakeError(v.Env(), e.code, e.what());
   }
 }

@@ -1,4 +1,4 @@
-// N-API entry point of the product addon (ocr_engine.node): the model and session classes. The op-level testing
+// N-API entry point of the product addon (ocr_decoder.node): the decoder and session classes. The op-level testing
 // surface and the bandwidth probe live in the bench addon (native/bench/, ocr_bench.node), which the product never
 // loads.
 #include <napi.h>
@@ -6,9 +6,9 @@
 #include "bindings.h"
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  ocrnative::InitModel(env, exports);
+  ocrnative::InitDecoder(env, exports);
   ocrnative::InitSession(env, exports);
   return exports;
 }
 
-NODE_API_MODULE(ocr_engine, Init)
+NODE_API_MODULE(ocr_decoder, Init)

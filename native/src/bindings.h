@@ -1,4 +1,4 @@
-// Declarations shared by the product addon's files: class registration, the model behind a NativeModel.
+// Declarations shared by the product addon's files: class registration, the decoder behind a NativeDecoder.
 #pragma once
 #include <napi.h>
 
@@ -6,15 +6,15 @@
 #include <string>
 
 #include "../../ops/common.h"
-#include "../../ops/model.h"
+#include "../../ops/decoder.h"
 #include "napi_util.h"
 
 namespace ocrnative {
 
-void InitModel(Napi::Env env, Napi::Object exports);
+void InitDecoder(Napi::Env env, Napi::Object exports);
 void InitSession(Napi::Env env, Napi::Object exports);
 
-// Unwraps the native model held by a JS NativeModel object (throws a TypeError otherwise).
-std::shared_ptr<ocr::Model> ModelFrom(const Napi::Value& v);
+// Unwraps the native decoder held by a JS NativeDecoder object (throws a TypeError otherwise).
+std::shared_ptr<ocr::Decoder> DecoderFrom(const Napi::Value& v);
 
 }  // namespace ocrnative

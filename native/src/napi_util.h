@@ -1,4 +1,4 @@
-// Helpers both addons (the product's ocr_engine and the bench/test ocr_bench) share.
+// Helpers both addons (the product's ocr_decoder and the bench/test ocr_bench) share.
 #pragma once
 #include <napi.h>
 

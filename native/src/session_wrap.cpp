@@ -12,7 +12,7 @@ namespace ocrnative {
 namespace {
 
 struct SessionState {
-  std::shared_ptr<ocr::Model> model;
+  std::shared_ptr<ocr::Decoder> decoder;
   std::unique_ptr<ocr::Session> session;
   std::atomic<bool> busy{false};
   std::atomic<bool> cancel{false};
@@ -22,18 +22,18 @@ struct SessionState {
 class PromiseWorker : public Napi::AsyncWorker {
  public:
   PromiseWorker(Napi::Env env, std::shared_ptr<SessionState> st, Napi::Object self)
-      : Napi::AsyncWorker(env, "ocr-engine"), deferred(Napi::Promise::Deferred::New(env)), state(std::move(st)) {
+      : Napi::AsyncWorker(env, "ocr-decoder"), deferred(Napi::Promise::Deferred::New(env)), state(std::move(st)) {
     self_ref = Napi::Persistent(self);
   }
   Napi::Promise::Deferred deferred;
   std::shared_ptr<SessionState> state;
-  Napi::ObjectReference self_ref;  // keeps the JS session (and its model) alive while running
-  std::string code = "ENGINE_ERROR";
+  Napi::ObjectReference self_ref;  // keeps the JS session (and its decoder) alive while running
+  std::string code = "NATIVE_ERROR";
 
   void Execute() final {
     try {
       Run();
-    } catch (const ocr::EngineError& e) {
+    } catch (const ocr::DecoderError& e) {
       code = e.code;
       SetError(e.what());
     } catch (const std::bad_alloc&) {
@@ -62,7 +62,7 @@ class ExtendWorker : public PromiseWorker {
   std::vector<float> embeds;
   ocr::Capture capture;
   void Run() override {
-    const int64_t H = state->model->config().hidden_size;
+    const int64_t H = state->decoder->config().hidden_size;
     state->session->extend(tokens.data(), static_cast<int64_t>(tokens.size()), embeds.data(),
                            static_cast<int64_t>(embeds.size()) / H, &capture);
   }
@@ -89,7 +89,7 @@ class RetireWorker : public PromiseWorker {
 class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
  public:
   GenerateWorker(Napi::Env env, std::shared_ptr<SessionState> st, Napi::Object self, Napi::Function on_tokens)
-      : Napi::AsyncProgressQueueWorker<int32_t>(env, "ocr-engine-generate"),
+      : Napi::AsyncProgressQueueWorker<int32_t>(env, "ocr-decoder-generate"),
         deferred(Napi::Promise::Deferred::New(env)),
         state(std::move(st)) {
     self_ref = Napi::Persistent(self);
@@ -100,7 +100,7 @@ class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
   Napi::ObjectReference self_ref;
   Napi::FunctionReference callback;
   ocr::GenerateOptions opts;
-  std::string reason, code = "ENGINE_ERROR";
+  std::string reason, code = "NATIVE_ERROR";
   int64_t count = 0;
 
   void Execute(const ExecutionProgress& progress) override {
@@ -112,7 +112,7 @@ class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
             progress.Send(&t, 1);
           },
           &state->cancel);
-    } catch (const ocr::EngineError& e) {
+    } catch (const ocr::DecoderError& e) {
       code = e.code;
       SetError(e.what());
     } catch (const std::exception& e) {
@@ -142,14 +142,14 @@ class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
 class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
  public:
   std::shared_ptr<SessionState> state = std::make_shared<SessionState>();
-  Napi::ObjectReference model_ref;
+  Napi::ObjectReference decoder_ref;
 
-  // new NativeSession(model, { kvDtype, window })
+  // new NativeSession(decoder, { kvDtype, window })
   explicit SessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SessionWrap>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 2 || !info[1].IsObject()) throw Napi::TypeError::New(env, "NativeSession(model, options)");
-    state->model = ModelFrom(info[0]);
-    model_ref = Napi::Persistent(info[0].As<Napi::Object>());
+    if (info.Length() < 2 || !info[1].IsObject()) throw Napi::TypeError::New(env, "NativeSession(decoder, options)");
+    state->decoder = DecoderFrom(info[0]);
+    decoder_ref = Napi::Persistent(info[0].As<Napi::Object>());
     Napi::Object o = info[1].As<Napi::Object>();
     ocr::SessionOptions opts;
     opts.kv_dtype = ParseDType(env, o.Get("kvDtype"), "option kvDtype");
@@ -162,8 +162,8 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     }
     opts.record_fixations = o.Get("recordFixations").ToBoolean().Value();
     try {
-      state->session = std::make_unique<ocr::Session>(*state->model, opts);
-    } catch (const ocr::EngineError& e) {
+      state->session = std::make_unique<ocr::Session>(*state->decoder, opts);
+    } catch (const ocr::DecoderError& e) {
       throw MakeError(env, e.code, e.what());
     }
   }
@@ -208,7 +208,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     return promise;
   }
 
-  // generate({ maxTokens, stopTokens, noRepeat: { n, window, exempt }, maxRun }, onTokens(Int32Array))
+  // generate({ maxTokens, stopTokens, noRepeat: { n, lookback, exempt }, maxRun }, onTokens(Int32Array))
   Napi::Value Generate(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction())
@@ -229,7 +229,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     if (o.Get("noRepeat").IsObject()) {
       Napi::Object nr = o.Get("noRepeat").As<Napi::Object>();
       w->opts.no_repeat.n = nr.Get("n").As<Napi::Number>().Int32Value();
-      w->opts.no_repeat.window = nr.Get("window").As<Napi::Number>().Int32Value();
+      w->opts.no_repeat.lookback = nr.Get("lookback").As<Napi::Number>().Int32Value();
       w->opts.no_repeat.exempt = ints(nr.Get("exempt"));
     }
     w->opts.max_run = ints(o.Get("maxRun"));
@@ -286,7 +286,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     }
     try {
       state->session->set_focal(f);
-    } catch (const ocr::EngineError& e) {
+    } catch (const ocr::DecoderError& e) {
       throw MakeError(env, e.code, e.what());
     }
     return env.Undefined();

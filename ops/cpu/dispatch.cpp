@@ -59,17 +59,17 @@ const Kernels& kernels_select(const char* force) {
     if (std::strcmp(force, "ref") == 0) return kernels_ref();
     if (std::strcmp(force, "avx2") == 0) {
       if (kernels_avx2() && cpu_supports("avx2")) return *kernels_avx2();
-      throw EngineError("BAD_OPTION", "kernel set 'avx2' is not supported by this CPU");
+      throw DecoderError("BAD_OPTION", "kernel set 'avx2' is not supported by this CPU");
     }
     if (std::strcmp(force, "avx512") == 0) {
       if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
-      throw EngineError("BAD_OPTION", "kernel set 'avx512' is not supported by this CPU");
+      throw DecoderError("BAD_OPTION", "kernel set 'avx512' is not supported by this CPU");
     }
     if (std::strcmp(force, "avx512bf16") == 0) {
       if (kernels_avx512bf16() && cpu_supports("avx512") && cpu_supports("avx512bf16")) return *kernels_avx512bf16();
-      throw EngineError("BAD_OPTION", "kernel set 'avx512bf16' is not supported by this CPU");
+      throw DecoderError("BAD_OPTION", "kernel set 'avx512bf16' is not supported by this CPU");
     }
-    throw EngineError("BAD_OPTION", std::string("unknown kernel set '") + force + "' (expected ref, avx2, avx512 or avx512bf16)");
+    throw DecoderError("BAD_OPTION", std::string("unknown kernel set '") + force + "' (expected ref, avx2, avx512 or avx512bf16)");
   }
   if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
   if (kernels_avx2() && cpu_supports("avx2")) return *kernels_avx2();

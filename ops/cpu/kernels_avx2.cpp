@@ -120,10 +120,13 @@ struct V {
   }
 };
 
+// The SIMD bodies, in the order they build on each other (linear, vector, activation, attention): not sorted.
+// clang-format off
 #include "simd/linear.h"
 #include "simd/vector.h"
 #include "simd/activation.h"
 #include "simd/attention.h"
+// clang-format on
 
 constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
 

@@ -10,22 +10,22 @@
 
 namespace ocr {
 
-void FocalPolicy::check(const FocalOptions& f, int model_layers) {
-  if (f.layers < 0 || f.layers > model_layers)
-    throw EngineError("BAD_OPTION",
-                      "focal layers must be in 0.." + std::to_string(model_layers) + " (the model's layer count)");
-  if (f.layers > 0 && !(f.keep > 0 && f.keep <= 1)) throw EngineError("BAD_OPTION", "focal keep must be in (0, 1]");
+void FocalPolicy::check(const FocalOptions& f, int decoder_layers) {
+  if (f.layers < 0 || f.layers > decoder_layers)
+    throw DecoderError("BAD_OPTION",
+                       "focal layers must be in 0.." + std::to_string(decoder_layers) + " (the decoder's layer count)");
+  if (f.layers > 0 && !(f.keep > 0 && f.keep <= 1)) throw DecoderError("BAD_OPTION", "focal keep must be in (0, 1]");
   if (f.layers > 0 && f.warmup < 1)
-    throw EngineError("BAD_OPTION", "focal warm-up must be at least 1 decode step (it chooses the focal layers)");
+    throw DecoderError("BAD_OPTION", "focal warm-up must be at least 1 decode step (it chooses the focal layers)");
 }
 
-FocalPolicy::FocalPolicy(const FocalOptions& f, int model_layers, bool record_fixations)
-    : opts_(f), model_layers_(model_layers), record_(record_fixations) {
-  check(f, model_layers);
+FocalPolicy::FocalPolicy(const FocalOptions& f, int decoder_layers, bool record_fixations)
+    : opts_(f), decoder_layers_(decoder_layers), record_(record_fixations) {
+  check(f, decoder_layers);
 }
 
 void FocalPolicy::configure(const FocalOptions& f) {
-  check(f, model_layers_);
+  check(f, decoder_layers_);
   opts_ = f;
   focal_steps_ = 0;
   view_steps_ = 0;
@@ -57,7 +57,7 @@ void FocalPolicy::begin_step(const std::vector<CacheEntry>& entries, const std::
         other_pos_.push_back(p);
       }
     }
-  if (visual_share_.empty()) visual_share_.assign(static_cast<size_t>(model_layers_), 0.0);
+  if (visual_share_.empty()) visual_share_.assign(static_cast<size_t>(decoder_layers_), 0.0);
   if (focus_valid_) {  // the set must still be live (retire / extend reset it, this guards anyway)
     for (int64_t p : focus_)
       if (entries[p].slot < 0) {
@@ -133,7 +133,7 @@ void FocalPolicy::end_step(int64_t first) {
 
 // The K layers with the highest visual share over the warm-up (ties: lowest layer index).
 void FocalPolicy::choose_focal_layers() {
-  const int L = model_layers_;
+  const int L = decoder_layers_;
   std::vector<int> order(static_cast<size_t>(L));
   for (int i = 0; i < L; i++) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return visual_share_[a] > visual_share_[b]; });

@@ -34,10 +34,10 @@ struct Fixation {
 
 class FocalPolicy {
  public:
-  // Throws EngineError(BAD_OPTION) naming the option when `f` is invalid for a decoder of `model_layers` layers.
-  static void check(const FocalOptions& f, int model_layers);
+  // Throws DecoderError(BAD_OPTION) naming the option when `f` is invalid for a decoder of `decoder_layers` layers.
+  static void check(const FocalOptions& f, int decoder_layers);
 
-  FocalPolicy(const FocalOptions& f, int model_layers, bool record_fixations);
+  FocalPolicy(const FocalOptions& f, int decoder_layers, bool record_fixations);
   // New options (benchmarks compare settings on one prefill): the warm-up starts over and the current set is dropped.
   void configure(const FocalOptions& f);
   bool on() const { return opts_.layers > 0; }
@@ -71,7 +71,7 @@ class FocalPolicy {
   void build_pruned();
 
   FocalOptions opts_;
-  int model_layers_;
+  int decoder_layers_;
   bool record_;
   int64_t focal_steps_ = 0;           // decode steps seen (warm-up counts these)
   int64_t view_steps_ = 0;            // decode steps since visual entries last arrived (per-view warm-up)

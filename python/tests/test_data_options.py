@@ -54,7 +54,7 @@ def test_ocr_data_supplies_the_default_and_a_missing_folder_is_named(tmp_path):
         "ocr_tools.deepencoder.export_onnx",
         "ocr_tools.deepencoder.make_random_checkpoint",
         "ocr_tools.reference.tiny_model",
-        "ocr_tools.bench_engine",
+        "ocr_tools.bench_decoder",
     ],
 )
 def test_no_help_text_shows_a_machine_path(module):

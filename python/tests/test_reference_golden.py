@@ -1,5 +1,5 @@
 """The reference decoder is the engine's test oracle: its outputs on the tiny fixtures must stay those stored in
-fixtures/tiny-model*/golden (the goldens the native engine is tested against, token for token and layer by layer).
+fixtures/tiny-model*/golden (the goldens the native decoder is tested against, token for token and layer by layer).
 A change to ocr_tools.reference that moves them fails here; goldens are remade only on purpose, with
 `PYTHONPATH=python python3 -m ocr_tools.reference.tiny_model` and `... -m ocr_tools.reference.focal_reference`.
 The training model imports the reference and is tested against it (test_training_reference.py), never the reverse."""

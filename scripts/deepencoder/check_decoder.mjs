@@ -1,10 +1,10 @@
-// Full-size decoder check, engine side: runs the native engine on a converted checkpoint (prefix layout, full attention
+// Full-size decoder check, native side: runs the native decoder on a converted checkpoint (prefix layout, full attention
 // and R-SWA), dumps per-layer hidden states of the prefix and the greedy tokens for ocr_tools.deepencoder.check_decoder
 // (python -m, PYTHONPATH=python) to compare.
 // usage: node scripts/deepencoder/check_decoder.mjs <bundle-dir> <dump-dir> [--tokens N] [--window W] [--threads T]
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Engine } from "../../dist/native/index.js";
+import { Decoder } from "../../dist/native/index.js";
 import { loadBundle } from "../../dist/model/bundle.js";
 import { buildPrefixPrompt } from "../../dist/model/prompt.js";
 import { Tokenizer } from "../../dist/model/tokenizer.js";
@@ -36,11 +36,11 @@ const positions = Array.from({ length: visualCount }, (_, i) => prompt.visualSta
 
 mkdirSync(dumpDir, { recursive: true });
 let t = performance.now();
-const engine = await Engine.load(bundle.dir, { threads });
-console.log(`engine loaded in ${((performance.now() - t) / 1000).toFixed(1)} s: ${JSON.stringify(engine.info)}`);
+const decoder = await Decoder.load(bundle.dir, { threads });
+console.log(`decoder loaded in ${((performance.now() - t) / 1000).toFixed(1)} s: ${JSON.stringify(decoder.info)}`);
 const summary = { ids: prompt.ids, visualStart: prompt.visualStart, visualCount, window, runs: {} };
 for (const policy of [{ kind: "full" }, { kind: "rswa", window }]) {
-  const session = engine.createSession({ attention: policy });
+  const session = decoder.createSession({ attention: policy });
   t = performance.now();
   const pre = await session.prefill({ tokens: textIds, embeddings: visual, embeddingPositions: positions }, { captureHidden: policy.kind === "full" });
   const prefillSeconds = (performance.now() - t) / 1000;

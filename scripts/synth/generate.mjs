@@ -6,7 +6,7 @@
 // set apart from their titles, and a running header with the page number on the same line. P = 0 (the default)
 // generates exactly what earlier versions did for the same seed.
 // Writes DIR/doc-XXXXX.pdf and DIR/doc-XXXXX.json ({pages: [{width, height, markdown, blocks, lines}]}),
-// where boxes are in PDF points with a top-left origin. The layout engine is ours (not the PDF library's), so
+// where boxes are in PDF points with a top-left origin. The typesetting is ours (not the PDF library's), so
 // every character drawn is known: the Markdown is the truth by construction.
 import fs from "node:fs";
 import path from "node:path";

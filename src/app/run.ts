@@ -21,7 +21,7 @@ import { sweepTempFiles, TEMP_PREFIX, writeFileAtomic } from "../output/atomic.j
 import { assignOutputStems, outputFileFor } from "../output/paths.js";
 import { DOCUMENT_SCHEMA, type DocumentRecord, type PageRecord } from "../output/schema.js";
 import { claimOutputStem, outputsUpToDate, renderDocumentMarkdown, writeDocumentOutputs } from "../output/write.js";
-import { getDecoder, registeredDecoders, type DocumentPages, type PageDecoder } from "../engines/decoder.js";
+import { getEngine, registeredEngines, type DocumentPages, type PageEngine } from "../engines/engine.js";
 import "../engines/index.js";
 import { EnvironmentError, ExitCode, UsageError } from "../engines/errors.js";
 import type { EventSink, RunSummary } from "./events.js";
@@ -81,9 +81,9 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     early.push(`--threads ${settings.model.threads}: this machine has ${cpus} CPU threads; using ${cpus}`);
     settings = { ...settings, model: { ...settings.model, threads: cpus } };
   }
-  const definition = getDecoder(settings.engine);
+  const definition = getEngine(settings.engine);
   if (!definition) {
-    const names = registeredDecoders().map((d) => d.name).join(", ");
+    const names = registeredEngines().map((d) => d.name).join(", ");
     throw new UsageError(`unknown engine "${settings.engine}" (available: ${names})`);
   }
   const discovery = await discoverDocuments(request.inputs, {
@@ -106,9 +106,9 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   // the PDF parser's thread starts (and loads pdfjs) while the model loads
   if (discovery.documents.some((d) => d.path === "-" || /\.pdf$/i.test(d.path))) warmPdfWorker();
   const loading = performance.now();
-  let decoder: PageDecoder;
+  let engine: PageEngine;
   try {
-    decoder = await definition.create(settings);
+    engine = await definition.create(settings);
   } catch (error) {
     await closePdfWorkers();
     // a run that stops before any document leaves no empty output folder behind
@@ -122,11 +122,11 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   // --resume's key covers every byte of the model bundle, not only what the engine's id hashes
   let modelFiles: string | null = null;
   try {
-    modelFiles = decoder.model?.dir ? await bundleContentHash(decoder.model.dir) : null;
+    modelFiles = engine.model?.dir ? await bundleContentHash(engine.model.dir) : null;
   } catch (error) {
-    await decoder.close();
+    await engine.close();
     await closePdfWorkers();
-    throw new EnvironmentError(`cannot read the model bundle ${decoder.model!.dir}: ${(error as Error).message}`, { cause: error });
+    throw new EnvironmentError(`cannot read the model bundle ${engine.model!.dir}: ${(error as Error).message}`, { cause: error });
   }
   const summary: RunSummary = {
     documents: discovery.documents.length + discovery.problems.length,
@@ -155,7 +155,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, decoder, modelFiles, runState, discovery.documents[index]!, stems[index]!, index, runTimings);
+        const outcome = await processDocument(request, engine, modelFiles, runState, discovery.documents[index]!, stems[index]!, index, runTimings);
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -167,7 +167,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
       }
     };
     let jobs = Math.max(1, Math.min(request.jobs, discovery.documents.length));
-    const perDocument = decoder.bytesPerDocument?.(settings.dpi);
+    const perDocument = engine.bytesPerDocument?.(settings.dpi);
     if (jobs > 1 && perDocument) {
       const allowed = jobsForMemory(jobs, perDocument, os.freemem());
       if (allowed < jobs) {
@@ -178,7 +178,7 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     }
     await Promise.all(Array.from({ length: jobs }, worker));
   } finally {
-    await decoder.close();
+    await engine.close();
     await closePdfWorkers();
   }
   summary.interrupted = request.signal.aborted;
@@ -248,7 +248,7 @@ function rate(tokens: number, ms: number): number {
   return ms > 0 ? Math.round((tokens / ms) * 10000) / 10 : 0;
 }
 
-/** A failure inside the decoder that is not the document's (no InputError): onnxruntime, the native engine. */
+/** A failure inside the engine that is not the document's (no InputError): onnxruntime, the native decoder. */
 class ModelFailure extends Error {
   constructor(cause: unknown) {
     super((cause as Error)?.message ?? String(cause), { cause });
@@ -268,7 +268,7 @@ type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number;
 
 async function processDocument(
   request: BatchRequest,
-  decoder: PageDecoder,
+  engine: PageEngine,
   modelFiles: string | null,
   /** modelOk: the model has finished a document in this run (a later model failure may be the document's). */
   run: { modelOk: boolean },
@@ -311,7 +311,7 @@ async function processDocument(
     if (bytes.length === 0) throw new InputError("EMPTY", "empty file (0 bytes)", source);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const settingsRecord = resultSettings(settings);
-    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: decoder.model?.id ?? null, modelFiles: modelFiles ?? undefined });
+    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: engine.model?.id ?? null, modelFiles: modelFiles ?? undefined });
     const formats = settings.formats;
     let stem = assignedStem;
     if (request.outputDir && !request.writeMarkdown) {
@@ -382,7 +382,7 @@ async function processDocument(
       lastProgress = now;
       emit({ type: "page-progress", source, page, tokens: count, tokensPerSecond: rate(count, decodeMs) });
     };
-    const decoding = decoder.decodeDocument(pages, { signal: request.signal, warn, progress });
+    const decoding = engine.decodeDocument(pages, { signal: request.signal, warn, progress });
     for await (const page of tagModelFailures(decoding)) {
       // a page yielded after the interrupt was cut short: it is not done, and its document is not written
       if (request.signal.aborted) break;
@@ -425,7 +425,7 @@ async function processDocument(
       producer: { name: "ocr", version: request.version },
       source: { path: source, kind: opened.kind, bytes: bytes.length, sha256, pageCount: opened.pageCount },
       settings: settingsRecord,
-      model: decoder.model ? { ...decoder.model } : null,
+      model: engine.model ? { ...engine.model } : null,
       resumeKey,
       pages: records,
       warnings,
@@ -464,7 +464,7 @@ async function processDocument(
     if ((error as { exitCode?: number })?.exitCode !== undefined) throw error;
     // the model failing before it has read any document is the model's (or a setting's) fault: one exit 3,
     // not the same failure on every document
-    if (error instanceof ModelFailure && decoder.model && !run.modelOk) {
+    if (error instanceof ModelFailure && engine.model && !run.modelOk) {
       throw new EnvironmentError(`the model failed on the first document (${source}): ${error.message}`, { cause: error.cause });
     }
     const e = (error instanceof ModelFailure ? error.cause : error) as NodeJS.ErrnoException;

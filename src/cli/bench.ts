@@ -42,6 +42,8 @@ export function forwardOptions(command: Command, values: Record<string, unknown>
 
 export interface BenchTarget {
   name: string;
+  /** Former names, still accepted on the command line. */
+  aliases?: string[];
   description: string;
   /** Adds options and the action to the `ocr bench <name>` sub-command. */
   register(command: Command, context: CommandContext): void;
@@ -64,7 +66,9 @@ registerCommand({
   register(program, context) {
     const group = program.command("bench").description("benchmarks that print our figures beside their baselines").addHelpCommand(false);
     for (const target of registeredBenchTargets()) {
-      target.register(group.command(target.name).description(target.description), context);
+      const command = group.command(target.name).description(target.description);
+      if (target.aliases) command.aliases(target.aliases);
+      target.register(command, context);
     }
     group.action(() => {
       // Reached only without a sub-command: listing what exists is more useful than an error.

@@ -3,7 +3,7 @@ import "./parse.js";
 import "./serve.js";
 import "./render.js";
 import "./info.js";
-import "./bench-engine.js";
+import "./bench-decoder.js";
 import "./bench-attention.js";
 import "./bench-input.js";
 import "./bench-parse.js";

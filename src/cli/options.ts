@@ -155,7 +155,7 @@ export const OPTIONS = {
   // ---- engine and model
   engine: {
     flags: "--engine <name>",
-    description: "page decoder: model (the OCR model) or text (the PDF's own text layer)",
+    description: "page engine: model (the OCR model), text (the PDF's own text layer) or server (with --server URL)",
     defaultValue: "model",
   },
   model: {
@@ -223,7 +223,7 @@ export const OPTIONS = {
     flags: "--fixations <file>",
     description: "draw the fixations `ocr parse --fixations FILE` recorded over each page (where the model looked)",
   },
-  // ---- scale-out: a serving engine, many machines
+  // ---- scale-out: an OCR server, many machines
   shard: {
     flags: "--shard <k/n>",
     description:
@@ -384,24 +384,24 @@ export const OPTIONS = {
   "bench.attention.model": { flags: "--model <dir>", description: "model bundle for the accuracy rows (default models/default)" },
   "bench.attention.cache": {
     flags: "--cache <dir>",
-    description: "where the generated benchmark models live (default ~/.cache/ocr/bench)",
+    description: "where the generated benchmark decoders live (default ~/.cache/ocr/bench)",
   },
-  "bench.engine.json": { flags: "--json", description: "print one JSON object with a `rows` array" },
-  "bench.engine.threads": { flags: "--threads <n>", description: "worker threads for both engines (default: the cores)" },
-  "bench.engine.prefixes": { flags: "--prefixes <list>", description: "prefix lengths", defaultValue: "273,1024,4096" },
-  "bench.engine.decodeTokens": { flags: "--decode-tokens <n>", description: "timed decode steps per row", defaultValue: "32" },
-  "bench.engine.skipLarge": {
+  "bench.decoder.json": { flags: "--json", description: "print one JSON object with a `rows` array" },
+  "bench.decoder.threads": { flags: "--threads <n>", description: "worker threads for both runtimes (default: the cores)" },
+  "bench.decoder.prefixes": { flags: "--prefixes <list>", description: "prefix lengths", defaultValue: "273,1024,4096" },
+  "bench.decoder.decodeTokens": { flags: "--decode-tokens <n>", description: "timed decode steps per row", defaultValue: "32" },
+  "bench.decoder.skipLarge": {
     flags: "--skip-large",
-    description: "only the tiny model (skips the ~6 GB DeepSeek-OCR-shape decoder)",
+    description: "only the tiny decoder (skips the ~6 GB DeepSeek-OCR-shape one)",
   },
-  "bench.engine.skipOrt": { flags: "--skip-ort", description: "without the onnxruntime-node baseline" },
-  "bench.engine.cache": { flags: "--cache <dir>", description: "where generated benchmark models live (default ~/.cache/ocr/bench)" },
-  "bench.engine.kernels": {
+  "bench.decoder.skipOrt": { flags: "--skip-ort", description: "without the onnxruntime-node baseline" },
+  "bench.decoder.cache": { flags: "--cache <dir>", description: "where generated benchmark decoders live (default ~/.cache/ocr/bench)" },
+  "bench.decoder.kernels": {
     flags: "--kernels <set>",
-    description: "kernel set of our engine: auto, avx2, avx512 or avx512bf16",
+    description: "kernel set of our decoder: auto, avx2, avx512 or avx512bf16",
     defaultValue: "auto",
   },
-  "bench.engine.quantized": {
+  "bench.decoder.quantized": {
     flags: "--quantized <list>",
     description: "DeepSeek-OCR-shape rows beside bf16: q8, q4, q8,q4 or none (copies made once by ocr models quantize's code)",
     defaultValue: "q8,q4",
@@ -421,7 +421,7 @@ export const OPTIONS = {
     description: "--real: only pages of these kinds (comma separated, e.g. multicol,table)",
   },
   "bench.parse.limit": { flags: "--limit <n>", description: "--real: only the first N pages" },
-  "bench.parse.keep": { flags: "--keep <dir>", description: "--real: keep the page images and both engines' outputs in DIR" },
+  "bench.parse.keep": { flags: "--keep <dir>", description: "--real: keep the page images and both our and Tesseract's outputs in DIR" },
   "bench.parse.reuse": {
     flags: "--reuse",
     description: "--real: with --keep, reuse the images and outputs already in DIR (re-score after editing tests)",
@@ -497,7 +497,7 @@ export function buildOption(name: OptionName): Option {
   return option;
 }
 
-/** Names of the table's entries under PREFIX ("bench.engine." …), in the order they are declared. */
+/** Names of the table's entries under PREFIX ("bench.decoder." …), in the order they are declared. */
 export function optionsUnder(prefix: string): OptionName[] {
   return (Object.keys(OPTIONS) as OptionName[]).filter((name) => name.startsWith(prefix));
 }

@@ -8,7 +8,7 @@ import { balanceTables } from "../layout/table.js";
 import { parseGroundedPage } from "../output/grounding.js";
 import { cropRegionPng } from "../vision/crop.js";
 import type { PagePixels } from "../vision/preprocess.js";
-import type { DecodedPage } from "./decoder.js";
+import type { DecodedPage } from "./engine.js";
 
 /** The decoder's separator and block marker (new paragraph, heading, list item) before the recogniser's text. */
 export function lineFallback(decoded: string, recognised: string): string {

@@ -2,7 +2,7 @@
 // text engine's layout choices and the render resolution. The CLI and API parse them; app/settings.ts adds what
 // the run itself needs (pages, formats, pixel cap) to make RunSettings.
 
-/** Model-side options; parsed and validated by the CLI, interpreted by the model decoder. */
+/** Model-side options; parsed and validated by the CLI, interpreted by the model engine. */
 export interface ModelOptions {
   /** Bundle folder; undefined = the package's models/default. */
   dir: string | undefined;

@@ -86,11 +86,6 @@ function displayFor(file: string, cwd: string): string {
   return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : file;
 }
 
-/** fast-glob patterns are POSIX; escape a literal folder path before appending a pattern. */
-function globBase(folder: string): string {
-  return fg.escapePath(folder.split(path.sep).join("/"));
-}
-
 /**
  * Expands inputs into documents. Files are taken as they are (opening them reports bad content);
  * folders are walked recursively (files with a document extension, plus others whose content is a

@@ -107,14 +107,18 @@ export interface Prompts {
 
 export interface AttentionConfig {
   kind: "full" | "rswa";
+  /** the R-SWA window: the last `window` generated tokens are attended */
   window: number;
   focal?: { keep: number; layers: number; warmup: number };
 }
 
+/** The no-repeat n-gram rule. `window` and `document_window` are its look-back (the file's names; the code says
+ * `lookback`, as "window" means the R-SWA window), not an attention window. */
 export interface NoRepeatConfig {
   n: number;
+  /** look back over this many generated tokens (0 = all) */
   window: number;
-  /** window used when several pages are decoded in one pass (Unlimited-OCR uses 1024) */
+  /** the look-back when several pages are decoded in one pass (Unlimited-OCR uses 1024) */
   document_window?: number;
   exempt: number[];
 }
@@ -132,6 +136,7 @@ export interface ModelJson {
   vision: VisionConfig;
   tokens: TokenIds;
   prompts: Prompts;
+  /** the sequence layout (how pages and views enter the decoder's sequence), not a page layout (src/layout) */
   layout: "streaming" | "prefix";
   attention: AttentionConfig;
   decoding: DecodingConfig;
@@ -312,9 +317,9 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     }
   }
   if (vis && vis.lines !== undefined && root.layout !== "streaming")
-    c.fail("vision.lines", "line-unit models read in the streaming layout (one view per line)");
+    c.fail("vision.lines", "line-unit models read in the streaming sequence layout (one view per line)");
   if (root.layout === "streaming" && tok && tok.page === undefined)
-    c.fail("tokens.page", "the streaming layout needs a <PAGE> token id");
+    c.fail("tokens.page", "the streaming sequence layout needs a <PAGE> token id");
 
   const att = c.object(root.attention, "attention");
   if (att) {

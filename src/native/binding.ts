@@ -1,7 +1,7 @@
 // The one typed seam to the native addons: declares everything they export.
-// - build/native/Release/ocr_engine.node: the product (NativeModel, NativeSession); `ocr parse` loads only this one.
+// - build/native/Release/ocr_decoder.node: the product (NativeDecoder, NativeSession); `ocr parse` loads only this one.
 // - build/native/Release/ocr_bench.node: the op-level testing surface and the bandwidth probe, for the kernel tests
-//   and `ocr bench engine` (loadBenchAddon).
+//   and `ocr bench decoder` (loadBenchAddon).
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 export type NativeDtype = "f32" | "f16" | "bf16";
 
-/** Decoder numbers the native model reads: the `decoder` section of model.json, less what only the loader uses. */
+/** Decoder numbers the native decoder reads: the `decoder` section of model.json, less what only the loader uses. */
 export interface NativeDecoderConfig {
   vocab_size: number;
   hidden_size: number;
@@ -30,14 +30,14 @@ export interface NativeDecoderConfig {
   tie_word_embeddings: boolean;
 }
 
-/** The keys of NativeDecoderConfig, in the order model_wrap.cpp reads them. */
+/** The keys of NativeDecoderConfig, in the order decoder_wrap.cpp reads them. */
 export const NATIVE_DECODER_KEYS = [
   "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
   "moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace", "norm_topk_prob",
   "routed_scaling_factor", "rms_norm_eps", "rope_theta", "tie_word_embeddings",
 ] as const satisfies readonly (keyof NativeDecoderConfig)[];
 
-export interface NativeModelInfo {
+export interface NativeDecoderInfo {
   kernels: string;
   threads: number;
   mappedBytes: number;
@@ -48,8 +48,8 @@ export interface NativeModelInfo {
   embedDtype: NativeDtype;
 }
 
-export interface NativeModel {
-  info(): NativeModelInfo;
+export interface NativeDecoder {
+  info(): NativeDecoderInfo;
 }
 
 export interface NativeExtendResult {
@@ -60,7 +60,7 @@ export interface NativeExtendResult {
 export interface NativeGenerateOptions {
   maxTokens: number;
   stopTokens: Int32Array;
-  noRepeat?: { n: number; window: number; exempt: Int32Array };
+  noRepeat?: { n: number; lookback: number; exempt: Int32Array };
   /** One cap per vocabulary id (0 = none). */
   maxRun?: Int32Array;
 }
@@ -93,8 +93,8 @@ export interface NativeTesting {
 }
 
 export interface NativeAddon {
-  NativeModel: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeModel;
-  NativeSession: new (model: NativeModel, options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean }) => NativeSession;
+  NativeDecoder: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeDecoder;
+  NativeSession: new (decoder: NativeDecoder, options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean }) => NativeSession;
   cpuFeatures: string;
 }
 
@@ -105,39 +105,39 @@ export interface NativeBenchAddon {
 }
 
 /** The addon could not be loaded; the message says what to run. */
-export class EngineLoadError extends Error {
+export class AddonLoadError extends Error {
   readonly code = "ADDON_MISSING";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = "EngineLoadError";
+    this.name = "AddonLoadError";
   }
 }
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const addonPath = process.env.OCR_ENGINE_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_engine.node");
+export const addonPath = process.env.OCR_DECODER_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_decoder.node");
 export const benchAddonPath = process.env.OCR_BENCH_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_bench.node");
 
 const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
 
 function load<T>(file: string, what: string): T {
-  if (!existsSync(file)) throw new EngineLoadError(`${what} is not built (${file} is missing): ${rebuild}`);
+  if (!existsSync(file)) throw new AddonLoadError(`${what} is not built (${file} is missing): ${rebuild}`);
   try {
     return createRequire(import.meta.url)(file) as T;
   } catch (err) {
-    throw new EngineLoadError(`${what} at ${file} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
+    throw new AddonLoadError(`${what} at ${file} failed to load (${(err as Error).message}): ${rebuild}`, { cause: err });
   }
 }
 
 let cached: NativeAddon | undefined;
 let cachedBench: NativeBenchAddon | undefined;
 
-/** Loads the product addon once; throws EngineLoadError with the command to build it. */
+/** Loads the product addon once; throws AddonLoadError with the command to build it. */
 export function loadAddon(): NativeAddon {
-  cached ??= load<NativeAddon>(addonPath, "the native decoding engine");
+  cached ??= load<NativeAddon>(addonPath, "the native decoder");
   return cached;
 }
 
-/** Loads the bench/test addon once (kernel tests, `ocr bench engine`); the product never calls this. */
+/** Loads the bench/test addon once (kernel tests, `ocr bench decoder`); the product never calls this. */
 export function loadBenchAddon(): NativeBenchAddon {
   cachedBench ??= load<NativeBenchAddon>(benchAddonPath, "the native bench addon");
   return cachedBench;

@@ -1,8 +1,8 @@
-// Public surface of the decoding engine.
-export { Engine, Session, nativeConfig } from "./engine.js";
+// Public surface of the native decoder's binding.
+export { Decoder, Session, nativeConfig } from "./decoder.js";
 export type {
-  AttentionPolicy, EngineOptions, ExtendInput, ExtendOptions, ExtendResult, GenerateOptions, GenerateResult, KernelChoice,
+  AttentionPolicy, DecoderOptions, ExtendInput, ExtendOptions, ExtendResult, GenerateOptions, GenerateResult, KernelChoice,
   KvDtype, NoRepeatRule, SessionOptions, SessionStats, TokenStream, FocalOptions, Fixation,
-} from "./engine.js";
-export { EngineError } from "./errors.js";
-export { EngineLoadError, loadAddon, addonPath, loadBenchAddon, benchAddonPath } from "./binding.js";
+} from "./decoder.js";
+export { DecoderError } from "./errors.js";
+export { AddonLoadError, loadAddon, addonPath, loadBenchAddon, benchAddonPath } from "./binding.js";

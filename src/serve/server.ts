@@ -3,7 +3,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { getDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../engines/decoder.js";
+import { getEngine, type DecodedPage, type DocumentPages, type PageEngine } from "../engines/engine.js";
 import "../engines/index.js";
 import { defaultModelDir } from "../engines/model/bundle.js";
 import { UsageError } from "../engines/errors.js";
@@ -111,7 +111,7 @@ export function readChatRequest(body: unknown): { images: Buffer[]; text: string
   return { images, text: texts.join("\n").trim(), stream: b.stream === true, model: typeof b.model === "string" ? b.model : undefined };
 }
 
-/** The pages of a request's images (each image's frames, in order) as the decoder reads a document. */
+/** The pages of a request's images (each image's frames, in order) as an engine reads a document. */
 async function requestPages(images: Buffer[], maxPixels: number): Promise<{ pages: DocumentPages; close: () => Promise<void> }> {
   const docs: OpenedDocument[] = [];
   const close = async () => {
@@ -153,12 +153,12 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const requested = settings.model.dir;
   const dir = requested ? resolveModelDir(requested) : defaultModelDir();
   if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
-  const decoder: PageDecoder = await getDecoder("model")!.create({ ...settings, model: { ...settings.model, dir } });
+  const engine: PageEngine = await getEngine("model")!.create({ ...settings, model: { ...settings.model, dir } });
   const bundle = await loadBundle(dir);
   const prompt = bundle.json.prompts.page;
   const promptText = prompt.replace("<image>", "").replace(/^\n/, "").trim();
   const maxTokens = settings.model.maxTokens ?? bundle.json.decoding.max_tokens_per_page;
-  const name = decoder.model?.name ?? bundle.json.name;
+  const name = engine.model?.name ?? bundle.json.name;
   const created = Math.floor(Date.now() / 1000);
   const log = o.log ?? (() => {});
   let inFlight = 0;
@@ -198,7 +198,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     let tokensBefore = 0;
     let lastProgress = 0;
     try {
-      for await (const page of decoder.decodeDocument(pages, {
+      for await (const page of engine.decodeDocument(pages, {
         signal: controller.signal,
         warn: () => {},
         progress: (_page, tokens) => {
@@ -255,7 +255,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     }
     if ((path === "/v1/models" || path === "/models") && req.method === "GET") {
       sendJson(res, 200, { object: "list", data: [{ id: name, object: "model", created, owned_by: "ocr",
-        ocr: { prompt, max_tokens: maxTokens, model_id: decoder.model?.id ?? "", pages_per_request: bundle.json.layout === "streaming" ? o.pagesPerRequest ?? 8 : 1 } }] });
+        ocr: { prompt, max_tokens: maxTokens, model_id: engine.model?.id ?? "", pages_per_request: bundle.json.layout === "streaming" ? o.pagesPerRequest ?? 8 : 1 } }] });
       return;
     }
     if (path !== "/v1/chat/completions" && path !== "/chat/completions") {
@@ -305,7 +305,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       }
       server.closeAllConnections();
       await stopped;
-      await decoder.close();
+      await engine.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-// Chat-completions request bodies for the OCR models, as each serving engine's recipe writes them.
+// Chat-completions request bodies for the OCR models, as each server's recipe writes them.
 //
 // Sources (kept as fixtures, with the exact bodies, in test/fixtures/server/):
 // - vLLM, DeepSeek-OCR: vllm-project/recipes DeepSeek/DeepSeek-OCR.md, "Online OCR serving": image part then text part,
@@ -9,10 +9,10 @@
 //   DeepseekOCRNoRepeatNGramLogitProcessor.to_str(), custom_params {ngram_size 35, window_size 128 for one page,
 //   1024 for several}, stream true; one page in gundam mode, several pages (base mode) in one request.
 // The other two pairings (DeepSeek-OCR on SGLang, Unlimited-OCR on vLLM) send the model's recipe (prompt, n-gram
-// numbers, part order) in the engine's own argument form.
+// numbers, part order) in that server's own argument form.
 
 /** Which OpenAI-compatible server answers; told apart by /v1/models' `owned_by`. */
-export type ServerEngine = "vllm" | "sglang" | "ocr";
+export type ServerKind = "vllm" | "sglang" | "ocr";
 
 /** How a model wants its pages asked for. */
 export interface ModelProfile {
@@ -24,8 +24,8 @@ export interface ModelProfile {
   pagesPerRequest: number;
   /** Image parts before the text part (DeepSeek-OCR's vLLM recipe) or after it (Unlimited-OCR's SGLang recipe). */
   imageFirst: boolean;
-  /** No-repeat n-gram rule: n, window for one page, window for several, token ids exempt. */
-  ngram?: { size: number; window: number; documentWindow?: number; whitelist?: number[] };
+  /** No-repeat n-gram rule: n, its look-back for one page and for several (the servers' window_size), token ids exempt. */
+  ngram?: { size: number; lookback: number; documentLookback?: number; whitelist?: number[] };
   /** images_config.image_mode (SGLang) for one page and for several. */
   imageMode?: { page: string; document: string };
   /** max_tokens when --max-tokens is not given. */
@@ -38,7 +38,7 @@ export const DEEPSEEK_OCR: ModelProfile = {
   pageText: "<|grounding|>Convert the document to markdown.",
   pagesPerRequest: 1,
   imageFirst: true,
-  ngram: { size: 30, window: 90, whitelist: [128821, 128822] },
+  ngram: { size: 30, lookback: 90, whitelist: [128821, 128822] },
   maxTokens: 8192,
 };
 
@@ -49,7 +49,7 @@ export const UNLIMITED_OCR: ModelProfile = {
   documentText: "Multi page parsing.",
   pagesPerRequest: 8,
   imageFirst: false,
-  ngram: { size: 35, window: 128, documentWindow: 1024 },
+  ngram: { size: 35, lookback: 128, documentLookback: 1024 },
   imageMode: { page: "gundam", document: "base" },
   maxTokens: 8192,
 };
@@ -78,7 +78,7 @@ export function imagePart(png: Uint8Array): { type: "image_url"; image_url: { ur
 
 export interface RequestOptions {
   model: string;
-  engine: ServerEngine;
+  server: ServerKind;
   profile: ModelProfile;
   /** One PNG per page, in page order. */
   pages: Uint8Array[];
@@ -102,20 +102,20 @@ export function chatRequest(o: RequestOptions): Record<string, unknown> {
     skip_special_tokens: false,
   };
   const ngram = o.profile.ngram;
-  if (o.engine === "sglang") {
+  if (o.server === "sglang") {
     if (o.profile.imageMode) body.images_config = { image_mode: several ? o.profile.imageMode.document : o.profile.imageMode.page };
     if (ngram) {
       body.custom_logit_processor = SGLANG_NGRAM_PROCESSOR;
       body.custom_params = {
         ngram_size: ngram.size,
-        window_size: several ? ngram.documentWindow ?? ngram.window : ngram.window,
+        window_size: several ? ngram.documentLookback ?? ngram.lookback : ngram.lookback,
         ...(ngram.whitelist ? { whitelist_token_ids: ngram.whitelist } : {}),
       };
     }
-  } else if (o.engine === "vllm" && ngram) {
+  } else if (o.server === "vllm" && ngram) {
     body.vllm_xargs = {
       ngram_size: ngram.size,
-      window_size: several ? ngram.documentWindow ?? ngram.window : ngram.window,
+      window_size: several ? ngram.documentLookback ?? ngram.lookback : ngram.lookback,
       ...(ngram.whitelist ? { whitelist_token_ids: ngram.whitelist } : {}),
     };
   }

@@ -6,7 +6,7 @@ import {
   defaultModelOptions,
   EnvironmentError,
   jobsForMemory,
-  registerDecoder,
+  registerEngine,
   runBatch,
   UsageError,
   type BatchRequest,
@@ -202,7 +202,7 @@ describe("engines", () => {
   it("D17: a model that fails on the first document stops the run once with exit 3; after a success it fails that document", async () => {
     let calls = 0;
     let failFrom = 1;
-    registerDecoder({
+    registerEngine({
       name: "test-broken",
       description: "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
       async create() {
@@ -232,7 +232,7 @@ describe("engines", () => {
 
   it("D15: --threads above the machine's CPU threads is held to them, with a warning", async () => {
     let threads: number | undefined;
-    registerDecoder({
+    registerEngine({
       name: "test-threads",
       description: "records the threads it is given",
       async create(s: RunSettings) {
@@ -301,9 +301,9 @@ describe("engines", () => {
         };
       },
     };
-    registerDecoder(definition);
-    expect(() => registerDecoder(definition)).toThrow(/already registered/);
-    registerDecoder(definition, { replace: true });
+    registerEngine(definition);
+    expect(() => registerEngine(definition)).toThrow(/already registered/);
+    registerEngine(definition, { replace: true });
     const out = path.join(tmp.dir, "out8");
     const { request: req } = request(out, {
       inputs: [fixture("table.png")],
@@ -382,7 +382,7 @@ describe("reliability (issue 19)", () => {
 
   it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
     const controller = new AbortController();
-    registerDecoder({
+    registerEngine({
       name: "test-cut",
       description: "yields a page after the abort, as the model does with a cancelled page",
       async create() {
@@ -454,7 +454,7 @@ describe("outputs (issue 19)", () => {
     mkdirSync(bundle, { recursive: true });
     writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 1));
     writeFileSync(path.join(bundle, "tokenizer.json"), "{}");
-    registerDecoder({
+    registerEngine({
       name: "test-bundle",
       description: "a model whose id (like the real engine's) does not hash the weight bytes",
       async create() {
@@ -495,7 +495,7 @@ describe("outputs (issue 19)", () => {
 
   it("D8: an unusable -o (a file, or under a file) is a usage error before any model loads", async () => {
     let created = 0;
-    registerDecoder({
+    registerEngine({
       name: "test-count",
       description: "counts loads",
       async create() {

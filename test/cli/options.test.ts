@@ -63,7 +63,7 @@ describe("the option table", () => {
         "render",
         "info",
         "bench parse",
-        "bench engine",
+        "bench decoder",
         "bench attention",
         "bench render",
         "bench serve",
@@ -96,7 +96,7 @@ describe("the option table", () => {
     const program = buildProgram(context());
     const find = (path: string) => commandsOf(program).find(([n]) => n === path)![1];
     const option = (path: string, long: string) => find(path).options.find((o) => o.long === long)!;
-    expect(option("bench engine", "--kernels").defaultValue).toBe("auto");
+    expect(option("bench decoder", "--kernels").defaultValue).toBe("auto");
     expect(option("bench attention", "--keeps").defaultValue).toBe("1,0.2,0.1,0.05,0.02");
     // no cap of its own: ocr parse applies the model's, as a user gets it (a 4,000 cap cut four dense dev pages)
     expect(option("bench parse", "--max-tokens").defaultValue).toBeUndefined();
@@ -104,6 +104,14 @@ describe("the option table", () => {
     expect(option("models quantize", "--out").mandatory).toBe(true);
     expect(option("render", "--output-dir").mandatory).toBe(true);
     expect(option("serve", "--port").defaultValue).toBe(8000);
+  });
+
+  it("still accepts `ocr bench engine`, the decoder benchmark's former name", () => {
+    const program = buildProgram(context());
+    const bench = program.commands.find((c) => c.name() === "bench")!;
+    const decoder = bench.commands.find((c) => c.name() === "decoder")!;
+    expect(decoder.aliases()).toEqual(["engine"]);
+    expect(decoder.helpInformation()).toContain("Usage: ocr bench decoder|engine");
   });
 
   it("forwards bench options under their long names, defaults included", () => {

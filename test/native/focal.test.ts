@@ -1,6 +1,6 @@
 // Focal pruning: tau = 1 is exactly unpruned; pruned runs equal the PyTorch focal reference token for token.
 import { describe, expect, it } from "vitest";
-import { Engine, EngineError } from "../../src/native/index.js";
+import { Decoder, DecoderError } from "../../src/native/index.js";
 import { collect, loadAttentionCases } from "./attention-cases.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 
@@ -10,9 +10,9 @@ describe("focal pruning (tiny-model, f32)", () => {
 
   for (const [attention, layers] of [[{ kind: "full" as const }, 1], [{ kind: "rswa" as const, window: 8 }, 2]] as const) {
     it(`keep = 1 gives exactly the unpruned tokens and logits (${attention.kind}, ${layers} focal layer${layers > 1 ? "s" : ""})`, async () => {
-      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-      const plain = engine.createSession({ attention });
-      const focal = engine.createSession({ attention, focal: { keep: 1, layers, warmup: 2 }, recordFixations: true });
+      const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const plain = decoder.createSession({ attention });
+      const focal = decoder.createSession({ attention, focal: { keep: 1, layers, warmup: 2 }, recordFixations: true });
       await plain.prefill(prefixInput(g, "prefix_long"));
       await focal.prefill(prefixInput(g, "prefix_long"));
       expect(await collect(focal, 40)).toEqual(await collect(plain, 40));
@@ -25,9 +25,9 @@ describe("focal pruning (tiny-model, f32)", () => {
   }
 
   it("pruning changes what the model attends: keep 0.1 and keep 1 give different logits", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const a = engine.createSession({ focal: { keep: 1, layers: 1, warmup: 1 } });
-    const b = engine.createSession({ focal: { keep: 0.1, layers: 1, warmup: 1 } });
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const a = decoder.createSession({ focal: { keep: 1, layers: 1, warmup: 1 } });
+    const b = decoder.createSession({ focal: { keep: 0.1, layers: 1, warmup: 1 } });
     await a.prefill(prefixInput(g, "prefix_long"));
     await b.prefill(prefixInput(g, "prefix_long"));
     await collect(a, 6);
@@ -38,10 +38,10 @@ describe("focal pruning (tiny-model, f32)", () => {
   });
 
   it("rejects bad focal options with a clear error", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    expect(() => engine.createSession({ focal: { keep: 0, layers: 1, warmup: 1 } })).toThrow(/focal\.keep/);
-    expect(() => engine.createSession({ focal: { keep: 0.5, layers: 9, warmup: 1 } })).toThrow(/focal\.layers/);
-    expect(() => engine.createSession({ focal: { keep: 0.5, layers: 1, warmup: 0 } })).toThrow(EngineError);
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    expect(() => decoder.createSession({ focal: { keep: 0, layers: 1, warmup: 1 } })).toThrow(/focal\.keep/);
+    expect(() => decoder.createSession({ focal: { keep: 0.5, layers: 9, warmup: 1 } })).toThrow(/focal\.layers/);
+    expect(() => decoder.createSession({ focal: { keep: 0.5, layers: 1, warmup: 0 } })).toThrow(DecoderError);
   });
 });
 
@@ -53,8 +53,8 @@ for (const model of ["tiny-model", "tiny-model-tied"]) {
     const visualRows = g.cases.prefix_long.visualRows;
     for (const c of loadAttentionCases(model).filter((x) => x.focal)) {
       it(`${c.name}: keep ${c.focal!.keep}, ${c.focal!.layers} layer(s), warm-up ${c.focal!.warmup}${c.window ? `, R-SWA ${c.window}` : ""} equals the reference (focal layers ${c.focalLayers})`, async () => {
-        const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-        const s = engine.createSession({
+        const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
+        const s = decoder.createSession({
           attention: c.window ? { kind: "rswa", window: c.window } : { kind: "full" },
           focal: c.focal!,
           recordFixations: true,
@@ -96,9 +96,9 @@ for (const model of ["tiny-model", "tiny-model-tied"]) {
 describe("Session.setFocal", () => {
   const g = loadGolden("tiny-model");
   it("switching focal pruning on mid-session with keep = 1 leaves the tokens unchanged; bad options are refused", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const plain = engine.createSession();
-    const s = engine.createSession();
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const plain = decoder.createSession();
+    const s = decoder.createSession();
     await plain.prefill(prefixInput(g, "prefix_long"));
     await s.prefill(prefixInput(g, "prefix_long"));
     const first = await collect(s, 8);

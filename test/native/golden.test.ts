@@ -1,6 +1,6 @@
-// The native engine against the PyTorch reference's golden dumps: per-layer NMSE, logits, greedy tokens.
+// The native decoder against the PyTorch reference's golden dumps: per-layer NMSE, logits, greedy tokens.
 import { describe, expect, it } from "vitest";
-import { Engine, type KvDtype, type Session } from "../../src/native/index.js";
+import { Decoder, type KvDtype, type Session } from "../../src/native/index.js";
 import { loadGolden, nmse, prefixInput, type Golden } from "./helpers.js";
 
 // Tolerances by weight dtype of the fixture. The reference computes in f32 from the same (rounded) weights,
@@ -26,8 +26,8 @@ for (const m of models) {
 
     for (const [threads, which] of [[1, "prefix"], [2, "prefix"], [1, "prefix_long"], [2, "prefix_long"]] as const) {
       it(`prefill of ${which} (${g.cases[which].tokens.length} entries) matches the reference layer by layer (${threads} thread${threads > 1 ? "s" : ""})`, async () => {
-        const engine = await Engine.load(g.dir, { threads, minParallelWork: 0 });
-        const s = engine.createSession();
+        const decoder = await Decoder.load(g.dir, { threads, minParallelWork: 0 });
+        const s = decoder.createSession();
         const r = await s.prefill(prefixInput(g, which), { captureHidden: true, allLogits: true });
         const hidden = g.tensors.get(`${which}.hidden`)!;
         const [layers, T, H] = hidden.shape as [number, number, number];
@@ -43,17 +43,19 @@ for (const m of models) {
 
     for (const threads of [1, 2]) {
       it(`greedy tokens match exactly: full attention, no-repeat rule, R-SWA (${threads} thread${threads > 1 ? "s" : ""})`, async () => {
-        const engine = await Engine.load(g.dir, { threads, minParallelWork: 0 });
-        const full = engine.createSession();
+        const decoder = await Decoder.load(g.dir, { threads, minParallelWork: 0 });
+        const full = decoder.createSession();
         await full.prefill(prefixInput(g));
         expect(await collect(full, { maxTokens: g.cases.greedy_full.maxTokens })).toEqual(g.cases.greedy_full.tokens);
 
-        const nr = engine.createSession();
+        const nr = decoder.createSession();
         await nr.prefill(prefixInput(g));
-        expect(await collect(nr, { maxTokens: g.cases.greedy_no_repeat.maxTokens, noRepeat: g.cases.greedy_no_repeat.noRepeat }))
+        // the golden names the rule's look-back `window`, as model.json does
+        const { n, window: lookback, exempt } = g.cases.greedy_no_repeat.noRepeat;
+        expect(await collect(nr, { maxTokens: g.cases.greedy_no_repeat.maxTokens, noRepeat: { n, lookback, exempt } }))
           .toEqual(g.cases.greedy_no_repeat.tokens);
 
-        const rs = engine.createSession({ attention: { kind: "rswa", window: g.cases.greedy_rswa.window } });
+        const rs = decoder.createSession({ attention: { kind: "rswa", window: g.cases.greedy_rswa.window } });
         await rs.prefill(prefixInput(g));
         expect(await collect(rs, { maxTokens: g.cases.greedy_rswa.maxTokens })).toEqual(g.cases.greedy_rswa.tokens);
       });
@@ -61,8 +63,8 @@ for (const m of models) {
 
     it("streaming layout: page, generate, retire the page's visual range, next page, generate", async () => {
       const c = g.cases.streaming;
-      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-      const s = engine.createSession({ attention: { kind: "rswa", window: c.window } });
+      const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const s = decoder.createSession({ attention: { kind: "rswa", window: c.window } });
       await s.prefill({ tokens: c.prompt, embeddings: g.tensors.get("streaming.visual1")!.data });
       expect(await collect(s, { maxTokens: c.page1.length })).toEqual(c.page1);
       await s.retire(c.retire[0], c.retire[1]);
@@ -78,8 +80,8 @@ describe("KV cache dtypes", () => {
   for (const [kv, tol] of [["f16", 1e-5], ["bf16", 1e-3]] as [KvDtype, number][]) {
     // Loosened: every cached key/value is rounded to f16 (11-bit) or bf16 (8-bit) mantissas.
     it(`${kv} cache keeps the logits close to the reference`, async () => {
-      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-      const s = engine.createSession({ kvDtype: kv });
+      const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const s = decoder.createSession({ kvDtype: kv });
       const r = await s.prefill(prefixInput(g), { allLogits: true });
       const e = nmse(r.logits, g.tensors.get("prefix.logits")!.data);
       expect(e).toBeLessThan(tol);

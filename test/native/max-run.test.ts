@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Engine, EngineError } from "../../src/native/index.js";
+import { Decoder, DecoderError } from "../../src/native/index.js";
 import { loadAttentionCases } from "./attention-cases.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 
@@ -20,8 +20,8 @@ describe("run caps (tiny-model-tied, whose greedy output repeats tokens)", () =>
 
   const vocab = (JSON.parse(readFileSync(path.join(g.dir, "model.json"), "utf8")) as { decoder: { vocab_size: number } }).decoder.vocab_size;
   async function run(maxRun?: Map<number, number>): Promise<number[]> {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const s = engine.createSession({ attention: { kind: "rswa", window: c.window! } });
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const s = decoder.createSession({ attention: { kind: "rswa", window: c.window! } });
     await s.prefill(prefixInput(g, "prefix_long"));
     const out: number[] = [];
     for await (const t of s.generate({ maxTokens: c.maxTokens, maxRun })) out.push(t);
@@ -49,7 +49,7 @@ describe("run caps (tiny-model-tied, whose greedy output repeats tokens)", () =>
     const runner = c.tokens[third]!;
     const others = new Map(Array.from({ length: vocab }, (_, t) => [t, 1] as [number, number]).filter(([t]) => !c.tokens.includes(t)));
     expect(await run(others)).toEqual(c.tokens);
-    await expect(run(new Map([[runner, 0]]))).rejects.toThrow(EngineError);
+    await expect(run(new Map([[runner, 0]]))).rejects.toThrow(DecoderError);
     await expect(run(new Map([[vocab, 2]]))).rejects.toThrow(/maxRun/);
   });
 });

@@ -3,7 +3,7 @@
 // by one must therefore give the same logits and tokens as one extend, whatever the attention policy put in the key
 // list: an R-SWA ring that has wrapped (generated entries out of the window), a retired range, visual rows.
 import { describe, expect, it } from "vitest";
-import { Engine, type KvDtype, type Session } from "../../src/native/index.js";
+import { Decoder, type KvDtype, type Session } from "../../src/native/index.js";
 import { loadGolden, nmse, prefixInput } from "./helpers.js";
 
 const g = loadGolden("tiny-model");
@@ -51,9 +51,9 @@ async function oneByOne(s: Session, input: ReturnType<typeof page>): Promise<Flo
 describe("blocked prefill attention equals the per-query path in a session", () => {
   for (const [kvDtype, tol] of [["f32", 1e-9], ["bf16", 1e-3]] as [KvDtype, number][]) {
     it(`R-SWA ring wrapped, a retired range, then a 101-entry page (${kvDtype} cache, 2 threads)`, async () => {
-      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-      const blocked = engine.createSession({ attention: { kind: "rswa", window: 5 }, kvDtype });
-      const single = engine.createSession({ attention: { kind: "rswa", window: 5 }, kvDtype });
+      const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const blocked = decoder.createSession({ attention: { kind: "rswa", window: 5 }, kvDtype });
+      const single = decoder.createSession({ attention: { kind: "rswa", window: 5 }, kvDtype });
       const prefix = prefixInput(g);
       const a0 = await blocked.prefill(prefix);
       // The prefix one entry at a time: the same tokens and visual rows, in order.

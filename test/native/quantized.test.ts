@@ -1,8 +1,8 @@
 // Quantised decoding end to end: a random bf16 DeepSeek-V2-shape decoder (dense layer, routed + shared experts, untied
-// lm_head), quantised by `ocr models quantize`'s code to q8_0 and q4_1, run by the engine.
+// lm_head), quantised by `ocr models quantize`'s code to q8_0 and q4_1, run by the native decoder.
 //
 // 1. The quantised kernels compute the model the blocks stand for: the q8 / q4 bundle's logits equal those of the same
-//    engine on an f32 copy of the dequantised weights up to summation order (NMSE < 1e-9).
+//    decoder on an f32 copy of the dequantised weights up to summation order (NMSE < 1e-9).
 // 2. What quantisation costs, against bf16: last-layer logits NMSE over a 96-token prefill, reported and bounded.
 //    The bound: rounding to a block's grid is, to first order, an error independent of the weight and of zero mean
 //    (d^2 / 12 per weight: 2.8e-5 of the weights' power for q8_0, 6.1e-3 for q4_1 on Gaussian blocks). What the logits
@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Engine, loadBenchAddon } from "../../src/native/index.js";
+import { Decoder, loadBenchAddon } from "../../src/native/index.js";
 import { dequantizeRows, isQuantizable, quantizeBundle, quantRowBytes, quantizeRows } from "../../src/model/quantize.js";
 import type { QuantFormat } from "../../src/model/safetensors.js";
 import { nmse } from "./helpers.js";
@@ -139,8 +139,8 @@ const prompt = Array.from({ length: 96 }, (_, i) => (i === 0 ? 0 : 5 + ((i * 131
  * at a time after the rest (matrix-vector work: the decode path, int8 activations on quantised weights where the CPU
  * has AVX-VNNI), their logits concatenated. */
 async function logits(dir: string, steps = 0): Promise<Float32Array> {
-  const engine = await Engine.load(dir, { threads: 2 });
-  const session = engine.createSession({ kvDtype: "f32" });
+  const decoder = await Decoder.load(dir, { threads: 2 });
+  const session = decoder.createSession({ kvDtype: "f32" });
   let out: Float32Array;
   if (steps === 0) out = (await session.prefill({ tokens: prompt }, { allLogits: true })).logits;
   else {
@@ -179,7 +179,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.each(formats)("a %s decoder", (format, to) => {
-  it("is the model its blocks stand for: logits equal the f32 engine on the dequantised weights", async () => {
+  it("is the model its blocks stand for: logits equal the f32 decoder on the dequantised weights", async () => {
     const r = await quantizeBundle(path.join(root, "bf16"), { to, out: path.join(root, to) });
     expect(r.format).toBe(format);
     // q/k/v/o and gate/up/down of every layer and expert, and lm_head; never the router, norms or embedding

@@ -1,6 +1,6 @@
 // R-SWA through many ring wraps (72 tokens, window 8) against the PyTorch reference's banded mask, f32 and bf16 weights.
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/native/index.js";
+import { Decoder } from "../../src/native/index.js";
 import { collect, loadAttentionCases } from "./attention-cases.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 
@@ -11,8 +11,8 @@ for (const model of ["tiny-model", "tiny-model-bf16"]) {
 
     it(`${c.maxTokens} tokens with window ${c.window} (${Math.floor(c.maxTokens / c.window!)} wraps) equal the reference token for token`, async () => {
       expect(c.maxTokens).toBeGreaterThan(4 * c.window!);
-      const engine = await Engine.load(g.dir, { threads: 2, minParallelWork: 0 });
-      const s = engine.createSession({ attention: { kind: "rswa", window: c.window! } });
+      const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
+      const s = decoder.createSession({ attention: { kind: "rswa", window: c.window! } });
       await s.prefill(prefixInput(g, "prefix_long"));
       const bytes: number[] = [];
       const out: number[] = [];
@@ -27,8 +27,8 @@ for (const model of ["tiny-model", "tiny-model-bf16"]) {
     });
 
     it("full attention on the same prefix differs from R-SWA once the window is exceeded (the test can tell them apart)", async () => {
-      const engine = await Engine.load(g.dir, { threads: 1 });
-      const s = engine.createSession();
+      const decoder = await Decoder.load(g.dir, { threads: 1 });
+      const s = decoder.createSession();
       await s.prefill(prefixInput(g, "prefix_long"));
       const full = await collect(s, c.maxTokens);
       expect(full).not.toEqual(c.tokens);

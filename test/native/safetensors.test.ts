@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Engine, EngineError } from "../../src/native/index.js";
+import { Decoder, DecoderError } from "../../src/native/index.js";
 import { fixturesDir } from "./helpers.js";
 
 const src = path.join(fixturesDir, "tiny-model");
@@ -31,11 +31,11 @@ function encode(h: unknown, body: Buffer, lengthOverride?: bigint): Buffer {
   return Buffer.concat([len, json, body]);
 }
 
-async function loadError(dir: string): Promise<EngineError> {
+async function loadError(dir: string): Promise<DecoderError> {
   try {
-    await Engine.load(dir, { threads: 1 });
+    await Decoder.load(dir, { threads: 1 });
   } catch (err) {
-    return err as EngineError;
+    return err as DecoderError;
   }
   throw new Error("expected the load to fail");
 }
@@ -86,7 +86,7 @@ describe("safetensors header validation", () => {
     it(`rejects ${what}`, async () => {
       const dir = bundleWith(what.replace(/\W+/g, "-"), make());
       const err = await loadError(dir);
-      expect(err).toBeInstanceOf(EngineError);
+      expect(err).toBeInstanceOf(DecoderError);
       expect(err.code).toBe("BAD_WEIGHTS");
       expect(err.message).toMatch(message);
       if (!/is missing/.test(err.message)) expect(err.message).toContain(path.join(dir, "model.safetensors"));
@@ -94,8 +94,8 @@ describe("safetensors header validation", () => {
   }
 
   it("loads the untouched copy (the cases above fail for their own reason)", async () => {
-    const engine = await Engine.load(bundleWith("ok", original), { threads: 1 });
-    expect(engine.info.weightDtype).toBe("f32");
+    const decoder = await Decoder.load(bundleWith("ok", original), { threads: 1 });
+    expect(decoder.info.weightDtype).toBe("f32");
   });
 
   it("a missing weights file names it", async () => {
@@ -107,13 +107,13 @@ describe("safetensors header validation", () => {
   });
 });
 
-describe("engine options and inputs are validated in TypeScript", () => {
+describe("decoder options and inputs are validated in TypeScript", () => {
   it("names the option and the value", async () => {
-    await expect(Engine.load(src, { threads: 0 })).rejects.toThrow(/Expected an integer >= 1 for option threads but received 0/);
-    const engine = await Engine.load(src, { threads: 1 });
-    expect(() => engine.createSession({ kvDtype: "f8" as never })).toThrow(/option kvDtype but received "f8"/);
-    expect(() => engine.createSession({ attention: { kind: "rswa", window: 0 } })).toThrow(/attention\.window/);
-    const s = engine.createSession();
+    await expect(Decoder.load(src, { threads: 0 })).rejects.toThrow(/Expected an integer >= 1 for option threads but received 0/);
+    const decoder = await Decoder.load(src, { threads: 1 });
+    expect(() => decoder.createSession({ kvDtype: "f8" as never })).toThrow(/option kvDtype but received "f8"/);
+    expect(() => decoder.createSession({ attention: { kind: "rswa", window: 0 } })).toThrow(/attention\.window/);
+    const s = decoder.createSession();
     await expect(s.prefill({ tokens: [1, -3] })).rejects.toThrow(/tokens\[1\]/);
     await expect(s.prefill({ tokens: [100000] })).rejects.toMatchObject({ code: "BAD_INPUT" });
     await expect(s.prefill({ tokens: [1], embeddings: new Float32Array(10) })).rejects.toThrow(/multiple of 64/);
@@ -121,8 +121,8 @@ describe("engine options and inputs are validated in TypeScript", () => {
   });
 
   it("a second call while one runs is refused with BUSY", async () => {
-    const engine = await Engine.load(src, { threads: 1 });
-    const s = engine.createSession();
+    const decoder = await Decoder.load(src, { threads: 1 });
+    const s = decoder.createSession();
     const first = s.prefill({ tokens: [0, 5, 6] });
     await expect(s.prefill({ tokens: [7] })).rejects.toMatchObject({ code: "BUSY" });
     await first;

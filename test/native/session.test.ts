@@ -1,14 +1,14 @@
 // Session bookkeeping: R-SWA keeps the cache constant, retiring frees entries, positions keep counting.
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/native/index.js";
+import { Decoder } from "../../src/native/index.js";
 import { loadGolden, prefixInput } from "./helpers.js";
 
 const g = loadGolden("tiny-model");
 
 describe("session memory and positions", () => {
   it("R-SWA: live entries and cache bytes stop growing after `window` generated tokens", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const s = engine.createSession({ attention: { kind: "rswa", window: 16 } });
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const s = decoder.createSession({ attention: { kind: "rswa", window: 16 } });
     const p = await s.prefill(prefixInput(g));
     const sizes: { live: number; bytes: number }[] = [];
     await s.generate({ maxTokens: 200 }).result;
@@ -22,8 +22,8 @@ describe("session memory and positions", () => {
   });
 
   it("full attention grows; retiring a range frees those entries and later steps still run", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const s = engine.createSession();
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const s = decoder.createSession();
     const p = await s.prefill(prefixInput(g));
     await s.generate({ maxTokens: 50 }).result;
     expect(s.stats().liveEntries).toBe(p.count + 49);
@@ -37,8 +37,8 @@ describe("session memory and positions", () => {
   });
 
   it("dispose frees the session; later calls fail with BAD_STATE", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const s = engine.createSession();
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const s = decoder.createSession();
     await s.prefill(prefixInput(g));
     expect(s.stats().cacheBytes).toBeGreaterThan(0);
     s.dispose();
@@ -47,8 +47,8 @@ describe("session memory and positions", () => {
   });
 
   it("stop tokens end generation and are included; cancel stops early", async () => {
-    const engine = await Engine.load(g.dir, { threads: 1 });
-    const s = engine.createSession();
+    const decoder = await Decoder.load(g.dir, { threads: 1 });
+    const s = decoder.createSession();
     await s.prefill(prefixInput(g));
     const want = g.cases.greedy_full.tokens;
     const stopAt = want[5]!;
@@ -56,7 +56,7 @@ describe("session memory and positions", () => {
     expect(r.reason).toBe("stop");
     expect(r.tokens).toEqual(want.slice(0, want.indexOf(stopAt) + 1));
 
-    const s2 = engine.createSession();
+    const s2 = decoder.createSession();
     await s2.prefill(prefixInput(g));
     const stream = s2.generate({ maxTokens: 100_000 });
     let n = 0;

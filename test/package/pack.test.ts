@@ -1,5 +1,5 @@
 // What `npm pack` ships (package.json "files"): what a user runs — the CLI, the compiled library, the native
-// engine's sources for the install script, the default bundle — and none of the tests, fixtures, training code or
+// decoder's sources for the install script, the default bundle — and none of the tests, fixtures, training code or
 // training state.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -64,7 +64,7 @@ describe("npm pack", () => {
     const runners = [convert, ...bench.map((f) => readFileSync(path.join(repoRoot, f), "utf8"))].join("\n");
     const modules = [...runners.matchAll(/"(ocr_tools(?:\.\w+)+)"/g)].map((m) => m[1]!);
     expect(modules).toContain("ocr_tools.deepencoder.export_onnx");
-    expect(modules).toContain("ocr_tools.bench_engine");
+    expect(modules).toContain("ocr_tools.bench_decoder");
     const python = new Set<string>();
     const addModule = (name: string) => {
       const file = `python/${name.replace(/\./g, "/")}.py`;

@@ -1,8 +1,8 @@
-// Request bodies of `ocr parse --server`, field by field against the engines' documented examples (test/fixtures/server).
+// Request bodies of `ocr parse --server`, field by field against the servers' documented examples (test/fixtures/server).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { chatRequest, DEEPSEEK_OCR, profileForModel, SGLANG_NGRAM_PROCESSOR, UNLIMITED_OCR, type ModelProfile, type ServerEngine } from "../../src/server/requests.js";
+import { chatRequest, DEEPSEEK_OCR, profileForModel, SGLANG_NGRAM_PROCESSOR, UNLIMITED_OCR, type ModelProfile, type ServerKind } from "../../src/server/requests.js";
 import { repoRoot } from "../helpers/paths.js";
 
 interface Fixture {
@@ -54,8 +54,8 @@ function compare(fixture: Fixture, ours: Record<string, unknown>, o: { prompt: s
   });
 }
 
-function ours(engine: ServerEngine, profile: ModelProfile, model: string, pages: Buffer[], stream: boolean) {
-  return chatRequest({ model, engine, profile, pages, maxTokens: 4096, stream });
+function ours(server: ServerKind, profile: ModelProfile, model: string, pages: Buffer[], stream: boolean) {
+  return chatRequest({ model, server, profile, pages, maxTokens: 4096, stream });
 }
 
 describe("request bodies against the documented examples", () => {
@@ -80,7 +80,7 @@ describe("request bodies against the documented examples", () => {
     compare(fixture, body, { prompt: "<image>Multi page parsing.", pages, maxTokens: 4096 });
   });
 
-  it("the other pairings speak the engine's form with the model's numbers", () => {
+  it("the other pairings speak the server's form with the model's numbers", () => {
     const vllmUnlimited = ours("vllm", UNLIMITED_OCR, "baidu/Unlimited-OCR", [png(1), png(2)], false);
     expect(vllmUnlimited.vllm_xargs).toEqual({ ngram_size: 35, window_size: 1024 });
     expect(vllmUnlimited).not.toHaveProperty("images_config");

@@ -39,7 +39,7 @@ def main() -> None:
         [[0.05 * math.sin(0.37 * r + 0.11 * c) for c in range(H)] for r in range(vc)], dtype=torch.float32
     )
     emb = load_tensors(bundle, lambda n: n == "model.embed_tokens.weight")["model.embed_tokens.weight"]
-    engine_hidden = np.fromfile(os.path.join(dump, "prefix-hidden.f32"), dtype="<f4").reshape(
+    native_hidden = np.fromfile(os.path.join(dump, "prefix-hidden.f32"), dtype="<f4").reshape(
         cfg.num_hidden_layers, len(ids), H
     )
 
@@ -48,7 +48,7 @@ def main() -> None:
     for kind in ("full", "rswa"):
         run = summary["runs"][kind]
         gen, fed = run["tokens"], run["fed"]
-        # the engine's sequence: prefix, the generated tokens it fed back, then one extended probe token
+        # the native decoder's sequence: prefix, the generated tokens it fed back, then one extended probe token
         seq = ids + gen[:fed] + [run["probeToken"]]
         x = emb[torch.tensor(seq)].clone()
         x[vs : vs + vc] = visual
@@ -68,7 +68,7 @@ def main() -> None:
                 x = layer(x[None], cos, sin, bias)[0]
                 if kind == "full":
                     ref = x[: len(ids)].numpy()
-                    diff = np.abs(engine_hidden[li] - ref)
+                    diff = np.abs(native_hidden[li] - ref)
                     layer_err.append(
                         {
                             "layer": li,
@@ -94,18 +94,18 @@ def main() -> None:
         agree = [a == b for a, b in zip(ref_tokens, gen)]
         # a disagreement only counts when the reference's own top-2 margin is clear of bf16/f32 rounding
         clear = [not ok and m > 1e-2 for ok, m in zip(agree, margins)]
-        engine_prefix_logits = np.fromfile(os.path.join(dump, f"prefix-logits-{kind}.f32"), dtype="<f4")
+        native_prefix_logits = np.fromfile(os.path.join(dump, f"prefix-logits-{kind}.f32"), dtype="<f4")
         pl = logits[0].numpy()
-        engine_probe = np.fromfile(os.path.join(dump, f"probe-logits-{kind}.f32"), dtype="<f4")
+        native_probe = np.fromfile(os.path.join(dump, f"probe-logits-{kind}.f32"), dtype="<f4")
         probes[kind] = probe_ref
         report[kind] = {
-            "probe_logits_max_abs": float(np.abs(engine_probe - probe_ref).max()),
+            "probe_logits_max_abs": float(np.abs(native_probe - probe_ref).max()),
             "probe_logits_max_ref": float(np.abs(probe_ref).max()),
             "tokens": len(gen),
             "agree": sum(agree),
             "clear_disagreements": sum(clear),
             "min_margin": min(margins),
-            "prefix_logits_max_abs": float(np.abs(engine_prefix_logits - pl).max()),
+            "prefix_logits_max_abs": float(np.abs(native_prefix_logits - pl).max()),
             "prefix_logits_max_ref": float(np.abs(pl).max()),
             "reference_seconds": round(time.time() - t0, 1),
             "layers": layer_err,

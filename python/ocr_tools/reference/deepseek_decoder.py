@@ -1,5 +1,5 @@
 """Plain PyTorch reference of the DeepSeek-OCR decoder family: golden dumps, training, and the ONNX export."""
-# The engine (ops/) is checked against this file layer by layer, and the default model is trained with
+# The native decoder (ops/) is checked against this file layer by layer, and the default model is trained with
 # it, so it follows the HF DeepSeek-V2 modelling code's numerics (fp32 RMSNorm and gate, rotate-half
 # RoPE, MoE weights applied in fp32) while staying small enough to read top to bottom.
 
@@ -181,7 +181,7 @@ class MoEGate(nn.Module):
 
 def topk_lowest_index_ties(scores: torch.Tensor, k: int) -> torch.Tensor:
     """Indices of the k largest scores along the last dim, equal scores ordered by the lowest index
-    (torch.topk leaves ties unspecified; every engine backend breaks them this way)."""
+    (torch.topk leaves ties unspecified; every native backend breaks them this way)."""
     _, order = torch.sort(scores, dim=-1, descending=True, stable=True)
     return order[..., :k]
 
@@ -469,7 +469,7 @@ def load_decoder(bundle_dir: str, dtype: torch.dtype = torch.float32) -> Decoder
 
 
 # --------------------------------------------------------------------------------------------------
-# Greedy decoding (the engine's rules, for golden dumps)
+# Greedy decoding (the native decoder's rules, for golden dumps)
 # --------------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,5 @@
-"""PyTorch reference of the engine's focal pruning and long R-SWA runs: greedy decoding by full recomputation."""
+"""PyTorch reference of the native decoder's focal pruning and long R-SWA runs: greedy decoding by full
+recomputation."""
 # Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.reference.focal_reference fixtures/tiny-model [fixtures/tiny-model-bf16 ...]
 # Writes <fixture>/golden/attention.json: token-exact cases for test/native/focal.test.ts and rswa-long.test.ts.
 #
@@ -65,7 +66,8 @@ def focal_generate(
 ):
     """Greedy tokens, focal layers chosen, per focal step the kept visual positions, and the smallest top-1 gap.
     With extend_at, the rows of `view` (visual) are appended once that many tokens were generated (the last one
-    fed first), as the engine's extend() does mid-generation; decoding then continues from the view's last row."""
+    fed first), as the native decoder's extend() does mid-generation; decoding then continues from the view's last
+    row."""
     cfg = model.cfg
     L = cfg.num_hidden_layers
     kinds = list(kinds)

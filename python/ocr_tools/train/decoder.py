@@ -1,9 +1,9 @@
 """The training model's decoder: the frozen reference decoder (ocr_tools.reference.deepseek_decoder.Decoder), imported
 and never changed, plus what training adds around it. Training-side changes to the decoder (its sequence assembly, a
-faster attention for a GPU run, ...) belong here, not in the reference: the reference is the engine's test oracle, and
-python/tests/test_reference_golden.py pins its outputs. Same parameters and state_dict names as the reference, so a
-training checkpoint's `decoder.*` weights export to a bundle the reference and the native engine read unchanged
-(python/tests/test_training_reference.py checks that the two compute the same logits)."""
+faster attention for a GPU run, ...) belong here, not in the reference: the reference is the native decoder's test
+oracle, and python/tests/test_reference_golden.py pins its outputs. Same parameters and state_dict names as the
+reference, so a training checkpoint's `decoder.*` weights export to a bundle the reference and the native decoder read
+unchanged (python/tests/test_training_reference.py checks that the two compute the same logits)."""
 
 import torch
 

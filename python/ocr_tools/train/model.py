@@ -313,7 +313,7 @@ class LineOcrModel(nn.Module):
 
     @torch.no_grad()
     def read_units(self, units, max_tokens=300, offset=0):
-        """Greedy reading of consecutive units as the engine does it (KV cache, R-SWA, retired views)."""
+        """Greedy reading of consecutive units as the native decoder does it (KV cache, R-SWA, retired views)."""
         was_training = self.training
         self.eval()
         runner = CachedDecoder(self, 1)

@@ -4,7 +4,7 @@
 # (--data defaults to $OCR_DATA/synth when OCR_DATA is set)
 # Data: DIR/{train,val}/doc-*.lines.json from scripts/train/extract-lines.mjs (the product's own front end).
 # A sample is a window of consecutive well-aligned lines of one page, placed at the positions the document had
-# reached there (the engine's positions keep growing through a document). The learning-rate schedule is a
+# reached there (the native decoder's positions keep growing through a document). The learning-rate schedule is a
 # function of the training time stored in the checkpoint, so a run resumed elsewhere continues where it was.
 import argparse
 import json

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Engine, EngineError } from "../../native/index.js";
+import { Decoder, DecoderError } from "../../native/index.js";
 import { loadBundle, type Bundle } from "../../model/bundle.js";
 import { ModelFileError } from "../../model/errors.js";
 import { resolveModelDir } from "../../model/registry.js";
@@ -12,7 +12,7 @@ import { readTensorF32 } from "../../model/safetensors.js";
 import { Tokenizer } from "../../model/tokenizer.js";
 import { VisionEncoder } from "../../vision/encoder.js";
 import { LineEncoder } from "../../vision/line-encoder.js";
-import type { ModelIdentity } from "../decoder.js";
+import type { ModelIdentity } from "../engine.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { ModelOptions } from "../settings.js";
 import { resolveDecodeOptions, type DecodeOptions } from "./options.js";
@@ -21,7 +21,7 @@ import { resolveDecodeOptions, type DecodeOptions } from "./options.js";
 export interface LoadedModel {
   bundle: Bundle;
   tokenizer: Tokenizer;
-  engine: Engine;
+  decoder: Decoder;
   /** the page-grid encoder, or (vision.lines) the line front end */
   encoder?: VisionEncoder;
   lines?: LineEncoder;
@@ -77,11 +77,11 @@ export async function loadModel(settings: {
       { cause: err },
     );
   }
-  let engine: Engine;
+  let decoder: Decoder;
   try {
-    engine = Engine.fromBundle(bundle, { threads: options.threads });
+    decoder = Decoder.fromBundle(bundle, { threads: options.threads });
   } catch (err) {
-    if (err instanceof EngineError) throw new EnvironmentError(err.message, { cause: err });
+    if (err instanceof DecoderError) throw new EnvironmentError(err.message, { cause: err });
     throw err;
   }
   const encoderOptions = { threads: options.threads };
@@ -98,7 +98,7 @@ export async function loadModel(settings: {
   const loaded: LoadedModel = {
     bundle,
     tokenizer,
-    engine,
+    decoder,
     encoder,
     lines,
     newline: await row("model.image_newline"),

@@ -6,7 +6,7 @@ import { InputError, isInputError } from "../../input/index.js";
 import type { PageLine } from "../../layout/page.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
 import { PAGE_SEPARATOR } from "../../output/grounding.js";
-import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
+import { registerEngine, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageEngine } from "../engine.js";
 import type { ModelOptions } from "../settings.js";
 import { loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
@@ -29,7 +29,7 @@ function disposeSession(session: Session): void {
 }
 
 
-class OcrDecoder implements PageDecoder {
+class ModelEngine implements PageEngine {
   readonly engine = "model";
   constructor(
     private readonly m: LoadedModel,
@@ -61,8 +61,9 @@ class OcrDecoder implements PageDecoder {
   private noRepeat(pagesInPass: number): NoRepeatRule | undefined {
     const rule = this.m.bundle.json.decoding.no_repeat_ngram;
     if (!rule) return undefined;
-    const window = pagesInPass > 1 && rule.document_window ? rule.document_window : rule.window;
-    return { n: rule.n, window, exempt: rule.exempt };
+    // model.json's `window` / `document_window` are the rule's look-back, not the R-SWA attention window
+    const lookback = pagesInPass > 1 && rule.document_window ? rule.document_window : rule.window;
+    return { n: rule.n, lookback, exempt: rule.exempt };
   }
 
   /** The page's record from its text (and, for line-unit models, its lines); `output` times the Markdown/blocks parse and figure crops. */
@@ -100,7 +101,7 @@ class OcrDecoder implements PageDecoder {
       const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, 1), p!.count);
       const textIds = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + p!.count);
       const positions = Array.from({ length: p!.count }, (_, k) => prompt.visualStart + k);
-      const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
+      const session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal });
       try {
         let t = performance.now();
         await session.prefill({ tokens: textIds, embeddings: p!.embeddings, embeddingPositions: positions });
@@ -154,7 +155,7 @@ class OcrDecoder implements PageDecoder {
     const rows = first instanceof InputError ? visualEntries(json.vision.modes[this.options.documentMode]!) : first.count;
     const prompt = buildPrefixPrompt(this.m.tokenizer, json, promptFor(json, numbers.length), rows);
     const ids = prompt.ids.filter((_, k) => k < prompt.visualStart || k >= prompt.visualStart + rows);
-    const session = this.m.engine.createSession({ attention: this.attention, focal: this.focal });
+    const session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal });
     let current = -1;
     let started = performance.now();
     try {
@@ -195,7 +196,7 @@ class OcrDecoder implements PageDecoder {
   private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const pageToken = json.tokens.page!;
-    const session: Session = this.m.engine.createSession({ attention: this.attention, focal: this.focal, recordFixations: !!this.fixations });
+    const session: Session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal, recordFixations: !!this.fixations });
     const numbers = pages.pageNumbers;
     const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
@@ -367,13 +368,13 @@ class OcrDecoder implements PageDecoder {
 }
 
 /** The "model" engine: the bundle loaded once, then its decoder. */
-export async function createOcrDecoder(settings: { model: ModelOptions }): Promise<PageDecoder> {
+export async function createModelEngine(settings: { model: ModelOptions }): Promise<PageEngine> {
   const { loaded, identity, options } = await loadModel(settings);
   const fixations = options.fixationsFile ? new FixationLog(options.fixationsFile) : undefined;
-  return new OcrDecoder(loaded, identity, options, fixations);
+  return new ModelEngine(loaded, identity, options, fixations);
 }
 
-registerDecoder(
-  { name: "model", description: "the OCR model (vision encoder + native decoder)", create: createOcrDecoder },
+registerEngine(
+  { name: "model", description: "the OCR model (vision encoder + native decoder)", create: createModelEngine },
   { replace: true },
 );

@@ -101,7 +101,9 @@ export function resolveDecodeOptions(requested: ModelOptions, json: ModelJson, b
         "--fixations records what focal pruning keeps: it needs focal pruning on (drop --no-focal, or give --focal-keep)",
       );
     if (json.layout !== "streaming")
-      throw new UsageError(`--fixations: supported for streaming-layout models; ${bundleDir} uses the ${json.layout} layout`);
+      throw new UsageError(
+        `--fixations: supported for models in the streaming sequence layout; ${bundleDir} uses the ${json.layout} layout`,
+      );
   }
   const learned = json.vision.lines?.layout !== undefined;
   if (requested.readingOrder === "learned" && !learned)

@@ -4,7 +4,7 @@ import type { LineView } from "../../vision/line-encoder.js";
 import type { Extent } from "../../layout/xycut.js";
 import { assembleVisualEmbeddings } from "../../vision/visual-sequence.js";
 import { preparePage, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
-import type { DocumentPages } from "../decoder.js";
+import type { DocumentPages } from "../engine.js";
 import { EnvironmentError } from "../errors.js";
 import type { LoadedModel } from "./bundle.js";
 

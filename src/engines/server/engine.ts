@@ -5,8 +5,8 @@ import sharp from "sharp";
 import { isInputError, type RasterPage } from "../../input/index.js";
 import { splitPages } from "../../output/grounding.js";
 import { chatCompletion, listModels, serverLabel, ServerError, type ClientOptions, type ServedModel } from "../../server/client.js";
-import { chatRequest, profileForModel, type ModelProfile, type ServerEngine } from "../../server/requests.js";
-import { registerDecoder, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageDecoder } from "../decoder.js";
+import { chatRequest, profileForModel, type ModelProfile, type ServerKind } from "../../server/requests.js";
+import { registerEngine, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageEngine } from "../engine.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { EngineSettings, ServerSettings } from "../settings.js";
 import { decodedPageFromText } from "../page.js";
@@ -53,14 +53,14 @@ interface Rendered {
   timings: Record<string, number>;
 }
 
-export class ServerDecoder implements PageDecoder {
+export class ServerEngine implements PageEngine {
   readonly engine = "server";
   private readonly slots: Semaphore;
   constructor(
     readonly model: ModelIdentity,
     private readonly client: ClientOptions,
     private readonly served: string,
-    private readonly serverEngine: ServerEngine,
+    private readonly serverKind: ServerKind,
     private readonly profile: ModelProfile,
     private readonly maxTokens: number,
     concurrency: number,
@@ -132,7 +132,7 @@ export class ServerDecoder implements PageDecoder {
 
   private async request(pages: DocumentPages, rendered: Rendered[], context: DecodeContext): Promise<DecodedPage[]> {
     const several = rendered.length > 1;
-    const body = chatRequest({ model: this.served, engine: this.serverEngine, profile: this.profile, pages: rendered.map((r) => r.png),
+    const body = chatRequest({ model: this.served, server: this.serverKind, profile: this.profile, pages: rendered.map((r) => r.png),
       maxTokens: this.maxTokens * rendered.length, stream: true });
     const first = rendered[0]!.pageNumber;
     let answer;
@@ -193,12 +193,12 @@ async function failedPage(pages: DocumentPages, pageNumber: number, message: str
 }
 
 /** vLLM and SGLang say who they are in /v1/models' owned_by; anything else is spoken to like vLLM. */
-function engineOf(model: ServedModel | undefined): ServerEngine {
+function kindOf(model: ServedModel | undefined): ServerKind {
   const owner = model?.owned_by?.toLowerCase();
   return owner === "sglang" || owner === "ocr" ? owner : "vllm";
 }
 
-export async function createServerDecoder(settings: EngineSettings): Promise<PageDecoder> {
+export async function createServerEngine(settings: EngineSettings): Promise<PageEngine> {
   const s: ServerSettings | undefined = settings.server;
   if (!s) throw new UsageError("the server engine needs --server URL");
   let url: URL;
@@ -222,9 +222,9 @@ export async function createServerDecoder(settings: EngineSettings): Promise<Pag
   if (s.model && !entry) {
     throw new UsageError(`--server-model ${s.model}: ${serverLabel(s.url)} serves ${models.map((m) => m.id).join(", ") || "no model"}`);
   }
-  const engine = engineOf(entry);
+  const kind = kindOf(entry);
   let profile: ModelProfile;
-  if (engine === "ocr" && entry?.ocr) {
+  if (kind === "ocr" && entry?.ocr) {
     // `ocr serve` says which prompt its bundle reads; the text part is the prompt without its <image>
     // and how many pages it reads in one request (a streaming-layout model reads them in one pass, as a local run does)
     const pageText = entry.ocr.prompt.replace("<image>", "").replace(/^\n/, "");
@@ -232,7 +232,7 @@ export async function createServerDecoder(settings: EngineSettings): Promise<Pag
     profile = { family: "ocr", pageText, documentText: per > 1 ? pageText : undefined, pagesPerRequest: per, imageFirst: true, maxTokens: entry.ocr.max_tokens };
   } else profile = profileForModel(served);
   const id = entry?.ocr?.model_id ?? createHash("sha256").update(`server\0${served}`).digest("hex").slice(0, 16);
-  return new ServerDecoder({ name: served, dir: null, id }, client, served, engine, profile, settings.model.maxTokens ?? profile.maxTokens, s.concurrency);
+  return new ServerEngine({ name: served, dir: null, id }, client, served, kind, profile, settings.model.maxTokens ?? profile.maxTokens, s.concurrency);
 }
 
-registerDecoder({ name: "server", description: "an OpenAI-compatible server (ocr parse --server URL)", create: createServerDecoder });
+registerEngine({ name: "server", description: "an OpenAI-compatible server (ocr parse --server URL)", create: createServerEngine });

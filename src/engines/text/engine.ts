@@ -4,12 +4,12 @@ import { isInputError, type PageText } from "../../input/index.js";
 /** Page failures that leave the rest of the document readable. */
 const PAGE_LEVEL = new Set(["CORRUPT_PDF", "RENDER_FAILED", "PAGE_RANGE"]);
 import type { Block } from "../../output/schema.js";
-import { registerDecoder, type DecodedPage, type DocumentPages, type PageDecoder } from "../decoder.js";
+import { registerEngine, type DecodedPage, type DocumentPages, type PageEngine } from "../engine.js";
 import { pageBlocks, type TextBlock } from "./blocks.js";
 import { blockStats, headingLevels, layoutBlocks } from "./layout.js";
 import { marginRoles, pageMarkdown } from "../../layout/page.js";
 
-export function createTextDecoder(): PageDecoder {
+export function createTextEngine(): PageEngine {
   return {
     engine: "text",
     model: null,
@@ -111,10 +111,10 @@ function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
-registerDecoder({
+registerEngine({
   name: "text",
   description: "the PDF's own text layer (born-digital PDFs; no model)",
   async create() {
-    return createTextDecoder();
+    return createTextEngine();
   },
 });

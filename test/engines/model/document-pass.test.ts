@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { documentPass, type PassPage, type PassText } from "../../../src/engines/model/document-pass.js";
-import { Engine } from "../../../src/native/index.js";
+import { Decoder } from "../../../src/native/index.js";
 import { loadGolden } from "../../native/helpers.js";
 
 const ROWS = 273; // one Base view: what a page of a multi-page Unlimited-OCR pass is
@@ -39,9 +39,9 @@ async function run(
   unreadable: number[] = [],
 ): Promise<{ out: PassPage[]; maxPositions: number }> {
   const g = loadGolden(model);
-  const engine = await Engine.load(g.dir, { threads: 2 });
-  const session = engine.createSession({ attention: { kind: "rswa", window } });
-  const hidden = engine.config.hidden_size;
+  const decoder = await Decoder.load(g.dir, { threads: 2 });
+  const session = decoder.createSession({ attention: { kind: "rswa", window } });
+  const hidden = decoder.config.hidden_size;
   // BOS, the placeholder's span, "Multi page parsing." as five ids of the tiny vocabulary
   const prompt = { ids: [0, 40, 41, 42, 43, 44], visualStart: 1 };
   const out: PassPage[] = [];

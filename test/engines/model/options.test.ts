@@ -1,11 +1,11 @@
 // Decode options resolved once (src/engines/model/options.ts): request + bundle defaults -> DecodeOptions, checked with
-// messages naming the option. The first block runs the model engine's own entry (createOcrDecoder) on the default
+// messages naming the option. The first block runs the model engine's own entry (createModelEngine) on the default
 // bundle and on a copy of it converted-style (full attention), as `ocr parse` does.
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveDecodeOptions } from "../../../dist/engines/model/options.js";
-import { createOcrDecoder } from "../../../dist/engines/model/decode.js";
+import { createModelEngine } from "../../../dist/engines/model/decode.js";
 import type { RunSettings } from "../../../dist/app/settings.js";
 import { defaultModelOptions, type ModelOptions } from "../../../dist/engines/settings.js";
 import { validateModelJson, type ModelJson } from "../../../dist/model/schema.js";
@@ -35,9 +35,9 @@ function settings(model: Partial<ModelOptions> & { focal?: Partial<ModelOptions[
   };
 }
 
-/** What createOcrDecoder resolved (the decoder keeps it as `options`), and its memory estimate at 150 dpi. */
+/** What createModelEngine resolved (the decoder keeps it as `options`), and its memory estimate at 150 dpi. */
 async function decoderFor(s: RunSettings): Promise<{ options: unknown; bytes: number }> {
-  const decoder = await createOcrDecoder(s);
+  const decoder = await createModelEngine(s);
   try {
     return { options: (decoder as unknown as { options: unknown }).options, bytes: decoder.bytesPerDocument!(150) };
   } finally {
@@ -45,7 +45,7 @@ async function decoderFor(s: RunSettings): Promise<{ options: unknown; bytes: nu
   }
 }
 
-describe("createOcrDecoder resolves the request against the bundle", () => {
+describe("createModelEngine resolves the request against the bundle", () => {
   const tmp = tempDir("ocr-decode-options-");
   let converted: string;
   beforeAll(() => {
@@ -79,7 +79,7 @@ describe("createOcrDecoder resolves the request against the bundle", () => {
       bundleWith(dir.dir, (j) => {
         j.attention = { ...j.attention, focal: { keep: 0.1, layers: 2, warmup: 0 } };
       });
-      await expect(createOcrDecoder(settings({ dir: dir.dir }))).rejects.toThrow(
+      await expect(createModelEngine(settings({ dir: dir.dir }))).rejects.toThrow(
         /attention\.focal\.warmup: expected an integer >= 1 but found 0/,
       );
     } finally {

@@ -8,7 +8,7 @@ import { resolveDecodeOptions } from "../../../src/engines/model/options.js";
 import { documentPass } from "../../../src/engines/model/document-pass.js";
 import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, viewEntries } from "../../../src/engines/model/memory.js";
 import { defaultModelOptions } from "../../../src/engines/settings.js";
-import { Engine } from "../../../src/native/index.js";
+import { Decoder } from "../../../src/native/index.js";
 import { modelJsonFromCheckpointConfig, REFERENCE_DPI } from "../../../src/model/checkpoint-config.js";
 import type { DecoderConfig, ModelJson } from "../../../src/model/schema.js";
 import { validateModelJson } from "../../../src/model/schema.js";
@@ -101,13 +101,13 @@ describe("--jobs memory estimate under R-SWA", () => {
 
   it("bounds the cache a real whole-document pass allocates (tiny random-weight decoder, 12 pages)", async () => {
     const g = loadGolden("tiny-model");
-    const decoder = JSON.parse(readFileSync(path.join(g.dir, "model.json"), "utf8")).decoder as DecoderConfig;
-    const json: ModelJson = { ...unlimited, decoder };
+    const config = JSON.parse(readFileSync(path.join(g.dir, "model.json"), "utf8")).decoder as DecoderConfig;
+    const json: ModelJson = { ...unlimited, decoder: config };
     const window = 128;
     const options = { ...o, documentMode: "base", mode: "base", maxTokens: 200, attention: { kind: "rswa" as const, window } };
-    const engine = await Engine.load(g.dir, { threads: 2 });
-    const session = engine.createSession({ attention: options.attention });
-    const hidden = decoder.hidden_size;
+    const decoder = await Decoder.load(g.dir, { threads: 2 });
+    const session = decoder.createSession({ attention: options.attention });
+    const hidden = config.hidden_size;
     const rows = viewEntries(json.vision.modes.base!);
     const views = async (i: number) => new Float32Array(rows * hidden).map((_, k) => Math.sin(k * 0.37 + i) * 0.2);
     const text = { decode: (ids: number[]) => ids.map((i) => String.fromCharCode(0x4e00 + i)).join(""), encode: () => [4] };

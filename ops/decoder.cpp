@@ -1,5 +1,5 @@
 // Binds checkpoint tensors to the decoder's structure, checking every shape against the config.
-#include "model.h"
+#include "decoder.h"
 
 namespace ocr {
 namespace {
@@ -7,7 +7,7 @@ namespace {
 // Norm weights and the embedding stay float in every bundle (block quantisation is for weight matrices).
 const TensorView& float_tensor(const TensorView& t, const std::string& name) {
   if (dtype_is_quantized(t.dtype))
-    throw EngineError("BAD_WEIGHTS", "weights: tensor '" + name + "' is " + dtype_name(t.dtype) + "; norms, the router and embeddings must stay float");
+    throw DecoderError("BAD_WEIGHTS", "weights: tensor '" + name + "' is " + dtype_name(t.dtype) + "; norms, the router and embeddings must stay float");
   return t;
 }
 
@@ -27,14 +27,14 @@ size_t bytes(const TensorView* t) { return t ? static_cast<size_t>(t->rows()) * 
 
 }  // namespace
 
-Model::Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_paths, const ModelOptions& opts)
+Decoder::Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weight_paths, const DecoderOptions& opts)
     : cfg_(cfg), kernels_(&kernels_select(opts.kernels.c_str())), min_parallel_macs_(opts.min_parallel_macs) {
   if (cfg.hidden_size <= 0 || cfg.num_hidden_layers <= 0 || cfg.vocab_size <= 0 || cfg.num_attention_heads <= 0 ||
       cfg.num_key_value_heads <= 0 || cfg.head_dim <= 0 || cfg.head_dim % 2 != 0 ||
       cfg.num_attention_heads % cfg.num_key_value_heads != 0)
-    throw EngineError("BAD_CONFIG", "decoder config: sizes must be positive, head_dim even, heads a multiple of kv heads");
+    throw DecoderError("BAD_CONFIG", "decoder config: sizes must be positive, head_dim even, heads a multiple of kv heads");
   if (cfg.n_routed_experts > 0 && (cfg.num_experts_per_tok <= 0 || cfg.num_experts_per_tok > cfg.n_routed_experts))
-    throw EngineError("BAD_CONFIG", "decoder config: num_experts_per_tok must be in 1..n_routed_experts");
+    throw DecoderError("BAD_CONFIG", "decoder config: num_experts_per_tok must be in 1..n_routed_experts");
   store_ = std::make_unique<WeightStore>(weight_paths);
   const int64_t H = cfg.hidden_size, V = cfg.vocab_size, D = cfg.head_dim;
   const int64_t NH = cfg.num_attention_heads, NKV = cfg.num_key_value_heads;
@@ -76,9 +76,9 @@ Model::Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_pa
   pool_ = std::make_unique<ThreadPool>(opts.threads);
 }
 
-void Model::embed(int32_t token, float* out) const {
+void Decoder::embed(int32_t token, float* out) const {
   if (token < 0 || token >= cfg_.vocab_size)
-    throw EngineError("BAD_INPUT", "token id " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(cfg_.vocab_size - 1) + ")");
+    throw DecoderError("BAD_INPUT", "token id " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(cfg_.vocab_size - 1) + ")");
   const int64_t H = cfg_.hidden_size;
   const uint8_t* row = embed_tokens->row_ptr(token);
   for (int64_t i = 0; i < H; i++) {
@@ -90,7 +90,7 @@ void Model::embed(int32_t token, float* out) const {
   }
 }
 
-size_t Model::decode_weight_bytes() const {
+size_t Decoder::decode_weight_bytes() const {
   size_t n = bytes(lm_head);
   for (auto& L : layers) {
     n += bytes(L.q) + bytes(L.k) + bytes(L.v) + bytes(L.o);

@@ -39,7 +39,7 @@ struct LayerWeights {
   MlpWeights shared;                // fused shared experts (gate == nullptr when none)
 };
 
-struct ModelOptions {
+struct DecoderOptions {
   int threads = 1;
   std::string kernels;  // "" = best for this CPU; "ref" | "avx2" | "avx512" to force
   // Ops smaller than this many multiply-adds run on the calling thread (waking the pool costs more);
@@ -47,9 +47,9 @@ struct ModelOptions {
   int64_t min_parallel_macs = 1 << 18;
 };
 
-class Model {
+class Decoder {
  public:
-  Model(const DecoderConfig& cfg, const std::vector<std::string>& weight_paths, const ModelOptions& opts);
+  Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weight_paths, const DecoderOptions& opts);
   const DecoderConfig& config() const { return cfg_; }
   const Kernels& kernels() const { return *kernels_; }
   ThreadPool& pool() { return *pool_; }

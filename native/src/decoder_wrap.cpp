@@ -1,4 +1,4 @@
-// NativeModel: maps and validates a checkpoint (config validated in TypeScript; the C++ re-checks shapes).
+// NativeDecoder: maps and validates a checkpoint (config validated in TypeScript; the C++ re-checks shapes).
 #include <napi.h>
 
 #include "bindings.h"
@@ -19,16 +19,16 @@ float GetFloat(const Napi::Object& o, const char* key) {
 }
 bool GetBool(const Napi::Object& o, const char* key) { return o.Get(key).ToBoolean().Value(); }
 
-class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
+class DecoderWrap : public Napi::ObjectWrap<DecoderWrap> {
  public:
   static Napi::FunctionReference ctor;
-  std::shared_ptr<ocr::Model> model;
+  std::shared_ptr<ocr::Decoder> decoder;
 
-  // new NativeModel(config, weightPaths: string[], { threads, kernels })
-  explicit ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {
+  // new NativeDecoder(config, weightPaths: string[], { threads, kernels })
+  explicit DecoderWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DecoderWrap>(info) {
     Napi::Env env = info.Env();
     if (info.Length() < 3 || !info[0].IsObject() || !info[1].IsArray() || !info[2].IsObject())
-      throw Napi::TypeError::New(env, "NativeModel(config, weightPaths, options)");
+      throw Napi::TypeError::New(env, "NativeDecoder(config, weightPaths, options)");
     Napi::Object c = info[0].As<Napi::Object>();
     ocr::DecoderConfig cfg;
     cfg.vocab_size = GetInt(c, "vocab_size");
@@ -52,13 +52,13 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Array arr = info[1].As<Napi::Array>();
     for (uint32_t i = 0; i < arr.Length(); i++) paths.push_back(arr.Get(i).As<Napi::String>().Utf8Value());
     Napi::Object o = info[2].As<Napi::Object>();
-    ocr::ModelOptions opts;
+    ocr::DecoderOptions opts;
     if (o.Get("threads").IsNumber()) opts.threads = o.Get("threads").As<Napi::Number>().Int32Value();
     if (o.Get("kernels").IsString()) opts.kernels = o.Get("kernels").As<Napi::String>().Utf8Value();
     if (o.Get("minParallelWork").IsNumber()) opts.min_parallel_macs = o.Get("minParallelWork").As<Napi::Number>().Int64Value();
     try {
-      model = std::make_shared<ocr::Model>(cfg, paths, opts);
-    } catch (const ocr::EngineError& e) {
+      decoder = std::make_shared<ocr::Decoder>(cfg, paths, opts);
+    } catch (const ocr::DecoderError& e) {
       throw MakeError(env, e.code, e.what());
     }
   }
@@ -66,32 +66,32 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   Napi::Value Info(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = Napi::Object::New(env);
-    o.Set("kernels", model->kernels().name);
-    o.Set("threads", model->pool().size());
-    o.Set("mappedBytes", static_cast<double>(model->store().mapped_bytes()));
-    o.Set("decodeWeightBytes", static_cast<double>(model->decode_weight_bytes()));
+    o.Set("kernels", decoder->kernels().name);
+    o.Set("threads", decoder->pool().size());
+    o.Set("mappedBytes", static_cast<double>(decoder->store().mapped_bytes()));
+    o.Set("decodeWeightBytes", static_cast<double>(decoder->decode_weight_bytes()));
     // The decoder layers' matrices (q8_0 / q4_1 in a quantised bundle); the embedding, norms and router stay float.
-    o.Set("weightDtype", ocr::dtype_name(model->layers.empty() ? model->lm_head->dtype : model->layers[0].q->dtype));
-    o.Set("embedDtype", ocr::dtype_name(model->embed_tokens->dtype));
+    o.Set("weightDtype", ocr::dtype_name(decoder->layers.empty() ? decoder->lm_head->dtype : decoder->layers[0].q->dtype));
+    o.Set("embedDtype", ocr::dtype_name(decoder->embed_tokens->dtype));
     return o;
   }
 };
 
-Napi::FunctionReference ModelWrap::ctor;
+Napi::FunctionReference DecoderWrap::ctor;
 
 }  // namespace
 
-std::shared_ptr<ocr::Model> ModelFrom(const Napi::Value& v) {
-  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(ModelWrap::ctor.Value()))
-    throw Napi::TypeError::New(v.Env(), "expected a NativeModel");
-  return ModelWrap::Unwrap(v.As<Napi::Object>())->model;
+std::shared_ptr<ocr::Decoder> DecoderFrom(const Napi::Value& v) {
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(DecoderWrap::ctor.Value()))
+    throw Napi::TypeError::New(v.Env(), "expected a NativeDecoder");
+  return DecoderWrap::Unwrap(v.As<Napi::Object>())->decoder;
 }
 
-void InitModel(Napi::Env env, Napi::Object exports) {
-  Napi::Function f = ModelWrap::DefineClass(env, "NativeModel",
-                                            {ModelWrap::InstanceMethod("info", &ModelWrap::Info)});
-  ModelWrap::ctor = Napi::Persistent(f);
-  exports.Set("NativeModel", f);
+void InitDecoder(Napi::Env env, Napi::Object exports) {
+  Napi::Function f = DecoderWrap::DefineClass(env, "NativeDecoder",
+                                            {DecoderWrap::InstanceMethod("info", &DecoderWrap::Info)});
+  DecoderWrap::ctor = Napi::Persistent(f);
+  exports.Set("NativeDecoder", f);
   exports.Set("cpuFeatures", Napi::String::New(env, ocr::cpu_features_string()));
 }
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Benchmark of the native decoding engine: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
-// Usage: node scripts/bench-engine.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
-//                                      [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
-//                                      [--bandwidth-mb 1024] [--quantized q8,q4|none]
+// Benchmark of the native decoder: decode/prefill tokens/s beside the memory-bandwidth bound and onnxruntime-node.
+// Usage: node scripts/bench-decoder.mjs [--json] [--threads N] [--prefixes 273,1024,4096] [--decode-tokens 32]
+//                                       [--skip-large] [--skip-ort] [--cache DIR] [--kernels auto|avx2|avx512|avx512bf16]
+//                                       [--bandwidth-mb 1024] [--quantized q8,q4|none]
 // Needs `npm run build` (imports dist/native) and the native addon. The DeepSeek-OCR-shape random bf16 decoder
 // (~6.3 GB) and the tiny decoder's ONNX export are generated once into the cache folder (default ~/.cache/ocr/bench)
-// with `python -m ocr_tools.bench_engine` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
+// with `python -m ocr_tools.bench_decoder` (python/; the interpreter is found as `ocr models convert` finds it: $OCR_PYTHON,
 // else python3 on PATH, then /usr/bin/python3, the first with PyTorch and onnx); its q8 / q4 copies (--quantized) with
 // `ocr models quantize`'s code, also once. Each prefix gets a row per weight format in the same run (bf16, then q8_0,
 // then q4_1), each with its own bandwidth bound, its decode speed relative to the bf16 row and its prefill logits' NMSE
@@ -31,31 +31,31 @@ const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_
 const log = (msg) => process.stderr.write(msg + "\n");
 
 if (!Number.isInteger(threads) || threads < 1) {
-  log(`bench-engine: --threads must be a positive integer (got ${option("--threads")})`);
+  log(`bench-decoder: --threads must be a positive integer (got ${option("--threads")})`);
   process.exit(2);
 }
 if (quantized.some((q) => q !== "q8" && q !== "q4")) {
-  log(`bench-engine: --quantized must be q8, q4, q8,q4 or none (got ${quantizedOpt})`);
+  log(`bench-decoder: --quantized must be q8, q4, q8,q4 or none (got ${quantizedOpt})`);
   process.exit(2);
 }
 if (prefixes.some((p) => !Number.isInteger(p) || p < 1)) {
-  log(`bench-engine: --prefixes must be a comma-separated list of positive integers`);
+  log(`bench-decoder: --prefixes must be a comma-separated list of positive integers`);
   process.exit(2);
 }
 
-const engineEntry = path.join(repo, "dist/native/index.js");
-if (!existsSync(engineEntry)) {
-  log(`bench-engine: ${engineEntry} is missing: run \`npm run build\` first`);
+const nativeEntry = path.join(repo, "dist/native/index.js");
+if (!existsSync(nativeEntry)) {
+  log(`bench-decoder: ${nativeEntry} is missing: run \`npm run build\` first`);
   process.exit(3);
 }
-const { Engine, loadBenchAddon } = await import(pathToFileURL(engineEntry).href);
+const { Decoder, loadBenchAddon } = await import(pathToFileURL(nativeEntry).href);
 const { findPython, pythonEnv } = await import(pathToFileURL(path.join(repo, "dist/model/convert.js")).href);
-const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon; the engine loads the product one
+const addon = loadBenchAddon(); // the bandwidth probe lives in the bench addon; the decoder loads the product one
 
 function ensure(file, args, what) {
   if (existsSync(file)) return;
-  log(`bench-engine: generating ${what} (once) ...`);
-  execFileSync(findPython(), ["-m", "ocr_tools.bench_engine", ...args], { stdio: ["ignore", "inherit", "inherit"], env: pythonEnv() });
+  log(`bench-decoder: generating ${what} (once) ...`);
+  execFileSync(findPython(), ["-m", "ocr_tools.bench_decoder", ...args], { stdio: ["ignore", "inherit", "inherit"], env: pythonEnv() });
 }
 
 // A deterministic prefix of ordinary token ids (the visual rows would only change the inputs, not the work).
@@ -70,7 +70,7 @@ function prefixTokens(n, vocab) {
 
 const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 
-// Prefill of a short prefix takes milliseconds, so one timing is mostly noise on a shared machine: both engines'
+// Prefill of a short prefix takes milliseconds, so one timing is mostly noise on a shared machine: both runtimes'
 // prefills are repeated until PREFILL_MIN_S has passed (at least once, at most PREFILL_MAX_RUNS) and the median counts.
 const PREFILL_MIN_S = 1, PREFILL_MAX_RUNS = 50;
 async function medianOfRuns(run) {
@@ -87,18 +87,18 @@ async function medianOfRuns(run) {
 }
 
 async function benchOurs(dir, prefix, kvDtype) {
-  const engine = await Engine.load(dir, { threads, kernels });
-  const cfg = engine.config;
+  const decoder = await Decoder.load(dir, { threads, kernels });
+  const cfg = decoder.config;
   const tokens = prefixTokens(prefix, cfg.vocab_size);
   // An untimed short prefill first (first touch of the mapped weights, the pool's threads), then fresh sessions.
-  const warm = engine.createSession({ kvDtype });
+  const warm = decoder.createSession({ kvDtype });
   await warm.prefill({ tokens: tokens.slice(0, Math.min(prefix, 32)) });
   warm.dispose();
   let session;
   let logits;
   const prefillSeconds = await medianOfRuns(async () => {
     session?.dispose();
-    session = engine.createSession({ kvDtype });
+    session = decoder.createSession({ kvDtype });
     const t = process.hrtime.bigint();
     logits = (await session.prefill({ tokens })).logits;
     return seconds(t);
@@ -119,10 +119,10 @@ async function benchOurs(dir, prefix, kvDtype) {
   const kvSize = kvDtype === "f32" ? 4 : 2;
   const avgLive = liveBefore + (r.tokens.length + 1) / 2;
   const kvBytes = avgLive * cfg.num_hidden_layers * 2 * cfg.num_key_value_heads * cfg.head_dim * kvSize;
-  const wSize = engine.info.embedDtype === "f32" ? 4 : 2; // the embedding stays float in quantised bundles
-  const bytesPerToken = engine.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
+  const wSize = decoder.info.embedDtype === "f32" ? 4 : 2; // the embedding stays float in quantised bundles
+  const bytesPerToken = decoder.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
   session.dispose();
-  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: engine.info.kernels, weightDtype: engine.info.weightDtype, logits };
+  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: decoder.info.kernels, weightDtype: decoder.info.weightDtype, logits };
 }
 
 async function benchOrt(onnxPath, cfg, prefix) {
@@ -173,7 +173,7 @@ const models = [
 /** The quantised copy of the bf16 decoder (`ocr models quantize`'s code), written once beside it. */
 async function ensureQuantized(dir, to) {
   if (existsSync(path.join(dir, "model.json"))) return;
-  log(`bench-engine: quantising the DeepSeek-OCR-shape decoder to ${to} into ${dir} (once) ...`);
+  log(`bench-decoder: quantising the DeepSeek-OCR-shape decoder to ${to} into ${dir} (once) ...`);
   const { quantizeBundle } = await import(pathToFileURL(path.join(repo, "dist/model/quantize.js")).href);
   await quantizeBundle(largeDir, { to, out: dir, log });
 }
@@ -189,10 +189,10 @@ function nmse(a, b) {
   return num / den;
 }
 
-log(`bench-engine: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
-log(`bench-engine: measuring streaming-read bandwidth ...`);
+log(`bench-decoder: ${threads} thread(s), CPU kernels available: ${addon.cpuFeatures}`);
+log(`bench-decoder: measuring streaming-read bandwidth ...`);
 const bandwidthGBs = addon.testing.measureBandwidth(bandwidthMB, threads, 5);
-log(`bench-engine: ${bandwidthGBs.toFixed(1)} GB/s`);
+log(`bench-decoder: ${bandwidthGBs.toFixed(1)} GB/s`);
 
 const rows = [];
 const runs = [];
@@ -212,7 +212,7 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
   for (const prefix of prefixes) {
     let base;
     for (const m of variants) {
-      log(`bench-engine: ${m.name}${m.quantize ? ` (${m.quantize})` : ""} prefix ${prefix} ...`);
+      log(`bench-decoder: ${m.name}${m.quantize ? ` (${m.quantize})` : ""} prefix ${prefix} ...`);
       const ours = await benchOurs(m.dir, prefix, m.kvDtype);
       const boundTokPerS = (ours.bandwidthGBs * 1e9) / ours.bytesPerToken;
       const row = {
@@ -227,7 +227,7 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
         row.baseDtype = base.ours.weightDtype;
       }
       if (m.ort && !flag("--skip-ort")) {
-        const cfg = (await Engine.load(m.dir, { threads: 1 })).config;
+        const cfg = (await Decoder.load(m.dir, { threads: 1 })).config;
         const o = await benchOrt(path.join(cacheDir, `${m.name}-decoder.onnx`), cfg, prefix);
         row.ortDecodeTokPerS = o.decodeTokPerS;
         row.ortPrefillTokPerS = o.prefillTokPerS;
@@ -241,7 +241,7 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
 
 const machine = { cpu: os.cpus()[0]?.model ?? "unknown", cores: os.availableParallelism(), features: addon.cpuFeatures, loadavg: os.loadavg()[0] };
 if (json) {
-  process.stdout.write(JSON.stringify({ benchmark: "engine", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
+  process.stdout.write(JSON.stringify({ benchmark: "decoder", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
 } else {
   const f = (x, d = 1) => (x === undefined ? "-" : x.toFixed(d));
   const header = ["model", "dtype", "prefix", "decode tok/s", "GB/s", "bound tok/s", "of bound", "x bf16", "logits NMSE", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
@@ -253,7 +253,7 @@ if (json) {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  process.stdout.write(`engine benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
+  process.stdout.write(`decoder benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
     `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s at start, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`);
   process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
   process.stdout.write("bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +

@@ -1,13 +1,13 @@
-"""Python side of `ocr bench engine`: the DeepSeek-OCR-shape random bf16 decoder and the ONNX baseline export."""
-# PYTHONPATH=python /usr/bin/python3 -m ocr_tools.bench_engine checkpoint --out ~/.cache/ocr/bench/deepseek-ocr-shape
+"""Python side of `ocr bench decoder`: the DeepSeek-OCR-shape random bf16 decoder and the ONNX baseline export."""
+# PYTHONPATH=python /usr/bin/python3 -m ocr_tools.bench_decoder checkpoint --out ~/.cache/ocr/bench/deepseek-ocr-shape
 #   A decoder-only bundle (model.json + model.safetensors, ~6.3 GB bf16) with the exact DeepSeek-OCR decoder
 #   shape: 12 layers, hidden 1280, 10 heads x 128, dense layer 0 (6848), 64 routed experts (896) top-6 + 2
 #   shared, vocab 129280. Tensors are generated and written one chunk at a time (memory stays ~100 MB).
-# PYTHONPATH=python /usr/bin/python3 -m ocr_tools.bench_engine onnx --model fixtures/tiny-model --out ~/.cache/ocr/bench/tiny-decoder.onnx
+# PYTHONPATH=python /usr/bin/python3 -m ocr_tools.bench_decoder onnx --model fixtures/tiny-model --out ~/.cache/ocr/bench/tiny-decoder.onnx
 #   The same decoder as an ordinary ONNX graph with past key/value inputs (what a TypeScript user would run in
 #   onnxruntime-node). Tracing would freeze the data-dependent routing, so the MoE is written densely: every
 #   expert runs on every token (batched MatMul over stacked expert weights) and a TopK + ScatterElements gate
-#   matrix zeroes the unselected ones. That does n_experts/top_k times the routed-expert arithmetic of our engine.
+#   matrix zeroes the unselected ones. That does n_experts/top_k times the routed-expert arithmetic of our decoder.
 
 import argparse
 import json

@@ -1,10 +1,10 @@
-// The page-decoder seam: engines (text layer, OCR model) turn a document's pages into Markdown + blocks.
+// The page-engine seam: engines (text layer, OCR model, OCR server) turn a document's pages into Markdown + blocks.
 import type { DocumentKind, PageText, RasterPage } from "../input/index.js";
 import type { PageLine } from "../layout/page.js";
 import type { Block } from "../output/schema.js";
 import type { EngineSettings } from "./settings.js";
 
-/** What a decoder may read of one document: selected pages, rendered on demand at the run's DPI. */
+/** What an engine may read of one document: selected pages, rendered on demand at the run's DPI. */
 export interface DocumentPages {
   /** Path as given (or "-" for stdin). */
   readonly source: string;
@@ -73,7 +73,7 @@ export interface DecodeContext {
  * A loaded engine. decodeDocument yields pages in order as they finish, so multi-page
  * models can carry state from page to page and the app can report progress per page.
  */
-export interface PageDecoder {
+export interface PageEngine {
   readonly engine: string;
   readonly model: ModelIdentity | null;
   decodeDocument(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage>;
@@ -86,33 +86,33 @@ export interface PageDecoder {
   close(): Promise<void>;
 }
 
-export interface DecoderDefinition {
+export interface EngineDefinition {
   name: string;
   description: string;
   /**
    * Loads the engine once per run. Throws EnvironmentError (exit 3) when the machine lacks what
    * it needs (no model, no addon), UsageError (exit 2) for settings it cannot honour.
    */
-  create(settings: EngineSettings): Promise<PageDecoder>;
+  create(settings: EngineSettings): Promise<PageEngine>;
 }
 
-const decoders = new Map<string, DecoderDefinition>();
+const engines = new Map<string, EngineDefinition>();
 
 /**
  * Registers an engine under its --engine name. `replace: true` swaps an existing one:
  * this is how the real model engine takes over the "model" name.
  */
-export function registerDecoder(definition: DecoderDefinition, options: { replace?: boolean } = {}): void {
-  if (decoders.has(definition.name) && !options.replace) {
-    throw new Error(`decoder "${definition.name}" is already registered (pass { replace: true } to swap it)`);
+export function registerEngine(definition: EngineDefinition, options: { replace?: boolean } = {}): void {
+  if (engines.has(definition.name) && !options.replace) {
+    throw new Error(`engine "${definition.name}" is already registered (pass { replace: true } to swap it)`);
   }
-  decoders.set(definition.name, definition);
+  engines.set(definition.name, definition);
 }
 
-export function getDecoder(name: string): DecoderDefinition | undefined {
-  return decoders.get(name);
+export function getEngine(name: string): EngineDefinition | undefined {
+  return engines.get(name);
 }
 
-export function registeredDecoders(): DecoderDefinition[] {
-  return [...decoders.values()];
+export function registeredEngines(): EngineDefinition[] {
+  return [...engines.values()];
 }

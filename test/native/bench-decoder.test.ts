@@ -1,12 +1,12 @@
-// The engine benchmark's JSON contract (numbers are not judged here: no timing assertions in tests).
+// The decoder benchmark's JSON contract (numbers are not judged here: no timing assertions in tests).
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixturesDir } from "./helpers.js";
 
-describe("ocr bench engine --json", () => {
+describe("ocr bench decoder --json", () => {
   it("prints one object whose rows carry model, dtype, prefix and the tokens/s figures", () => {
-    const script = path.resolve(fixturesDir, "../scripts/bench-engine.mjs");
+    const script = path.resolve(fixturesDir, "../scripts/bench-decoder.mjs");
     const out = execFileSync(process.execPath, [script, "--json", "--skip-large", "--skip-ort", "--prefixes", "8,20", "--decode-tokens", "2", "--threads", "1", "--bandwidth-mb", "64"], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
@@ -21,7 +21,7 @@ describe("ocr bench engine --json", () => {
   });
 
   it("names a bad --quantized list", () => {
-    const script = path.resolve(fixturesDir, "../scripts/bench-engine.mjs");
+    const script = path.resolve(fixturesDir, "../scripts/bench-decoder.mjs");
     let stderr = "";
     try {
       execFileSync(process.execPath, [script, "--skip-large", "--quantized", "q5"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });

@@ -1,15 +1,15 @@
-// The engine's TypeScript API: Engine.load(dir) maps a checkpoint, sessions extend / retire / generate.
+// The native decoder's TypeScript API: Decoder.load(dir) maps a checkpoint, sessions extend / retire / generate.
 import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { loadAddon, NATIVE_DECODER_KEYS, type NativeDecoderConfig, type NativeDtype, type NativeModel, type NativeModelInfo, type NativeSession } from "./binding.js";
-import { badOption, EngineError, fromNative } from "./errors.js";
+import { loadAddon, NATIVE_DECODER_KEYS, type NativeDecoderConfig, type NativeDtype, type NativeDecoder, type NativeDecoderInfo, type NativeSession } from "./binding.js";
+import { badOption, DecoderError, fromNative } from "./errors.js";
 
 export type KvDtype = NativeDtype;
 /** "avx512bf16" (opt-in) multiplies bf16 weights with bf16-rounded activations (_mm512_dpbf16_ps). */
 export type KernelChoice = "auto" | "ref" | "avx2" | "avx512" | "avx512bf16";
 
-export interface EngineOptions {
+export interface DecoderOptions {
   /** Worker threads for one forward pass (default: the machine's cores). */
   threads?: number;
   /** Kernel set; "auto" (default) picks the fastest this CPU supports. */
@@ -78,8 +78,8 @@ export interface ExtendResult {
 export interface NoRepeatRule {
   /** n-gram size (the rule bans the token that would repeat an n-gram). */
   n: number;
-  /** Look back over this many generated tokens (0 = all). */
-  window: number;
+  /** Look back over this many generated tokens (0 = all); model.json calls it `no_repeat_ngram.window`. */
+  lookback: number;
   /** Tokens never banned (e.g. <td>, </td>). */
   exempt?: readonly number[];
 }
@@ -136,7 +136,7 @@ function toInt32(v: ArrayLike<number>, option: string): Int32Array {
   return out;
 }
 
-/** Reads the decoder numbers the engine needs, with clear errors (the bundle loader checks the rest). */
+/** Reads the decoder numbers the native decoder needs, with clear errors (the bundle loader checks the rest). */
 export function nativeConfig(decoder: Record<string, unknown>, file: string): NativeDecoderConfig {
   const ints = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
     "intermediate_size", "moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"] as const;
@@ -145,87 +145,87 @@ export function nativeConfig(decoder: Record<string, unknown>, file: string): Na
     const v = decoder[k];
     const min = ["moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"].includes(k) ? 0 : 1;
     if (typeof v !== "number" || !Number.isInteger(v) || v < min)
-      throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} must be an integer >= ${min} (found ${JSON.stringify(v)})`);
+      throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} must be an integer >= ${min} (found ${JSON.stringify(v)})`);
     out[k] = v;
   }
   for (const k of ["routed_scaling_factor", "rms_norm_eps", "rope_theta"] as const) {
     const v = decoder[k];
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0)
-      throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} must be a positive number (found ${JSON.stringify(v)})`);
+      throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} must be a positive number (found ${JSON.stringify(v)})`);
     out[k] = v;
   }
   for (const k of ["norm_topk_prob", "tie_word_embeddings"] as const) {
     const v = decoder[k];
-    if (typeof v !== "boolean") throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} must be true or false (found ${JSON.stringify(v)})`);
+    if (typeof v !== "boolean") throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} must be true or false (found ${JSON.stringify(v)})`);
     out[k] = v;
   }
   for (const [k, allowed] of [["scoring_func", "softmax"], ["topk_method", "greedy"]] as const)
     if (decoder[k] !== undefined && decoder[k] !== allowed)
-      throw new EngineError("BAD_CONFIG", `${file}: decoder.${k} ${JSON.stringify(decoder[k])} is not supported (only ${JSON.stringify(allowed)})`);
+      throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} ${JSON.stringify(decoder[k])} is not supported (only ${JSON.stringify(allowed)})`);
   const c = out as unknown as NativeDecoderConfig;
   if (c.num_attention_heads % c.num_key_value_heads !== 0)
-    throw new EngineError("BAD_CONFIG", `${file}: decoder.num_key_value_heads must divide num_attention_heads`);
-  if (c.head_dim % 2 !== 0) throw new EngineError("BAD_CONFIG", `${file}: decoder.head_dim must be even (rotary halves)`);
+    throw new DecoderError("BAD_CONFIG", `${file}: decoder.num_key_value_heads must divide num_attention_heads`);
+  if (c.head_dim % 2 !== 0) throw new DecoderError("BAD_CONFIG", `${file}: decoder.head_dim must be even (rotary halves)`);
   if (c.n_routed_experts > 0 && (c.num_experts_per_tok < 1 || c.num_experts_per_tok > c.n_routed_experts))
-    throw new EngineError("BAD_CONFIG", `${file}: decoder.num_experts_per_tok must be in 1..n_routed_experts`);
+    throw new DecoderError("BAD_CONFIG", `${file}: decoder.num_experts_per_tok must be in 1..n_routed_experts`);
   return c;
 }
 
 function checkFocal(f: FocalOptions, layers: number): FocalOptions {
   if (typeof f.keep !== "number" || !(f.keep > 0 && f.keep <= 1)) throw badOption("a number in (0, 1]", "focal.keep", f.keep);
   const out = { keep: f.keep, layers: checkInt(f.layers, "focal.layers", 1), warmup: checkInt(f.warmup, "focal.warmup", 1) };
-  if (out.layers > layers) throw badOption(`an integer <= ${layers} (the model's layers)`, "focal.layers", f.layers);
+  if (out.layers > layers) throw badOption(`an integer <= ${layers} (the decoder's layers)`, "focal.layers", f.layers);
   return out;
 }
 
-/** What Engine.fromBundle reads of a loaded bundle (src/model/bundle.ts Bundle has this shape). */
+/** What Decoder.fromBundle reads of a loaded bundle (src/model/bundle.ts Bundle has this shape). */
 export interface ValidatedBundle {
   dir: string;
   json: { decoder: NativeDecoderConfig & { weights: string[] } };
 }
 
-export class Engine {
+export class Decoder {
   readonly config: NativeDecoderConfig;
-  readonly info: NativeModelInfo;
+  readonly info: NativeDecoderInfo;
   /** @internal */
-  readonly native: NativeModel;
+  readonly native: NativeDecoder;
 
-  private constructor(config: NativeDecoderConfig, native: NativeModel) {
+  private constructor(config: NativeDecoderConfig, native: NativeDecoder) {
     this.config = config;
     this.native = native;
     this.info = native.info();
   }
 
   /** Loads the decoder of a bundle folder (model.json `decoder` section + its safetensors). */
-  static async load(dir: string, options: EngineOptions = {}): Promise<Engine> {
+  static async load(dir: string, options: DecoderOptions = {}): Promise<Decoder> {
     const file = path.join(path.resolve(dir), "model.json");
     let json: { decoder?: Record<string, unknown> };
     try {
       json = JSON.parse(await readFile(file, "utf8")) as { decoder?: Record<string, unknown> };
     } catch (err) {
-      throw new EngineError("BAD_CONFIG", `${file}: cannot read the model description (${(err as Error).message})`, { cause: err });
+      throw new DecoderError("BAD_CONFIG", `${file}: cannot read the model description (${(err as Error).message})`, { cause: err });
     }
     const decoder = json?.decoder;
-    if (!decoder || typeof decoder !== "object") throw new EngineError("BAD_CONFIG", `${file}: no "decoder" section`);
+    if (!decoder || typeof decoder !== "object") throw new DecoderError("BAD_CONFIG", `${file}: no "decoder" section`);
     const weights = decoder.weights;
     if (!Array.isArray(weights) || weights.length === 0 || !weights.every((w) => typeof w === "string" && w.length > 0 && !path.isAbsolute(w) && !w.split(/[\\/]/).includes("..")))
-      throw new EngineError("BAD_CONFIG", `${file}: decoder.weights must list file names inside the bundle folder`);
-    return Engine.fromConfig(nativeConfig(decoder, file), (weights as string[]).map((w) => path.join(path.dirname(file), w)), options);
+      throw new DecoderError("BAD_CONFIG", `${file}: decoder.weights must list file names inside the bundle folder`);
+    return Decoder.fromConfig(nativeConfig(decoder, file), (weights as string[]).map((w) => path.join(path.dirname(file), w)), options);
   }
 
   /**
    * Builds the decoder of a bundle whose model.json was already read and validated (src/model/bundle.ts
-   * loadBundle, src/model/schema.ts): nothing is read or checked again. `Engine.load` is the standalone path
+   * loadBundle, src/model/schema.ts): nothing is read or checked again. `Decoder.load` is the standalone path
    * (tests, benchmarks) that reads model.json itself.
    */
-  static fromBundle(bundle: ValidatedBundle, options: EngineOptions = {}): Engine {
+  static fromBundle(bundle: ValidatedBundle, options: DecoderOptions = {}): Decoder {
     const d = bundle.json.decoder;
     const config = Object.fromEntries(NATIVE_DECODER_KEYS.map((k) => [k, d[k]])) as unknown as NativeDecoderConfig;
-    return Engine.fromConfig(config, d.weights.map((w) => path.join(bundle.dir, w)), options);
+    return Decoder.fromConfig(config, d.weights.map((w) => path.join(bundle.dir, w)), options);
   }
 
   /** Loads from an already validated config and absolute weight paths (.safetensors files or one *.index.json). */
-  static fromConfig(config: NativeDecoderConfig, weightPaths: string[], options: EngineOptions = {}): Engine {
+  static fromConfig(config: NativeDecoderConfig, weightPaths: string[], options: DecoderOptions = {}): Decoder {
     const threads = options.threads ?? availableParallelism();
     checkInt(threads, "threads", 1);
     const kernels = options.kernels ?? "auto";
@@ -235,7 +235,7 @@ export class Engine {
     checkInt(minParallelWork, "minParallelWork", 0);
     const addon = loadAddon();
     try {
-      return new Engine(config, new addon.NativeModel(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork }));
+      return new Decoder(config, new addon.NativeDecoder(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork }));
     } catch (err) {
       throw fromNative(err);
     }
@@ -259,18 +259,18 @@ export class Engine {
 }
 
 export class Session {
-  readonly engine: Engine;
+  readonly decoder: Decoder;
   private readonly native: NativeSession;
 
   /** @internal */
-  constructor(engine: Engine, native: NativeSession) {
-    this.engine = engine;
+  constructor(decoder: Decoder, native: NativeSession) {
+    this.decoder = decoder;
     this.native = native;
   }
 
   /** Appends entries (the prefix, or a later page) and runs them as one matrix-matrix pass. */
   async prefill(input: ExtendInput, options: ExtendOptions = {}): Promise<ExtendResult> {
-    const hidden = this.engine.config.hidden_size;
+    const hidden = this.decoder.config.hidden_size;
     const tokens = toInt32(input.tokens, "tokens");
     const emb = input.embeddings;
     if (emb !== undefined && !(emb instanceof Float32Array)) throw badOption("a Float32Array", "embeddings", emb);
@@ -318,17 +318,17 @@ export class Session {
   generate(options: GenerateOptions): TokenStream {
     checkInt(options.maxTokens, "maxTokens", 0);
     const stop = toInt32(options.stopTokens ?? [], "stopTokens");
-    let noRepeat: { n: number; window: number; exempt: Int32Array } | undefined;
+    let noRepeat: { n: number; lookback: number; exempt: Int32Array } | undefined;
     if (options.noRepeat) {
       noRepeat = {
         n: checkInt(options.noRepeat.n, "noRepeat.n", 1),
-        window: checkInt(options.noRepeat.window, "noRepeat.window", 0),
+        lookback: checkInt(options.noRepeat.lookback, "noRepeat.lookback", 0),
         exempt: toInt32(options.noRepeat.exempt ?? [], "noRepeat.exempt"),
       };
     }
     let maxRun: Int32Array | undefined;
     if (options.maxRun?.size) {
-      const vocab = this.engine.config.vocab_size;
+      const vocab = this.decoder.config.vocab_size;
       maxRun = new Int32Array(vocab);
       for (const [token, run] of options.maxRun) {
         if (!Number.isInteger(token) || token < 0 || token >= vocab) throw badOption(`a token id below ${vocab}`, "maxRun", token);
@@ -406,7 +406,7 @@ export class Session {
 
   /** Changes focal pruning from the next decode step (undefined: off); its warm-up starts over. */
   setFocal(focal: FocalOptions | undefined): void {
-    const f = focal ? checkFocal(focal, this.engine.config.num_hidden_layers) : null;
+    const f = focal ? checkFocal(focal, this.decoder.config.num_hidden_layers) : null;
     try {
       this.native.setFocal(f);
     } catch (err) {
