@@ -1,6 +1,8 @@
-// A Czech page (fixtures/docs/diacritics_page.png: four lines set in Latin Modern at 22 px, written for this test)
-// read by the real default model end to end. Neither the recogniser nor the decoder can write č, ř, ě, ž, š: the
-// letters come from the diacritics model (src/vision/diacritics.ts); the same bundle without it reads them bare.
+// A German and a Czech page (fixtures/docs/german_page.png, diacritics_page.png: four lines each set in Latin Modern
+// at 22 px, written for these tests) read by the real default model end to end. On the German page the recogniser
+// reads ü as a sure "i" and ß as "f": the merge keeps the decoder's letters there (faithful.ts MISREADS). Neither
+// the recogniser nor the decoder can write the Czech page's č, ř, ě, ž, š: they come from the diacritics model
+// (src/vision/diacritics.ts); the same bundle without it reads them bare.
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +16,17 @@ const parse = async (...extra: string[]) => {
   expect(r.exitCode).toBe(0);
   return r.stdout;
 };
+
+describe("a German page with the default model (fixtures/docs/german_page.png, written for this test)", () => {
+  it("keeps the decoder's umlauts, ß and „ over the recogniser's sure i, f and comma", async () => {
+    const r = await ocr(["parse", path.join(repoRoot, "fixtures/docs/german_page.png"), "--stdout", "--threads", "2", "-q"], { cwd: repoRoot });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("Die Größe der Schriftart lässt sich für jedes Dokument");
+    expect(r.stdout).toContain("häufig besser als viele Sonderfälle; außerdem müssen");
+    expect(r.stdout).toContain("gut begründet sein.");
+    expect(r.stdout).toContain("„");
+  });
+});
 
 describe("a Czech page with the default model", () => {
   let bare: string | undefined;

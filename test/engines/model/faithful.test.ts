@@ -60,6 +60,13 @@ describe("mergeLine", () => {
     expect(mergeLine(" ête", ev("cte"), latin)).toBe(" cte");
   });
 
+  it("keeps the decoder's ü, ß and „ over what the recogniser reads for them, sure (i, f, a comma)", () => {
+    expect(mergeLine(" außerdem müssen wir", ev("auBerdem missen wir"), latin)).toBe(" außerdem müssen wir");
+    expect(mergeLine(" die Größe „Maß“", ev("die Grofe ,MaB\""), latin)).toBe(" die Größe „Maß“");
+    // a letter the recogniser reads sure as another one stays the recogniser's
+    expect(mergeLine(" mössen", ev("missen"), latin)).toBe(" missen");
+  });
+
   it("keeps the decoder's bracket where the recogniser's other kind would leave the line's brackets unpaired", () => {
     expect(mergeLine(" \\renewenvironment{document}%", ev("\\renewenvironment[document}%"), latin)).toBe(" \\renewenvironment{document}%");
     // where the decoder's own brackets do not pair, the recogniser's sure reading is taken
