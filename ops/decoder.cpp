@@ -7,7 +7,8 @@ namespace {
 // Norm weights and the embedding stay float in every bundle (block quantisation is for weight matrices).
 const TensorView& float_tensor(const TensorView& t, const std::string& name) {
   if (dtype_is_quantized(t.dtype))
-    throw DecoderError("BAD_WEIGHTS", "weights: tensor '" + name + "' is " + dtype_name(t.dtype) + "; norms, the router and embeddings must stay float");
+    throw DecoderError("BAD_WEIGHTS", "weights: tensor '" + name + "' is " + dtype_name(t.dtype) +
+                                          "; norms, the router and embeddings must stay float");
   return t;
 }
 
@@ -15,15 +16,23 @@ std::vector<float> widen(const TensorView& t) {
   std::vector<float> out(static_cast<size_t>(t.numel()));
   for (size_t i = 0; i < out.size(); i++) {
     switch (t.dtype) {
-      case DType::F32: out[i] = static_cast<const float*>(t.data)[i]; break;
-      case DType::F16: out[i] = f16_to_f32(static_cast<const uint16_t*>(t.data)[i]); break;
-      default: out[i] = bf16_to_f32(static_cast<const uint16_t*>(t.data)[i]); break;
+      case DType::F32:
+        out[i] = static_cast<const float*>(t.data)[i];
+        break;
+      case DType::F16:
+        out[i] = f16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+        break;
+      default:
+        out[i] = bf16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+        break;
     }
   }
   return out;
 }
 
-size_t bytes(const TensorView* t) { return t ? static_cast<size_t>(t->rows()) * dtype_row_bytes(t->dtype, t->cols()) : 0; }
+size_t bytes(const TensorView* t) {
+  return t ? static_cast<size_t>(t->rows()) * dtype_row_bytes(t->dtype, t->cols()) : 0;
+}
 
 }  // namespace
 
@@ -32,7 +41,8 @@ Decoder::Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weigh
   if (cfg.hidden_size <= 0 || cfg.num_hidden_layers <= 0 || cfg.vocab_size <= 0 || cfg.num_attention_heads <= 0 ||
       cfg.num_key_value_heads <= 0 || cfg.head_dim <= 0 || cfg.head_dim % 2 != 0 ||
       cfg.num_attention_heads % cfg.num_key_value_heads != 0)
-    throw DecoderError("BAD_CONFIG", "decoder config: sizes must be positive, head_dim even, heads a multiple of kv heads");
+    throw DecoderError("BAD_CONFIG",
+                       "decoder config: sizes must be positive, head_dim even, heads a multiple of kv heads");
   if (cfg.n_routed_experts > 0 && (cfg.num_experts_per_tok <= 0 || cfg.num_experts_per_tok > cfg.n_routed_experts))
     throw DecoderError("BAD_CONFIG", "decoder config: num_experts_per_tok must be in 1..n_routed_experts");
   store_ = std::make_unique<WeightStore>(weight_paths);
@@ -56,7 +66,8 @@ Decoder::Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weigh
     const std::string p = "model.layers." + std::to_string(l);
     LayerWeights L;
     L.attn_norm = widen(float_tensor(s.require(p + ".input_layernorm.weight", {H}), p + ".input_layernorm.weight"));
-    L.mlp_norm = widen(float_tensor(s.require(p + ".post_attention_layernorm.weight", {H}), p + ".post_attention_layernorm.weight"));
+    L.mlp_norm = widen(
+        float_tensor(s.require(p + ".post_attention_layernorm.weight", {H}), p + ".post_attention_layernorm.weight"));
     L.q = &s.require(p + ".self_attn.q_proj.weight", {NH * D, H});
     L.k = &s.require(p + ".self_attn.k_proj.weight", {NKV * D, H});
     L.v = &s.require(p + ".self_attn.v_proj.weight", {NKV * D, H});
@@ -69,7 +80,8 @@ Decoder::Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weigh
       for (int e = 0; e < cfg.n_routed_experts; e++)
         L.experts.push_back(mlp(p + ".mlp.experts." + std::to_string(e), cfg.moe_intermediate_size));
       if (cfg.n_shared_experts > 0)
-        L.shared = mlp(p + ".mlp.shared_experts", static_cast<int64_t>(cfg.moe_intermediate_size) * cfg.n_shared_experts);
+        L.shared =
+            mlp(p + ".mlp.shared_experts", static_cast<int64_t>(cfg.moe_intermediate_size) * cfg.n_shared_experts);
     }
     layers.push_back(std::move(L));
   }
@@ -78,14 +90,21 @@ Decoder::Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weigh
 
 void Decoder::embed(int32_t token, float* out) const {
   if (token < 0 || token >= cfg_.vocab_size)
-    throw DecoderError("BAD_INPUT", "token id " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(cfg_.vocab_size - 1) + ")");
+    throw DecoderError("BAD_INPUT", "token id " + std::to_string(token) + " is outside the vocabulary (0.." +
+                                        std::to_string(cfg_.vocab_size - 1) + ")");
   const int64_t H = cfg_.hidden_size;
   const uint8_t* row = embed_tokens->row_ptr(token);
   for (int64_t i = 0; i < H; i++) {
     switch (embed_tokens->dtype) {
-      case DType::F32: out[i] = reinterpret_cast<const float*>(row)[i]; break;
-      case DType::F16: out[i] = f16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]); break;
-      default: out[i] = bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]); break;
+      case DType::F32:
+        out[i] = reinterpret_cast<const float*>(row)[i];
+        break;
+      case DType::F16:
+        out[i] = f16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+        break;
+      default:
+        out[i] = bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+        break;
     }
   }
 }

@@ -23,20 +23,20 @@ struct DecoderConfig {
   bool is_moe_layer(int l) const { return n_routed_experts > 0 && l >= first_k_dense_replace; }
 };
 
-struct MlpWeights {  // SwiGLU: down(silu(gate x) * up x)
+struct MlpWeights {                  // SwiGLU: down(silu(gate x) * up x)
   const TensorView* gate = nullptr;  // [inter, hidden]
   const TensorView* up = nullptr;    // [inter, hidden]
   const TensorView* down = nullptr;  // [hidden, inter]
 };
 
 struct LayerWeights {
-  std::vector<float> attn_norm, mlp_norm;  // [hidden], widened to f32 at load
+  std::vector<float> attn_norm, mlp_norm;                                   // [hidden], widened to f32 at load
   const TensorView *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;  // [heads*d, hidden] ... [hidden, heads*d]
   bool moe = false;
-  MlpWeights dense;                 // layers < first_k_dense_replace
+  MlpWeights dense;                    // layers < first_k_dense_replace
   const TensorView* router = nullptr;  // [n_experts, hidden]
-  std::vector<MlpWeights> experts;  // [n_experts]
-  MlpWeights shared;                // fused shared experts (gate == nullptr when none)
+  std::vector<MlpWeights> experts;     // [n_experts]
+  MlpWeights shared;                   // fused shared experts (gate == nullptr when none)
 };
 
 struct DecoderOptions {

@@ -21,8 +21,8 @@ namespace {
 // than kKeepBytes (a long prefill) gives its buffers back at the end.
 struct Scratch {
   static constexpr size_t kKeepBytes = size_t{64} << 20;
-  std::vector<float> x, xn, tmp, q, k, v, att, logits;         // forward
-  std::vector<float> gate, up, route, xs, ys, shared_out;      // MLP / MoE (one layer at a time)
+  std::vector<float> x, xn, tmp, q, k, v, att, logits;     // forward
+  std::vector<float> gate, up, route, xs, ys, shared_out;  // MLP / MoE (one layer at a time)
   std::vector<int32_t> ids, count, order;
   std::vector<float> weights;
   // Resizes without shrinking capacity; new elements are not meant to be read before they are written.
@@ -33,7 +33,8 @@ struct Scratch {
   }
   size_t bytes() const {
     size_t f = 0;
-    for (const auto* b : {&x, &xn, &tmp, &q, &k, &v, &att, &logits, &gate, &up, &route, &xs, &ys, &shared_out, &weights})
+    for (const auto* b :
+         {&x, &xn, &tmp, &q, &k, &v, &att, &logits, &gate, &up, &route, &xs, &ys, &shared_out, &weights})
       f += b->capacity() * sizeof(float);
     return f + (ids.capacity() + count.capacity() + order.capacity()) * sizeof(int32_t);
   }
@@ -47,7 +48,9 @@ Scratch& scratch() {
   return s;
 }
 
-void linear_jobs(Decoder& m, const std::vector<LinearJob>& jobs) { linear(m.kernels(), m.pool(), m.min_parallel_macs(), jobs); }
+void linear_jobs(Decoder& m, const std::vector<LinearJob>& jobs) {
+  linear(m.kernels(), m.pool(), m.min_parallel_macs(), jobs);
+}
 
 void mlp_forward(Decoder& m, const MlpWeights& w, const float* x, int64_t n, float* out) {
   Scratch& s = scratch();
@@ -179,11 +182,13 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     }
     const auto t_attn = clock::now();
     if (!focal) {
-      attention(k, decoder_.pool(), decoder_.min_parallel_macs(), q, n, NH, NKV, D, kv, slots.data(), visible.data(), att);
+      attention(k, decoder_.pool(), decoder_.min_parallel_macs(), q, n, NH, NKV, D, kv, slots.data(), visible.data(),
+                att);
     } else {
       const FocalPolicy::LayerKeys keys = focal_.layer_keys(l, slots.data(), visible[0], NH);
       int32_t nv = keys.n;
-      attention(k, decoder_.pool(), decoder_.min_parallel_macs(), q, 1, NH, NKV, D, kv, keys.slots, &nv, att, keys.probs);
+      attention(k, decoder_.pool(), decoder_.min_parallel_macs(), q, 1, NH, NKV, D, kv, keys.slots, &nv, att,
+                keys.probs);
       focal_.after_layer(l, NH);
     }
     if (decode) attn_s += std::chrono::duration<double>(clock::now() - t_attn).count();
@@ -191,8 +196,10 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     // MLP block.
     rms_norm(x, L.mlp_norm.data(), xn, n, H, c.rms_norm_eps);
-    if (L.moe) moe_forward(decoder_, L, xn, n, tmp);
-    else mlp_forward(decoder_, L.dense, xn, n, tmp);
+    if (L.moe)
+      moe_forward(decoder_, L, xn, n, tmp);
+    else
+      mlp_forward(decoder_, L.dense, xn, n, tmp);
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     if (capture && capture->hidden)
       std::memcpy(capture->hidden_states.data() + static_cast<size_t>(l) * n * H, x, sizeof(float) * n * H);
@@ -204,7 +211,8 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   const float* src = x + (all ? 0 : (n - 1) * H);
   rms_norm(src, decoder_.final_norm.data(), xn, rows, H, c.rms_norm_eps);
   const int64_t V = c.vocab_size;
-  float* logits = all ? (capture->logits.resize(static_cast<size_t>(rows * V)), capture->logits.data()) : Scratch::take(sc.logits, V);
+  float* logits = all ? (capture->logits.resize(static_cast<size_t>(rows * V)), capture->logits.data())
+                      : Scratch::take(sc.logits, V);
   linear_jobs(decoder_, {{xn, rows, decoder_.lm_head, logits}});
   last_logits_.assign(logits + (rows - 1) * V, logits + rows * V);
   if (capture && !all) capture->logits = last_logits_;

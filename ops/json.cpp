@@ -30,10 +30,21 @@ struct Parser {
     return false;
   }
   static void utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) out += static_cast<char>(cp);
-    else if (cp < 0x800) { out += static_cast<char>(0xc0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3f)); }
-    else if (cp < 0x10000) { out += static_cast<char>(0xe0 | (cp >> 12)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f)); out += static_cast<char>(0x80 | (cp & 0x3f)); }
-    else { out += static_cast<char>(0xf0 | (cp >> 18)); out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f)); out += static_cast<char>(0x80 | (cp & 0x3f)); }
+    if (cp < 0x80)
+      out += static_cast<char>(cp);
+    else if (cp < 0x800) {
+      out += static_cast<char>(0xc0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xe0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
   }
   unsigned hex4() {
     if (end - p < 4) fail("truncated \\u escape");
@@ -41,10 +52,14 @@ struct Parser {
     for (int i = 0; i < 4; i++) {
       char c = *p++;
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
-      else fail("bad \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<unsigned>(c - 'A' + 10);
+      else
+        fail("bad \\u escape");
     }
     return v;
   }
@@ -57,18 +72,37 @@ struct Parser {
       char c = *p++;
       if (c == '"') break;
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-      if (c != '\\') { out += c; continue; }
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
       if (p >= end) fail("unterminated escape");
       char e = *p++;
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
@@ -79,7 +113,8 @@ struct Parser {
           utf8(out, cp);
           break;
         }
-        default: fail("bad escape");
+        default:
+          fail("bad escape");
       }
     }
     return out;
@@ -94,7 +129,11 @@ struct Parser {
       j.kind = Json::Object;
       p++;
       ws();
-      if (p < end && *p == '}') { p++; depth--; return j; }
+      if (p < end && *p == '}') {
+        p++;
+        depth--;
+        return j;
+      }
       while (true) {
         ws();
         std::string k = str();
@@ -103,27 +142,44 @@ struct Parser {
         p++;
         j.object.emplace_back(std::move(k), value());
         ws();
-        if (p < end && *p == ',') { p++; continue; }
-        if (p < end && *p == '}') { p++; break; }
+        if (p < end && *p == ',') {
+          p++;
+          continue;
+        }
+        if (p < end && *p == '}') {
+          p++;
+          break;
+        }
         fail("expected ',' or '}'");
       }
     } else if (c == '[') {
       j.kind = Json::Array;
       p++;
       ws();
-      if (p < end && *p == ']') { p++; depth--; return j; }
+      if (p < end && *p == ']') {
+        p++;
+        depth--;
+        return j;
+      }
       while (true) {
         j.array.push_back(value());
         ws();
-        if (p < end && *p == ',') { p++; continue; }
-        if (p < end && *p == ']') { p++; break; }
+        if (p < end && *p == ',') {
+          p++;
+          continue;
+        }
+        if (p < end && *p == ']') {
+          p++;
+          break;
+        }
         fail("expected ',' or ']'");
       }
     } else if (c == '"') {
       j.kind = Json::String;
       j.string = str();
     } else if (lit("true")) {
-      j.kind = Json::Bool; j.boolean = true;
+      j.kind = Json::Bool;
+      j.boolean = true;
     } else if (lit("false")) {
       j.kind = Json::Bool;
     } else if (lit("null")) {

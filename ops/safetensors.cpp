@@ -39,7 +39,7 @@ std::string dirname_of(const std::string& p) {
 SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) bad(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     bad(path, "cannot stat");
@@ -61,7 +61,8 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     for (int i = 7; i >= 0; i--) header_len = (header_len << 8) | base[i];
     if (header_len > kMaxHeader) bad(path, "header length " + std::to_string(header_len) + " exceeds the 100 MB limit");
     if (header_len > size_ - 8)
-      bad(path, "header length " + std::to_string(header_len) + " runs past the end of the file (" + std::to_string(size_) + " bytes): truncated?");
+      bad(path, "header length " + std::to_string(header_len) + " runs past the end of the file (" +
+                    std::to_string(size_) + " bytes): truncated?");
     Json header;
     try {
       header = parse_json(reinterpret_cast<const char*>(base + 8), static_cast<size_t>(header_len));
@@ -95,17 +96,23 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
       DType dtype;
       const auto q = quant.find(name);
       if (q != quant.end()) {
-        if (dt->string != "U8") bad(path, "tensor '" + name + "': quantised as " + dtype_name(q->second) + " but stored as " + dt->string + " (expected U8)");
+        if (dt->string != "U8")
+          bad(path, "tensor '" + name + "': quantised as " + dtype_name(q->second) + " but stored as " + dt->string +
+                        " (expected U8)");
         dtype = q->second;
-      } else if (dt->string == "F32") dtype = DType::F32;
-      else if (dt->string == "F16") dtype = DType::F16;
-      else if (dt->string == "BF16") dtype = DType::BF16;
+      } else if (dt->string == "F32")
+        dtype = DType::F32;
+      else if (dt->string == "F16")
+        dtype = DType::F16;
+      else if (dt->string == "BF16")
+        dtype = DType::BF16;
       else {
         // Other dtypes may sit in a checkpoint (e.g. int buffers); they are recorded as unusable.
         if (!off || off->kind != Json::Array) bad(path, "tensor '" + name + "': missing data_offsets");
         continue;
       }
-      if (!sh || sh->kind != Json::Array || sh->array.size() > 8) bad(path, "tensor '" + name + "': shape must be an array of at most 8 dimensions");
+      if (!sh || sh->kind != Json::Array || sh->array.size() > 8)
+        bad(path, "tensor '" + name + "': shape must be an array of at most 8 dimensions");
       TensorView tv;
       tv.dtype = dtype;
       uint64_t count = 1;
@@ -117,20 +124,25 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
         count *= v;
         tv.shape.push_back(static_cast<int64_t>(v));
       }
-      if (!off || off->kind != Json::Array || off->array.size() != 2) bad(path, "tensor '" + name + "': data_offsets must be [begin, end]");
+      if (!off || off->kind != Json::Array || off->array.size() != 2)
+        bad(path, "tensor '" + name + "': data_offsets must be [begin, end]");
       for (auto& o : off->array)
-        if (o.kind != Json::Number || !o.is_integer || o.number < 0) bad(path, "tensor '" + name + "': data_offsets are not non-negative integers");
+        if (o.kind != Json::Number || !o.is_integer || o.number < 0)
+          bad(path, "tensor '" + name + "': data_offsets are not non-negative integers");
       uint64_t b = static_cast<uint64_t>(off->array[0].number), e = static_cast<uint64_t>(off->array[1].number);
       if (b > e) bad(path, "tensor '" + name + "': data_offsets begin > end");
       if (e > data_size)
-        bad(path, "tensor '" + name + "': data_offsets end " + std::to_string(e) + " lies past the data section (" + std::to_string(data_size) + " bytes): truncated file?");
+        bad(path, "tensor '" + name + "': data_offsets end " + std::to_string(e) + " lies past the data section (" +
+                      std::to_string(data_size) + " bytes): truncated file?");
       const uint64_t elem_bytes = dtype_is_quantized(dtype) ? 1 : dtype_size(dtype);
       if (e - b != count * elem_bytes)
-        bad(path, "tensor '" + name + "': " + std::to_string(e - b) + " bytes for shape " + shape_str(tv.shape) + " in " + dt->string + " (expected " + std::to_string(count * elem_bytes) + ")");
+        bad(path, "tensor '" + name + "': " + std::to_string(e - b) + " bytes for shape " + shape_str(tv.shape) +
+                      " in " + dt->string + " (expected " + std::to_string(count * elem_bytes) + ")");
       if (dtype_is_quantized(dtype)) {  // [rows, row bytes] -> [rows, cols]
         const uint64_t block = dtype == DType::Q8_0 ? kQ8_0BlockBytes : kQ4_1BlockBytes;
         if (tv.shape.size() != 2 || tv.shape[1] % static_cast<int64_t>(block) != 0)
-          bad(path, "tensor '" + name + "': a " + dtype_name(dtype) + " tensor must be [rows, a multiple of " + std::to_string(block) + " bytes], not " + shape_str(tv.shape));
+          bad(path, "tensor '" + name + "': a " + dtype_name(dtype) + " tensor must be [rows, a multiple of " +
+                        std::to_string(block) + " bytes], not " + shape_str(tv.shape));
         tv.shape[1] = tv.shape[1] / static_cast<int64_t>(block) * kQuantBlock;
       }
       if (tensors_.count(name)) bad(path, "tensor '" + name + "' appears twice");
@@ -170,7 +182,8 @@ WeightStore::WeightStore(const std::vector<std::string>& paths) {
       const Json* wm = idx.get("weight_map");
       if (!wm || wm->kind != Json::Object) bad(p, "shard index has no weight_map object");
       for (auto& kv : wm->object) {
-        if (kv.second.kind != Json::String || kv.second.string.find('/') != std::string::npos || kv.second.string.empty())
+        if (kv.second.kind != Json::String || kv.second.string.find('/') != std::string::npos ||
+            kv.second.string.empty())
           bad(p, "weight_map entry '" + kv.first + "' must name a file in the same folder");
         std::string f = dirname_of(p) + "/" + kv.second.string;
         if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
@@ -196,9 +209,12 @@ const TensorView* WeightStore::find(const std::string& name) const {
 
 const TensorView& WeightStore::require(const std::string& name, const std::vector<int64_t>& shape) const {
   auto it = all_.find(name);
-  if (it == all_.end()) throw DecoderError("BAD_WEIGHTS", "weights: tensor '" + name + "' is missing (or has an unsupported dtype)");
+  if (it == all_.end())
+    throw DecoderError("BAD_WEIGHTS", "weights: tensor '" + name + "' is missing (or has an unsupported dtype)");
   if (it->second.second.shape != shape)
-    throw DecoderError("BAD_WEIGHTS", it->second.first->path() + ": tensor '" + name + "' has shape " + shape_str(it->second.second.shape) + ", expected " + shape_str(shape) + " from the config");
+    throw DecoderError("BAD_WEIGHTS", it->second.first->path() + ": tensor '" + name + "' has shape " +
+                                          shape_str(it->second.second.shape) + ", expected " + shape_str(shape) +
+                                          " from the config");
   return it->second.second;
 }
 

@@ -1,4 +1,5 @@
-// Session bookkeeping: slot allocation, the attention policies' events, retiring, greedy decoding with the no-repeat rule.
+// Session bookkeeping: slot allocation, the attention policies' events, retiring, greedy decoding with the no-repeat
+// rule.
 #include "session.h"
 
 #include <algorithm>
@@ -14,7 +15,10 @@ static int checked_window(int window) {
 }
 
 Session::Session(Decoder& decoder, const SessionOptions& opts)
-    : decoder_(decoder), opts_(opts), rswa_(checked_window(opts.window)), focal_(opts.focal, decoder.config().num_hidden_layers, opts.record_fixations) {
+    : decoder_(decoder),
+      opts_(opts),
+      rswa_(checked_window(opts.window)),
+      focal_(opts.focal, decoder.config().num_hidden_layers, opts.record_fixations) {
   const DecoderConfig& c = decoder.config();
   kv_.resize(static_cast<size_t>(c.num_hidden_layers));
   for (auto& kv : kv_) {
@@ -39,7 +43,8 @@ void Session::reserve_slots(int64_t n) {
   for (auto& kv : kv_) kv.grow(grown);
   // Lowest slots are handed out first (free_slots_ is a stack).
   free_slots_.insert(free_slots_.begin(), static_cast<size_t>(grown - capacity_), 0);
-  for (int64_t s = capacity_, i = grown - capacity_ - 1; s < grown; s++, i--) free_slots_[static_cast<size_t>(i)] = static_cast<int32_t>(s);
+  for (int64_t s = capacity_, i = grown - capacity_ - 1; s < grown; s++, i--)
+    free_slots_[static_cast<size_t>(i)] = static_cast<int32_t>(s);
   capacity_ = grown;
 }
 
@@ -79,12 +84,15 @@ void Session::extend(const int32_t* tokens, int64_t n, const float* embeds, int6
   const int64_t H = decoder_.config().hidden_size;
   int64_t needed = 0;
   for (int64_t i = 0; i < n; i++) {
-    if (tokens[i] < 0) needed++;
+    if (tokens[i] < 0)
+      needed++;
     else if (tokens[i] >= decoder_.config().vocab_size)
-      throw DecoderError("BAD_INPUT", "token id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) + " is outside the vocabulary");
+      throw DecoderError("BAD_INPUT", "token id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) +
+                                          " is outside the vocabulary");
   }
   if (needed != n_embeds)
-    throw DecoderError("BAD_INPUT", std::to_string(needed) + " embedding placeholders but " + std::to_string(n_embeds) + " embedding rows");
+    throw DecoderError("BAD_INPUT", std::to_string(needed) + " embedding placeholders but " + std::to_string(n_embeds) +
+                                        " embedding rows");
   if (n <= 0) throw DecoderError("BAD_INPUT", "extend needs at least one entry");
   feed_pending();
   reserve_slots(n);
@@ -109,7 +117,8 @@ void Session::retire(int64_t begin, int64_t end) {
   feed_pending();  // the pending token belongs before any later extension; keep order simple
   const int64_t len = static_cast<int64_t>(entries_.size());
   if (begin < 0 || end > len || begin > end)
-    throw DecoderError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is outside the session (length " + std::to_string(len) + ")");
+    throw DecoderError("BAD_INPUT", "retire range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                        ") is outside the session (length " + std::to_string(len) + ")");
   focal_.on_retire();
   for (int64_t p = begin; p < end; p++) {
     release(p);
@@ -124,10 +133,12 @@ void Session::set_focal(const SessionOptions::Focal& focal) {
 
 std::string Session::generate(const GenerateOptions& opts, const std::function<void(int32_t)>& on_token,
                               const std::atomic<bool>* cancel) {
-  if (last_logits_.empty() && pending_ < 0) throw DecoderError("BAD_STATE", "generate called before any entry was added");
+  if (last_logits_.empty() && pending_ < 0)
+    throw DecoderError("BAD_STATE", "generate called before any entry was added");
   const int64_t V = decoder_.config().vocab_size;
   if (!opts.max_run.empty() && static_cast<int64_t>(opts.max_run.size()) != V)
-    throw DecoderError("BAD_OPTION", "maxRun has " + std::to_string(opts.max_run.size()) + " entries; the vocabulary has " + std::to_string(V));
+    throw DecoderError("BAD_OPTION", "maxRun has " + std::to_string(opts.max_run.size()) +
+                                         " entries; the vocabulary has " + std::to_string(V));
   std::vector<uint8_t> banned(static_cast<size_t>(V), 0);
   std::vector<int32_t> banned_list;
   for (int i = 0; i < opts.max_tokens; i++) {

@@ -28,13 +28,13 @@ struct SessionOptions {
 };
 
 struct AttentionStats {
-  int64_t decode_steps = 0;    // single-entry forward passes (generated tokens fed back)
-  double decode_seconds = 0;   // their whole time
+  int64_t decode_steps = 0;      // single-entry forward passes (generated tokens fed back)
+  double decode_seconds = 0;     // their whole time
   double attention_seconds = 0;  // their attention time: key lists, kernels and focal selection
 };
 
 struct NoRepeatRule {
-  int n = 0;       // n-gram size; 0 disables
+  int n = 0;         // n-gram size; 0 disables
   int lookback = 0;  // look back over this many generated tokens (0 = all)
   std::vector<int32_t> exempt;
 };
@@ -50,8 +50,8 @@ struct GenerateOptions {
 
 // Optional per-call dumps for golden tests.
 struct Capture {
-  bool hidden = false;         // hidden state after each layer, [layers, n, hidden]
-  bool all_logits = false;     // logits of every new entry, [n, vocab] (else only the last)
+  bool hidden = false;      // hidden state after each layer, [layers, n, hidden]
+  bool all_logits = false;  // logits of every new entry, [n, vocab] (else only the last)
   std::vector<float> hidden_states, logits;
 };
 
@@ -96,16 +96,16 @@ class Session {
 
   Decoder& decoder_;
   SessionOptions opts_;
-  std::vector<KvLayer> kv_;            // [layers]
-  int64_t capacity_ = 0;               // slots per layer
+  std::vector<KvLayer> kv_;  // [layers]
+  int64_t capacity_ = 0;     // slots per layer
   std::vector<int32_t> free_slots_;
-  std::vector<CacheEntry> entries_;         // index = position
-  std::vector<int64_t> live_;          // positions holding a slot, ascending
-  RswaWindow rswa_;                    // which generated entries stay (full or R-SWA)
-  FocalPolicy focal_;                  // which visual entries a decode step attends
-  std::vector<int32_t> history_;       // generated tokens, for the no-repeat rule
-  std::vector<float> last_logits_;     // [vocab] after the latest entry
-  int32_t pending_ = -1;               // generated token not yet in the cache
+  std::vector<CacheEntry> entries_;  // index = position
+  std::vector<int64_t> live_;        // positions holding a slot, ascending
+  RswaWindow rswa_;                  // which generated entries stay (full or R-SWA)
+  FocalPolicy focal_;                // which visual entries a decode step attends
+  std::vector<int32_t> history_;     // generated tokens, for the no-repeat rule
+  std::vector<float> last_logits_;   // [vocab] after the latest entry
+  int32_t pending_ = -1;             // generated token not yet in the cache
   AttentionStats stats_;
 };
 

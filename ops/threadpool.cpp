@@ -14,7 +14,8 @@
 
 namespace ocr {
 
-ThreadPool::ThreadPool(int threads) : n_threads_(std::max(1, threads)), ranges_(new std::atomic<uint64_t>[std::max(1, threads)]) {
+ThreadPool::ThreadPool(int threads)
+    : n_threads_(std::max(1, threads)), ranges_(new std::atomic<uint64_t>[std::max(1, threads)]) {
   for (int i = 0; i < n_threads_; i++) ranges_[i].store(0);
   for (int i = 1; i < n_threads_; i++) workers_.emplace_back([this, i] { worker(i); });
 }
@@ -107,7 +108,8 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
   pending_.store(n_threads_ - 1, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lk(m_);
-    generation_.store((generation_.load(std::memory_order_relaxed) | 1) + 1, std::memory_order_release);  // next even value
+    generation_.store((generation_.load(std::memory_order_relaxed) | 1) + 1,
+                      std::memory_order_release);  // next even value
   }
   cv_.notify_all();
   run_part(0);
@@ -136,10 +138,12 @@ void ThreadPool::parallel_items(int64_t n, const std::function<void(int64_t)>& f
   open_.store(true, std::memory_order_seq_cst);  // publishes the job (a worker reads it only after seeing open_)
   {
     std::lock_guard<std::mutex> lk(m_);
-    generation_.store((generation_.load(std::memory_order_relaxed) + 1) | 1, std::memory_order_release);  // next odd value
+    generation_.store((generation_.load(std::memory_order_relaxed) + 1) | 1,
+                      std::memory_order_release);  // next odd value
   }
   cv_.notify_all();
-  active_.fetch_add(1, std::memory_order_seq_cst);  // the caller counts too: a worker leaving while it still works does not notify
+  active_.fetch_add(
+      1, std::memory_order_seq_cst);  // the caller counts too: a worker leaving while it still works does not notify
   run_items(0);
   open_.store(false, std::memory_order_seq_cst);
   active_.fetch_sub(1, std::memory_order_seq_cst);

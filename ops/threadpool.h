@@ -35,8 +35,8 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // serialises callers of parallel_for and parallel_items
   std::mutex m_;
-  std::condition_variable cv_;       // workers sleep here between jobs
-  std::condition_variable done_cv_;  // the caller sleeps here when workers were descheduled
+  std::condition_variable cv_;           // workers sleep here between jobs
+  std::condition_variable done_cv_;      // the caller sleeps here when workers were descheduled
   std::atomic<uint64_t> generation_{0};  // 2 * job count + (1 for a parallel_items job)
   std::atomic<int> pending_{0};
   bool stop_ = false;
@@ -44,7 +44,8 @@ class ThreadPool {
   int64_t job_n_ = 0, job_grain_ = 1;
   int job_parts_ = 0;
   void run_part(int part);
-  // parallel_items: per thread share (front << 32 | back), the threads inside the job, and whether it still hands out items.
+  // parallel_items: per thread share (front << 32 | back), the threads inside the job, and whether it still hands out
+  // items.
   std::unique_ptr<std::atomic<uint64_t>[]> ranges_;
   const std::function<void(int64_t)>* items_fn_ = nullptr;
   std::atomic<int> active_{0};

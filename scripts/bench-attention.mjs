@@ -44,14 +44,20 @@ const accuracyPages = Number(option("--accuracy-pages", "4"));
 const synthDir = option("--synth", dataDefault("synth", "test"));
 const realDir = option("--real", path.resolve(repo, "../shared/data/real/debian"));
 const modelDir = option("--model", path.join(repo, "models/default"));
-const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
+const cacheDir = path.resolve(
+  option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")),
+);
 const log = (msg) => process.stderr.write(msg + "\n");
 
 if (!Number.isInteger(rounds) || rounds < 1) {
   log("bench attention: --rounds must be a positive integer");
   process.exit(2);
 }
-for (const [name, values] of [["--visual", visualCounts], ["--keeps", keeps], ["--lengths", lengths]])
+for (const [name, values] of [
+  ["--visual", visualCounts],
+  ["--keeps", keeps],
+  ["--lengths", lengths],
+])
   if (values.some((v) => !Number.isFinite(v) || v <= 0)) {
     log(`bench attention: ${name} must list positive numbers`);
     process.exit(2);
@@ -70,10 +76,12 @@ function noise(n, std, seed) {
   let s = seed >>> 0 || 1;
   const a = std * Math.sqrt(3);
   for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
     s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
-    out[i] = (s / 4294967296 * 2 - 1) * a;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = ((s / 4294967296) * 2 - 1) * a;
   }
   return out;
 }
@@ -85,13 +93,24 @@ function benchModel(name, d) {
   mkdirSync(dir, { recursive: true });
   log(`writing ${dir} (random weights)`);
   const { hidden_size: H, num_attention_heads: NH, num_key_value_heads: NKV, head_dim: D, intermediate_size: I, vocab_size: V } = d;
-  const shapes = [["model.embed_tokens.weight", [V, H], 1], ["lm_head.weight", [V, H], 1], ["model.norm.weight", [H], 0]];
+  const shapes = [
+    ["model.embed_tokens.weight", [V, H], 1],
+    ["lm_head.weight", [V, H], 1],
+    ["model.norm.weight", [H], 0],
+  ];
   for (let l = 0; l < d.num_hidden_layers; l++) {
     const p = `model.layers.${l}`;
-    shapes.push([`${p}.input_layernorm.weight`, [H], 0], [`${p}.post_attention_layernorm.weight`, [H], 0],
-      [`${p}.self_attn.q_proj.weight`, [NH * D, H], 1], [`${p}.self_attn.k_proj.weight`, [NKV * D, H], 1],
-      [`${p}.self_attn.v_proj.weight`, [NKV * D, H], 1], [`${p}.self_attn.o_proj.weight`, [H, NH * D], 1],
-      [`${p}.mlp.gate_proj.weight`, [I, H], 1], [`${p}.mlp.up_proj.weight`, [I, H], 1], [`${p}.mlp.down_proj.weight`, [H, I], 1]);
+    shapes.push(
+      [`${p}.input_layernorm.weight`, [H], 0],
+      [`${p}.post_attention_layernorm.weight`, [H], 0],
+      [`${p}.self_attn.q_proj.weight`, [NH * D, H], 1],
+      [`${p}.self_attn.k_proj.weight`, [NKV * D, H], 1],
+      [`${p}.self_attn.v_proj.weight`, [NKV * D, H], 1],
+      [`${p}.self_attn.o_proj.weight`, [H, NH * D], 1],
+      [`${p}.mlp.gate_proj.weight`, [I, H], 1],
+      [`${p}.mlp.up_proj.weight`, [I, H], 1],
+      [`${p}.mlp.down_proj.weight`, [H, I], 1],
+    );
   }
   const header = {};
   let off = 0;
@@ -116,16 +135,46 @@ function benchModel(name, d) {
   }
   closeSync(fd);
   renameSync(tmp, path.join(dir, "model.safetensors"));
-  writeFileSync(path.join(dir, "model.json"), JSON.stringify({ format: "ocr-model/1", name, family: "deepseek-ocr", decoder: { ...d, weights: ["model.safetensors"] } }, null, 1));
+  writeFileSync(
+    path.join(dir, "model.json"),
+    JSON.stringify({ format: "ocr-model/1", name, family: "deepseek-ocr", decoder: { ...d, weights: ["model.safetensors"] } }, null, 1),
+  );
   return dir;
 }
 
-const dense = { moe_intermediate_size: 0, n_routed_experts: 0, num_experts_per_tok: 0, n_shared_experts: 0, norm_topk_prob: false,
-  routed_scaling_factor: 1, rms_norm_eps: 1e-6, rope_theta: 10000, tie_word_embeddings: false };
-const focalShape = { vocab_size: 1024, hidden_size: 512, num_hidden_layers: 12, num_attention_heads: 10, num_key_value_heads: 10, head_dim: 128,
-  intermediate_size: 512, first_k_dense_replace: 12, ...dense };
-const windowShape = { vocab_size: 512, hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 4, head_dim: 64,
-  intermediate_size: 256, first_k_dense_replace: 2, ...dense };
+const dense = {
+  moe_intermediate_size: 0,
+  n_routed_experts: 0,
+  num_experts_per_tok: 0,
+  n_shared_experts: 0,
+  norm_topk_prob: false,
+  routed_scaling_factor: 1,
+  rms_norm_eps: 1e-6,
+  rope_theta: 10000,
+  tie_word_embeddings: false,
+};
+const focalShape = {
+  vocab_size: 1024,
+  hidden_size: 512,
+  num_hidden_layers: 12,
+  num_attention_heads: 10,
+  num_key_value_heads: 10,
+  head_dim: 128,
+  intermediate_size: 512,
+  first_k_dense_replace: 12,
+  ...dense,
+};
+const windowShape = {
+  vocab_size: 512,
+  hidden_size: 256,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 4,
+  head_dim: 64,
+  intermediate_size: 256,
+  first_k_dense_replace: 2,
+  ...dense,
+};
 
 async function generate(session, n) {
   const stream = session.generate({ maxTokens: n });
@@ -148,14 +197,30 @@ function median(xs) {
 }
 
 function prefixFor(decoder, visual, seed) {
-  return { tokens: [0, 11, 12, 13, 14, 15, 16, 17], embeddings: noise(visual * decoder.config.hidden_size, 1, seed), embeddingPositions: Array.from({ length: visual }, (_, i) => i + 1) };
+  return {
+    tokens: [0, 11, 12, 13, 14, 15, 16, 17],
+    embeddings: noise(visual * decoder.config.hidden_size, 1, seed),
+    embeddingPositions: Array.from({ length: visual }, (_, i) => i + 1),
+  };
 }
 
 const result = { model: {}, focal: [], window: [] };
 
 if (!flag("--skip-focal")) {
   const decoder = await Decoder.load(benchModel("attention-focal-12x10x128", focalShape), { threads });
-  result.model.focal = { layers: 12, heads: 10, headDim: 128, hidden: 512, kvDtype: "f32", focalLayers, warmup, steps, rounds, threads, kernels: decoder.info.kernels };
+  result.model.focal = {
+    layers: 12,
+    heads: 10,
+    headDim: 128,
+    hidden: 512,
+    kvDtype: "f32",
+    focalLayers,
+    warmup,
+    steps,
+    rounds,
+    threads,
+    kernels: decoder.info.kernels,
+  };
   for (const N of visualCounts) {
     const s = decoder.createSession();
     const t0 = performance.now();
@@ -175,13 +240,24 @@ if (!flag("--skip-focal")) {
         await generate(s, warmup + 1); // warm-up, then one step where layers before the first focal one see everything
         focal[i].push(await timed(s, steps));
         chosen[i] = s.stats().focalLayers;
-        log(`  round ${r + 1} keep ${keep}: ${focal[i][r].attnMsPerStep.toFixed(2)} ms attention/step, ${focal[i][r].decodeTokPerS.toFixed(1)} tok/s (focal layers ${chosen[i].join(",")})`);
+        log(
+          `  round ${r + 1} keep ${keep}: ${focal[i][r].attnMsPerStep.toFixed(2)} ms attention/step, ${focal[i][r].decodeTokPerS.toFixed(1)} tok/s (focal layers ${chosen[i].join(",")})`,
+        );
       }
     }
-    const fullAttn = median(full.map((x) => x.attnMsPerStep)), fullTok = median(full.map((x) => x.decodeTokPerS));
+    const fullAttn = median(full.map((x) => x.attnMsPerStep)),
+      fullTok = median(full.map((x) => x.decodeTokPerS));
     for (const [i, keep] of keeps.entries())
-      result.focal.push({ visualTokens: N, keep, attnMsPerStep: median(focal[i].map((x) => x.attnMsPerStep)), fullAttnMsPerStep: fullAttn,
-        decodeTokPerS: median(focal[i].map((x) => x.decodeTokPerS)), fullDecodeTokPerS: fullTok, rounds, focalLayers: chosen[i] });
+      result.focal.push({
+        visualTokens: N,
+        keep,
+        attnMsPerStep: median(focal[i].map((x) => x.attnMsPerStep)),
+        fullAttnMsPerStep: fullAttn,
+        decodeTokPerS: median(focal[i].map((x) => x.decodeTokPerS)),
+        fullDecodeTokPerS: fullTok,
+        rounds,
+        focalLayers: chosen[i],
+      });
     s.dispose();
   }
 }
@@ -212,14 +288,19 @@ if (!flag("--skip-window")) {
 function accuracyPagesList() {
   const out = [];
   if (synthDir && existsSync(synthDir)) {
-    const docs = readdirSync(synthDir).filter((f) => /^doc-\d+\.pdf$/.test(f)).sort();
+    const docs = readdirSync(synthDir)
+      .filter((f) => /^doc-\d+\.pdf$/.test(f))
+      .sort();
     for (const f of docs.slice(0, accuracyPages)) {
       const truth = JSON.parse(readFileSync(path.join(synthDir, f.replace(/\.pdf$/, ".json")), "utf8"));
       out.push({ set: "synthetic", pdf: path.join(synthDir, f), page: 1, truth: truth.pages[0].markdown });
     }
   } else if (synthDir) log(`accuracy: ${synthDir} is missing (scripts/synth/make-datasets.sh builds it); synthetic rows skipped`);
   else log("accuracy: no synthetic test set (give --synth DIR or set OCR_DATA); synthetic rows skipped");
-  for (const [file, page] of [["r-doc-pdf--R-lang.pdf", 7], ["texlive-latex-base-doc--longtable.pdf", 3]].slice(0, Math.max(1, accuracyPages / 2))) {
+  for (const [file, page] of [
+    ["r-doc-pdf--R-lang.pdf", 7],
+    ["texlive-latex-base-doc--longtable.pdf", 3],
+  ].slice(0, Math.max(1, accuracyPages / 2))) {
     const pdf = path.join(realDir, file);
     if (!existsSync(pdf)) continue;
     const truth = execFileSync("pdftotext", ["-f", String(page), "-l", String(page), pdf, "-"], { encoding: "utf8" });
@@ -233,8 +314,24 @@ function cer(hyp, ref) {
 }
 
 function readPage(p, extra) {
-  return execFileSync(process.execPath, [path.join(repo, "bin/ocr.js"), "parse", p.pdf, "--pages", String(p.page), "--stdout", "--quiet",
-    "--model", modelDir, "--threads", String(threads), ...extra], { encoding: "utf8", maxBuffer: 1 << 26 });
+  return execFileSync(
+    process.execPath,
+    [
+      path.join(repo, "bin/ocr.js"),
+      "parse",
+      p.pdf,
+      "--pages",
+      String(p.page),
+      "--stdout",
+      "--quiet",
+      "--model",
+      modelDir,
+      "--threads",
+      String(threads),
+      ...extra,
+    ],
+    { encoding: "utf8", maxBuffer: 1 << 26 },
+  );
 }
 
 if (!flag("--skip-accuracy")) {
@@ -263,9 +360,17 @@ if (!flag("--skip-accuracy")) {
     const rows = [];
     for (const set of [...new Set(Object.values(sums).map((s) => s.set))])
       for (const keep of accuracyKeeps) {
-        const full = cell(set, 0), focal = cell(set, keep);
-        rows.push({ set, keep, pages: full.pages, cerUnpruned: full.errors / full.chars, cerFocal: focal.errors / focal.chars,
-          secondsPerPageUnpruned: full.seconds / full.pages, secondsPerPageFocal: focal.seconds / focal.pages });
+        const full = cell(set, 0),
+          focal = cell(set, keep);
+        rows.push({
+          set,
+          keep,
+          pages: full.pages,
+          cerUnpruned: full.errors / full.chars,
+          cerFocal: focal.errors / focal.chars,
+          secondsPerPageUnpruned: full.seconds / full.pages,
+          secondsPerPageFocal: focal.seconds / focal.pages,
+        });
       }
     const all = rows.find((r) => r.set === "all" && r.keep === accuracyKeeps[0]);
     result.accuracy = { keep: accuracyKeeps[0], model: modelDir, cerUnpruned: all.cerUnpruned, cerFocal: all.cerFocal, rows };
@@ -279,29 +384,43 @@ if (json) {
   const out = [];
   if (result.focal.length) {
     const m = result.model.focal;
-    out.push(`Focal pruning: attention per decode step (decoder timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}; median of ${m.rounds} rounds of ${m.steps} steps`);
-    out.push(`${pad("visual", 7)} ${pad("keep", 5)} ${pad("full ms", 9)} ${pad("focal ms", 9)} ${pad("speed-up", 8)} ${pad("full tok/s", 10)} ${pad("focal tok/s", 11)}`);
+    out.push(
+      `Focal pruning: attention per decode step (decoder timer), random decoder with DeepSeek-OCR attention shape (${m.layers} layers, ${m.heads} heads x ${m.headDim}, f32 KV), ${m.focalLayers} focal layers, warm-up ${m.warmup}, ${m.threads} threads, ${m.kernels}; median of ${m.rounds} rounds of ${m.steps} steps`,
+    );
+    out.push(
+      `${pad("visual", 7)} ${pad("keep", 5)} ${pad("full ms", 9)} ${pad("focal ms", 9)} ${pad("speed-up", 8)} ${pad("full tok/s", 10)} ${pad("focal tok/s", 11)}`,
+    );
     for (const r of result.focal)
-      out.push(`${pad(r.visualTokens, 7)} ${pad(r.keep, 5)} ${pad(r.fullAttnMsPerStep.toFixed(2), 9)} ${pad(r.attnMsPerStep.toFixed(2), 9)} ${pad((r.fullAttnMsPerStep / r.attnMsPerStep).toFixed(2) + "x", 8)} ${pad(r.fullDecodeTokPerS.toFixed(1), 10)} ${pad(r.decodeTokPerS.toFixed(1), 11)}`);
+      out.push(
+        `${pad(r.visualTokens, 7)} ${pad(r.keep, 5)} ${pad(r.fullAttnMsPerStep.toFixed(2), 9)} ${pad(r.attnMsPerStep.toFixed(2), 9)} ${pad((r.fullAttnMsPerStep / r.attnMsPerStep).toFixed(2) + "x", 8)} ${pad(r.fullDecodeTokPerS.toFixed(1), 10)} ${pad(r.decodeTokPerS.toFixed(1), 11)}`,
+      );
     out.push("");
   }
   if (result.window.length) {
     const m = result.model.window;
-    out.push(`Full attention vs R-SWA(${m.window}): decode tokens/s (last 128 steps) and KV cache bytes vs output length (${m.layers} layers, ${m.heads} heads x ${m.headDim}, ${m.prefixVisual} visual tokens)`);
+    out.push(
+      `Full attention vs R-SWA(${m.window}): decode tokens/s (last 128 steps) and KV cache bytes vs output length (${m.layers} layers, ${m.heads} heads x ${m.headDim}, ${m.prefixVisual} visual tokens)`,
+    );
     out.push(`${pad("tokens", 7)} ${pad("full tok/s", 10)} ${pad("rswa tok/s", 10)} ${pad("full KV MiB", 11)} ${pad("rswa KV MiB", 11)}`);
     for (const L of [...new Set(result.window.map((r) => r.outputTokens))]) {
       const f = result.window.find((r) => r.attention === "full" && r.outputTokens === L);
       const w = result.window.find((r) => r.attention === "rswa" && r.outputTokens === L);
-      out.push(`${pad(L, 7)} ${pad(f ? f.decodeTokPerS.toFixed(0) : "-", 10)} ${pad(w ? w.decodeTokPerS.toFixed(0) : "-", 10)} ${pad(f ? (f.kvBytes / 2 ** 20).toFixed(2) : "-", 11)} ${pad(w ? (w.kvBytes / 2 ** 20).toFixed(2) : "-", 11)}`);
+      out.push(
+        `${pad(L, 7)} ${pad(f ? f.decodeTokPerS.toFixed(0) : "-", 10)} ${pad(w ? w.decodeTokPerS.toFixed(0) : "-", 10)} ${pad(f ? (f.kvBytes / 2 ** 20).toFixed(2) : "-", 11)} ${pad(w ? (w.kvBytes / 2 ** 20).toFixed(2) : "-", 11)}`,
+      );
     }
     out.push("");
   }
   if (result.accuracy) {
     const a = result.accuracy;
     out.push(`Accuracy retained with focal pruning vs unpruned, ${a.model} through ocr parse (1 - CER ratio; target >= 98 % at keep 0.05)`);
-    out.push(`${pad("set", 10)} ${pad("keep", 5)} ${pad("pages", 5)} ${pad("CER full", 9)} ${pad("CER focal", 9)} ${pad("retained", 8)} ${pad("s/page full", 11)} ${pad("s/page focal", 12)}`);
+    out.push(
+      `${pad("set", 10)} ${pad("keep", 5)} ${pad("pages", 5)} ${pad("CER full", 9)} ${pad("CER focal", 9)} ${pad("retained", 8)} ${pad("s/page full", 11)} ${pad("s/page focal", 12)}`,
+    );
     for (const r of a.rows)
-      out.push(`${pad(r.set, 10)} ${pad(r.keep, 5)} ${pad(r.pages, 5)} ${pad((r.cerUnpruned * 100).toFixed(2) + "%", 9)} ${pad((r.cerFocal * 100).toFixed(2) + "%", 9)} ${pad((((1 - r.cerFocal) / (1 - r.cerUnpruned)) * 100).toFixed(1) + "%", 8)} ${pad(r.secondsPerPageUnpruned.toFixed(1), 11)} ${pad(r.secondsPerPageFocal.toFixed(1), 12)}`);
+      out.push(
+        `${pad(r.set, 10)} ${pad(r.keep, 5)} ${pad(r.pages, 5)} ${pad((r.cerUnpruned * 100).toFixed(2) + "%", 9)} ${pad((r.cerFocal * 100).toFixed(2) + "%", 9)} ${pad((((1 - r.cerFocal) / (1 - r.cerUnpruned)) * 100).toFixed(1) + "%", 8)} ${pad(r.secondsPerPageUnpruned.toFixed(1), 11)} ${pad(r.secondsPerPageFocal.toFixed(1), 12)}`,
+      );
   } else {
     out.push("Accuracy retained: not measured in this run (--skip-accuracy, or no pages found)");
   }

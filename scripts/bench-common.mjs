@@ -17,7 +17,10 @@ export function cliArgs(argv = process.argv.slice(2)) {
 export function pdfsIn(inputs) {
   return inputs.flatMap((p) =>
     statSync(p).isDirectory()
-      ? readdirSync(p).filter((f) => f.endsWith(".pdf")).sort().map((f) => path.join(p, f))
+      ? readdirSync(p)
+          .filter((f) => f.endsWith(".pdf"))
+          .sort()
+          .map((f) => path.join(p, f))
       : [p],
   );
 }

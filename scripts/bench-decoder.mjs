@@ -27,7 +27,9 @@ const bandwidthMB = Number(option("--bandwidth-mb", "1024"));
 const kernels = option("--kernels", "auto");
 const quantizedOpt = option("--quantized", "q8,q4");
 const quantized = quantizedOpt === "none" ? [] : quantizedOpt.split(",");
-const cacheDir = path.resolve(option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")));
+const cacheDir = path.resolve(
+  option("--cache", path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "ocr", "bench")),
+);
 const log = (msg) => process.stderr.write(msg + "\n");
 
 if (!Number.isInteger(threads) || threads < 1) {
@@ -72,7 +74,8 @@ const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 // Prefill of a short prefix takes milliseconds, so one timing is mostly noise on a shared machine: both runtimes'
 // prefills are repeated until PREFILL_MIN_S has passed (at least once, at most PREFILL_MAX_RUNS) and the median counts.
-const PREFILL_MIN_S = 1, PREFILL_MAX_RUNS = 50;
+const PREFILL_MIN_S = 1,
+  PREFILL_MAX_RUNS = 50;
 async function medianOfRuns(run) {
   const times = [];
   let total = 0;
@@ -122,15 +125,28 @@ async function benchOurs(dir, prefix, kvDtype) {
   const wSize = decoder.info.embedDtype === "f32" ? 4 : 2; // the embedding stays float in quantised bundles
   const bytesPerToken = decoder.info.decodeWeightBytes + kvBytes + cfg.hidden_size * wSize;
   session.dispose();
-  return { prefillTokPerS, decodeTokPerS, bytesPerToken, bandwidthGBs: (bwBefore + bwAfter) / 2, kernels: decoder.info.kernels, weightDtype: decoder.info.weightDtype, logits };
+  return {
+    prefillTokPerS,
+    decodeTokPerS,
+    bytesPerToken,
+    bandwidthGBs: (bwBefore + bwAfter) / 2,
+    kernels: decoder.info.kernels,
+    weightDtype: decoder.info.weightDtype,
+    logits,
+  };
 }
 
 async function benchOrt(onnxPath, cfg, prefix) {
   const ort = await import("onnxruntime-node");
   const session = await ort.InferenceSession.create(onnxPath, {
-    intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all",
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: "sequential",
+    graphOptimizationLevel: "all",
   });
-  const L = cfg.num_hidden_layers, KV = cfg.num_key_value_heads, D = cfg.head_dim;
+  const L = cfg.num_hidden_layers,
+    KV = cfg.num_key_value_heads,
+    D = cfg.head_dim;
   const empty = new ort.Tensor("float32", new Float32Array(0), [L, KV, 0, D]);
   const ids = BigInt64Array.from(prefixTokens(prefix, cfg.vocab_size), BigInt);
   const prefillFeeds = (n) => ({ input_ids: new ort.Tensor("int64", ids.slice(0, n), [1, n]), past_key: empty, past_value: empty });
@@ -152,7 +168,8 @@ async function benchOrt(onnxPath, cfg, prefix) {
     const tok = argmax(out.logits.data);
     out = await session.run({
       input_ids: new ort.Tensor("int64", BigInt64Array.of(BigInt(tok)), [1, 1]),
-      past_key: out.present_key, past_value: out.present_value,
+      past_key: out.present_key,
+      past_value: out.present_value,
     });
   };
   for (let i = 0; i < 3; i++) await step();
@@ -198,7 +215,12 @@ const rows = [];
 const runs = [];
 for (const m of models) {
   if (m.large && flag("--skip-large")) continue;
-  if (m.large) ensure(path.join(largeDir, "model.safetensors"), ["checkpoint", "--out", largeDir], `the DeepSeek-OCR-shape random decoder in ${largeDir}`);
+  if (m.large)
+    ensure(
+      path.join(largeDir, "model.safetensors"),
+      ["checkpoint", "--out", largeDir],
+      `the DeepSeek-OCR-shape random decoder in ${largeDir}`,
+    );
   if (m.quantize) await ensureQuantized(m.dir, m.quantize);
   runs.push(m);
 }
@@ -216,9 +238,18 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
       const ours = await benchOurs(m.dir, prefix, m.kvDtype);
       const boundTokPerS = (ours.bandwidthGBs * 1e9) / ours.bytesPerToken;
       const row = {
-        model: m.name, dtype: ours.weightDtype, kvDtype: m.kvDtype, kernels: ours.kernels, threads, prefix, bandwidthGBs: ours.bandwidthGBs,
-        decodeTokPerS: ours.decodeTokPerS, prefillTokPerS: ours.prefillTokPerS,
-        bytesPerToken: ours.bytesPerToken, boundTokPerS, boundShare: ours.decodeTokPerS / boundTokPerS,
+        model: m.name,
+        dtype: ours.weightDtype,
+        kvDtype: m.kvDtype,
+        kernels: ours.kernels,
+        threads,
+        prefix,
+        bandwidthGBs: ours.bandwidthGBs,
+        decodeTokPerS: ours.decodeTokPerS,
+        prefillTokPerS: ours.prefillTokPerS,
+        bytesPerToken: ours.bytesPerToken,
+        boundTokPerS,
+        boundShare: ours.decodeTokPerS / boundTokPerS,
       };
       if (!m.quantize) base = { ours, row };
       else if (base) {
@@ -239,26 +270,64 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
   }
 }
 
-const machine = { cpu: os.cpus()[0]?.model ?? "unknown", cores: os.availableParallelism(), features: addon.cpuFeatures, loadavg: os.loadavg()[0] };
+const machine = {
+  cpu: os.cpus()[0]?.model ?? "unknown",
+  cores: os.availableParallelism(),
+  features: addon.cpuFeatures,
+  loadavg: os.loadavg()[0],
+};
 if (json) {
   process.stdout.write(JSON.stringify({ benchmark: "decoder", machine, threads, bandwidthGBs, decodeTokens, rows }) + "\n");
 } else {
   const f = (x, d = 1) => (x === undefined ? "-" : x.toFixed(d));
-  const header = ["model", "dtype", "prefix", "decode tok/s", "GB/s", "bound tok/s", "of bound", "x bf16", "logits NMSE", "ORT decode", "vs ORT", "prefill tok/s", "ORT prefill", "vs ORT"];
+  const header = [
+    "model",
+    "dtype",
+    "prefix",
+    "decode tok/s",
+    "GB/s",
+    "bound tok/s",
+    "of bound",
+    "x bf16",
+    "logits NMSE",
+    "ORT decode",
+    "vs ORT",
+    "prefill tok/s",
+    "ORT prefill",
+    "vs ORT",
+  ];
   const lines = rows.map((r) => [
-    r.model, `${r.dtype}/kv ${r.kvDtype}`, String(r.prefix), f(r.decodeTokPerS), f(r.bandwidthGBs), f(r.boundTokPerS), `${f(r.boundShare * 100, 0)}%`,
-    r.decodeVsBase ? `${f(r.decodeVsBase, 2)}x` : "-", r.logitsNmseVsBase === undefined ? "-" : r.logitsNmseVsBase.toExponential(1),
-    f(r.ortDecodeTokPerS), r.decodeVsOrt ? `${f(r.decodeVsOrt, 2)}x` : "-", f(r.prefillTokPerS), f(r.ortPrefillTokPerS),
+    r.model,
+    `${r.dtype}/kv ${r.kvDtype}`,
+    String(r.prefix),
+    f(r.decodeTokPerS),
+    f(r.bandwidthGBs),
+    f(r.boundTokPerS),
+    `${f(r.boundShare * 100, 0)}%`,
+    r.decodeVsBase ? `${f(r.decodeVsBase, 2)}x` : "-",
+    r.logitsNmseVsBase === undefined ? "-" : r.logitsNmseVsBase.toExponential(1),
+    f(r.ortDecodeTokPerS),
+    r.decodeVsOrt ? `${f(r.decodeVsOrt, 2)}x` : "-",
+    f(r.prefillTokPerS),
+    f(r.ortPrefillTokPerS),
     r.prefillVsOrt ? `${f(r.prefillVsOrt, 2)}x` : "-",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  process.stdout.write(`decoder benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
-    `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s at start, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`);
+  process.stdout.write(
+    `decoder benchmark: ${machine.cpu}, ${threads} thread(s), kernels ${rows[0]?.kernels ?? "?"}, ` +
+      `read bandwidth ${bandwidthGBs.toFixed(1)} GB/s at start, ${decodeTokens} decode steps per row (load avg ${machine.loadavg.toFixed(1)})\n`,
+  );
   process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
-  process.stdout.write("bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +
-    "        (weights incl. router, top-k + shared experts and lm_head; the K/V rows attended; the embedding row).\n");
-  process.stdout.write("x bf16, logits NMSE = a quantised row's decode tok/s over the bf16 row's of the same prefix, and its prefill logits'\n" +
-    "        squared error against the bf16 row's, over their squared norm (q8_0 / q4_1 blocks: ocr models quantize).\n");
-  process.stdout.write("ORT = onnxruntime-node on the same decoder exported with past key/values (dense MoE: all experts computed, unrouted ones zero-weighted).\n");
+  process.stdout.write(
+    "bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +
+      "        (weights incl. router, top-k + shared experts and lm_head; the K/V rows attended; the embedding row).\n",
+  );
+  process.stdout.write(
+    "x bf16, logits NMSE = a quantised row's decode tok/s over the bf16 row's of the same prefix, and its prefill logits'\n" +
+      "        squared error against the bf16 row's, over their squared norm (q8_0 / q4_1 blocks: ocr models quantize).\n",
+  );
+  process.stdout.write(
+    "ORT = onnxruntime-node on the same decoder exported with past key/values (dense MoE: all experts computed, unrouted ones zero-weighted).\n",
+  );
 }

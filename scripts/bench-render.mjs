@@ -48,9 +48,13 @@ try {
     // Both tools end to end, writing PNGs, process start included.
     const ours = path.join(work, `${base}-ours`);
     let t = performance.now();
-    execFileSync(process.execPath, [path.join(repo, "bin/ocr.js"), "render", pdf, "-o", ours, "--dpi", String(dpi), "--pages", `1-${pages}`], {
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    execFileSync(
+      process.execPath,
+      [path.join(repo, "bin/ocr.js"), "render", pdf, "-o", ours, "--dpi", String(dpi), "--pages", `1-${pages}`],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    );
     const oursCliMs = performance.now() - t;
     const poppler = path.join(work, `${base}-pp`);
     t = performance.now();
@@ -74,7 +78,16 @@ try {
       count += a.data.length;
       worst = Math.max(worst, sum / a.data.length);
     }
-    rows.push({ base, pages, mad: count ? diffSum / count : NaN, worst, sizeMismatch, renderMs: renderMs / pages, oursCliMs: oursCliMs / pages, popplerMs: popplerMs / pages });
+    rows.push({
+      base,
+      pages,
+      mad: count ? diffSum / count : NaN,
+      worst,
+      sizeMismatch,
+      renderMs: renderMs / pages,
+      oursCliMs: oursCliMs / pages,
+      popplerMs: popplerMs / pages,
+    });
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -38,17 +38,25 @@ if (levels.length === 0 || levels.some((c) => !Number.isInteger(c) || c < 1 || c
   process.exit(2);
 }
 
-const modelArgs = [...(model ? ["--model", model] : []), ...(threads ? ["--threads", threads] : []), ...(maxTokens ? ["--max-tokens", maxTokens] : [])];
-const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--max-requests", String(Math.max(...levels)), "--quiet", ...modelArgs],
-  { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, CI: "1" } });
+const modelArgs = [
+  ...(model ? ["--model", model] : []),
+  ...(threads ? ["--threads", threads] : []),
+  ...(maxTokens ? ["--max-tokens", maxTokens] : []),
+];
+const server = spawn(
+  process.execPath,
+  [bin, "serve", "--port", "0", "--max-requests", String(Math.max(...levels)), "--quiet", ...modelArgs],
+  { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, CI: "1" } },
+);
 let serverLog = "";
 server.stderr.on("data", (c) => (serverLog += c.toString()));
-const stopServer = () => new Promise((resolve) => {
-  if (server.exitCode !== null) return resolve();
-  server.once("exit", () => resolve());
-  server.kill("SIGTERM");
-  setTimeout(() => server.kill("SIGKILL"), 60_000).unref();
-});
+const stopServer = () =>
+  new Promise((resolve) => {
+    if (server.exitCode !== null) return resolve();
+    server.once("exit", () => resolve());
+    server.kill("SIGTERM");
+    setTimeout(() => server.kill("SIGKILL"), 60_000).unref();
+  });
 process.on("SIGINT", () => void stopServer().then(() => process.exit(130)));
 
 const url = await new Promise((resolve, reject) => {
@@ -72,15 +80,39 @@ const url = await new Promise((resolve, reject) => {
 function parse(concurrency, pageSpec) {
   const out = mkdtempSync(path.join(os.tmpdir(), "ocr-bench-serve-"));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "parse", doc, "--server", url, "--concurrency", String(concurrency), "--pages", pageSpec,
-      "--format", "json", "-o", out, "--jsonl", "--server-retries", "2"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "1" } });
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        "parse",
+        doc,
+        "--server",
+        url,
+        "--concurrency",
+        String(concurrency),
+        "--pages",
+        pageSpec,
+        "--format",
+        "json",
+        "-o",
+        out,
+        "--jsonl",
+        "--server-retries",
+        "2",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "1" } },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c.toString()));
     child.stderr.on("data", (c) => (stderr += c.toString()));
     child.on("close", (code) => {
       rmSync(out, { recursive: true, force: true });
-      const end = stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === "run-end");
+      const end = stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((e) => e.type === "run-end");
       if (code !== 0 || !end) reject(new Error(`ocr parse --server exited ${code}:\n${stderr}`));
       else resolve(end.summary);
     });
@@ -103,12 +135,23 @@ try {
 }
 await stopServer();
 
-const result = { server: url, document: path.relative(repo, doc), pages, model: model ?? "models/default", cpus: os.availableParallelism(), rows };
+const result = {
+  server: url,
+  document: path.relative(repo, doc),
+  pages,
+  model: model ?? "models/default",
+  cpus: os.availableParallelism(),
+  rows,
+};
 if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
-  process.stdout.write(`ocr serve on loopback (${result.model}, ${result.cpus} CPUs): ocr parse --server, pages ${pages} of ${result.document}\n\n`);
+  process.stdout.write(
+    `ocr serve on loopback (${result.model}, ${result.cpus} CPUs): ocr parse --server, pages ${pages} of ${result.document}\n\n`,
+  );
   process.stdout.write("concurrency  pages  seconds  pages/min\n");
   for (const r of rows) {
-    process.stdout.write(`${String(r.concurrency).padStart(11)}  ${String(r.pages).padStart(5)}  ${r.seconds.toFixed(1).padStart(7)}  ${r.pagesPerMinute.toFixed(1).padStart(9)}\n`);
+    process.stdout.write(
+      `${String(r.concurrency).padStart(11)}  ${String(r.pages).padStart(5)}  ${r.seconds.toFixed(1).padStart(7)}  ${r.pagesPerMinute.toFixed(1).padStart(9)}\n`,
+    );
   }
 }

@@ -36,7 +36,18 @@ try {
     const reference = readFileSync(existsSync(shipped) ? shipped : refFile, "utf8");
     const out = path.join(work, base);
     started = performance.now();
-    execFileSync(process.execPath, [path.join(repo, "bin/ocr.js"), "parse", pdf, "--engine", "text", "-o", out, "--format", "json", "--quiet"]);
+    execFileSync(process.execPath, [
+      path.join(repo, "bin/ocr.js"),
+      "parse",
+      pdf,
+      "--engine",
+      "text",
+      "-o",
+      out,
+      "--format",
+      "json",
+      "--quiet",
+    ]);
     const oursMs = performance.now() - started;
     const record = JSON.parse(readFileSync(path.join(out, `${base}.json`), "utf8"));
     // pdftotext ends every page with a form feed; compare page by page (a far cheaper alignment).
@@ -59,7 +70,15 @@ try {
       if (cer > worst.cer) worst = { page: page.page, cer };
     }
     const pages = record.pages.length;
-    rows.push({ base, pages, cer: refChars ? errors / refChars : 0, orderFree: refChars ? orderFreeErrors / refChars : 0, worst, oursMs: oursMs / pages, popplerMs: popplerMs / pages });
+    rows.push({
+      base,
+      pages,
+      cer: refChars ? errors / refChars : 0,
+      orderFree: refChars ? orderFreeErrors / refChars : 0,
+      worst,
+      oursMs: oursMs / pages,
+      popplerMs: popplerMs / pages,
+    });
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
@@ -67,7 +86,9 @@ try {
 
 const pad = (s, n) => String(s).padEnd(n);
 const padl = (s, n) => String(s).padStart(n);
-console.log(`${pad("document", 44)} ${padl("pages", 5)} ${padl("CER", 7)} ${padl("order-free", 10)} ${padl("worst page", 14)} ${padl("ocr ms/pg", 10)} ${padl("pdftotext ms/pg", 16)}`);
+console.log(
+  `${pad("document", 44)} ${padl("pages", 5)} ${padl("CER", 7)} ${padl("order-free", 10)} ${padl("worst page", 14)} ${padl("ocr ms/pg", 10)} ${padl("pdftotext ms/pg", 16)}`,
+);
 for (const r of rows) {
   console.log(
     `${pad(r.base, 44)} ${padl(r.pages, 5)} ${padl((r.cer * 100).toFixed(2) + "%", 7)} ${padl((r.orderFree * 100).toFixed(2) + "%", 10)} ${padl(`p${r.worst.page} ${(r.worst.cer * 100).toFixed(1)}%`, 14)} ${padl(r.oursMs.toFixed(1), 10)} ${padl(r.popplerMs.toFixed(1), 16)}`,

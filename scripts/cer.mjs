@@ -10,7 +10,8 @@ export function normaliseForCer(text) {
  * ("\\paragraph<ILowest", "a < b") once took everything up to the next ">" — on one dev page a third of our text
  * vanished before scoring — and the truth's own "<label>" or "<, >" went the same way.
  */
-export const MARKUP_TAG = /<\/?(?:table|thead|tbody|tfoot|tr|td|th|caption|br|sup|sub|span|div|p|b|i|u|em|strong|code|pre|img)(?:\s[^<>]*)?\/?>/gi;
+export const MARKUP_TAG =
+  /<\/?(?:table|thead|tbody|tfoot|tr|td|th|caption|br|sup|sub|span|div|p|b|i|u|em|strong|code|pre|img)(?:\s[^<>]*)?\/?>/gi;
 
 /** Markup → plain words, so Markdown truth, our Markdown and plain OCR text compare on content (then normalised). */
 export function plainText(text) {
@@ -126,6 +127,16 @@ export function pageScores(hyp, ref) {
   const p = hw.length ? common / hw.length : 0;
   const rec = rw.length ? common / rw.length : 0;
   const [numbersFound, numbers] = numbersRead(hyp, ref);
-  return { cer: r.length ? errors / r.length : h.length ? 1 : 0, wordF1: p + rec ? (2 * p * rec) / (p + rec) : 0, errors, refChars: r.length, common, hypWords: hw.length, refWords: rw.length,
-    foreign: foreignLetters(hyp, ref), numbersFound, numbers };
+  return {
+    cer: r.length ? errors / r.length : h.length ? 1 : 0,
+    wordF1: p + rec ? (2 * p * rec) / (p + rec) : 0,
+    errors,
+    refChars: r.length,
+    common,
+    hypWords: hw.length,
+    refWords: rw.length,
+    foreign: foreignLetters(hyp, ref),
+    numbersFound,
+    numbers,
+  };
 }

@@ -74,8 +74,11 @@ function readings(lines, options) {
 }
 
 function parseModel(work, inputDir, trace) {
-  const r = spawnSync("node", [path.join(root, "bin/ocr.js"), "parse", inputDir, "--include", "*.png", "-o", path.join(work, "out"), "--threads", "2", "-q"],
-    { env: { ...process.env, OCR_FAITHFUL_TRACE: trace }, stdio: "inherit" });
+  const r = spawnSync(
+    "node",
+    [path.join(root, "bin/ocr.js"), "parse", inputDir, "--include", "*.png", "-o", path.join(work, "out"), "--threads", "2", "-q"],
+    { env: { ...process.env, OCR_FAITHFUL_TRACE: trace }, stdio: "inherit" },
+  );
   if (r.status !== 0) throw new Error(`ocr parse ${inputDir} failed (exit ${r.status})`);
 }
 
@@ -94,13 +97,27 @@ async function real(work, opts) {
   for (const [name, pdf, page] of chosen) {
     const png = path.join(pagesDir, `${name}.png`);
     if (!existsSync(png)) {
-      run("pdftoppm", ["-r", "150", "-f", String(page), "-l", String(page), "-png", "-singlefile", path.join(REAL, pdf), png.replace(/\.png$/, "")]);
+      run("pdftoppm", [
+        "-r",
+        "150",
+        "-f",
+        String(page),
+        "-l",
+        String(page),
+        "-png",
+        "-singlefile",
+        path.join(REAL, pdf),
+        png.replace(/\.png$/, ""),
+      ]);
     }
     const truthFile = path.join(work, `${name}.truth.txt`);
     if (!existsSync(truthFile)) {
       const md = path.join(REAL, pdf.replace(/\.pdf$/, ".groundtruth.md"));
       // docling: its pipeline's Markdown (single pages); debian: the page's text layer
-      const truth = pdf.startsWith("docling/") && existsSync(md) ? readFileSync(md, "utf8") : run("pdftotext", ["-f", String(page), "-l", String(page), path.join(REAL, pdf), "-"]);
+      const truth =
+        pdf.startsWith("docling/") && existsSync(md)
+          ? readFileSync(md, "utf8")
+          : run("pdftotext", ["-f", String(page), "-l", String(page), path.join(REAL, pdf), "-"]);
       writeFileSync(truthFile, truth);
     }
   }
@@ -109,7 +126,13 @@ async function real(work, opts) {
     writeFileSync(trace, "");
     parseModel(work, pagesDir, trace);
     for (const [name, , , , lang] of chosen)
-      writeFileSync(path.join(work, `${name}.tess.txt`), run("tesseract", [path.join(pagesDir, `${name}.png`), "-", "--psm", "3", "-l", lang], { env: { ...process.env, OMP_THREAD_LIMIT: "1" }, stdio: ["ignore", "pipe", "ignore"] }));
+      writeFileSync(
+        path.join(work, `${name}.tess.txt`),
+        run("tesseract", [path.join(pagesDir, `${name}.png`), "-", "--psm", "3", "-l", lang], {
+          env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+          stdio: ["ignore", "pipe", "ignore"],
+        }),
+      );
   }
   const traced = readTrace(trace);
   const rows = [];
@@ -126,7 +149,10 @@ async function real(work, opts) {
     const fo = texts.map((t) => foreign(t, truth));
     const nums = texts.map((t) => numbers(t, truth));
     rows.push([name, kind, ...c.map(f4), fo.join("/"), `${nums.map((x) => x[0]).join("/")} of ${nums[0][1]}`]);
-    nums.forEach((x, i) => { numTotal.found[i] += x[0]; if (i === 0) numTotal.total += x[1]; });
+    nums.forEach((x, i) => {
+      numTotal.found[i] += x[0];
+      if (i === 0) numTotal.total += x[1];
+    });
     if (!byKind.has(kind)) byKind.set(kind, { n: 0, c: [0, 0, 0, 0], fo: [0, 0, 0, 0] });
     const k = byKind.get(kind);
     k.n++;
@@ -141,8 +167,19 @@ async function real(work, opts) {
     k.c.forEach((x, i) => (all.c[i] += x));
     k.fo.forEach((x, i) => (all.fo[i] += x));
   }
-  rows.push(["mean all", `${all.n} p`, ...all.c.map((x) => f4(x / all.n)), all.fo.join("/"), `${numTotal.found.join("/")} of ${numTotal.total}`]);
-  console.log(table(rows.map((r) => (r.length < 8 ? [...r, ""] : r)), ["page", "kind", "recogniser", "decoder", "merge", "tesseract", "foreign r/d/m/t", "numbers >= 3 digits r/d/m/t"]));
+  rows.push([
+    "mean all",
+    `${all.n} p`,
+    ...all.c.map((x) => f4(x / all.n)),
+    all.fo.join("/"),
+    `${numTotal.found.join("/")} of ${numTotal.total}`,
+  ]);
+  console.log(
+    table(
+      rows.map((r) => (r.length < 8 ? [...r, ""] : r)),
+      ["page", "kind", "recogniser", "decoder", "merge", "tesseract", "foreign r/d/m/t", "numbers >= 3 digits r/d/m/t"],
+    ),
+  );
 }
 
 /** Synthetic pages: DIR/doc-XXXXX-pN.png with the truth in DIR/doc-XXXXX.json pages[N-1].markdown. */
@@ -207,40 +244,59 @@ async function tune(work, dirs) {
   for (const latinShare of [0.05, 0.1, 0.2, 0.3, 0.4]) grid.push({ latinShare });
   for (const empty of [false, true]) grid.push({ empty });
   for (const restore of ["word", "line"])
-    for (const punctuation of [false, true])
-      for (const spaces of ["none", "marks", "letters"]) grid.push({ restore, punctuation, spaces });
+    for (const punctuation of [false, true]) for (const spaces of ["none", "marks", "letters"]) grid.push({ restore, punctuation, spaces });
   for (const g of grid) {
-      const options = { ...faithful.FAITHFUL_DEFAULTS, ...g };
-      const acc = synthScores(traced, truth, options);
-      const row = [options.confident, options.latinShare, `${+options.punctuation} ${options.spaces} ${+options.empty} ${options.restore}`];
-      let e = 0, c = 0, fo = 0;
-      for (const [kind, a] of [...acc].sort()) {
-        row.push(`${kind} ${f4(a.err[2] / a.chars)}`);
-        e += a.err[2];
-        c += a.chars;
-        fo += a.fo[2];
-      }
-      rows.push([...row, f4(e / c), fo]);
+    const options = { ...faithful.FAITHFUL_DEFAULTS, ...g };
+    const acc = synthScores(traced, truth, options);
+    const row = [options.confident, options.latinShare, `${+options.punctuation} ${options.spaces} ${+options.empty} ${options.restore}`];
+    let e = 0,
+      c = 0,
+      fo = 0;
+    for (const [kind, a] of [...acc].sort()) {
+      row.push(`${kind} ${f4(a.err[2] / a.chars)}`);
+      e += a.err[2];
+      c += a.chars;
+      fo += a.fo[2];
     }
-  console.log(table(rows, ["confident", "latinShare", "punct,spaces,empty,restore", "a", "b", "c", "d", "all", "foreign"].slice(0, rows[0].length)));
+    rows.push([...row, f4(e / c), fo]);
+  }
+  console.log(
+    table(rows, ["confident", "latinShare", "punct,spaces,empty,restore", "a", "b", "c", "d", "all", "foreign"].slice(0, rows[0].length)),
+  );
 }
 
 /** Levenshtein alignment of a and b as [index in a or -1, index in b or -1] pairs. */
 function alignPairs(a, b) {
-  const n = a.length, m = b.length, W = m + 1;
+  const n = a.length,
+    m = b.length,
+    W = m + 1;
   const dir = new Uint8Array((n + 1) * W);
-  let prev = new Int32Array(W).map((_, j) => j), cur = new Int32Array(W);
+  let prev = new Int32Array(W).map((_, j) => j),
+    cur = new Int32Array(W);
   for (let j = 1; j <= m; j++) dir[j] = 2;
   for (let i = 1; i <= n; i++) {
-    cur[0] = i; dir[i * W] = 1;
+    cur[0] = i;
+    dir[i * W] = 1;
     for (let j = 1; j <= m; j++) {
-      const sub = prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), del = prev[j] + 1, ins = cur[j - 1] + 1;
-      if (sub <= del && sub <= ins) { cur[j] = sub; dir[i * W + j] = 0; } else if (del <= ins) { cur[j] = del; dir[i * W + j] = 1; } else { cur[j] = ins; dir[i * W + j] = 2; }
+      const sub = prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1),
+        del = prev[j] + 1,
+        ins = cur[j - 1] + 1;
+      if (sub <= del && sub <= ins) {
+        cur[j] = sub;
+        dir[i * W + j] = 0;
+      } else if (del <= ins) {
+        cur[j] = del;
+        dir[i * W + j] = 1;
+      } else {
+        cur[j] = ins;
+        dir[i * W + j] = 2;
+      }
     }
     [prev, cur] = [cur, prev];
   }
   const pairs = [];
-  let i = n, j = m;
+  let i = n,
+    j = m;
   while (i > 0 || j > 0) {
     const d = dir[i * W + j];
     if (i > 0 && j > 0 && d === 0) pairs.push([--i, --j]);
@@ -262,19 +318,28 @@ function bound(pages) {
   for (const { lines, truth } of pages) {
     const ev = lines.map((l) => ({ text: l.text, peaks: l.peaks }));
     const scripts = faithful.pageScripts(ev);
-    let text = "", tags = "";
+    let text = "",
+      tags = "";
     lines.forEach((l, i) => {
       const m = faithful.mergeLineTagged(l.decoded, ev[i], scripts);
       text += m.text;
       tags += m.tags;
     });
     // structure and whitespace -> one space, as plainText does
-    let a = "", at = "";
+    let a = "",
+      at = "";
     for (let k = 0; k < text.length; k++) {
       const space = tags[k] === "S" || /\s/.test(text[k]);
       if (space) {
-        if (a.length && a.at(-1) !== " ") { a += " "; at += "S"; }
-      } else { const c = text[k].normalize("NFKC"); a += c; at += tags[k].repeat(c.length); }
+        if (a.length && a.at(-1) !== " ") {
+          a += " ";
+          at += "S";
+        }
+      } else {
+        const c = text[k].normalize("NFKC");
+        a += c;
+        at += tags[k].repeat(c.length);
+      }
     }
     // the tags carried over (by alignment) to the page's plainText, which is what CER scores
     const plain = plainText(text);
@@ -288,14 +353,19 @@ function bound(pages) {
       total.err++;
       total.byTag[t] = (total.byTag[t] ?? 0) + 1;
       if (t === "w" && k >= 0) {
-        for (let q = k - 1; q >= Math.max(0, k - 3) && a[q] !== " "; q--) if (at[q] === "r" || at[q] === "x") { total.near++; break; }
+        for (let q = k - 1; q >= Math.max(0, k - 3) && a[q] !== " "; q--)
+          if (at[q] === "r" || at[q] === "x") {
+            total.near++;
+            break;
+          }
       }
     };
     // each edit of the alignment charged once, from the end as the backtrace finds them: a substitution or an extra
     // character to its merged character's tag, a truth character the merge lacks as "missing"
     for (const [x, y] of alignPairs(a, b).reverse()) {
-      if (x >= 0 && y >= 0) { if (a[x] !== b[y]) charge(at[x], x); }
-      else if (x >= 0) charge(at[x], x);
+      if (x >= 0 && y >= 0) {
+        if (a[x] !== b[y]) charge(at[x], x);
+      } else if (x >= 0) charge(at[x], x);
       else charge("missing", -1);
     }
   }
@@ -316,7 +386,9 @@ async function boundMode(work, dirs) {
   }
   const t = bound(pages);
   console.log(`${pages.length} pages, ${t.chars} truth characters, ${t.err} errors after the merge (CER ${f4(t.err / t.chars)})`);
-  console.log("errors by provenance (S structure/space, a decoder = sure slot, r sure slot over decoder, x restored, b beyond-recogniser kept, w decoder over weak/no evidence, missing):");
+  console.log(
+    "errors by provenance (S structure/space, a decoder = sure slot, r sure slot over decoder, x restored, b beyond-recogniser kept, w decoder over weak/no evidence, missing):",
+  );
   console.log(JSON.stringify(t.byTag), `w within 3 characters after a correction: ${t.near}`);
 }
 

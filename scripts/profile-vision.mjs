@@ -14,7 +14,11 @@ import { parseArgs } from "node:util";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
-  options: { model: { type: "string", default: path.join(root, "models/default") }, threads: { type: "string", default: "1" }, dpi: { type: "string", default: "150" } },
+  options: {
+    model: { type: "string", default: path.join(root, "models/default") },
+    threads: { type: "string", default: "1" },
+    dpi: { type: "string", default: "150" },
+  },
 });
 if (positionals.length === 0) {
   process.stderr.write("usage: node scripts/profile-vision.mjs [--model DIR] [--threads N] [--dpi D] FILE[:PAGE] ...\n");
@@ -39,7 +43,8 @@ const enc = await LineEncoder.open(bundle.dir, bundle.json.vision.lines, bundle.
 const c2 = cpu();
 
 // the recogniser's input columns, and those that are padding (zero after normalisation, right of each line's last ink)
-let columns = 0, padding = 0;
+let columns = 0,
+  padding = 0;
 const models = LineEncoder.prototype.models;
 LineEncoder.prototype.models = function (...args) {
   const m = models.apply(this, args);
@@ -50,7 +55,12 @@ LineEncoder.prototype.models = function (...args) {
       for (let j = 0; j < n; j++) {
         let last = 0;
         const plane = t.data.subarray(j * 3 * h * w, (j + 1) * 3 * h * w);
-        for (let r = 0; r < 3 * h; r++) for (let x = w - 1; x > last; x--) if (plane[r * w + x] !== 0) { last = x; break; }
+        for (let r = 0; r < 3 * h; r++)
+          for (let x = w - 1; x > last; x--)
+            if (plane[r * w + x] !== 0) {
+              last = x;
+              break;
+            }
         padding += w - last - 1;
       }
       columns += n * w;
@@ -74,11 +84,24 @@ for (const spec of positionals) {
   stages.render = cpu() - last;
   last = cpu();
   // the front end adds each stage's wall time to its timings record: read the CPU clock at the same moments
-  const clock = new Proxy({}, { set(t, k, v) { const now = cpu(); stages[k] = (stages[k] ?? 0) + now - last; last = now; t[k] = v; return true; } });
+  const clock = new Proxy(
+    {},
+    {
+      set(t, k, v) {
+        const now = cpu();
+        stages[k] = (stages[k] ?? 0) + now - last;
+        last = now;
+        t[k] = v;
+        return true;
+      },
+    },
+  );
   const { views } = await enc.views(raster, bundle.json.decoder.hidden_size, frame, clock);
   await doc.close();
   for (const s of STAGES) total[s] += stages[s];
-  console.log(`${`${path.basename(file)}:${page}`.padEnd(36)}${STAGES.map((s) => pad(stages[s].toFixed(0), 10)).join("")}${pad(views.length, 7)}${pad(mib(), 9)}`);
+  console.log(
+    `${`${path.basename(file)}:${page}`.padEnd(36)}${STAGES.map((s) => pad(stages[s].toFixed(0), 10)).join("")}${pad(views.length, 7)}${pad(mib(), 9)}`,
+  );
 }
 const sum = STAGES.reduce((s, k) => s + total[k], 0);
 console.log(`${"total ms CPU".padEnd(36)}${STAGES.map((s) => pad(total[s].toFixed(0), 10)).join("")}`);

@@ -8,7 +8,9 @@ export const DEV_BYTE_LIMIT = 26;
 /** True when the Debian document `pkg:path` is reserved for the dev benchmark (never for training). */
 export function isDevDocument(pkg, path) {
   if (typeof pkg !== "string" || !pkg || typeof path !== "string" || !path.startsWith("/")) {
-    throw new TypeError(`isDevDocument(pkg, path): a package name and an absolute path inside it, got ${JSON.stringify(pkg)}, ${JSON.stringify(path)}`);
+    throw new TypeError(
+      `isDevDocument(pkg, path): a package name and an absolute path inside it, got ${JSON.stringify(pkg)}, ${JSON.stringify(path)}`,
+    );
   }
   return createHash("sha1").update(`${pkg}:${path}`, "utf8").digest()[0] < DEV_BYTE_LIMIT;
 }

@@ -9,12 +9,14 @@ namespace {
 
 int GetInt(const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
-  if (!v.IsNumber()) throw MakeError(o.Env(), "BAD_CONFIG", std::string("decoder config: '") + key + "' must be a number");
+  if (!v.IsNumber())
+    throw MakeError(o.Env(), "BAD_CONFIG", std::string("decoder config: '") + key + "' must be a number");
   return v.As<Napi::Number>().Int32Value();
 }
 float GetFloat(const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
-  if (!v.IsNumber()) throw MakeError(o.Env(), "BAD_CONFIG", std::string("decoder config: '") + key + "' must be a number");
+  if (!v.IsNumber())
+    throw MakeError(o.Env(), "BAD_CONFIG", std::string("decoder config: '") + key + "' must be a number");
   return v.As<Napi::Number>().FloatValue();
 }
 bool GetBool(const Napi::Object& o, const char* key) { return o.Get(key).ToBoolean().Value(); }
@@ -55,7 +57,8 @@ class DecoderWrap : public Napi::ObjectWrap<DecoderWrap> {
     ocr::DecoderOptions opts;
     if (o.Get("threads").IsNumber()) opts.threads = o.Get("threads").As<Napi::Number>().Int32Value();
     if (o.Get("kernels").IsString()) opts.kernels = o.Get("kernels").As<Napi::String>().Utf8Value();
-    if (o.Get("minParallelWork").IsNumber()) opts.min_parallel_macs = o.Get("minParallelWork").As<Napi::Number>().Int64Value();
+    if (o.Get("minParallelWork").IsNumber())
+      opts.min_parallel_macs = o.Get("minParallelWork").As<Napi::Number>().Int64Value();
     try {
       decoder = std::make_shared<ocr::Decoder>(cfg, paths, opts);
     } catch (const ocr::DecoderError& e) {
@@ -71,7 +74,8 @@ class DecoderWrap : public Napi::ObjectWrap<DecoderWrap> {
     o.Set("mappedBytes", static_cast<double>(decoder->store().mapped_bytes()));
     o.Set("decodeWeightBytes", static_cast<double>(decoder->decode_weight_bytes()));
     // The decoder layers' matrices (q8_0 / q4_1 in a quantised bundle); the embedding, norms and router stay float.
-    o.Set("weightDtype", ocr::dtype_name(decoder->layers.empty() ? decoder->lm_head->dtype : decoder->layers[0].q->dtype));
+    o.Set("weightDtype",
+          ocr::dtype_name(decoder->layers.empty() ? decoder->lm_head->dtype : decoder->layers[0].q->dtype));
     o.Set("embedDtype", ocr::dtype_name(decoder->embed_tokens->dtype));
     return o;
   }
@@ -88,8 +92,8 @@ std::shared_ptr<ocr::Decoder> DecoderFrom(const Napi::Value& v) {
 }
 
 void InitDecoder(Napi::Env env, Napi::Object exports) {
-  Napi::Function f = DecoderWrap::DefineClass(env, "NativeDecoder",
-                                            {DecoderWrap::InstanceMethod("info", &DecoderWrap::Info)});
+  Napi::Function f =
+      DecoderWrap::DefineClass(env, "NativeDecoder", {DecoderWrap::InstanceMethod("info", &DecoderWrap::Info)});
   DecoderWrap::ctor = Napi::Persistent(f);
   exports.Set("NativeDecoder", f);
   exports.Set("cpuFeatures", Napi::String::New(env, ocr::cpu_features_string()));

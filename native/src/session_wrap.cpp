@@ -324,16 +324,17 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
 }  // namespace
 
 void InitSession(Napi::Env env, Napi::Object exports) {
-  Napi::Function f = SessionWrap::DefineClass(env, "NativeSession",
-                                              {SessionWrap::InstanceMethod("extend", &SessionWrap::Extend),
-                                               SessionWrap::InstanceMethod("retire", &SessionWrap::Retire),
-                                               SessionWrap::InstanceMethod("generate", &SessionWrap::Generate),
-                                               SessionWrap::InstanceMethod("cancel", &SessionWrap::Cancel),
-                                               SessionWrap::InstanceMethod("stats", &SessionWrap::Stats),
-                                               SessionWrap::InstanceMethod("takeFixations", &SessionWrap::TakeFixations),
-                                               SessionWrap::InstanceMethod("setFocal", &SessionWrap::SetFocal),
-                                               SessionWrap::InstanceMethod("dispose", &SessionWrap::Dispose),
-                                               SessionWrap::InstanceMethod("lastLogits", &SessionWrap::LastLogits)});
+  Napi::Function f =
+      SessionWrap::DefineClass(env, "NativeSession",
+                               {SessionWrap::InstanceMethod("extend", &SessionWrap::Extend),
+                                SessionWrap::InstanceMethod("retire", &SessionWrap::Retire),
+                                SessionWrap::InstanceMethod("generate", &SessionWrap::Generate),
+                                SessionWrap::InstanceMethod("cancel", &SessionWrap::Cancel),
+                                SessionWrap::InstanceMethod("stats", &SessionWrap::Stats),
+                                SessionWrap::InstanceMethod("takeFixations", &SessionWrap::TakeFixations),
+                                SessionWrap::InstanceMethod("setFocal", &SessionWrap::SetFocal),
+                                SessionWrap::InstanceMethod("dispose", &SessionWrap::Dispose),
+                                SessionWrap::InstanceMethod("lastLogits", &SessionWrap::LastLogits)});
   exports.Set("NativeSession", f);
 }
 

@@ -12,8 +12,8 @@ namespace ocr {
 
 namespace {
 
-void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv_head, const KvLayer& kv, const int32_t* slots,
-                int32_t n_vis, float* scores, float* oh, float* probs = nullptr) {
+void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv_head, const KvLayer& kv,
+                const int32_t* slots, int32_t n_vis, float* scores, float* oh, float* probs = nullptr) {
   std::fill(oh, oh + head_dim, 0.f);
   if (n_vis <= 0) return;
   const int64_t stride = static_cast<int64_t>(kv.row_bytes());
@@ -27,8 +27,9 @@ void attend_one(const Kernels& kr, const float* qh, int64_t head_dim, int64_t kv
 }  // namespace
 
 // Tiles of queries (all heads of one kv head) against the key tiles of kr.attention_tile.
-static void attention_blocked(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads,
-                              int64_t kv_heads, int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out) {
+static void attention_blocked(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q,
+                              int64_t n_q, int64_t heads, int64_t kv_heads, int64_t head_dim, const KvLayer& kv,
+                              const int32_t* slots, const int32_t* visible, float* out) {
   const int64_t group = heads / kv_heads, d = head_dim;
   const int64_t tq = std::max<int64_t>(1, kBlockedRows / group);  // queries per tile
   const int64_t tiles = (n_q + tq - 1) / tq, items = tiles * kv_heads;
@@ -55,19 +56,21 @@ static void attention_blocked(const Kernels& kr, ThreadPool& pool, int64_t min_p
           std::memcpy(qt.data() + r * d, q + (i * heads + g * group + hh) * d, sizeof(float) * d);
           vt[r] = visible[i];
         }
-      kr.attention_tile(kv.dtype, kv.k.data() + kv.offset(g, 0), kv.v.data() + kv.offset(g, 0), stride, slots, qt.data(), rows,
-                        vt.data(), d, scale, ot.data());
+      kr.attention_tile(kv.dtype, kv.k.data() + kv.offset(g, 0), kv.v.data() + kv.offset(g, 0), stride, slots,
+                        qt.data(), rows, vt.data(), d, scale, ot.data());
       for (int64_t i = i0; i < i1; i++)
         std::memcpy(out + (i * heads + g * group) * d, ot.data() + (i - i0) * group * d, sizeof(float) * group * d);
     }
   };
-  if (parts == 1) run(0, 1);
-  else pool.parallel_for(parts, 1, run);
+  if (parts == 1)
+    run(0, 1);
+  else
+    pool.parallel_for(parts, 1, run);
 }
 
-void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q, int64_t heads, int64_t kv_heads,
-               int64_t head_dim, const KvLayer& kv, const int32_t* slots, const int32_t* visible, float* out, float* probs,
-               AttentionPath path) {
+void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, const float* q, int64_t n_q,
+               int64_t heads, int64_t kv_heads, int64_t head_dim, const KvLayer& kv, const int32_t* slots,
+               const int32_t* visible, float* out, float* probs, AttentionPath path) {
   if (!probs && (path == AttentionPath::Blocked || (path == AttentionPath::Auto && n_q >= kBlockedMinQueries))) {
     attention_blocked(kr, pool, min_parallel_macs, q, n_q, heads, kv_heads, head_dim, kv, slots, visible, out);
     return;
@@ -86,7 +89,8 @@ void attention(const Kernels& kr, ThreadPool& pool, int64_t min_parallel_macs, c
     if (scores.size() < need) scores.resize(need);
     const int64_t i = w / heads, h = w % heads;
     attend_one(kr, q + (i * heads + h) * head_dim, head_dim, h / group, kv, slots, visible[i], scores.data(),
-               out + (i * heads + h) * head_dim, probs ? probs + (i * heads + h) * static_cast<int64_t>(max_vis) : nullptr);
+               out + (i * heads + h) * head_dim,
+               probs ? probs + (i * heads + h) * static_cast<int64_t>(max_vis) : nullptr);
   };
   if (work < min_parallel_macs) {
     for (int64_t w = 0; w < total; w++) item(w);

@@ -32,12 +32,14 @@ void set_int8_decode(bool on) { int8_decode_on.store(on); }
 bool cpu_supports(const char* isa) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (std::strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (std::strcmp(isa, "avx2") == 0)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   if (std::strcmp(isa, "avx512") == 0)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
   if (std::strcmp(isa, "avx512bf16") == 0) return __builtin_cpu_supports("avx512bf16");
-  if (std::strcmp(isa, "avxvnni") == 0) return __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  if (std::strcmp(isa, "avxvnni") == 0)
+    return __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 #endif
   (void)isa;
   return false;
@@ -69,7 +71,8 @@ const Kernels& kernels_select(const char* force) {
       if (kernels_avx512bf16() && cpu_supports("avx512") && cpu_supports("avx512bf16")) return *kernels_avx512bf16();
       throw DecoderError("BAD_OPTION", "kernel set 'avx512bf16' is not supported by this CPU");
     }
-    throw DecoderError("BAD_OPTION", std::string("unknown kernel set '") + force + "' (expected ref, avx2, avx512 or avx512bf16)");
+    throw DecoderError("BAD_OPTION",
+                       std::string("unknown kernel set '") + force + "' (expected ref, avx2, avx512 or avx512bf16)");
   }
   if (kernels_avx512() && cpu_supports("avx512")) return *kernels_avx512();
   if (kernels_avx2() && cpu_supports("avx2")) return *kernels_avx2();

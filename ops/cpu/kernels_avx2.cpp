@@ -18,7 +18,8 @@ struct V {
   static constexpr int W = 8;
   static constexpr int TT = 2;  // 8 accumulators + 4 weight vectors + 1 activation fit the 16 ymm registers
   static constexpr int PT = 6;  // tokens per packed-panel block (2 x PT accumulators)
-  static constexpr int AR = 6;  // output rows per blocked-attention P.V pass (12 accumulators + 2 value vectors + 1 weight)
+  static constexpr int AR =
+      6;  // output rows per blocked-attention P.V pass (12 accumulators + 2 value vectors + 1 weight)
   static inline reg zero() { return _mm256_setzero_ps(); }
   static inline reg set1(float a) { return _mm256_set1_ps(a); }
   static inline reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
@@ -50,7 +51,8 @@ struct V {
   // exp (Cephes expf polynomial, ~1 ulp on the clamped range).
   static inline reg exp(reg x) {
     x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-    const __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
     x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
     __m256 y = _mm256_set1_ps(1.9875691500e-4f);
@@ -68,17 +70,25 @@ struct V {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m + 8 - rem));
   }
   static inline reg loadx(const float* p, int64_t k) { return _mm256_loadu_ps(p + k); }
-  static inline reg loadx_tail(const float* p, int64_t k, int64_t rem) { return _mm256_maskload_ps(p + k, tail_mask(rem)); }
+  static inline reg loadx_tail(const float* p, int64_t k, int64_t rem) {
+    return _mm256_maskload_ps(p + k, tail_mask(rem));
+  }
   static inline void storex(float* p, int64_t k, reg v) { _mm256_storeu_ps(p + k, v); }
-  static inline void storex_tail(float* p, int64_t k, int64_t rem, reg v) { _mm256_maskstore_ps(p + k, tail_mask(rem), v); }
+  static inline void storex_tail(float* p, int64_t k, int64_t rem, reg v) {
+    _mm256_maskstore_ps(p + k, tail_mask(rem), v);
+  }
   template <DType DT>
   static inline reg widen(__m128i h) {
-    if constexpr (DT == DType::F16) return _mm256_cvtph_ps(h);
-    else return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    if constexpr (DT == DType::F16)
+      return _mm256_cvtph_ps(h);
+    else
+      return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
   }
   // Quantised blocks (common.h): W consecutive int8, or the low / high nibbles of W consecutive bytes, as f32; a
   // block's f16 scale or minimum.
-  static inline reg q8(const uint8_t* p) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))); }
+  static inline reg q8(const uint8_t* p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+  }
   static inline reg q4(const uint8_t* p, bool high) {
     __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
     if (high) b = _mm_srli_epi16(b, 4);
@@ -100,7 +110,8 @@ struct V {
       return _mm256_mul_ps(_mm256_set1_ps(f16(b)), q8(b + 2 + k % kQuantBlock));
     } else {
       const uint8_t* b = w + static_cast<size_t>(k / kQuantBlock) * kQ4_1BlockBytes;
-      return _mm256_fmadd_ps(_mm256_set1_ps(f16(b)), q4(b + 4 + k % 16, k % kQuantBlock >= 16), _mm256_set1_ps(f16(b + 2)));
+      return _mm256_fmadd_ps(_mm256_set1_ps(f16(b)), q4(b + 4 + k % 16, k % kQuantBlock >= 16),
+                             _mm256_set1_ps(f16(b + 2)));
     }
   }
   template <DType DT>
@@ -128,7 +139,8 @@ struct V {
 #include "simd/attention.h"
 // clang-format on
 
-constexpr Kernels kAvx2{"avx2", linear_rows_simd, dot_simd, axpy_simd, store_ref, scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
+constexpr Kernels kAvx2{"avx2",      linear_rows_simd,  dot_simd,     axpy_simd,     store_ref,
+                        scores_simd, weighted_sum_simd, softmax_simd, silu_mul_simd, attention_tile_simd};
 
 }  // namespace
 

@@ -36,10 +36,17 @@ inline void dp_rows(const uint16_t* xb, int64_t in, const uint16_t* w, int64_t r
   int64_t r = 0;
   for (; r + 4 <= rows; r += 4) dp_block<TT, 4>(xb, in, w + r * in, in, y + r, ldy);
   switch (rows - r) {
-    case 3: dp_block<TT, 3>(xb, in, w + r * in, in, y + r, ldy); break;
-    case 2: dp_block<TT, 2>(xb, in, w + r * in, in, y + r, ldy); break;
-    case 1: dp_block<TT, 1>(xb, in, w + r * in, in, y + r, ldy); break;
-    default: break;
+    case 3:
+      dp_block<TT, 3>(xb, in, w + r * in, in, y + r, ldy);
+      break;
+    case 2:
+      dp_block<TT, 2>(xb, in, w + r * in, in, y + r, ldy);
+      break;
+    case 1:
+      dp_block<TT, 1>(xb, in, w + r * in, in, y + r, ldy);
+      break;
+    default:
+      break;
   }
 }
 
@@ -57,7 +64,8 @@ void linear_rows_dpbf16(const float* x, int64_t ldx, int64_t n, int64_t in, DTyp
   for (int64_t t = 0; t < n; t++) {
     int64_t k = 0;
     for (; k + 16 <= in; k += 16)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(xb.data() + t * in + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + t * ldx + k)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(xb.data() + t * in + k),
+                          (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + t * ldx + k)));
     for (; k < in; k++) xb[t * in + k] = f32_to_bf16(x[t * ldx + k]);
   }
   const uint16_t* wb = static_cast<const uint16_t*>(w) + o0 * in;
@@ -68,7 +76,8 @@ void linear_rows_dpbf16(const float* x, int64_t ldx, int64_t n, int64_t in, DTyp
     for (int64_t rc = 0; rc < rows; rc += kRowChunk) {
       const int64_t rn = std::min(kRowChunk, rows - rc);
       int64_t t = 0;
-      for (; t + 4 <= tn; t += 4) dp_rows<4>(xb.data() + (tc + t) * in, in, wb + rc * in, rn, y + (tc + t) * ldy + rc, ldy);
+      for (; t + 4 <= tn; t += 4)
+        dp_rows<4>(xb.data() + (tc + t) * in, in, wb + rc * in, rn, y + (tc + t) * ldy + rc, ldy);
       for (; t < tn; t++) dp_rows<1>(xb.data() + (tc + t) * in, in, wb + rc * in, rn, y + (tc + t) * ldy + rc, ldy);
     }
   }

@@ -11,10 +11,14 @@ namespace {
 
 inline float load_elem(DType dt, const void* p, int64_t i) {
   switch (dt) {
-    case DType::F32: return static_cast<const float*>(p)[i];
-    case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(p)[i]);
-    case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
-    default: return dequant_elem(dt, static_cast<const uint8_t*>(p), i);  // Q8_0, Q4_1 (weight rows only)
+    case DType::F32:
+      return static_cast<const float*>(p)[i];
+    case DType::F16:
+      return f16_to_f32(static_cast<const uint16_t*>(p)[i]);
+    case DType::BF16:
+      return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+    default:
+      return dequant_elem(dt, static_cast<const uint8_t*>(p), i);  // Q8_0, Q4_1 (weight rows only)
   }
 }
 
@@ -54,8 +58,8 @@ void store_ref(DType dt, const float* x, void* row, int64_t len) {
 
 namespace {
 
-void scores_ref(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q, int64_t d,
-                float scale, float* out) {
+void scores_ref(DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q,
+                int64_t d, float scale, float* out) {
   for (int32_t j = 0; j < n; j++) out[j] = dot_ref(dt, base + slots[j] * stride, q, d) * scale;
 }
 
@@ -85,7 +89,8 @@ void softmax_ref(float* x, int32_t n) {
 void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots,
                         const float* q, int32_t rows, const int32_t* vis, int64_t d, float scale, float* out) {
   constexpr int32_t KT = kAttentionKeyTile;
-  std::vector<float> m(static_cast<size_t>(rows), -std::numeric_limits<float>::infinity()), l(static_cast<size_t>(rows), 0.f), s(KT);
+  std::vector<float> m(static_cast<size_t>(rows), -std::numeric_limits<float>::infinity()),
+      l(static_cast<size_t>(rows), 0.f), s(KT);
   int32_t max_vis = 0;
   for (int32_t r = 0; r < rows; r++) max_vis = std::max(max_vis, vis[r]);
   std::fill(out, out + static_cast<int64_t>(rows) * d, 0.f);
@@ -96,7 +101,8 @@ void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, in
       const float* qr = q + static_cast<int64_t>(r) * d;
       float* o = out + static_cast<int64_t>(r) * d;
       float mx = m[r];
-      for (int32_t j = 0; j < c; j++) mx = std::max(mx, s[j] = dot_ref(dt, kbase + static_cast<int64_t>(slots[j0 + j]) * stride, qr, d) * scale);
+      for (int32_t j = 0; j < c; j++)
+        mx = std::max(mx, s[j] = dot_ref(dt, kbase + static_cast<int64_t>(slots[j0 + j]) * stride, qr, d) * scale);
       const float alpha = std::exp(m[r] - mx);
       for (int64_t k = 0; k < d; k++) o[k] *= alpha;
       float sum = 0.f;
@@ -116,7 +122,8 @@ void attention_tile_ref(DType dt, const uint8_t* kbase, const uint8_t* vbase, in
   }
 }
 
-const Kernels kRef{"ref", linear_rows_ref, dot_ref, axpy_ref, store_ref, scores_ref, weighted_sum_ref, softmax_ref, silu_mul_ref, attention_tile_ref};
+const Kernels kRef{"ref",      linear_rows_ref,  dot_ref,     axpy_ref,     store_ref,
+                   scores_ref, weighted_sum_ref, softmax_ref, silu_mul_ref, attention_tile_ref};
 
 }  // namespace
 

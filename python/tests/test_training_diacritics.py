@@ -44,7 +44,21 @@ def test_learns_a_diacritic_and_exports_the_engines_model(tmp_path):
     import sys
 
     argv = sys.argv
-    sys.argv = ["diacritics", "--train", str(tmp_path / "train.bin"), "--val", str(tmp_path / "val.bin"), "--out", str(out), "--epochs", "6", "--threads", "1", "--batch", "32"]
+    sys.argv = [
+        "diacritics",
+        "--train",
+        str(tmp_path / "train.bin"),
+        "--val",
+        str(tmp_path / "val.bin"),
+        "--out",
+        str(out),
+        "--epochs",
+        "6",
+        "--threads",
+        "1",
+        "--batch",
+        "32",
+    ]
     try:
         D.main()
     finally:

@@ -50,7 +50,12 @@ function findDebian(pkg, p) {
 }
 
 /** Line key for running-furniture detection: digits and roman page numbers do not count. */
-const furnitureKey = (l) => l.replace(/\s+/g, " ").trim().replace(/\b[ivxlc]+\b/gi, "#").replace(/\d+/g, "#");
+const furnitureKey = (l) =>
+  l
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/\b[ivxlc]+\b/gi, "#")
+    .replace(/\d+/g, "#");
 const isPageNumber = (l) => /^(?:[0-9]+|[ivxlc]+|[0-9]+\s*\/\s*[0-9]+|page\s+[0-9]+(?:\s+of\s+[0-9]+)?)$/i.test(l.trim());
 
 /**
@@ -58,7 +63,11 @@ const isPageNumber = (l) => /^(?:[0-9]+|[ivxlc]+|[0-9]+\s*\/\s*[0-9]+|page\s+[0-
  * n±2 (so alternating even/odd headers count), and a bare page number as the very first or last line.
  */
 function furniture(file, n, keep = [], forced = []) {
-  const lines = (t) => t.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = (t) =>
+    t
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
   const here = lines(pageText(file, n));
   const count = pageCount(file);
   const top = new Set();
@@ -103,7 +112,11 @@ function pdfTruth(file, n, keep, columns, forced) {
     }
     out.push(t);
   }
-  const md = out.join("\n").replace(/\n{3,}/g, "\n\n").trim() + "\n";
+  const md =
+    out
+      .join("\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim() + "\n";
   return { md, furniture: dropped };
 }
 
@@ -115,10 +128,18 @@ function pdfTruth(file, n, keep, columns, forced) {
 function columnText(file, n, columns) {
   const xml = text("pdftotext", ["-bbox-layout", "-f", String(n), "-l", String(n), file, "-"]);
   const width = Number(/<page width="([\d.]+)"/.exec(xml)[1]);
-  const unescapeXml = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  const unescapeXml = (s) =>
+    s
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, "&");
   const blocks = [];
   for (const m of xml.matchAll(/<block xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([\s\S]*?)<\/block>/g)) {
-    const lines = [...m[5].matchAll(/<line[^>]*>([\s\S]*?)<\/line>/g)].map((l) => [...l[1].matchAll(/<word[^>]*>([^<]*)<\/word>/g)].map((w) => unescapeXml(w[1])).join(" "));
+    const lines = [...m[5].matchAll(/<line[^>]*>([\s\S]*?)<\/line>/g)].map((l) =>
+      [...l[1].matchAll(/<word[^>]*>([^<]*)<\/word>/g)].map((w) => unescapeXml(w[1])).join(" "),
+    );
     blocks.push({ x0: +m[1], y0: +m[2], x1: +m[3], y1: +m[4], lines });
   }
   const col = width / columns;
@@ -139,7 +160,11 @@ function columnText(file, n, columns) {
 
 mkdirSync(path.join(dir, "pages"), { recursive: true });
 mkdirSync(path.join(dir, "truth"), { recursive: true });
-const manifest = { description: "Real-document dev set of `ocr bench parse --real` (built by scripts/bench-real/build-devset.mjs from sources.json)", splitRule: "bench/real/split.mjs isDevDocument(pkg, path)", pages: [] };
+const manifest = {
+  description: "Real-document dev set of `ocr bench parse --real` (built by scripts/bench-real/build-devset.mjs from sources.json)",
+  splitRule: "bench/real/split.mjs isDevDocument(pkg, path)",
+  pages: [],
+};
 const ids = new Set();
 for (const s of sources) {
   if (ids.has(s.id)) throw new Error(`sources.json: duplicate id ${s.id}`);
@@ -152,15 +177,38 @@ for (const s of sources) {
     if (!isDevDocument(pkg, p)) throw new Error(`${s.id}: ${pkg}:${p} is not a dev document by the split rule`);
     file = findDebian(pkg, p);
     const out = path.join(dir, "pages", `${s.id}.pdf`);
-    execFileSync("qpdf", ["--deterministic-id", "--empty", "--pages", file, String(s.page), "--", "--compress-streams=y", "--object-streams=generate", out]);
-    entry = { ...entry, file: `bench/real/pages/${s.id}.pdf`, filePage: 1, source: { package: pkg, path: p, version: "Debian 12 (bookworm)" }, licence: LICENCE[pkg] ?? LICENCE.debian };
+    execFileSync("qpdf", [
+      "--deterministic-id",
+      "--empty",
+      "--pages",
+      file,
+      String(s.page),
+      "--",
+      "--compress-streams=y",
+      "--object-streams=generate",
+      out,
+    ]);
+    entry = {
+      ...entry,
+      file: `bench/real/pages/${s.id}.pdf`,
+      filePage: 1,
+      source: { package: pkg, path: p, version: "Debian 12 (bookworm)" },
+      licence: LICENCE[pkg] ?? LICENCE.debian,
+    };
   } else {
     file = path.join(o.shared, s.source.shared);
     if (!existsSync(file)) throw new Error(`${s.id}: ${file} is missing`);
     const top = s.source.shared.split("/")[0];
-    entry = { ...entry, file: `shared:${s.source.shared}`, filePage: s.page, source: { shared: `../shared/data/real/${s.source.shared}` }, licence: LICENCE[top] ?? "see ../shared/data/real/../PROVENANCE.md" };
+    entry = {
+      ...entry,
+      file: `shared:${s.source.shared}`,
+      filePage: s.page,
+      source: { shared: `../shared/data/real/${s.source.shared}` },
+      licence: LICENCE[top] ?? "see ../shared/data/real/../PROVENANCE.md",
+    };
   }
-  if (s.evalOnly) entry.evaluationOnly = "from a package reserved for independent evaluation (../shared/data/real): measure, never train or tune on it";
+  if (s.evalOnly)
+    entry.evaluationOnly = "from a package reserved for independent evaluation (../shared/data/real): measure, never train or tune on it";
   const hand = path.join(dir, "truth-hand", `${s.id}.md`);
   let md;
   let truthFrom = s.truth;
@@ -181,7 +229,9 @@ for (const s of sources) {
     truthFrom = "docling groundtruth.md (docling's pipeline output)";
   } else if (s.truth === "pubtabnet") {
     const name = path.basename(file);
-    const line = readFileSync(path.join(path.dirname(file), "PubTabNet_Examples.jsonl"), "utf8").split("\n").find((l) => l.includes(`"${name}"`));
+    const line = readFileSync(path.join(path.dirname(file), "PubTabNet_Examples.jsonl"), "utf8")
+      .split("\n")
+      .find((l) => l.includes(`"${name}"`));
     md = pubtabnetHtml(JSON.parse(line)) + "\n";
     truthFrom = "PubTabNet HTML (structure + cell tokens)";
   } else if (s.truth === "funsd") {
@@ -192,12 +242,19 @@ for (const s of sources) {
   // lines whose text layer differs from the printed text (logos, font-encoding garbage, split hyphenation):
   // checked by hand, never used for tests
   const notForTests = s.notForTests ?? [];
-  manifest.pages.push({ ...entry, truth: `bench/real/truth/${s.id}.md`, truthFrom, furniture: furn, ...(notForTests.length ? { notForTests } : {}) });
+  manifest.pages.push({
+    ...entry,
+    truth: `bench/real/truth/${s.id}.md`,
+    truthFrom,
+    furniture: furn,
+    ...(notForTests.length ? { notForTests } : {}),
+  });
 }
 manifest.renderRecipes = {
   pdf150: "pdftoppm -r 150 -png (born-digital page as a reader's screenshot)",
   pdf300gray: "pdftoppm -r 300 -gray (a real scan stored as PDF)",
-  scan300: "pdftoppm -r 300 -gray, then scripts/bench-real/degrade.mjs seeded by the page id: rotation, blur, noise, JPEG, sometimes binarisation (scan-like, not a real scan)",
+  scan300:
+    "pdftoppm -r 300 -gray, then scripts/bench-real/degrade.mjs seeded by the page id: rotation, blur, noise, JPEG, sometimes binarisation (scan-like, not a real scan)",
   image: "the dataset's own image as it is (real scan or crop)",
 };
 writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest, null, 1) + "\n");

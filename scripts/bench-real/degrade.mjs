@@ -45,7 +45,9 @@ export async function degrade(sharp, input, seed) {
     const n = (next() + next() + next() - 1.5) * 2 * p.noise;
     grey[i] = Math.max(0, Math.min(255, Math.round(data[i * channels] + n)));
   }
-  const jpeg = await sharp(grey, { raw: { width: info.width, height: info.height, channels: 1 } }).jpeg({ quality: p.jpeg }).toBuffer();
+  const jpeg = await sharp(grey, { raw: { width: info.width, height: info.height, channels: 1 } })
+    .jpeg({ quality: p.jpeg })
+    .toBuffer();
   let out = sharp(jpeg).greyscale();
   if (p.binarise !== null) out = out.threshold(p.binarise);
   return { png: await out.png().toBuffer(), params: p };

@@ -15,15 +15,23 @@ import { htmlTables, markdownTables, normalise, runTest, similarity, testProblem
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dir = path.join(root, "bench/real");
-const { values: o } = parseArgs({ options: { shared: { type: "string", default: path.resolve(root, "../shared/data/real") }, check: { type: "boolean" } } });
+const { values: o } = parseArgs({
+  options: { shared: { type: "string", default: path.resolve(root, "../shared/data/real") }, check: { type: "boolean" } },
+});
 const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
 const rejected = new Map(
   existsSync(path.join(dir, "tests-rejected.txt"))
-    ? readFileSync(path.join(dir, "tests-rejected.txt"), "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("#")).map((l) => [l.split(/\s+/)[0], l])
+    ? readFileSync(path.join(dir, "tests-rejected.txt"), "utf8")
+        .split("\n")
+        .filter((l) => l.trim() && !l.startsWith("#"))
+        .map((l) => [l.split(/\s+/)[0], l])
     : [],
 );
 const hand = existsSync(path.join(dir, "tests-hand.jsonl"))
-  ? readFileSync(path.join(dir, "tests-hand.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l))
+  ? readFileSync(path.join(dir, "tests-hand.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
   : [];
 
 const letters = (s) => (s.match(/\p{L}/gu) ?? []).length;
@@ -35,7 +43,10 @@ function sentenceCandidates(md, page) {
   const bad = new Set((page.notForTests ?? []).map((l) => normalise(l)));
   let units;
   if (page.truthFrom.startsWith("docling")) {
-    units = md.split("\n").filter((l) => !l.includes("|") && !l.startsWith("#") && !l.startsWith("<!--")).flatMap((l) => l.split(/(?<=[.!?])\s+/));
+    units = md
+      .split("\n")
+      .filter((l) => !l.includes("|") && !l.startsWith("#") && !l.startsWith("<!--"))
+      .flatMap((l) => l.split(/(?<=[.!?])\s+/));
   } else {
     // a line that continues a word hyphenated at the end of the line before starts with a fragment
     const lines = md.split("\n");
@@ -59,16 +70,32 @@ const spread = (xs, n) => (xs.length <= n ? xs : Array.from({ length: n }, (_, i
 /** Multi-column pages: the last line of the left column and the first line of the right one (by position). */
 function columnBoundary(page) {
   if (!page.file.startsWith("bench/")) return null;
-  const xml = execFileSync("pdftotext", ["-bbox-layout", "-f", "1", "-l", "1", path.join(root, page.file), "-"], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const xml = execFileSync("pdftotext", ["-bbox-layout", "-f", "1", "-l", "1", path.join(root, page.file), "-"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   const width = Number(/<page width="([\d.]+)"/.exec(xml)[1]);
   const height = Number(/<page width="[\d.]+" height="([\d.]+)"/.exec(xml)[1]);
   const lines = [];
   for (const m of xml.matchAll(/<line xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([\s\S]*?)<\/line>/g)) {
-    const words = [...m[5].matchAll(/<word[^>]*>([^<]*)<\/word>/g)].map((w) => w[1].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'"));
+    const words = [...m[5].matchAll(/<word[^>]*>([^<]*)<\/word>/g)].map((w) =>
+      w[1]
+        .replace(/&amp;/g, "&")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&quot;/g, '"')
+        .replace(/&apos;/g, "'"),
+    );
     lines.push({ x0: +m[1], y0: +m[2], x1: +m[3], y1: +m[4], text: words.join(" ") });
   }
   const furniture = new Set(page.furniture);
-  const ok = (l) => l.text.length >= 25 && letters(l.text) >= 0.6 * l.text.length && !furniture.has(l.text) && !/[-‐]$/.test(l.text) && l.y0 > 0.07 * height && l.y1 < 0.93 * height;
+  const ok = (l) =>
+    l.text.length >= 25 &&
+    letters(l.text) >= 0.6 * l.text.length &&
+    !furniture.has(l.text) &&
+    !/[-‐]$/.test(l.text) &&
+    l.y0 > 0.07 * height &&
+    l.y1 < 0.93 * height;
   const left = lines.filter((l) => l.x1 <= 0.52 * width && ok(l));
   const right = lines.filter((l) => l.x0 >= 0.48 * width && ok(l));
   if (left.length < 5 || right.length < 5) return null;
@@ -105,7 +132,8 @@ for (const page of manifest.pages) {
   const md = readFileSync(path.join(root, page.truth), "utf8");
   const base = { pdf: `${page.id}.pdf`, page: 1 };
   const mine = [];
-  const add = (type, fields) => mine.push({ ...base, id: `${page.id}-${type}-${mine.filter((t) => t.type === type).length + 1}`, type, ...fields });
+  const add = (type, fields) =>
+    mine.push({ ...base, id: `${page.id}-${type}-${mine.filter((t) => t.type === type).length + 1}`, type, ...fields });
   const sentences = sentenceCandidates(md, page);
   const chosen = spread(sentences, 3);
   for (const s of chosen) add("present", { text: s, max_diffs: diffsFor(s) });
@@ -117,9 +145,15 @@ for (const page of manifest.pages) {
   }
   if (page.kinds.includes("multicol") || page.kinds.includes("newsletter")) {
     const c = columnBoundary(page);
-    if (c) add("order", { ...c, max_diffs: Math.min(diffsFor(c.before), diffsFor(c.after)), note: "column order: last line of the left column before the first of the right" });
+    if (c)
+      add("order", {
+        ...c,
+        max_diffs: Math.min(diffsFor(c.before), diffsFor(c.after)),
+        note: "column order: last line of the left column before the first of the right",
+      });
   }
-  if (page.kinds.includes("table")) for (const t of tableTests(md)) add("table", { ...t, max_diffs: Math.floor(Array.from(t.cell).length / 10) });
+  if (page.kinds.includes("table"))
+    for (const t of tableTests(md)) add("table", { ...t, max_diffs: Math.floor(Array.from(t.cell).length / 10) });
   for (const t of hand.filter((t) => t.pdf === base.pdf)) mine.push(t);
   generated += mine.length;
   for (const t of mine) {
@@ -142,6 +176,8 @@ for (const t of tests) {
 for (const d of dropped) console.log(`dropped ${d}`);
 const byType = {};
 for (const t of tests) byType[t.type] = (byType[t.type] ?? 0) + 1;
-console.log(`${generated} candidate tests, ${rejected.size} rejected by hand, ${dropped.length} failing on the truth dropped; kept ${tests.length}: ${JSON.stringify(byType)}`);
+console.log(
+  `${generated} candidate tests, ${rejected.size} rejected by hand, ${dropped.length} failing on the truth dropped; kept ${tests.length}: ${JSON.stringify(byType)}`,
+);
 console.log(`truth passes ${passes} of ${tests.length}`);
 if (!o.check) writeFileSync(path.join(dir, "tests.jsonl"), tests.map((t) => JSON.stringify(t)).join("\n") + "\n");

@@ -61,7 +61,13 @@ export function aggregate(rows, engine) {
 function installedTesseractLangs() {
   const r = spawnSync("tesseract", ["--list-langs"], { encoding: "utf8" });
   if (r.error) return null;
-  return new Set((r.stdout + r.stderr).split("\n").slice(1).map((l) => l.trim()).filter(Boolean));
+  return new Set(
+    (r.stdout + r.stderr)
+      .split("\n")
+      .slice(1)
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
 }
 
 function run(cmd, args, env = {}) {
@@ -79,11 +85,16 @@ function run(cmd, args, env = {}) {
 
 async function renderPage(sharp, page, shared, work) {
   const src = page.file.startsWith("shared:") ? path.join(shared, page.file.slice(7)) : path.join(root, page.file);
-  if (!existsSync(src)) throw new Error(`${page.id}: ${src} is missing${page.file.startsWith("shared:") ? " (the shared data folder; pass --shared DIR)" : ""}`);
+  if (!existsSync(src))
+    throw new Error(
+      `${page.id}: ${src} is missing${page.file.startsWith("shared:") ? " (the shared data folder; pass --shared DIR)" : ""}`,
+    );
   const out = path.join(work, "img", `${page.id}.png`);
   const base = out.slice(0, -4);
   const pdftoppm = (args) => {
-    const r = spawnSync("pdftoppm", [...args, "-f", String(page.filePage), "-l", String(page.filePage), "-png", "-singlefile", src, base], { encoding: "utf8" });
+    const r = spawnSync("pdftoppm", [...args, "-f", String(page.filePage), "-l", String(page.filePage), "-png", "-singlefile", src, base], {
+      encoding: "utf8",
+    });
     if (r.error) throw new Error("pdftoppm (poppler-utils) is needed to render the dev set: apt-get install poppler-utils");
     if (r.status !== 0) throw new Error(`${page.id}: pdftoppm failed: ${r.stderr.trim()}`);
   };
@@ -144,7 +155,10 @@ export async function main(argv) {
 
 async function measure(o) {
   const manifest = JSON.parse(readFileSync(path.join(root, "bench/real/manifest.json"), "utf8"));
-  const allTests = readFileSync(path.join(root, "bench/real/tests.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const allTests = readFileSync(path.join(root, "bench/real/tests.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
   let pages = manifest.pages;
   if (o.kinds) {
     const want = o.kinds.split(",").map((k) => k.trim());
@@ -171,20 +185,40 @@ async function measure(o) {
       const done = path.join(work, "img", `${p.id}.png`);
       if (o.reuse && existsSync(done)) {
         const meta = await sharp(done).metadata();
-        images.set(p.id, { image: done, width: meta.width, height: meta.height, degradation: p.recipe === "scan300" ? degradation(p.id) : null });
+        images.set(p.id, {
+          image: done,
+          width: meta.width,
+          height: meta.height,
+          degradation: p.recipe === "scan300" ? degradation(p.id) : null,
+        });
       } else images.set(p.id, await renderPage(sharp, p, o.shared, work));
     }
 
     // ours: one batch over the page images (the model loads once); per-page seconds from the JSON's timings
-    log(`bench parse --real: ocr parse over ${pages.length} images (--threads ${o.threads}, --max-tokens ${o["max-tokens"] ?? "the model's"})`);
+    log(
+      `bench parse --real: ocr parse over ${pages.length} images (--threads ${o.threads}, --max-tokens ${o["max-tokens"] ?? "the model's"})`,
+    );
     const listFile = path.join(work, "images.txt");
     const todo = o["skip-ours"] ? [] : pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours", `${p.id}.json`))));
     writeFileSync(listFile, todo.map((p) => images.get(p.id).image).join("\n") + "\n");
-    const oursArgs = [path.join(root, "bin/ocr.js"), "parse", "--files-from", listFile, "-o", path.join(work, "ours"), "--format", "md,json", "--threads", o.threads, "-q"];
+    const oursArgs = [
+      path.join(root, "bin/ocr.js"),
+      "parse",
+      "--files-from",
+      listFile,
+      "-o",
+      path.join(work, "ours"),
+      "--format",
+      "md,json",
+      "--threads",
+      o.threads,
+      "-q",
+    ];
     if (o["max-tokens"]) oursArgs.push("--max-tokens", o["max-tokens"]);
     if (o.model) oursArgs.push("--model", o.model);
     const oursRun = todo.length ? await run(process.execPath, oursArgs) : { code: 0, seconds: 0, stderr: "" };
-    if (oursRun.code !== 0) log(`bench parse --real: ocr parse exited ${oursRun.code}: ${oursRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+    if (oursRun.code !== 0)
+      log(`bench parse --real: ocr parse exited ${oursRun.code}: ${oursRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
     // the same pages with XY-cut's reading order, for the layout stages side by side
     let xyRun = null;
     if (o["compare-order"]) {
@@ -194,31 +228,52 @@ async function measure(o) {
       log(`bench parse --real: ocr parse --reading-order xy-cut over ${xyTodo.length} images`);
       const xyArgs = oursArgs.map((a) => (a === listFile ? xyList : a === path.join(work, "ours") ? path.join(work, "ours-xycut") : a));
       xyRun = xyTodo.length ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"]) : { code: 0, seconds: 0, stderr: "" };
-      if (xyRun.code !== 0) log(`bench parse --real: ocr parse --reading-order xy-cut exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+      if (xyRun.code !== 0)
+        log(
+          `bench parse --real: ocr parse --reading-order xy-cut exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`,
+        );
     }
 
     const langs = o["skip-tesseract"] ? null : installedTesseractLangs();
-    if (!o["skip-tesseract"] && !langs) log("bench parse --real: tesseract is not installed; its columns stay empty (apt-get install tesseract-ocr)");
+    if (!o["skip-tesseract"] && !langs)
+      log("bench parse --real: tesseract is not installed; its columns stay empty (apt-get install tesseract-ocr)");
     const rows = [];
     for (const p of pages) {
       const truth = readFileSync(path.join(root, p.truth), "utf8");
       const tests = allTests.filter((t) => t.pdf === `${p.id}.pdf`);
-      const score = (md, extra) => ({ ...pageScores(md, truth), ...extra, tests: tests.map((t) => ({ id: t.id, type: t.type, passed: runTest(t, md)[0], reason: runTest(t, md)[1] })) });
-      const row = { id: p.id, kinds: p.kinds, lang: p.lang, recipe: p.recipe, image: { width: images.get(p.id).width, height: images.get(p.id).height, degradation: images.get(p.id).degradation }, truthPasses: tests.filter((t) => runTest(t, truth)[0]).length, tests: tests.length };
+      const score = (md, extra) => ({
+        ...pageScores(md, truth),
+        ...extra,
+        tests: tests.map((t) => ({ id: t.id, type: t.type, passed: runTest(t, md)[0], reason: runTest(t, md)[1] })),
+      });
+      const row = {
+        id: p.id,
+        kinds: p.kinds,
+        lang: p.lang,
+        recipe: p.recipe,
+        image: { width: images.get(p.id).width, height: images.get(p.id).height, degradation: images.get(p.id).degradation },
+        truthPasses: tests.filter((t) => runTest(t, truth)[0]).length,
+        tests: tests.length,
+      };
       // our output of the page in DIR (NAME.md and NAME.json of ocr parse), scored; an empty page when the run left none
       const ours = (dir) => {
-        const mdFile = path.join(work, dir, `${p.id}.md`), jsonFile = path.join(work, dir, `${p.id}.json`);
+        const mdFile = path.join(work, dir, `${p.id}.md`),
+          jsonFile = path.join(work, dir, `${p.id}.json`);
         if (!existsSync(mdFile) || !existsSync(jsonFile)) return { ...score("", { seconds: 0, failed: true }), markdown: "" };
         const md = readFileSync(mdFile, "utf8");
         const page = JSON.parse(readFileSync(jsonFile, "utf8")).pages[0];
         const timings = page?.timings ?? {};
-        return { ...score(md, { seconds: (timings.total ?? 0) / 1000, timings, tokens: page?.tokenCount ?? 0, truncated: !!page?.truncated }), markdown: md };
+        return {
+          ...score(md, { seconds: (timings.total ?? 0) / 1000, timings, tokens: page?.tokenCount ?? 0, truncated: !!page?.truncated }),
+          markdown: md,
+        };
       };
       row.ours = ours("ours");
       if (xyRun) row.xycut = ours("ours-xycut");
       if (langs) {
         const lang = langs.has(p.lang) ? (p.lang === "eng" ? "eng" : `${p.lang}+eng`) : "eng";
-        if (!langs.has(p.lang)) log(`bench parse --real: ${p.id}: tesseract has no '${p.lang}' pack (apt-get install tesseract-ocr-${p.lang}); used eng`);
+        if (!langs.has(p.lang))
+          log(`bench parse --real: ${p.id}: tesseract has no '${p.lang}' pack (apt-get install tesseract-ocr-${p.lang}); used eng`);
         const saved = path.join(work, "tesseract", `${p.id}.json`);
         let r;
         if (o.reuse && existsSync(saved)) r = JSON.parse(readFileSync(saved, "utf8"));
@@ -235,7 +290,18 @@ async function measure(o) {
     }
     const crossCheck = await crossCheckScorer(rows, allTests);
     return {
-      settings: { mode: "real", doneOnly: !!o["done-only"], maxTokens: o["max-tokens"] ? Number(o["max-tokens"]) : "model", threads: Number(o.threads), model: o.model ?? "models/default", tesseract: "--psm 3, -l LANG+eng, OMP_THREAD_LIMIT=1", kinds: o.kinds ?? null, limit: o.limit ? Number(o.limit) : null, oursWallSeconds: oursRun.seconds, date: new Date().toISOString() },
+      settings: {
+        mode: "real",
+        doneOnly: !!o["done-only"],
+        maxTokens: o["max-tokens"] ? Number(o["max-tokens"]) : "model",
+        threads: Number(o.threads),
+        model: o.model ?? "models/default",
+        tesseract: "--psm 3, -l LANG+eng, OMP_THREAD_LIMIT=1",
+        kinds: o.kinds ?? null,
+        limit: o.limit ? Number(o.limit) : null,
+        oursWallSeconds: oursRun.seconds,
+        date: new Date().toISOString(),
+      },
       pages: rows,
       crossCheck,
     };
@@ -292,35 +358,56 @@ export function report(result) {
   const padl = (s, n) => String(s).padStart(n);
   const lines = [];
   const s = result.settings;
-  lines.push(`real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${pageCapLabel(s.maxTokens)}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`);
+  lines.push(
+    `real-document dev set (bench/real): ours = ocr parse (${s.model}, --threads ${s.threads}, --max-tokens ${pageCapLabel(s.maxTokens)}); tesseract 5 (${s.tesseract}); same pixels (pdftoppm)`,
+  );
   if (s.doneOnly) lines.push(`partial run: only the ${rows.length} pages our ocr parse batch finished (--done-only)`);
-  lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("CER", 6)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("tess CER", 8)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
-  const cells = (a) => (a ? `${padl(pct(a.cer), 6)} ${padl(num(a.wordF1, 3), 6)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}` : "");
+  lines.push(
+    `${pad("kind", 11)} ${padl("pages", 5)} | ${padl("CER", 6)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("tess CER", 8)} ${padl("wordF1", 6)} ${padl("tests", 13)} ${padl("s/page", 6)}`,
+  );
+  const cells = (a) =>
+    a
+      ? `${padl(pct(a.cer), 6)} ${padl(num(a.wordF1, 3), 6)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}`
+      : "";
   const line = (name, rs) => {
     const a = aggregate(rs, "ours");
     const b = hasTess ? aggregate(rs, "tesseract") : null;
     return `${pad(name, 11)} ${padl(rs.length, 5)} | ${cells(a)} | ${b ? cells(b).replace(/^(\s*\S+)/, (m) => m.padStart(8)) : "—"}`;
   };
-  for (const k of kinds) lines.push(line(k, rows.filter((r) => r.kinds.includes(k))));
+  for (const k of kinds)
+    lines.push(
+      line(
+        k,
+        rows.filter((r) => r.kinds.includes(k)),
+      ),
+    );
   lines.push(line("overall", rows));
   lines.push("");
-  lines.push(`unit tests by type (olmOCR-Bench format; truth passes ${rows.reduce((a, r) => a + r.truthPasses, 0)} of ${rows.reduce((a, r) => a + r.tests, 0)})`);
+  lines.push(
+    `unit tests by type (olmOCR-Bench format; truth passes ${rows.reduce((a, r) => a + r.truthPasses, 0)} of ${rows.reduce((a, r) => a + r.tests, 0)})`,
+  );
   lines.push(`${pad("type", 9)} ${padl("tests", 5)} | ${padl("ours", 14)} | ${padl("tesseract", 14)}`);
   for (const type of TEST_TYPES) {
     const n = rows.flatMap((r) => (r.ours ? r.ours.tests.filter((t) => t.type === type) : [])).length;
-    if (n) lines.push(`${pad(type, 9)} ${padl(n, 5)} | ${padl(typeRate(rows, "ours", type), 14)} | ${padl(hasTess ? typeRate(rows, "tesseract", type) : "—", 14)}`);
+    if (n)
+      lines.push(
+        `${pad(type, 9)} ${padl(n, 5)} | ${padl(typeRate(rows, "ours", type), 14)} | ${padl(hasTess ? typeRate(rows, "tesseract", type) : "—", 14)}`,
+      );
   }
   // faithful characters (issue 18): letters of a script the page's truth lacks, and the truth's numbers of 3+ digits read exactly
   const faithful = (engine, rs) => {
     const es = rs.map((r) => r[engine]).filter(Boolean);
-    const found = es.reduce((a, e) => a + (e.numbersFound ?? 0), 0), total = es.reduce((a, e) => a + (e.numbers ?? 0), 0);
-    return `${padl(es.reduce((a, e) => a + (e.foreign ?? 0), 0), 7)} ${padl(`${pct(total ? found / total : null)} ${found}/${total}`, 15)}`;
+    const found = es.reduce((a, e) => a + (e.numbersFound ?? 0), 0),
+      total = es.reduce((a, e) => a + (e.numbers ?? 0), 0);
+    return `${padl(
+      es.reduce((a, e) => a + (e.foreign ?? 0), 0),
+      7,
+    )} ${padl(`${pct(total ? found / total : null)} ${found}/${total}`, 15)}`;
   };
   lines.push("");
   lines.push("faithful characters: letters of a script absent from the page's truth; numbers of 3+ digits read exactly");
   lines.push(`${pad("kind", 11)} | ${padl("foreign", 7)} ${padl("numbers", 15)} | ${padl("foreign", 7)} ${padl("tess numbers", 15)}`);
-  for (const [name, rs] of groups)
-    lines.push(`${pad(name, 11)} | ${faithful("ours", rs)} | ${hasTess ? faithful("tesseract", rs) : "—"}`);
+  for (const [name, rs] of groups) lines.push(`${pad(name, 11)} | ${faithful("ours", rs)} | ${hasTess ? faithful("tesseract", rs) : "—"}`);
   lines.push("");
   lines.push("our stage timings, mean ms per page (from ocr parse's JSON)");
   lines.push(`${pad("kind", 11)} ${padl("render", 7)} ${padl("encode", 8)} ${padl("prefill", 8)} ${padl("decode", 8)} ${padl("total", 8)}`);
@@ -329,21 +416,35 @@ export function report(result) {
     return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
   };
   for (const [name, rs] of groups) {
-    lines.push(`${pad(name, 11)} ${["render", "encode", "prefill", "decode", "total"].map((k, i) => padl(num(stage(rs, k), 0), i ? 8 : 7)).join(" ")}`);
+    lines.push(
+      `${pad(name, 11)} ${["render", "encode", "prefill", "decode", "total"].map((k, i) => padl(num(stage(rs, k), 0), i ? 8 : 7)).join(" ")}`,
+    );
   }
   if (rows.some((r) => r.xycut)) {
     lines.push("");
     lines.push("layout stages side by side: ours (the bundle's reading order) and the same model with --reading-order xy-cut");
-    lines.push(`${pad("kind", 11)} ${padl("pages", 5)} | ${padl("ours CER", 8)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("xy-cut CER", 10)} ${padl("tests", 13)} ${padl("s/page", 6)}`);
-    const side = (a) => `${padl(pct(a.cer), 8)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}`;
+    lines.push(
+      `${pad("kind", 11)} ${padl("pages", 5)} | ${padl("ours CER", 8)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("xy-cut CER", 10)} ${padl("tests", 13)} ${padl("s/page", 6)}`,
+    );
+    const side = (a) =>
+      `${padl(pct(a.cer), 8)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}`;
     for (const [name, rs] of groups)
-      lines.push(`${pad(name, 11)} ${padl(rs.length, 5)} | ${side(aggregate(rs, "ours"))} | ${side(aggregate(rs, "xycut")).replace(/^(\s*\S+)/, (m) => m.padStart(10))}`);
+      lines.push(
+        `${pad(name, 11)} ${padl(rs.length, 5)} | ${side(aggregate(rs, "ours"))} | ${side(aggregate(rs, "xycut")).replace(/^(\s*\S+)/, (m) => m.padStart(10))}`,
+      );
     for (const type of TEST_TYPES)
       if (rows.some((r) => r.ours?.tests.some((t) => t.type === type)))
-        lines.push(`  ${pad(type + " tests", 12)} ours ${padl(typeRate(rows, "ours", type), 14)} | xy-cut ${padl(typeRate(rows, "xycut", type), 14)}`);
+        lines.push(
+          `  ${pad(type + " tests", 12)} ours ${padl(typeRate(rows, "ours", type), 14)} | xy-cut ${padl(typeRate(rows, "xycut", type), 14)}`,
+        );
   }
-  if (result.crossCheck?.tool) lines.push(`\nscorer cross-check: scripts/bench-real/unit-tests.mjs agrees with olmocr-score.mjs on ${result.crossCheck.agree} of ${result.crossCheck.total} test results`);
-  lines.push("pages count under every kind they carry; 'overall' counts each page once. CER/word F1 are micro-averaged (scripts/cer.mjs text).");
+  if (result.crossCheck?.tool)
+    lines.push(
+      `\nscorer cross-check: scripts/bench-real/unit-tests.mjs agrees with olmocr-score.mjs on ${result.crossCheck.agree} of ${result.crossCheck.total} test results`,
+    );
+  lines.push(
+    "pages count under every kind they carry; 'overall' counts each page once. CER/word F1 are micro-averaged (scripts/cer.mjs text).",
+  );
   return lines.join("\n");
 }
 

@@ -12,7 +12,10 @@ export function pubtabnetHtml(record) {
       out += t;
       // cell tokens carry their own <b>/<i>/<sup> markup; text characters are escaped
       const cell = cells[k++];
-      out += (cell?.tokens ?? []).map((x) => (/^<\/?[a-z]+>$/.test(x) ? x : esc(x))).join("").trim();
+      out += (cell?.tokens ?? [])
+        .map((x) => (/^<\/?[a-z]+>$/.test(x) ? x : esc(x)))
+        .join("")
+        .trim();
     } else out += t;
   }
   return out + "</table>";
@@ -33,5 +36,14 @@ export function funsdTruth(form) {
     } else lines.push({ top: w.box[1], bottom: w.box[3], words: [w] });
   }
   lines.sort((a, b) => a.top - b.top);
-  return lines.map((l) => l.words.sort((a, b) => a.box[0] - b.box[0]).map((w) => w.text).join(" ")).join("\n") + "\n";
+  return (
+    lines
+      .map((l) =>
+        l.words
+          .sort((a, b) => a.box[0] - b.box[0])
+          .map((w) => w.text)
+          .join(" "),
+      )
+      .join("\n") + "\n"
+  );
 }

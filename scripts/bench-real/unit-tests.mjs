@@ -198,7 +198,9 @@ export function markdownTables(md) {
 const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 const decode = (s) =>
   s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e) =>
-    e[0] === "#" ? String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : ENTITIES[e.toLowerCase()] ?? m,
+    e[0] === "#"
+      ? String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+      : (ENTITIES[e.toLowerCase()] ?? m),
   );
 
 /** HTML <table>s in `html`: rows of <td>/<th> with rowspan/colspan (nested tables are read as their own tables). */
@@ -223,18 +225,20 @@ export function htmlTables(html) {
 // ---------------------------------------------------------------- math
 
 export function canonicalTex(s) {
-  return s
-    .replace(/\\(?:left|right|big|Big|bigg|Bigg|bigl|bigr|Bigl|Bigr|displaystyle|textstyle)(?![a-zA-Z])/g, "")
-    .replace(/\\(?:dfrac|tfrac)(?![a-zA-Z])/g, "\\frac")
-    .replace(/\\(?:operatorname|text|textrm|rm)(?![a-zA-Z])/g, "\\mathrm")
-    .replace(/\\(?:[,;:! ]|quad(?![a-zA-Z])|qquad(?![a-zA-Z]))/g, "")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 marks a kept space while the others go
-    .replace(/(\\[a-zA-Z]+)\s+(?=[a-zA-Z])/g, "$1\u0001")
-    .replace(/\s+/g, "")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the kept-space mark set above
-    .replace(/([_^])\{(\\[a-zA-Z]+|[^{}\\\u0001])\}/g, "$1$2")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the kept-space mark set above
-    .replace(/\u0001/g, " ");
+  return (
+    s
+      .replace(/\\(?:left|right|big|Big|bigg|Bigg|bigl|bigr|Bigl|Bigr|displaystyle|textstyle)(?![a-zA-Z])/g, "")
+      .replace(/\\(?:dfrac|tfrac)(?![a-zA-Z])/g, "\\frac")
+      .replace(/\\(?:operatorname|text|textrm|rm)(?![a-zA-Z])/g, "\\mathrm")
+      .replace(/\\(?:[,;:! ]|quad(?![a-zA-Z])|qquad(?![a-zA-Z]))/g, "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 marks a kept space while the others go
+      .replace(/(\\[a-zA-Z]+)\s+(?=[a-zA-Z])/g, "$1\u0001")
+      .replace(/\s+/g, "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the kept-space mark set above
+      .replace(/([_^])\{(\\[a-zA-Z]+|[^{}\\\u0001])\}/g, "$1$2")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the kept-space mark set above
+      .replace(/\u0001/g, " ")
+  );
 }
 
 export function equations(md) {

@@ -18,7 +18,18 @@ import { assertAllowed, DENY, docKey, splitOf } from "./packages.mjs";
 import { documentFurniture, openPdf, pageTruth, readPage } from "./truth.mjs";
 import { renderDocument } from "./render.mjs";
 
-const args = { src: dataDefault("debian"), out: dataDefault("corpus"), packages: null, docsPerPackage: 12, pagesPerDoc: 10, scan: 0.35, seed: 1, render: true, maxMb: 40, latin: false };
+const args = {
+  src: dataDefault("debian"),
+  out: dataDefault("corpus"),
+  packages: null,
+  docsPerPackage: 12,
+  pagesPerDoc: 10,
+  scan: 0.35,
+  seed: 1,
+  render: true,
+  maxMb: 40,
+  latin: false,
+};
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--src") args.src = process.argv[++i];
@@ -56,16 +67,35 @@ function spread(n, k) {
 }
 
 const packages = (args.packages ?? fs.readdirSync(args.src).filter((d) => fs.existsSync(path.join(args.src, d, ".done"))))
-  .filter((p) => { if (DENY.includes(p)) { process.stderr.write(`${p}: reserved for evaluation, skipped\n`); return false; } return true; })
-  .map(assertAllowed).sort();
-const report = { packages: {}, documents: { train: 0, val: 0 }, pages: { train: 0, val: 0 }, bench_documents_skipped: 0, dropped: {}, kinds: {}, renderers: {}, scan: 0, docs_without_pages: 0 };
+  .filter((p) => {
+    if (DENY.includes(p)) {
+      process.stderr.write(`${p}: reserved for evaluation, skipped\n`);
+      return false;
+    }
+    return true;
+  })
+  .map(assertAllowed)
+  .sort();
+const report = {
+  packages: {},
+  documents: { train: 0, val: 0 },
+  pages: { train: 0, val: 0 },
+  bench_documents_skipped: 0,
+  dropped: {},
+  kinds: {},
+  renderers: {},
+  scan: 0,
+  docs_without_pages: 0,
+};
 const counters = { train: 0, val: 0 };
 for (const split of ["train", "val"]) {
   fs.mkdirSync(path.join(args.out, split), { recursive: true });
   counters[split] = fs.readdirSync(path.join(args.out, split)).filter((f) => /^doc-\d+\.json$/.test(f)).length;
 }
 const done = new Set();
-for (const split of ["train", "val"]) for (const f of fs.readdirSync(path.join(args.out, split)).filter((f) => /^doc-\d+\.json$/.test(f))) done.add(JSON.parse(fs.readFileSync(path.join(args.out, split, f), "utf8")).source);
+for (const split of ["train", "val"])
+  for (const f of fs.readdirSync(path.join(args.out, split)).filter((f) => /^doc-\d+\.json$/.test(f)))
+    done.add(JSON.parse(fs.readFileSync(path.join(args.out, split, f), "utf8")).source);
 
 // candidates of every package first, then documents taken round-robin across packages (one each in turn), so a
 // build stopped early still covers every package
@@ -77,7 +107,8 @@ for (const pkg of packages) {
   const bench = keyed.filter((d) => splitOf(d.key) === "bench");
   report.bench_documents_skipped += bench.length;
   // a deterministic shuffle (sha1 of seed + key)
-  const candidates = keyed.filter((d) => splitOf(d.key) !== "bench")
+  const candidates = keyed
+    .filter((d) => splitOf(d.key) !== "bench")
     .map((d) => ({ ...d, order: createHash("sha1").update(`${args.seed}:${d.key}`).digest("hex") }))
     .sort((a, b) => (a.order < b.order ? -1 : 1));
   report.packages[pkg] = { pdfs: all.length, bench: bench.length, documents: 0, pages: 0 };
@@ -86,7 +117,10 @@ for (const pkg of packages) {
 for (let round = 0; queues.some((q) => q.used < args.docsPerPackage && q.candidates.length); round++) {
   for (const q of queues) {
     while (q.used < args.docsPerPackage && q.candidates.length) {
-      if (await takeDocument(q, q.candidates.shift())) { q.used++; break; }
+      if (await takeDocument(q, q.candidates.shift())) {
+        q.used++;
+        break;
+      }
     }
   }
 }
@@ -99,7 +133,12 @@ async function takeDocument({ pkg, pkgDir }, d) {
   if (size > args.maxMb * 1e6 || size < 20e3) return false;
   if (done.has(d.key)) return true;
   let doc;
-  try { doc = await openPdf(file); } catch { count("unreadable-document"); return false; }
+  try {
+    doc = await openPdf(file);
+  } catch {
+    count("unreadable-document");
+    return false;
+  }
   try {
     if (doc.numPages < 2) return false;
     const chosen = spread(doc.numPages, args.pagesPerDoc);
@@ -108,20 +147,38 @@ async function takeDocument({ pkg, pkgDir }, d) {
     const fontCache = new Map();
     const read = new Map();
     for (const n of [...chosen, ...extra].sort((a, b) => a - b)) {
-      try { read.set(n, await readPage(doc, n, fontCache)); } catch { /* a broken page: counted below when chosen */ }
+      try {
+        read.set(n, await readPage(doc, n, fontCache));
+      } catch {
+        /* a broken page: counted below when chosen */
+      }
     }
     const order = [...read.keys()];
     const furniture = documentFurniture(order.map((n) => read.get(n)));
     const pages = [];
     for (const n of chosen) {
       const page = read.get(n);
-      if (!page) { count("unreadable-page"); continue; }
+      if (!page) {
+        count("unreadable-page");
+        continue;
+      }
       let t;
-      try { t = pageTruth(page, furniture[order.indexOf(n)], { latin: args.latin }); } catch (e) { t = { drop: "truth-error" }; process.stderr.write(`${d.key} p${n}: ${e.message}\n`); }
-      if (t.drop) { count(t.drop); continue; }
+      try {
+        t = pageTruth(page, furniture[order.indexOf(n)], { latin: args.latin });
+      } catch (e) {
+        t = { drop: "truth-error" };
+        process.stderr.write(`${d.key} p${n}: ${e.message}\n`);
+      }
+      if (t.drop) {
+        count(t.drop);
+        continue;
+      }
       pages.push({ ...t, pdfPage: n });
     }
-    if (!pages.length) { report.docs_without_pages++; return false; }
+    if (!pages.length) {
+      report.docs_without_pages++;
+      return false;
+    }
     const split = splitOf(d.key);
     const name = `doc-${String(counters[split]++).padStart(5, "0")}`;
     const dir = path.join(args.out, split);
@@ -145,5 +202,6 @@ async function takeDocument({ pkg, pkgDir }, d) {
 fs.writeFileSync(path.join(args.out, "build-report.json"), JSON.stringify(report, null, 1));
 process.stderr.write(JSON.stringify(report) + "\n");
 
-function count(reason) { report.dropped[reason] = (report.dropped[reason] ?? 0) + 1; }
-
+function count(reason) {
+  report.dropped[reason] = (report.dropped[reason] ?? 0) + 1;
+}

@@ -8,10 +8,40 @@ for (const ch of "ЁёІіЇїЄєҐґЎў–—‘’“”„…•€") ALLOW
 export { ALLOWED };
 
 // corpus.py's REPLACE, plus what PDFs' text layers bring: minus sign, ligatures, thin and other spaces.
-const REPLACE = { "\u00a0": " ", "\u2010": "-", "\u2011": "-", "\u2212": "-", "\t": " ", "\u201a": ",", "\u2032": "'", "\u00ad": "",
-  "\u2009": " ", "\u2002": " ", "\u2003": " ", "\u2006": " ", "\u202f": " ", "\u200b": "", "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl",
-  "\ufb03": "ffi", "\ufb04": "ffl", "\u2013": "–", "\u2014": "—", "\u0131": "i", "\u2217": "*", "\u2219": "•", "\u2044": "/", "\u02bc": "’",
-  "\u27e8": "<", "\u27e9": ">", "\u3008": "<", "\u3009": ">", "\u2329": "<", "\u232a": ">" }; // ⟨meta⟩ of LaTeX manuals
+const REPLACE = {
+  "\u00a0": " ",
+  "\u2010": "-",
+  "\u2011": "-",
+  "\u2212": "-",
+  "\t": " ",
+  "\u201a": ",",
+  "\u2032": "'",
+  "\u00ad": "",
+  "\u2009": " ",
+  "\u2002": " ",
+  "\u2003": " ",
+  "\u2006": " ",
+  "\u202f": " ",
+  "\u200b": "",
+  "\ufb00": "ff",
+  "\ufb01": "fi",
+  "\ufb02": "fl",
+  "\ufb03": "ffi",
+  "\ufb04": "ffl",
+  "\u2013": "–",
+  "\u2014": "—",
+  "\u0131": "i",
+  "\u2217": "*",
+  "\u2219": "•",
+  "\u2044": "/",
+  "\u02bc": "’",
+  "\u27e8": "<",
+  "\u27e9": ">",
+  "\u3008": "<",
+  "\u3009": ">",
+  "\u2329": "<",
+  "\u232a": ">",
+}; // ⟨meta⟩ of LaTeX manuals
 
 /** NFC, the replacements, spaces collapsed and trimmed. */
 export function clean(text) {

@@ -29,7 +29,12 @@ for (const pkg of packages) {
   execFileSync("dpkg-deb", ["-x", path.join(debs, deb), dir]);
   fs.rmSync(path.join(debs, deb));
   let pdfs = 0;
-  const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { if (e.isDirectory()) walk(path.join(d, e.name)); else if (/\.pdf(\.gz)?$/i.test(e.name)) pdfs++; } };
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (/\.pdf(\.gz)?$/i.test(e.name)) pdfs++;
+    }
+  };
   walk(dir);
   fs.writeFileSync(path.join(dir, ".done"), `${deb}\n`);
   process.stderr.write(`${pkg}: ${pdfs} PDFs, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);

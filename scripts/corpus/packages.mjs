@@ -20,15 +20,27 @@ export const RESERVED_DIRECTORIES = Object.freeze([
 
 /** Documentation packages with many born-digital PDFs (checked with apt-cache on 2026-12-01). */
 export const DEFAULT_PACKAGES = Object.freeze([
-  "texlive-lang-italian", "texlive-lang-polish", "texlive-lang-czechslovak", "texlive-lang-spanish",
-  "texlive-lang-portuguese", "texlive-lang-european", "texlive-humanities-doc", "texlive-latex-recommended-doc",
-  "texlive-science-doc", "texlive-lang-french", "texlive-publishers-doc", "texlive-pictures-doc",
+  "texlive-lang-italian",
+  "texlive-lang-polish",
+  "texlive-lang-czechslovak",
+  "texlive-lang-spanish",
+  "texlive-lang-portuguese",
+  "texlive-lang-european",
+  "texlive-humanities-doc",
+  "texlive-latex-recommended-doc",
+  "texlive-science-doc",
+  "texlive-lang-french",
+  "texlive-publishers-doc",
+  "texlive-pictures-doc",
   "texlive-latex-extra-doc",
 ]);
 
 /** Throws when `pkg` is reserved for evaluation (any architecture or version suffix included). */
 export function assertAllowed(pkg) {
-  const name = String(pkg).trim().toLowerCase().replace(/[:_=].*$/, "");
+  const name = String(pkg)
+    .trim()
+    .toLowerCase()
+    .replace(/[:_=].*$/, "");
   if (DENY.includes(name)) throw new Error(`${pkg}: reserved for independent evaluation, never used for the corpus`);
   return name;
 }
@@ -52,5 +64,9 @@ export function isBenchDocument(key) {
  */
 export function splitOf(key) {
   if (isBenchDocument(key) || RESERVED_DIRECTORIES.some((d) => key.startsWith(d))) return "bench";
-  return createHash("sha1").update("val:" + key, "utf8").digest()[0] < 26 ? "val" : "train";
+  return createHash("sha1")
+    .update("val:" + key, "utf8")
+    .digest()[0] < 26
+    ? "val"
+    : "train";
 }

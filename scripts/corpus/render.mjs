@@ -22,11 +22,14 @@ export const RENDERERS = ["pdfjs", "poppler", "ghostscript"];
 /** Renders page `n` (1-based) of `file` at `dpi` with `renderer`; returns a grey raw image {data, width, height}. */
 export async function renderGrey(file, n, dpi, renderer, opened) {
   if (renderer === "pdfjs") {
-    const doc = opened ?? await (await input()).openDocument(file);
+    const doc = opened ?? (await (await input()).openDocument(file));
     try {
       const page = await doc.renderPage(n, { dpi, maxPixels: 100e6 });
       const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
-        .greyscale().extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+        .greyscale()
+        .extractChannel(0)
+        .raw()
+        .toBuffer({ resolveWithObject: true });
       return { data, width: info.width, height: info.height };
     } finally {
       if (!opened) await doc.close();
@@ -37,12 +40,33 @@ export async function renderGrey(file, n, dpi, renderer, opened) {
     let out;
     if (renderer === "poppler") {
       // pdftoppm renders the crop box, as pdfjs' viewport does
-      execFileSync("pdftoppm", ["-f", String(n), "-l", String(n), "-r", String(dpi), "-gray", "-png", "-singlefile", file, path.join(tmp, "p")], { stdio: "pipe", timeout: 120_000 });
+      execFileSync(
+        "pdftoppm",
+        ["-f", String(n), "-l", String(n), "-r", String(dpi), "-gray", "-png", "-singlefile", file, path.join(tmp, "p")],
+        { stdio: "pipe", timeout: 120_000 },
+      );
       out = path.join(tmp, "p.png");
     } else if (renderer === "ghostscript") {
       out = path.join(tmp, "p.png");
-      execFileSync("gs", ["-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dUseCropBox", "-sDEVICE=pnggray", `-r${dpi}`, "-dTextAlphaBits=4", "-dGraphicsAlphaBits=4",
-        `-dFirstPage=${n}`, `-dLastPage=${n}`, `-sOutputFile=${out}`, file], { stdio: "pipe", timeout: 120_000 });
+      execFileSync(
+        "gs",
+        [
+          "-q",
+          "-dSAFER",
+          "-dBATCH",
+          "-dNOPAUSE",
+          "-dUseCropBox",
+          "-sDEVICE=pnggray",
+          `-r${dpi}`,
+          "-dTextAlphaBits=4",
+          "-dGraphicsAlphaBits=4",
+          `-dFirstPage=${n}`,
+          `-dLastPage=${n}`,
+          `-sOutputFile=${out}`,
+          file,
+        ],
+        { stdio: "pipe", timeout: 120_000 },
+      );
     } else throw new Error(`unknown renderer ${renderer} (use ${RENDERERS.join(", ")})`);
     const { data, info } = await sharp(out).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height };
@@ -57,7 +81,8 @@ export async function renderGrey(file, n, dpi, renderer, opened) {
  * ratio is not the page's (another box rendered, a rotation lost) is an error.
  */
 export function pixelScale(width, height, imageWidth, imageHeight) {
-  const scaleX = imageWidth / width, scaleY = imageHeight / height;
+  const scaleX = imageWidth / width,
+    scaleY = imageHeight / height;
   if (Math.abs(scaleX - scaleY) > 0.01 * scaleX + 1.5 / Math.min(width, height)) {
     throw new Error(`image ${imageWidth}x${imageHeight} does not have the page's shape ${width.toFixed(1)}x${height.toFixed(1)} pt`);
   }
@@ -72,10 +97,23 @@ export function pixelScale(width, height, imageWidth, imageHeight) {
 export function boxToPixels(box, raster) {
   const b = [box[0] * raster.scaleX, box[1] * raster.scaleY, box[2] * raster.scaleX, box[3] * raster.scaleY];
   if (!raster.rotate) return b;
-  const a = (raster.rotate * Math.PI) / 180, c = Math.cos(a), s = Math.sin(a);
-  const cx = raster.width / 2, cy = raster.height / 2;
-  const pts = [[b[0], b[1]], [b[2], b[1]], [b[0], b[3]], [b[2], b[3]]].map(([x, y]) => [cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c]);
-  return [Math.min(...pts.map((p) => p[0])), Math.min(...pts.map((p) => p[1])), Math.max(...pts.map((p) => p[0])), Math.max(...pts.map((p) => p[1]))];
+  const a = (raster.rotate * Math.PI) / 180,
+    c = Math.cos(a),
+    s = Math.sin(a);
+  const cx = raster.width / 2,
+    cy = raster.height / 2;
+  const pts = [
+    [b[0], b[1]],
+    [b[2], b[1]],
+    [b[0], b[3]],
+    [b[2], b[3]],
+  ].map(([x, y]) => [cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c]);
+  return [
+    Math.min(...pts.map((p) => p[0])),
+    Math.min(...pts.map((p) => p[1])),
+    Math.max(...pts.map((p) => p[0])),
+    Math.max(...pts.map((p) => p[1])),
+  ];
 }
 
 /**
@@ -95,20 +133,27 @@ export async function scanLike(grey, width, height, rng) {
     for (let i = 0; i < data.length; i++) data[i] = data[i] < t ? 0 : 255;
   } else if (roll < 0.5) {
     ops.push("photocopy");
-    const gain = rng.float(1.2, 1.6), specks = Math.round(width * height * rng.float(2e-5, 1.5e-4));
+    const gain = rng.float(1.2, 1.6),
+      specks = Math.round(width * height * rng.float(2e-5, 1.5e-4));
     for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, Math.round(255 - (255 - data[i]) * gain)));
     for (let k = 0; k < specks; k++) {
-      const x = Math.floor(rng.next() * width), y = Math.floor(rng.next() * height), r = rng.next() < 0.8 ? 0 : 1;
-      for (let dy = -r; dy <= r; dy++) for (let dx = -r; dx <= r; dx++) {
-        const xx = x + dx, yy = y + dy;
-        if (xx >= 0 && yy >= 0 && xx < width && yy < height) data[yy * width + xx] = Math.round(rng.float(20, 120));
+      const x = Math.floor(rng.next() * width),
+        y = Math.floor(rng.next() * height),
+        r = rng.next() < 0.8 ? 0 : 1;
+      for (let dy = -r; dy <= r; dy++)
+        for (let dx = -r; dx <= r; dx++) {
+          const xx = x + dx,
+            yy = y + dy;
+          if (xx >= 0 && yy >= 0 && xx < width && yy < height) data[yy * width + xx] = Math.round(rng.float(20, 120));
+        }
+    }
+    const band = Math.round(Math.min(width, height) * rng.float(0.005, 0.02)),
+      side = Math.floor(rng.next() * 4);
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++) {
+        const d = side === 0 ? x : side === 1 ? width - 1 - x : side === 2 ? y : height - 1 - y;
+        if (d < band) data[y * width + x] = Math.round(data[y * width + x] * (0.3 + (0.7 * d) / band));
       }
-    }
-    const band = Math.round(Math.min(width, height) * rng.float(0.005, 0.02)), side = Math.floor(rng.next() * 4);
-    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
-      const d = side === 0 ? x : side === 1 ? width - 1 - x : side === 2 ? y : height - 1 - y;
-      if (d < band) data[y * width + x] = Math.round(data[y * width + x] * (0.3 + 0.7 * d / band));
-    }
   } else ops.push("grey");
   const { png, rotate } = await degrade(data, width, height, rng);
   return { png, rotate, ops };
@@ -129,13 +174,22 @@ export async function renderDocument(file, truth, dir, name, { seed = 1, scan = 
       const t = truth.pages[i];
       const renderer = RENDERERS[Math.floor(rng.next() * RENDERERS.length)];
       // scans: grey 300 DPI half the time, else 150-300; clean pages: 100-300 (100-200 more often: cheaper to render)
-      const dpi = scanned ? (rng.next() < 0.5 ? 300 : Math.round(rng.float(150, 300))) : Math.round(rng.next() < 0.6 ? rng.float(100, 200) : rng.float(200, 300));
+      const dpi = scanned
+        ? rng.next() < 0.5
+          ? 300
+          : Math.round(rng.float(150, 300))
+        : Math.round(rng.next() < 0.6 ? rng.float(100, 200) : rng.float(200, 300));
       if (renderer === "pdfjs") pdfjsDoc ??= await (await input()).openDocument(file);
       let img;
-      try { img = await renderGrey(file, t.pdfPage, dpi, renderer, renderer === "pdfjs" ? pdfjsDoc : undefined); }
-      catch (e) { throw new Error(`${truth.source} p${t.pdfPage}: ${renderer} failed: ${e.message}`); }
+      try {
+        img = await renderGrey(file, t.pdfPage, dpi, renderer, renderer === "pdfjs" ? pdfjsDoc : undefined);
+      } catch (e) {
+        throw new Error(`${truth.source} p${t.pdfPage}: ${renderer} failed: ${e.message}`);
+      }
       let scale;
-      try { scale = pixelScale(t.width, t.height, img.width, img.height); } catch (e) {
+      try {
+        scale = pixelScale(t.width, t.height, img.width, img.height);
+      } catch (e) {
         // the renderer drew another box of the page (media vs crop box): the page is left out, counted
         report.dropped ??= {};
         report.dropped["render-shape"] = (report.dropped["render-shape"] ?? 0) + 1;
@@ -145,19 +199,35 @@ export async function renderDocument(file, truth, dir, name, { seed = 1, scan = 
       }
       const { scaleX, scaleY } = scale;
       const png = `${name}-p${raster.pages.length + 1}.png`;
-      let bytes, rotate = 0, ops = [];
+      let bytes,
+        rotate = 0,
+        ops = [];
       if (scanned) ({ png: bytes, rotate, ops } = await scanLike(img.data, img.width, img.height, rng));
-      else bytes = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).png({ compressionLevel: 3 }).toBuffer();
+      else
+        bytes = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } })
+          .png({ compressionLevel: 3 })
+          .toBuffer();
       fs.writeFileSync(path.join(dir, png + ".tmp"), bytes);
       fs.renameSync(path.join(dir, png + ".tmp"), path.join(dir, png));
-      raster.pages.push({ png, width: img.width, height: img.height, scaleX, scaleY, ...(rotate ? { rotate } : {}), renderer, dpi, ...(scanned ? { scan: ops } : {}) });
+      raster.pages.push({
+        png,
+        width: img.width,
+        height: img.height,
+        scaleX,
+        scaleY,
+        ...(rotate ? { rotate } : {}),
+        renderer,
+        dpi,
+        ...(scanned ? { scan: ops } : {}),
+      });
       report.renderers[renderer] = (report.renderers[renderer] ?? 0) + 1;
       if (scanned) report.scan++;
     }
   } finally {
     await pdfjsDoc?.close();
   }
-  if (skipped.length) { // the truth keeps only the pages rendered, in step with the raster's
+  if (skipped.length) {
+    // the truth keeps only the pages rendered, in step with the raster's
     truth.pages = truth.pages.filter((_, i) => !skipped.includes(i));
     fs.writeFileSync(path.join(dir, name + ".json"), JSON.stringify(truth));
   }

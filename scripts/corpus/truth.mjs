@@ -49,8 +49,14 @@ export async function openPdf(file) {
   if (file.endsWith(".gz")) bytes = zlib.gunzipSync(bytes);
   const folder = (name) => path.join(PDFJS_ROOT, name) + path.sep;
   const task = pdfjs.getDocument({
-    data: new Uint8Array(bytes), standardFontDataUrl: folder("standard_fonts"), cMapUrl: folder("cmaps"), wasmUrl: folder("wasm"),
-    cMapPacked: true, isEvalSupported: false, verbosity: 0, fontExtraProperties: true,
+    data: new Uint8Array(bytes),
+    standardFontDataUrl: folder("standard_fonts"),
+    cMapUrl: folder("cmaps"),
+    wasmUrl: folder("wasm"),
+    cMapPacked: true,
+    isEvalSupported: false,
+    verbosity: 0,
+    fontExtraProperties: true,
   });
   try {
     return await task.promise;
@@ -61,15 +67,22 @@ export async function openPdf(file) {
 }
 
 const SUBSET = /^[A-Z]{6}\+/;
-const MONO = /mono|courier|cmtt|lmtt|sftt|typewriter|txtt|pcrr|pcrb|consol|inconsolata|beramono|sourcecodepro|fira.?code|luximono|lettergothic|(^|[^a-z])tt\d|^rm-?tt|cmvtt|ectt|tcrm|sfltt/i;
-const MATH = /math|^standardsym|^(ztmcm|zplm|zpzccmr|rtxm|rtxsy|ntxm|ntxsy|cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|eurm|rsfs|lmmi|lmsy|lmex|txmi|txsy|txex|pxmi|pxsy|pxex|stixmath|stix.*math|xits.*math|cambria.?math|mnsymbol|esint|wasy|mdbch|mdput|mdugm|zeur|zeus|bbm|bbold|dsrom|lcmss|.*-?math\b|.*math[^a-z]*$|symbol$)/i;
-const BOLD = /bold|black|heavy|semibold|demi|cmbx|cmb\d|cmssbx|ecbx|ecrb|ec[a-z]*bx|-bd|bx\d|sbx|^(linlibertine|linbiolinum|libertinus\w*)-?t?b|-(b|sb|eb)$|bd$/i;
+const MONO =
+  /mono|courier|cmtt|lmtt|sftt|typewriter|txtt|pcrr|pcrb|consol|inconsolata|beramono|sourcecodepro|fira.?code|luximono|lettergothic|(^|[^a-z])tt\d|^rm-?tt|cmvtt|ectt|tcrm|sfltt/i;
+const MATH =
+  /math|^standardsym|^(ztmcm|zplm|zpzccmr|rtxm|rtxsy|ntxm|ntxsy|cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|eurm|rsfs|lmmi|lmsy|lmex|txmi|txsy|txex|pxmi|pxsy|pxex|stixmath|stix.*math|xits.*math|cambria.?math|mnsymbol|esint|wasy|mdbch|mdput|mdugm|zeur|zeus|bbm|bbold|dsrom|lcmss|.*-?math\b|.*math[^a-z]*$|symbol$)/i;
+const BOLD =
+  /bold|black|heavy|semibold|demi|cmbx|cmb\d|cmssbx|ecbx|ecrb|ec[a-z]*bx|-bd|bx\d|sbx|^(linlibertine|linbiolinum|libertinus\w*)-?t?b|-(b|sb|eb)$|bd$/i;
 
 /** Font facts by pdfjs font id: clean name, bold, monospace, math. */
 function fontFacts(page, id, cache) {
   if (cache.has(id)) return cache.get(id);
   let obj;
-  try { obj = page.commonObjs.get(id); } catch { obj = null; }
+  try {
+    obj = page.commonObjs.get(id);
+  } catch {
+    obj = null;
+  }
   const name = String(obj?.name ?? "").replace(SUBSET, "");
   const osf = /osf|-sc$|smallcaps/i.test(name);
   const facts = {
@@ -83,18 +96,45 @@ function fontFacts(page, id, cache) {
   return facts;
 }
 
-const SPACING_ACCENTS = { "\u00a8": "\u0308", "\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "^": "\u0302", "\u02dc": "\u0303", "~": "\u0303",
-  "\u00b8": "\u0327", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00af": "\u0304", "\u02db": "\u0328" };
+const SPACING_ACCENTS = {
+  "\u00a8": "\u0308",
+  "\u00b4": "\u0301",
+  "`": "\u0300",
+  "\u02c6": "\u0302",
+  "^": "\u0302",
+  "\u02dc": "\u0303",
+  "~": "\u0303",
+  "\u00b8": "\u0327",
+  "\u02c7": "\u030c",
+  "\u02d8": "\u0306",
+  "\u02d9": "\u0307",
+  "\u02da": "\u030a",
+  "\u02dd": "\u030b",
+  "\u00af": "\u0304",
+  "\u02db": "\u0328",
+};
 const LIGATURES = { "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st" };
 
 /** Multiplies two affine matrices [a b c d e f] (pdfjs order): first m1 then m2. */
 function mul(m2, m1) {
-  return [m1[0] * m2[0] + m1[1] * m2[2], m1[0] * m2[1] + m1[1] * m2[3], m1[2] * m2[0] + m1[3] * m2[2], m1[2] * m2[1] + m1[3] * m2[3],
-    m1[4] * m2[0] + m1[5] * m2[2] + m2[4], m1[4] * m2[1] + m1[5] * m2[3] + m2[5]];
+  return [
+    m1[0] * m2[0] + m1[1] * m2[2],
+    m1[0] * m2[1] + m1[1] * m2[3],
+    m1[2] * m2[0] + m1[3] * m2[2],
+    m1[2] * m2[1] + m1[3] * m2[3],
+    m1[4] * m2[0] + m1[5] * m2[2] + m2[4],
+    m1[4] * m2[1] + m1[5] * m2[3] + m2[5],
+  ];
 }
 function applyBox(m, x0, y0, x1, y1) {
-  const pts = [[x0, y0], [x1, y0], [x0, y1], [x1, y1]].map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
-  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+  const pts = [
+    [x0, y0],
+    [x1, y0],
+    [x0, y1],
+    [x1, y1],
+  ].map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+  const xs = pts.map((p) => p[0]),
+    ys = pts.map((p) => p[1]);
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
 }
 
@@ -107,15 +147,25 @@ async function pageDrawing(page, pdfjs, viewport) {
   const O = pdfjs.OPS;
   let ctm = viewport.transform.slice();
   const stack = [];
-  const rules = [], images = [], drawings = [];
+  const rules = [],
+    images = [],
+    drawings = [];
   for (let i = 0; i < ops.fnArray.length; i++) {
-    const fn = ops.fnArray[i], args = ops.argsArray[i];
+    const fn = ops.fnArray[i],
+      args = ops.argsArray[i];
     if (fn === O.save) stack.push(ctm);
     else if (fn === O.restore) ctm = stack.pop() ?? ctm;
     else if (fn === O.transform) ctm = mul(ctm, args);
-    else if (fn === O.paintFormXObjectBegin) { stack.push(ctm); if (Array.isArray(args[0]) || ArrayBuffer.isView(args[0])) ctm = mul(ctm, Array.from(args[0])); }
-    else if (fn === O.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
-    else if (fn === O.paintImageXObject || fn === O.paintInlineImageXObject || fn === O.paintImageMaskXObject || fn === O.paintImageXObjectRepeat) {
+    else if (fn === O.paintFormXObjectBegin) {
+      stack.push(ctm);
+      if (Array.isArray(args[0]) || ArrayBuffer.isView(args[0])) ctm = mul(ctm, Array.from(args[0]));
+    } else if (fn === O.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
+    else if (
+      fn === O.paintImageXObject ||
+      fn === O.paintInlineImageXObject ||
+      fn === O.paintImageMaskXObject ||
+      fn === O.paintImageXObjectRepeat
+    ) {
       const b = applyBox(ctm, 0, 0, 1, 1);
       if ((b[2] - b[0]) * (b[3] - b[1]) > 4) images.push(b);
     } else if (fn === O.constructPath) {
@@ -124,14 +174,26 @@ async function pageDrawing(page, pdfjs, viewport) {
       if (paintOp === O.endPath) continue; // a clip path draws nothing
       const b = applyBox(ctm, minMax[0], minMax[1], minMax[2], minMax[3]);
       const p = data?.[0];
-      let curves = 0, segments = 0;
+      let curves = 0,
+        segments = 0;
       if (p && p.length !== undefined) {
-        for (let k = 0; k < p.length;) {
+        for (let k = 0; k < p.length; ) {
           const op = p[k];
-          if (op === 2) { curves++; k += 7; } else if (op === 3) { curves++; k += 5; } else if (op === 4) k += 1; else { segments++; k += 3; }
+          if (op === 2) {
+            curves++;
+            k += 7;
+          } else if (op === 3) {
+            curves++;
+            k += 5;
+          } else if (op === 4) k += 1;
+          else {
+            segments++;
+            k += 3;
+          }
         }
       }
-      const w = b[2] - b[0], h = b[3] - b[1];
+      const w = b[2] - b[0],
+        h = b[3] - b[1];
       const thin = Math.min(w, h) < 2.5 && Math.max(w, h) > 8;
       if (!curves && thin) rules.push({ box: b, horizontal: w > h });
       else if (curves || segments > 5) drawings.push(b);
@@ -149,7 +211,8 @@ function figureRegions(images, drawings) {
     merged = false;
     for (let i = 0; i < boxes.length && !merged; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
-        const a = boxes[i], b = boxes[j];
+        const a = boxes[i],
+          b = boxes[j];
         if (a[0] - 6 <= b[2] && b[0] - 6 <= a[2] && a[1] - 6 <= b[3] && b[1] - 6 <= a[3]) {
           boxes[i] = [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])];
           boxes.splice(j, 1);
@@ -160,7 +223,7 @@ function figureRegions(images, drawings) {
     }
   }
   // a region is a figure when it is big enough to hold one (a lone small glyph-like path is not)
-  return boxes.filter((b) => (b[2] - b[0]) > 30 && (b[3] - b[1]) > 20);
+  return boxes.filter((b) => b[2] - b[0] > 30 && b[3] - b[1] > 20);
 }
 
 /**
@@ -182,22 +245,32 @@ export async function readPage(doc, pageNumber, fontCache = new Map()) {
     const str = item.str;
     const visible = str.replace(/\s/g, "").length;
     stats.chars += visible;
-    if (Math.abs(m[1]) > 0.01 * size || Math.abs(m[2]) > 0.01 * size || m[0] <= 0) { stats.rotated += visible; continue; }
+    if (Math.abs(m[1]) > 0.01 * size || Math.abs(m[2]) > 0.01 * size || m[0] <= 0) {
+      stats.rotated += visible;
+      continue;
+    }
     if (!visible) continue;
     const style = content.styles[item.fontName] ?? {};
     const ascent = style.ascent > 0.3 && style.ascent < 1.3 ? style.ascent : 0.8;
     const descent = style.descent < 0 && style.descent > -0.6 ? style.descent : -0.22;
     const font = fontFacts(page, item.fontName, fontCache);
     if (font.type3) stats.type3 += visible;
-    const x0 = m[4], base = m[5];
+    const x0 = m[4],
+      base = m[5];
     const width = item.width * (viewport.scale ?? 1);
     runs.push({ text: str, x0, x1: x0 + width, base, top: base - ascent * size, bottom: base - descent * size, size, font });
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters in a text layer are what is counted
   for (const r of runs) for (const ch of r.text) if (/[\ufffd\ue000-\uf8ff\u0000-\u0008\u000e-\u001f]/.test(ch)) stats.junk++;
   page.cleanup();
-  return { width: viewport.width, height: viewport.height, runs: composeAccents(runs), rules: drawing.rules,
-    figures: figureRegions(drawing.images, drawing.drawings), stats };
+  return {
+    width: viewport.width,
+    height: viewport.height,
+    runs: composeAccents(runs),
+    rules: drawing.rules,
+    figures: figureRegions(drawing.images, drawing.drawings),
+    stats,
+  };
 }
 
 /**
@@ -205,9 +278,14 @@ export async function readPage(doc, pageNumber, fontCache = new Map()) {
  * or ogonek after it ("c¸", "a˛"); each pair becomes the precomposed letter where Unicode has one.
  */
 export function composeInline(text) {
-  const join = (letter, mark, whole) => { const c = (letter + mark).normalize("NFC"); return [...c].length === 1 ? c : whole; };
+  const join = (letter, mark, whole) => {
+    const c = (letter + mark).normalize("NFC");
+    return [...c].length === 1 ? c : whole;
+  };
   return text
-    .replace(/([`\u00b4\u00a8\u02c6\u02dc\u02c7\u02d8\u02d9\u02da\u02dd\u00af])(\p{L})/gu, (whole, a, l) => (a === "`" && !/[aeiouAEIOU]/.test(l) ? whole : join(l, SPACING_ACCENTS[a], whole)))
+    .replace(/([`\u00b4\u00a8\u02c6\u02dc\u02c7\u02d8\u02d9\u02da\u02dd\u00af])(\p{L})/gu, (whole, a, l) =>
+      a === "`" && !/[aeiouAEIOU]/.test(l) ? whole : join(l, SPACING_ACCENTS[a], whole),
+    )
     .replace(/(\p{L})([\u00b8\u02db])/gu, (whole, l, a) => join(l, SPACING_ACCENTS[a], whole));
 }
 
@@ -222,7 +300,12 @@ function composeAccents(runs) {
       // the letter under it: the run whose character box overlaps the accent's middle (next run, or the last of the previous)
       const mid = (r.x0 + r.x1) / 2;
       const next = runs[i + 1];
-      if (next && next.x0 - 0.5 <= mid && mid <= next.x0 + (next.x1 - next.x0) / Math.max(1, next.text.length) + 0.5 && Math.abs(next.base - r.base) < next.size) {
+      if (
+        next &&
+        next.x0 - 0.5 <= mid &&
+        mid <= next.x0 + (next.x1 - next.x0) / Math.max(1, next.text.length) + 0.5 &&
+        Math.abs(next.base - r.base) < next.size
+      ) {
         const t = next.text.replace(/[\ufb00-\ufb06]/g, (c) => LIGATURES[c]);
         runs[i + 1] = { ...next, text: (t[0] + mark).normalize("NFC") + t.slice(1) };
         continue;
@@ -231,7 +314,7 @@ function composeAccents(runs) {
       if (prev) {
         const cw = (prev.x1 - prev.x0) / Math.max(1, prev.text.length);
         if (prev.x1 - cw - 0.5 <= mid && mid <= prev.x1 + 0.5 && Math.abs(prev.base - r.base) < prev.size) {
-          prev.text = (prev.text.slice(0, -1) + (prev.text.slice(-1) + mark).normalize("NFC"));
+          prev.text = prev.text.slice(0, -1) + (prev.text.slice(-1) + mark).normalize("NFC");
           continue;
         }
       }
@@ -250,15 +333,21 @@ export function segmentRuns(runs) {
   let cur = null;
   for (let r of runs) {
     const text = r.text;
-    const lead = /^\s/.test(text), trail = /\s$/.test(text);
+    const lead = /^\s/.test(text),
+      trail = /\s$/.test(text);
     const t = text.replace(/\s+/g, " ").trim();
-    if (!t) { if (cur) cur.space = true; continue; }
-    if (lead || trail) { // the box of the characters drawn, without the run's leading and trailing spaces
+    if (!t) {
+      if (cur) cur.space = true;
+      continue;
+    }
+    if (lead || trail) {
+      // the box of the characters drawn, without the run's leading and trailing spaces
       const per = (r.x1 - r.x0) / text.length;
       r = { ...r, x0: r.x0 + per * (text.length - text.trimStart().length), x1: r.x1 - per * (text.length - text.trimEnd().length) };
     }
     const em = Math.max(r.size, cur?.size ?? 0);
-    const sameLine = cur && Math.abs(r.base - cur.base) < 0.45 * Math.max(cur.size, r.size) && r.x0 > cur.x1 - 0.6 * em && r.x0 - cur.x1 < 0.9 * em;
+    const sameLine =
+      cur && Math.abs(r.base - cur.base) < 0.45 * Math.max(cur.size, r.size) && r.x0 > cur.x1 - 0.6 * em && r.x0 - cur.x1 < 0.9 * em;
     if (sameLine) {
       const gap = r.x0 - cur.x1;
       // a space where the producer wrote one, or where the gap is a word space (TeX often writes none)
@@ -266,11 +355,26 @@ export function segmentRuns(runs) {
       cur.text += space + t;
       cur.x1 = Math.max(cur.x1, r.x1);
       // a superscript / subscript does not move the line's box much; a bigger run does
-      if (r.size >= 0.8 * cur.size) { cur.top = Math.min(cur.top, r.top); cur.bottom = Math.max(cur.bottom, r.bottom); }
-      if (r.size > cur.size) { cur.size = r.size; cur.base = r.base; }
+      if (r.size >= 0.8 * cur.size) {
+        cur.top = Math.min(cur.top, r.top);
+        cur.bottom = Math.max(cur.bottom, r.bottom);
+      }
+      if (r.size > cur.size) {
+        cur.size = r.size;
+        cur.base = r.base;
+      }
     } else {
       if (cur) segs.push(cur);
-      cur = { text: t, x0: r.x0, x1: r.x1, top: r.top, bottom: r.bottom, base: r.base, size: r.size, chars: { total: 0, bold: 0, mono: 0, math: 0, letters: 0, sizes: [] } };
+      cur = {
+        text: t,
+        x0: r.x0,
+        x1: r.x1,
+        top: r.top,
+        bottom: r.bottom,
+        base: r.base,
+        size: r.size,
+        chars: { total: 0, bold: 0, mono: 0, math: 0, letters: 0, sizes: [] },
+      };
     }
     const n = t.replace(/\s/g, "").length;
     cur.chars.total += n;
@@ -306,16 +410,31 @@ function visualLines(segs) {
 /** The body font size: the size most characters are set in. */
 function bodySize(segs) {
   const count = new Map();
-  for (const s of segs) for (const [size, n] of s.chars.sizes) { const k = Math.round(size * 2) / 2; count.set(k, (count.get(k) ?? 0) + n); }
-  let best = 10, most = -1;
-  for (const [k, n] of count) if (n > most) { best = k; most = n; }
+  for (const s of segs)
+    for (const [size, n] of s.chars.sizes) {
+      const k = Math.round(size * 2) / 2;
+      count.set(k, (count.get(k) ?? 0) + n);
+    }
+  let best = 10,
+    most = -1;
+  for (const [k, n] of count)
+    if (n > most) {
+      best = k;
+      most = n;
+    }
   return best;
 }
 
 function normaliseFurniture(text) {
-  return text.toLowerCase().replace(/\b[ivxlc]+\b/g, "#").replace(/\d+/g, "#").replace(/\s+/g, " ").trim();
+  return text
+    .toLowerCase()
+    .replace(/\b[ivxlc]+\b/g, "#")
+    .replace(/\d+/g, "#")
+    .replace(/\s+/g, " ")
+    .trim();
 }
-const PAGE_NUMBER = /^(\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7}|[-–—]\s*\d{1,4}\s*[-–—]|(page|seite|página|pagina|strona|strana|p\.)\s*\d{1,4}(\s*(of|\/|de|di|z)\s*\d{1,4})?)$/i;
+const PAGE_NUMBER =
+  /^(\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7}|[-–—]\s*\d{1,4}\s*[-–—]|(page|seite|página|pagina|strona|strana|p\.)\s*\d{1,4}(\s*(of|\/|de|di|z)\s*\d{1,4})?)$/i;
 
 /**
  * Candidates for running headers and footers on one page: the top-most and bottom-most visual lines when they
@@ -325,9 +444,11 @@ function edgeLines(lines, height, body) {
   const sorted = [...lines].sort((a, b) => a.base - b.base);
   const out = { top: null, bottom: null };
   if (sorted.length < 2) return out;
-  const first = sorted[0], second = sorted.find((l) => l.base > first.base + 0.5 * body);
+  const first = sorted[0],
+    second = sorted.find((l) => l.base > first.base + 0.5 * body);
   if (first.base < height * 0.2 && (!second || second.top - first.bottom > 0.7 * body)) out.top = first;
-  const last = sorted[sorted.length - 1], before = [...sorted].reverse().find((l) => l.base < last.base - 0.5 * body);
+  const last = sorted[sorted.length - 1],
+    before = [...sorted].reverse().find((l) => l.base < last.base - 0.5 * body);
   if (last.base > height * 0.8 && (!before || last.top - before.bottom > 0.7 * body)) out.bottom = last;
   return out;
 }
@@ -342,7 +463,8 @@ export function documentFurniture(pages) {
     const body = bodySize(segs);
     return { edges: edgeLines(visualLines(segs), p.height, body), body };
   });
-  const textCount = new Map(), posCount = new Map();
+  const textCount = new Map(),
+    posCount = new Map();
   const keyText = (side, l) => side + ":" + normaliseFurniture(l.segs.map((s) => s.text).join(" "));
   const keyPos = (side, l) => side + ":" + Math.round(l.base / 2);
   for (const { edges } of info) {
@@ -359,10 +481,14 @@ export function documentFurniture(pages) {
     for (const side of ["top", "bottom"]) {
       const l = edges[side];
       if (!l) continue;
-      const text = l.segs.map((s) => s.text).join(" ").trim();
+      const text = l.segs
+        .map((s) => s.text)
+        .join(" ")
+        .trim();
       const small = l.size <= body * 1.15;
       if (PAGE_NUMBER.test(text) && small) out[side] = "pagenum";
-      else if (small && (textCount.get(keyText(side, l)) >= need || (posCount.get(keyPos(side, l)) >= need && text.length < 120))) out[side] = side === "top" ? "header" : "footer";
+      else if (small && (textCount.get(keyText(side, l)) >= need || (posCount.get(keyPos(side, l)) >= need && text.length < 120)))
+        out[side] = side === "top" ? "header" : "footer";
     }
     return out;
   });
@@ -380,16 +506,21 @@ function escapeHtml(text) {
  * lines it uses (line.table = index).
  */
 function findTables(vlines, rules, body) {
-  const hr = rules.filter((r) => r.horizontal && r.box[2] - r.box[0] > 40).map((r) => r.box).sort((a, b) => a[1] - b[1]);
+  const hr = rules
+    .filter((r) => r.horizontal && r.box[2] - r.box[0] > 40)
+    .map((r) => r.box)
+    .sort((a, b) => a[1] - b[1]);
   const groups = [];
   for (const r of hr) {
     const g = groups.find((g) => Math.abs(g.x0 - r[0]) < 8 && Math.abs(g.x1 - r[2]) < 8 && r[1] - g.ys[g.ys.length - 1] < 30 * body);
-    if (g) g.ys.push(r[1]); else groups.push({ x0: r[0], x1: r[2], ys: [r[1]] });
+    if (g) g.ys.push(r[1]);
+    else groups.push({ x0: r[0], x1: r[2], ys: [r[1]] });
   }
   const tables = [];
   for (const g of groups) {
     if (g.ys.length < 2) continue;
-    const top = g.ys[0], bottom = g.ys[g.ys.length - 1];
+    const top = g.ys[0],
+      bottom = g.ys[g.ys.length - 1];
     const inside = vlines.filter((l) => l.base > top && l.top < bottom && l.x0 >= g.x0 - 4 && l.x1 <= g.x1 + 4);
     if (inside.length < 2 || inside.some((l) => l.table !== undefined)) continue;
     // every line of the region must lie within it; a line crossing the rules means this is not a table
@@ -420,11 +551,15 @@ function tableColumns(rows) {
   return cols;
 }
 function columnOf(cols, s) {
-  let best = 0, score = -Infinity;
+  let best = 0,
+    score = -Infinity;
   cols.forEach(([a, b], i) => {
     const overlap = Math.min(b, s.x1) - Math.max(a, s.x0);
     const v = overlap > 0 ? overlap : -Math.min(Math.abs(a - s.x1), Math.abs(s.x0 - b));
-    if (v > score) { score = v; best = i; }
+    if (v > score) {
+      score = v;
+      best = i;
+    }
   });
   return best;
 }
@@ -449,7 +584,8 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
   for (const f of page.figures) figureArea += (f[2] - f[0]) * (f[3] - f[1]);
   if (figureArea > 0.4 * width * height) return { drop: "figure" };
   for (const l of vlines) {
-    const cx = (l.x0 + l.x1) / 2, cy = (l.top + l.bottom) / 2;
+    const cx = (l.x0 + l.x1) / 2,
+      cy = (l.top + l.bottom) / 2;
     if (page.figures.some((f) => cx >= f[0] && cx <= f[2] && cy >= f[1] && cy <= f[3])) l.kind = "figure";
   }
   // furniture: the edge lines documentFurniture() named
@@ -458,7 +594,16 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
   if (furniture.bottom && edges.bottom) edges.bottom.kind = furniture.bottom;
   for (const l of vlines) {
     if (l.kind) continue;
-    const c = l.segs.reduce((a, s) => ({ total: a.total + s.chars.total, mono: a.mono + s.chars.mono, math: a.math + s.chars.math, bold: a.bold + s.chars.bold, letters: a.letters + s.chars.letters }), { total: 0, mono: 0, math: 0, bold: 0, letters: 0 });
+    const c = l.segs.reduce(
+      (a, s) => ({
+        total: a.total + s.chars.total,
+        mono: a.mono + s.chars.mono,
+        math: a.math + s.chars.math,
+        bold: a.bold + s.chars.bold,
+        letters: a.letters + s.chars.letters,
+      }),
+      { total: 0, mono: 0, math: 0, bold: 0, letters: 0 },
+    );
     l.chars = c;
     if (c.math > 0.4 * c.total || (c.math >= 1 && c.letters <= 6)) l.kind = "formula";
     else if (c.mono > 0.9 * c.total) l.kind = "code";
@@ -470,24 +615,49 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
   if (!formulaSources && formulaCount > 0.2 * bodyLines.length) return { drop: "formula" };
   // reading order check: no body line may start above its predecessor while overlapping it horizontally
   for (let i = 1; i < bodyLines.length; i++) {
-    const a = bodyLines[i - 1], b = bodyLines[i];
+    const a = bodyLines[i - 1],
+      b = bodyLines[i];
     if (a.kind === "figure" || b.kind === "figure") continue;
     const overlap = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
     if (b.base < a.base - 0.5 * Math.min(a.size, b.size) && overlap > 0.2 * Math.min(a.x1 - a.x0, b.x1 - b.x0)) return { drop: "order" };
   }
   const tables = findTables(bodyLines, page.rules, body);
   // characters the model's vocabulary lacks (math symbols, Greek, CJK): a page with more than a few is dropped
-  let outside = 0, total = 0;
-  for (const l of bodyLines) if (l.kind !== "formula") for (const s of l.segs) { const t = clean(s.text); total += t.length; outside += outsideVocabulary(t, latin); }
+  let outside = 0,
+    total = 0;
+  for (const l of bodyLines)
+    if (l.kind !== "formula")
+      for (const s of l.segs) {
+        const t = clean(s.text);
+        total += t.length;
+        outside += outsideVocabulary(t, latin);
+      }
   if (outside > 0.005 * total) return { drop: "charset" };
 
   // blocks in reading order: header(s) first, body in content order, footer(s) last
-  const blocks = [], lines = [];
+  const blocks = [],
+    lines = [];
   const addBlock = (kind, md, parts) => {
     const b = blocks.length;
-    for (const p of parts) lines.push({ box: round([p.x0, p.top, p.x1, p.bottom]), text: p.text, ...(p.md !== undefined && p.md !== p.text ? { md: p.md } : {}), block: b, kind });
+    for (const p of parts)
+      lines.push({
+        box: round([p.x0, p.top, p.x1, p.bottom]),
+        text: p.text,
+        ...(p.md !== undefined && p.md !== p.text ? { md: p.md } : {}),
+        block: b,
+        kind,
+      });
     const xs = parts.map((p) => [p.x0, p.top, p.x1, p.bottom]);
-    blocks.push({ kind, md, box: round([Math.min(...xs.map((q) => q[0])), Math.min(...xs.map((q) => q[1])), Math.max(...xs.map((q) => q[2])), Math.max(...xs.map((q) => q[3]))]) });
+    blocks.push({
+      kind,
+      md,
+      box: round([
+        Math.min(...xs.map((q) => q[0])),
+        Math.min(...xs.map((q) => q[1])),
+        Math.max(...xs.map((q) => q[2])),
+        Math.max(...xs.map((q) => q[3])),
+      ]),
+    });
   };
   const segText = (s) => clean(s.text);
   const furnitureBlock = (l) => {
@@ -502,10 +672,24 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
     const parts = para.parts.filter((p) => p.text);
     if (parts.length) {
       let md;
-      if (para.kind === "code") md = "```\n" + para.rows.map((row) => row.filter((p) => p.text).map((p) => p.text).join(" ")).filter(Boolean).join("\n") + "\n```";
+      if (para.kind === "code")
+        md =
+          "```\n" +
+          para.rows
+            .map((row) =>
+              row
+                .filter((p) => p.text)
+                .map((p) => p.text)
+                .join(" "),
+            )
+            .filter(Boolean)
+            .join("\n") +
+          "\n```";
       else {
         md = "";
-        parts.forEach((p, i) => { md += (i && !parts[i - 1].join ? " " : "") + (p.md ?? p.text); });
+        parts.forEach((p, i) => {
+          md += (i && !parts[i - 1].join ? " " : "") + (p.md ?? p.text);
+        });
         if (para.kind === "heading") md = "#".repeat(para.level) + " " + md;
         if (para.kind === "list") md = "- " + md;
       }
@@ -513,7 +697,8 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
     }
     para = null;
   };
-  let prev = null, lastFormula = null;
+  let prev = null,
+    lastFormula = null;
   const emittedTables = new Set();
   for (const l of bodyLines) {
     if (l.table !== undefined) {
@@ -534,7 +719,11 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
           return "<tr>" + cells.map((c) => `<td>${c}</td>`).join("") + "</tr>";
         });
         // data.py looks each line's text up in the Markdown: a cell's text as escaped there
-        addBlock("table", "<table>" + rowsMd.join("") + "</table>", parts.filter((p) => p.text));
+        addBlock(
+          "table",
+          "<table>" + rowsMd.join("") + "</table>",
+          parts.filter((p) => p.text),
+        );
       }
       prev = null;
       continue;
@@ -543,10 +732,19 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
       flush();
       // a formula's pieces on other baselines (a big operator, limits, a fraction) are the same formula
       const last = lines[lines.length - 1];
-      const beside = l.top < lastFormula?.bottom && l.bottom > lastFormula?.top && l.x0 < lastFormula?.x1 + 2 * body && l.x1 > lastFormula?.x0 - 2 * body;
+      const beside =
+        l.top < lastFormula?.bottom &&
+        l.bottom > lastFormula?.top &&
+        l.x0 < lastFormula?.x1 + 2 * body &&
+        l.x1 > lastFormula?.x0 - 2 * body;
       const under = l.top < lastFormula?.bottom + 0.3 * body && l.x0 < lastFormula?.x1 && l.x1 > lastFormula?.x0;
       if (lastFormula && last === lastFormula.line && (beside || under)) {
-        last.box = round([Math.min(last.box[0], l.x0), Math.min(last.box[1], l.top), Math.max(last.box[2], l.x1), Math.max(last.box[3], l.bottom)]);
+        last.box = round([
+          Math.min(last.box[0], l.x0),
+          Math.min(last.box[1], l.top),
+          Math.max(last.box[2], l.x1),
+          Math.max(last.box[3], l.bottom),
+        ]);
         last.text += " " + l.segs.map((s) => clean(s.text)).join(" ");
         blocks[blocks.length - 1].box = last.box;
         lastFormula = { line: last, x0: last.box[0], x1: last.box[2], top: last.box[1], bottom: last.box[3] };
@@ -561,30 +759,60 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
       continue;
     }
     lastFormula = null;
-    if (l.kind === "formula" || l.kind === "figure") { flush(); prev = null; continue; }
+    if (l.kind === "formula" || l.kind === "figure") {
+      flush();
+      prev = null;
+      continue;
+    }
     const size = Math.max(...l.segs.map((s) => s.size));
     const ratio = size / body;
     const boldShare = l.chars.bold / Math.max(1, l.chars.total);
-    const kind = l.kind === "code" ? "code"
-      : (ratio >= 1.08 && boldShare > 0.6) || ratio >= 1.3 ? "heading" : "para";
+    const kind = l.kind === "code" ? "code" : (ratio >= 1.08 && boldShare > 0.6) || ratio >= 1.3 ? "heading" : "para";
     const level = ratio >= 1.7 ? 1 : ratio >= 1.3 ? 2 : 3;
     const parts = l.segs.map((s) => ({ ...s, text: segText(s) }));
     // a list item: a bullet glyph apart from its text
     let bullet = false;
-    if (kind === "para" && parts.length >= 2 && BULLET.test(parts[0].text)) { parts.shift(); bullet = true; }
-    else if (kind === "para" && /^[•◦▪‣∙]\s/.test(parts[0].text)) { parts[0] = { ...parts[0], md: parts[0].text.replace(/^[•◦▪‣∙]\s+/, "") }; bullet = true; }
+    if (kind === "para" && parts.length >= 2 && BULLET.test(parts[0].text)) {
+      parts.shift();
+      bullet = true;
+    } else if (kind === "para" && /^[•◦▪‣∙]\s/.test(parts[0].text)) {
+      parts[0] = { ...parts[0], md: parts[0].text.replace(/^[•◦▪‣∙]\s+/, "") };
+      bullet = true;
+    }
     const gap = prev ? l.top - prev.bottom : 0;
     // a list item's next line (no bullet, under the item, after a full line) continues the item
-    const continues = !bullet && kind === "para" && para?.kind === "list" && prev && gap < 0.9 * body && l.x0 > para.left - 0.3 * body && prev.x1 > para.right - 2 * body;
-    const newBlock = !para || (!continues && para.kind !== (bullet ? "list" : kind)) || bullet || (kind === "heading" && para.level !== level)
-      || gap > 0.9 * body || l.x0 > prev.x1 || (kind === "para" && !continues && prev && (prev.x1 < para.right - 2 * body || (para.rows.length >= 2 && prev.x0 <= para.left + 0.3 * body && l.x0 > para.left + 0.8 * body)));
-    if (newBlock) { flush(); para = { kind: bullet ? "list" : kind, level, parts: [], rows: [], left: l.x0, right: l.x1 }; }
+    const continues =
+      !bullet &&
+      kind === "para" &&
+      para?.kind === "list" &&
+      prev &&
+      gap < 0.9 * body &&
+      l.x0 > para.left - 0.3 * body &&
+      prev.x1 > para.right - 2 * body;
+    const newBlock =
+      !para ||
+      (!continues && para.kind !== (bullet ? "list" : kind)) ||
+      bullet ||
+      (kind === "heading" && para.level !== level) ||
+      gap > 0.9 * body ||
+      l.x0 > prev.x1 ||
+      (kind === "para" &&
+        !continues &&
+        prev &&
+        (prev.x1 < para.right - 2 * body || (para.rows.length >= 2 && prev.x0 <= para.left + 0.3 * body && l.x0 > para.left + 0.8 * body)));
+    if (newBlock) {
+      flush();
+      para = { kind: bullet ? "list" : kind, level, parts: [], rows: [], left: l.x0, right: l.x1 };
+    }
     para.right = Math.max(para.right, l.x1);
     if (para.kind !== "list") para.left = Math.min(para.left, l.x0);
     // hyphenation: a line ending "letter-" followed by a lower-case letter joins the word (as the generator's md)
     if (para.parts.length && kind !== "code") {
       const last = para.parts[para.parts.length - 1];
-      if (/\p{L}-$/u.test(last.text) && /^\p{Ll}/u.test(parts[0].text)) { last.md = (last.md ?? last.text).slice(0, -1); last.join = true; }
+      if (/\p{L}-$/u.test(last.text) && /^\p{Ll}/u.test(parts[0].text)) {
+        last.md = (last.md ?? last.text).slice(0, -1);
+        last.join = true;
+      }
     }
     para.parts.push(...parts);
     para.rows.push(parts);
@@ -603,9 +831,23 @@ export function pageTruth(page, furniture = { top: null, bottom: null }, { formu
   }
   const kinds = {};
   for (const b of blocks) kinds[b.kind] = (kinds[b.kind] ?? 0) + 1;
-  return { width: round1(width), height: round1(height), body, markdown, blocks, lines, kinds, tables: tables.length,
-    formulas: formulaCount, figures: page.figures.length };
+  return {
+    width: round1(width),
+    height: round1(height),
+    body,
+    markdown,
+    blocks,
+    lines,
+    kinds,
+    tables: tables.length,
+    formulas: formulaCount,
+    figures: page.figures.length,
+  };
 }
 
-function round1(v) { return Math.round(v * 100) / 100; }
-function round(b) { return b.map(round1); }
+function round1(v) {
+  return Math.round(v * 100) / 100;
+}
+function round(b) {
+  return b.map(round1);
+}

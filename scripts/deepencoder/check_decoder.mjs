@@ -42,10 +42,17 @@ const summary = { ids: prompt.ids, visualStart: prompt.visualStart, visualCount,
 for (const policy of [{ kind: "full" }, { kind: "rswa", window }]) {
   const session = decoder.createSession({ attention: policy });
   t = performance.now();
-  const pre = await session.prefill({ tokens: textIds, embeddings: visual, embeddingPositions: positions }, { captureHidden: policy.kind === "full" });
+  const pre = await session.prefill(
+    { tokens: textIds, embeddings: visual, embeddingPositions: positions },
+    { captureHidden: policy.kind === "full" },
+  );
   const prefillSeconds = (performance.now() - t) / 1000;
-  if (pre.hidden) writeFileSync(path.join(dumpDir, "prefix-hidden.f32"), Buffer.from(pre.hidden.buffer, pre.hidden.byteOffset, pre.hidden.byteLength));
-  writeFileSync(path.join(dumpDir, `prefix-logits-${policy.kind}.f32`), Buffer.from(pre.logits.buffer, pre.logits.byteOffset, pre.logits.byteLength));
+  if (pre.hidden)
+    writeFileSync(path.join(dumpDir, "prefix-hidden.f32"), Buffer.from(pre.hidden.buffer, pre.hidden.byteOffset, pre.hidden.byteLength));
+  writeFileSync(
+    path.join(dumpDir, `prefix-logits-${policy.kind}.f32`),
+    Buffer.from(pre.logits.buffer, pre.logits.byteOffset, pre.logits.byteLength),
+  );
   t = performance.now();
   const stream = session.generate({ maxTokens: newTokens });
   const result = await stream.result;
@@ -54,8 +61,20 @@ for (const policy of [{ kind: "full" }, { kind: "rswa", window }]) {
   const fed = session.stats().length - prompt.ids.length;
   const probeToken = 16;
   const probe = await session.extend({ tokens: [probeToken] });
-  writeFileSync(path.join(dumpDir, `probe-logits-${policy.kind}.f32`), Buffer.from(probe.logits.buffer, probe.logits.byteOffset, probe.logits.byteLength));
-  summary.runs[policy.kind] = { tokens: result.tokens, fed, probeToken, prefillSeconds, decodeSeconds, tokensPerSecond: result.tokens.length / decodeSeconds };
-  console.log(`${policy.kind}: prefill ${prompt.ids.length} entries in ${prefillSeconds.toFixed(1)} s, ${result.tokens.length} tokens in ${decodeSeconds.toFixed(1)} s (${(result.tokens.length / decodeSeconds).toFixed(2)} tok/s): ${result.tokens.join(" ")}`);
+  writeFileSync(
+    path.join(dumpDir, `probe-logits-${policy.kind}.f32`),
+    Buffer.from(probe.logits.buffer, probe.logits.byteOffset, probe.logits.byteLength),
+  );
+  summary.runs[policy.kind] = {
+    tokens: result.tokens,
+    fed,
+    probeToken,
+    prefillSeconds,
+    decodeSeconds,
+    tokensPerSecond: result.tokens.length / decodeSeconds,
+  };
+  console.log(
+    `${policy.kind}: prefill ${prompt.ids.length} entries in ${prefillSeconds.toFixed(1)} s, ${result.tokens.length} tokens in ${decodeSeconds.toFixed(1)} s (${(result.tokens.length / decodeSeconds).toFixed(2)} tok/s): ${result.tokens.join(" ")}`,
+  );
 }
 writeFileSync(path.join(dumpDir, "summary.json"), JSON.stringify(summary));

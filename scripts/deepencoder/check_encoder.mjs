@@ -29,7 +29,11 @@ for (const c of manifest.cases) {
   const seconds = (performance.now() - t) / 1000;
   const buf = readFileSync(path.join(goldenDir, c.file));
   const ref = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
-  let maxAbs = 0, maxRef = 0, sumAbs = 0, sumSq = 0, sumRefSq = 0;
+  let maxAbs = 0,
+    maxRef = 0,
+    sumAbs = 0,
+    sumSq = 0,
+    sumRefSq = 0;
   for (let i = 0; i < ref.length; i++) {
     const d = Math.abs(out.data[i] - ref[i]);
     maxAbs = Math.max(maxAbs, d);

@@ -10,7 +10,16 @@ import { DEEPSEEK_OCR_MODES } from "../../dist/model/checkpoint-config.js";
 import { pythonEnv } from "../../dist/model/convert.js";
 import { preparePage } from "../../dist/vision/preprocess.js";
 
-const vision = { encoder: "encoder.onnx", mode: "base", modes: DEEPSEEK_OCR_MODES, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], pad_color: [127, 127, 127], row_newline: true, view_separator: true };
+const vision = {
+  encoder: "encoder.onnx",
+  mode: "base",
+  modes: DEEPSEEK_OCR_MODES,
+  mean: [0.5, 0.5, 0.5],
+  std: [0.5, 0.5, 0.5],
+  pad_color: [127, 127, 127],
+  row_newline: true,
+  view_separator: true,
+};
 const python = process.env.OCR_PYTHON ?? "/usr/bin/python3";
 for (const image of process.argv.slice(2)) {
   const { data, info } = await sharp(image).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
@@ -21,9 +30,12 @@ for (const image of process.argv.slice(2)) {
     const ref = JSON.parse(readFileSync(path.join(dir, "views.json"), "utf8"));
     const ours = await preparePage(page, vision, mode);
     const views = [ours.global.pixels];
-    if (ours.tiles) for (let k = 0; k < ours.tiles.count; k++) views.push(ours.tiles.pixels.subarray(k * 3 * 640 * 640, (k + 1) * 3 * 640 * 640));
+    if (ours.tiles)
+      for (let k = 0; k < ours.tiles.count; k++) views.push(ours.tiles.pixels.subarray(k * 3 * 640 * 640, (k + 1) * 3 * 640 * 640));
     const grid = ours.tiles ? [ours.tiles.cols, ours.tiles.rows] : [1, 1];
-    let maxAbs = 0, sumAbs = 0, n = 0;
+    let maxAbs = 0,
+      sumAbs = 0,
+      n = 0;
     const sameCount = views.length === ref.views.length;
     if (sameCount) {
       views.forEach((v, k) => {
@@ -37,8 +49,10 @@ for (const image of process.argv.slice(2)) {
         }
       });
     }
-    console.log(`${path.basename(image)} ${info.width}×${info.height} ${mode.padEnd(6)} views ${views.length} (PIL ${ref.views.length})` +
-      (ref.grid ? ` grid ${grid.join("×")} (PIL ${ref.grid.join("×")})` : "") +
-      (sameCount ? `  mean |diff| ${(sumAbs / n).toFixed(3)} px  max |diff| ${maxAbs.toFixed(1)} px` : "  VIEW COUNT DIFFERS"));
+    console.log(
+      `${path.basename(image)} ${info.width}×${info.height} ${mode.padEnd(6)} views ${views.length} (PIL ${ref.views.length})` +
+        (ref.grid ? ` grid ${grid.join("×")} (PIL ${ref.grid.join("×")})` : "") +
+        (sameCount ? `  mean |diff| ${(sumAbs / n).toFixed(3)} px  max |diff| ${maxAbs.toFixed(1)} px` : "  VIEW COUNT DIFFERS"),
+    );
   }
 }

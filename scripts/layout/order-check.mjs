@@ -51,15 +51,17 @@ export function inOrder(ordered, runs) {
 // --xycut FILE.js: another build of layout/xycut.js (e.g. the one before a change), with orderLines' gutter width
 const order = args.xycut
   ? await import(path.resolve(args.xycut)).then((m) => (boxes) => {
-    const hs = boxes.map((b) => b.yMax - b.yMin).sort((a, b) => a - b);
-    return m.xyCut(boxes, 0.5 * (hs[Math.floor(hs.length / 2)] || 10));
-  })
+      const hs = boxes.map((b) => b.yMax - b.yMin).sort((a, b) => a - b);
+      return m.xyCut(boxes, 0.5 * (hs[Math.floor(hs.length / 2)] || 10));
+    })
   : orderLines;
 
 function report(label, boxes, runs) {
   const ordered = order(boxes.map((b) => ({ xMin: b[0], yMin: b[1], xMax: b[2], yMax: b[3], score: 1 })));
   const { good, pairs, lines } = inOrder(ordered, runs);
-  console.log(`${label}: ${boxes.length} boxes, ordered as ${ordered.length} lines, ${lines} with text; successive lines in order ${good}/${pairs} = ${(100 * good / pairs).toFixed(1)} %`);
+  console.log(
+    `${label}: ${boxes.length} boxes, ordered as ${ordered.length} lines, ${lines} with text; successive lines in order ${good}/${pairs} = ${((100 * good) / pairs).toFixed(1)} %`,
+  );
 }
 
 if (args.fixture) {
@@ -68,7 +70,8 @@ if (args.fixture) {
   process.exit(0);
 }
 const [pdf, pageArg] = rest;
-if (!pdf || !pageArg) throw new Error("usage: order-check.mjs DOC.pdf PAGE [--dpi N] [--skew DEG] [--noise] [--save F.json] | --fixture F.json");
+if (!pdf || !pageArg)
+  throw new Error("usage: order-check.mjs DOC.pdf PAGE [--dpi N] [--skew DEG] [--noise] [--save F.json] | --fixture F.json");
 const pageNumber = Number(pageArg);
 const { openDocument } = await import(path.join(root, "dist/input/index.js"));
 let grey, info;
@@ -77,36 +80,61 @@ if (args.app) {
   const d = await openDocument(fs.readFileSync(pdf), { name: pdf });
   const r = await d.renderPage(pageNumber, { dpi: args.dpi });
   await d.close();
-  ({ data: grey, info } = await sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } }).greyscale().raw().toBuffer({ resolveWithObject: true }));
+  ({ data: grey, info } = await sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } })
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true }));
 } else {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "order-"));
-  execFileSync("pdftoppm", ["-r", String(args.dpi), "-gray", "-f", String(pageNumber), "-l", String(pageNumber), "-png", pdf, path.join(tmp, "p")]);
+  execFileSync("pdftoppm", [
+    "-r",
+    String(args.dpi),
+    "-gray",
+    "-f",
+    String(pageNumber),
+    "-l",
+    String(pageNumber),
+    "-png",
+    pdf,
+    path.join(tmp, "p"),
+  ]);
   const png = fs.readdirSync(tmp).find((f) => f.endsWith(".png"));
   ({ data: grey, info } = await sharp(path.join(tmp, png)).greyscale().raw().toBuffer({ resolveWithObject: true }));
   fs.rmSync(tmp, { recursive: true });
 }
-const W = info.width, H = info.height;
+const W = info.width,
+  H = info.height;
 // rotate about the centre (bilinear, white outside), as a page scanned a little askew; then noise
-const theta = (args.skew * Math.PI) / 180, cos = Math.cos(theta), sin = Math.sin(theta);
+const theta = (args.skew * Math.PI) / 180,
+  cos = Math.cos(theta),
+  sin = Math.sin(theta);
 const rotate = (x, y) => [W / 2 + (x - W / 2) * cos - (y - H / 2) * sin, H / 2 + (x - W / 2) * sin + (y - H / 2) * cos];
 let pixels = grey;
 if (theta !== 0 || args.noise) {
   pixels = Buffer.alloc(W * H);
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
-    // inverse rotation: where this output pixel comes from
-    const sx = W / 2 + (x - W / 2) * cos + (y - H / 2) * sin, sy = H / 2 - (x - W / 2) * sin + (y - H / 2) * cos;
-    const x0 = Math.floor(sx), y0 = Math.floor(sy), fx = sx - x0, fy = sy - y0;
-    const at = (xx, yy) => (xx >= 0 && yy >= 0 && xx < W && yy < H ? grey[yy * W + xx] : 255);
-    let v = (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
-    if (args.noise) v = 0.9 * v + 12 + (rnd() - 0.5) * 40;
-    pixels[y * W + x] = Math.max(0, Math.min(255, Math.round(v)));
-  }
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) {
+      // inverse rotation: where this output pixel comes from
+      const sx = W / 2 + (x - W / 2) * cos + (y - H / 2) * sin,
+        sy = H / 2 - (x - W / 2) * sin + (y - H / 2) * cos;
+      const x0 = Math.floor(sx),
+        y0 = Math.floor(sy),
+        fx = sx - x0,
+        fy = sy - y0;
+      const at = (xx, yy) => (xx >= 0 && yy >= 0 && xx < W && yy < H ? grey[yy * W + xx] : 255);
+      let v = (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
+      if (args.noise) v = 0.9 * v + 12 + (rnd() - 0.5) * 40;
+      pixels[y * W + x] = Math.max(0, Math.min(255, Math.round(v)));
+    }
 }
 const rgb = Buffer.alloc(W * H * 3);
 for (let i = 0; i < W * H; i++) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = pixels[i];
-if (args.save) await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toFile(args.save.replace(/\.json$/, ".png"));
+if (args.save)
+  await sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
+    .png()
+    .toFile(args.save.replace(/\.json$/, ".png"));
 
 const ort = (await import("onnxruntime-node")).default;
 const bundle = path.join(root, "models/default");
@@ -129,7 +157,20 @@ text.runs.forEach((run, k) => {
   const [x, y] = rotate((run.x + run.width / 2) * s, (run.baseline - 0.3 * run.fontSize) * s);
   runs.push([Math.round(x), Math.round(y), k]);
 });
-report(`${path.basename(pdf)} p${pageNumber} at ${args.dpi} DPI${args.app ? " (pdfjs)" : ""}${theta ? `, skew ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`, boxes, runs);
+report(
+  `${path.basename(pdf)} p${pageNumber} at ${args.dpi} DPI${args.app ? " (pdfjs)" : ""}${theta ? `, skew ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`,
+  boxes,
+  runs,
+);
 if (args.save) {
-  fs.writeFileSync(args.save, JSON.stringify({ source: `${path.basename(pdf)} p${pageNumber}, ${args.dpi} DPI ${args.app ? "pdfjs" : "pdftoppm"} grey${theta ? `, rotated ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`, width: W, height: H, boxes, runs }) + "\n");
+  fs.writeFileSync(
+    args.save,
+    JSON.stringify({
+      source: `${path.basename(pdf)} p${pageNumber}, ${args.dpi} DPI ${args.app ? "pdfjs" : "pdftoppm"} grey${theta ? `, rotated ${args.skew}°` : ""}${args.noise ? ", noise" : ""}`,
+      width: W,
+      height: H,
+      boxes,
+      runs,
+    }) + "\n",
+  );
 }

@@ -11,7 +11,11 @@ export function random(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, float: (lo, hi) => lo + (hi - lo) * next(), gauss: () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()) };
+  return {
+    next,
+    float: (lo, hi) => lo + (hi - lo) * next(),
+    gauss: () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
+  };
 }
 
 /** Scan-like degradations of one grey page (raw, 1 channel); returns the PNG and the rotation applied. */
@@ -19,13 +23,18 @@ export async function degrade(grey, width, height, rng) {
   const ops = { rotate: rng.next() < 0.5, blur: rng.next() < 0.5, noise: rng.next() < 0.5, jpeg: rng.next() < 0.6 };
   if (!Object.values(ops).some(Boolean)) ops.jpeg = true;
   const raw = { raw: { width, height, channels: 1 } };
-  let data = grey, rotate = 0;
+  let data = grey,
+    rotate = 0;
   if (ops.rotate) {
     rotate = Math.round(rng.float(-0.6, 0.6) * 100) / 100;
     const turned = await sharp(data, raw).rotate(rotate, { background: "#ffffff" }).raw().toBuffer({ resolveWithObject: true });
-    const left = Math.round((turned.info.width - width) / 2), top = Math.round((turned.info.height - height) / 2);
+    const left = Math.round((turned.info.width - width) / 2),
+      top = Math.round((turned.info.height - height) / 2);
     data = await sharp(turned.data, { raw: { width: turned.info.width, height: turned.info.height, channels: turned.info.channels } })
-      .extract({ left, top, width, height }).extractChannel(0).raw().toBuffer();
+      .extract({ left, top, width, height })
+      .extractChannel(0)
+      .raw()
+      .toBuffer();
   }
   if (ops.blur) data = await sharp(data, raw).blur(rng.float(0.4, 1.1)).extractChannel(0).raw().toBuffer(); // blur alone returns sRGB
   if (ops.noise) {
@@ -44,4 +53,3 @@ export function hash(text) {
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return h;
 }
-

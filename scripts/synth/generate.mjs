@@ -47,7 +47,15 @@ const CHAPTER = { en: "Chapter", de: "Kapitel", fr: "Chapitre", es: "Capítulo",
 const PAPERS = { A4: [595.28, 841.89], Letter: [612, 792] };
 
 function parseArgs(argv) {
-  const args = { split: "train", count: 10, seed: 1, fonts: "seen", start: 0, latex: 0, corpus: process.env.OCR_DATA ? path.join(process.env.OCR_DATA, "synth", "corpus") : undefined };
+  const args = {
+    split: "train",
+    count: 10,
+    seed: 1,
+    fonts: "seen",
+    start: 0,
+    latex: 0,
+    corpus: process.env.OCR_DATA ? path.join(process.env.OCR_DATA, "synth", "corpus") : undefined,
+  };
   for (let i = 2; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "");
     if (!(key in args) && key !== "out") throw new Error(`unknown option --${key}`);
@@ -70,11 +78,21 @@ function mulberry32(seed) {
 }
 
 class Rng {
-  constructor(seed) { this.next = mulberry32(seed); }
-  float(lo = 0, hi = 1) { return lo + (hi - lo) * this.next(); }
-  int(lo, hi) { return lo + Math.floor(this.next() * (hi - lo + 1)); }
-  pick(list) { return list[Math.floor(this.next() * list.length)]; }
-  chance(p) { return this.next() < p; }
+  constructor(seed) {
+    this.next = mulberry32(seed);
+  }
+  float(lo = 0, hi = 1) {
+    return lo + (hi - lo) * this.next();
+  }
+  int(lo, hi) {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+  pick(list) {
+    return list[Math.floor(this.next() * list.length)];
+  }
+  chance(p) {
+    return this.next() < p;
+  }
 }
 
 function loadCorpus(dir, split) {
@@ -109,7 +127,8 @@ function buildBlocks(doc, rng) {
         i += n;
       } else if (roll < 0.2) {
         const words = paras[i].split(" ").filter((w) => w.length > 0 && w.length < 14 && !/[<>&|`]/.test(w));
-        const cols = rng.int(2, 4), rows = rng.int(2, 5);
+        const cols = rng.int(2, 4),
+          rows = rng.int(2, 5);
         if (words.length >= cols * rows) {
           const cells = [];
           for (let r = 0; r < rows; r++) cells.push(words.slice(r * cols, r * cols + cols));
@@ -140,13 +159,19 @@ function wrap(text, font, size, width) {
     while (font.widthOfTextAtSize(word, size) > width) {
       let k = word.length - 1;
       while (k > 1 && font.widthOfTextAtSize(word.slice(0, k), size) > width) k--;
-      if (cur) { lines.push(cur); cur = ""; }
+      if (cur) {
+        lines.push(cur);
+        cur = "";
+      }
       lines.push(word.slice(0, k));
       word = word.slice(k);
     }
     const trial = cur ? cur + " " + word : word;
     if (font.widthOfTextAtSize(trial, size) <= width) cur = trial;
-    else { lines.push(cur); cur = word; }
+    else {
+      lines.push(cur);
+      cur = word;
+    }
   }
   if (cur) lines.push(cur);
   return lines;
@@ -165,7 +190,11 @@ function takeLine(st, font, size, width, hyphenate) {
   while (st.i < st.words.length) {
     const word = st.words[st.i];
     const trial = cur ? cur + " " + word : word;
-    if (fits(trial)) { cur = trial; st.i++; continue; }
+    if (fits(trial)) {
+      cur = trial;
+      st.i++;
+      continue;
+    }
     if (!cur) {
       let k = word.length - 1;
       while (k > 1 && !fits(word.slice(0, k))) k--;
@@ -199,11 +228,19 @@ async function generateDoc(args, index, corpus, fontCache) {
   const family = rng.pick(FAMILIES[args.fonts]);
   // The LaTeX look draws from its own generator, so --latex 0 leaves every other draw (and document) unchanged.
   const srng = new Rng(args.seed * 7919 + index * 31 + 17);
-  const latex = args.latex > 0 && srng.chance(args.latex) ? {
-    family: srng.pick(LATEX_FAMILIES.filter((f) => f.cyrillic || !["ru", "uk"].includes(lang))),
-    parindent: srng.chance(0.7), numbered: srng.chance(0.8), chapter: srng.chance(0.6) ? srng.int(1, 12) : 0,
-    chapterHeader: srng.chance(0.5), rule: srng.chance(0.5), alternate: srng.chance(0.5), hyphenRate: srng.float(0.2, 0.6),
-  } : null;
+  const latex =
+    args.latex > 0 && srng.chance(args.latex)
+      ? {
+          family: srng.pick(LATEX_FAMILIES.filter((f) => f.cyrillic || !["ru", "uk"].includes(lang))),
+          parindent: srng.chance(0.7),
+          numbered: srng.chance(0.8),
+          chapter: srng.chance(0.6) ? srng.int(1, 12) : 0,
+          chapterHeader: srng.chance(0.5),
+          rule: srng.chance(0.5),
+          alternate: srng.chance(0.5),
+          hyphenRate: srng.float(0.2, 0.6),
+        }
+      : null;
   const face = latex ? latex.family : family;
   const paperName = rng.chance(0.5) ? "A4" : "Letter";
   const [pw, ph] = PAPERS[paperName];
@@ -224,8 +261,11 @@ async function generateDoc(args, index, corpus, fontCache) {
   const colWidth = (pw - 2 * margin - (columns - 1) * gutter) / columns;
   const top = margin + size * 2.2; // room for the running header
   const bottom = ph - margin - size * 2.2;
-  const headerText = !latex ? `${source.title} (${lang})`
-    : latex.chapterHeader && latex.chapter ? `${CHAPTER[lang] ?? CHAPTER.en} ${latex.chapter}: ${source.title}` : source.title;
+  const headerText = !latex
+    ? `${source.title} (${lang})`
+    : latex.chapterHeader && latex.chapter
+      ? `${CHAPTER[lang] ?? CHAPTER.en} ${latex.chapter}: ${source.title}`
+      : source.title;
   const pages = [];
   let page, truth, col, y;
 
@@ -245,12 +285,20 @@ async function generateDoc(args, index, corpus, fontCache) {
     const head = { text: headerText, w: regular.widthOfTextAtSize(headerText, hsize), kind: "header" };
     const folio = { text: num, w: regular.widthOfTextAtSize(num, hsize), kind: "pagenum" };
     const [left, right] = latex.alternate && pages.length % 2 === 0 ? [folio, head] : [head, folio];
-    for (const [part, x] of [[left, margin], [right, pw - margin - right.w]]) {
+    for (const [part, x] of [
+      [left, margin],
+      [right, pw - margin - right.w],
+    ]) {
       const start = truth.lines.length;
       drawLine(part.text, x, margin + hsize, regular, hsize, {});
       pushBlock({ kind: part.kind, md: part.text }, start);
     }
-    if (latex.rule) page.drawLine({ start: { x: margin, y: ph - (margin + hsize * 1.5) }, end: { x: pw - margin, y: ph - (margin + hsize * 1.5) }, thickness: 0.4 });
+    if (latex.rule)
+      page.drawLine({
+        start: { x: margin, y: ph - (margin + hsize * 1.5) },
+        end: { x: pw - margin, y: ph - (margin + hsize * 1.5) },
+        thickness: 0.4,
+      });
   };
   // Draws one text line with its baseline at yBase (top-left origin) and records its box.
   const drawLine = (text, x, yBase, font, fsize, block) => {
@@ -302,7 +350,10 @@ async function generateDoc(args, index, corpus, fontCache) {
     if (y + h <= bottom) return;
     col += 1;
     y = top;
-    if (col >= columns) { finishPage(); newPage(); }
+    if (col >= columns) {
+      finishPage();
+      newPage();
+    }
   };
 
   newPage();
@@ -371,12 +422,16 @@ async function generateDoc(args, index, corpus, fontCache) {
             ? takeLine(st, regular, size, colWidth - dx, y + leading <= bottom && srng.chance(latex.hyphenRate))
             : { text: lines[j], md: lines[j], join: false };
           const lineMd = (j === 0 ? mdMarker : "") + ln.md;
-          const box = latex && st.i < st.words.length
-            ? drawJustified(ln.text, colX() + dx, y, regular, size, colWidth - dx, { lineMd, md: ln.md })
-            : drawLine(ln.text, colX() + dx, y, regular, size, { lineMd, md: ln.md });
+          const box =
+            latex && st.i < st.words.length
+              ? drawJustified(ln.text, colX() + dx, y, regular, size, colWidth - dx, { lineMd, md: ln.md })
+              : drawLine(ln.text, colX() + dx, y, regular, size, { lineMd, md: ln.md });
           if (j === 0 && marker) box[0] = colX();
           if (item) item.md += (joined ? "" : " ") + ln.md;
-          else { item = { md: lineMd }; chunk.push(item); }
+          else {
+            item = { md: lineMd };
+            chunk.push(item);
+          }
           joined = ln.join;
         }
       }
@@ -392,14 +447,21 @@ async function generateDoc(args, index, corpus, fontCache) {
       reserve(lead * lines.length + size);
       const start = truth.lines.length;
       y += size * 0.3;
-      for (const ln of lines) { y += lead; drawLine(ln, colX() + 4, y, mono, fsize, { lineMd: ln }); }
+      for (const ln of lines) {
+        y += lead;
+        drawLine(ln, colX() + 4, y, mono, fsize, { lineMd: ln });
+      }
       pushBlock({ kind: "code", md: "```\n" + lines.join("\n") + "\n```" }, start);
       y += size * 0.8;
     } else if (blk.kind === "table") {
       const fsize = size * 0.95;
       const ncol = blk.cells[0].length;
       const cellW = colWidth / ncol;
-      const fit = (w) => { let t = w; while (t.length > 1 && regular.widthOfTextAtSize(t, fsize) > cellW - 6) t = t.slice(0, -1); return t; };
+      const fit = (w) => {
+        let t = w;
+        while (t.length > 1 && regular.widthOfTextAtSize(t, fsize) > cellW - 6) t = t.slice(0, -1);
+        return t;
+      };
       const cells = blk.cells.map((row) => row.map(fit));
       const rowH = fsize * 1.6;
       reserve(rowH * cells.length + size);
@@ -412,13 +474,25 @@ async function generateDoc(args, index, corpus, fontCache) {
         row.forEach((cell, c) => {
           page.drawText(cell, { x: x0 + c * cellW + 3, y: ph - (y + rowH * 0.7), size: fsize, font: regular, color: rgb(0, 0, 0) });
           const w = regular.widthOfTextAtSize(cell, fsize);
-          truth.lines.push({ box: [x0 + c * cellW + 3, y + rowH * 0.7 - fsize * 0.95, x0 + c * cellW + 3 + w, y + rowH * 0.7 + fsize * 0.3], text: cell, block: truth.blocks.length, lineMd: null });
+          truth.lines.push({
+            box: [x0 + c * cellW + 3, y + rowH * 0.7 - fsize * 0.95, x0 + c * cellW + 3 + w, y + rowH * 0.7 + fsize * 0.3],
+            text: cell,
+            block: truth.blocks.length,
+            lineMd: null,
+          });
         });
         y += rowH;
       }
-      for (let r = 0; r <= cells.length; r++) page.drawLine({ start: { x: x0, y: ph - (yTop + r * rowH) }, end: { x: x0 + cellW * ncol, y: ph - (yTop + r * rowH) }, thickness: 0.6 });
-      for (let c = 0; c <= ncol; c++) page.drawLine({ start: { x: x0 + c * cellW, y: ph - yTop }, end: { x: x0 + c * cellW, y: ph - y }, thickness: 0.6 });
-      const md = "<table>" + cells.map((row) => "<tr>" + row.map((c) => `<td>${escapeHtml(c)}</td>`).join("") + "</tr>").join("") + "</table>";
+      for (let r = 0; r <= cells.length; r++)
+        page.drawLine({
+          start: { x: x0, y: ph - (yTop + r * rowH) },
+          end: { x: x0 + cellW * ncol, y: ph - (yTop + r * rowH) },
+          thickness: 0.6,
+        });
+      for (let c = 0; c <= ncol; c++)
+        page.drawLine({ start: { x: x0 + c * cellW, y: ph - yTop }, end: { x: x0 + c * cellW, y: ph - y }, thickness: 0.6 });
+      const md =
+        "<table>" + cells.map((row) => "<tr>" + row.map((c) => `<td>${escapeHtml(c)}</td>`).join("") + "</tr>").join("") + "</table>";
       pushBlock({ kind: "table", md, box: [x0, yTop, x0 + cellW * ncol, y] }, start);
       y += size * 0.8;
     }
@@ -426,21 +500,31 @@ async function generateDoc(args, index, corpus, fontCache) {
   finishPage();
   // Blocks were reordered (header moved first): renumber each line's block from the stored line ranges.
   for (const p of pages) {
-    p.blocks.forEach((b, bi) => { for (const li of b.lineIdx ?? []) p.lines[li].block = bi; });
-    if (!latex) { // the plain header and footer are blocks without line ranges
+    p.blocks.forEach((b, bi) => {
+      for (const li of b.lineIdx ?? []) p.lines[li].block = bi;
+    });
+    if (!latex) {
+      // the plain header and footer are blocks without line ranges
       p.lines[0].block = 0;
       p.lines[p.lines.length - 1].block = p.blocks.length - 1;
     }
     for (const b of p.blocks) {
       if (!b.box) {
         const ls = (b.lineIdx ?? []).map((i) => p.lines[i].box);
-        b.box = [Math.min(...ls.map((q) => q[0])), Math.min(...ls.map((q) => q[1])), Math.max(...ls.map((q) => q[2])), Math.max(...ls.map((q) => q[3]))];
+        b.box = [
+          Math.min(...ls.map((q) => q[0])),
+          Math.min(...ls.map((q) => q[1])),
+          Math.max(...ls.map((q) => q[2])),
+          Math.max(...ls.map((q) => q[3])),
+        ];
       }
       b.col = b.lineIdx?.length ? columnOf(b.box[0]) : -1;
       delete b.lineIdx;
     }
   }
-  function columnOf(x) { return Math.max(0, Math.min(columns - 1, Math.round((x - margin) / (colWidth + gutter)))); }
+  function columnOf(x) {
+    return Math.max(0, Math.min(columns - 1, Math.round((x - margin) / (colWidth + gutter))));
+  }
   function pushBlock(b, startLine) {
     b.lineIdx = [];
     for (let i = startLine; i < truth.lines.length; i++) b.lineIdx.push(i);

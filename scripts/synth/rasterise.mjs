@@ -30,7 +30,10 @@ function parseArgs(argv) {
 }
 
 const args = parseArgs(process.argv);
-const pdfs = fs.readdirSync(args.dir).filter((f) => /^doc-\d+\.pdf$/.test(f)).sort();
+const pdfs = fs
+  .readdirSync(args.dir)
+  .filter((f) => /^doc-\d+\.pdf$/.test(f))
+  .sort();
 let done = 0;
 for (const file of pdfs) {
   const base = path.join(args.dir, file.replace(/\.pdf$/, ""));
@@ -44,7 +47,8 @@ for (const file of pdfs) {
       const page = await doc.renderPage(n, { dpi: args.dpi });
       // The page mode fits the page inside fitWidth×fitHeight keeping its aspect ratio (then pads): same here.
       const factor = Math.min(args.fitWidth / page.width, args.fitHeight / page.height);
-      const width = Math.round(page.width * factor), height = Math.round(page.height * factor);
+      const width = Math.round(page.width * factor),
+        height = Math.round(page.height * factor);
       const grey = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
         .resize(width, height, { fit: "fill", kernel: "cubic" }) // as src/vision/preprocess.ts
         .greyscale();
@@ -54,8 +58,14 @@ for (const file of pdfs) {
       const out = `${base}-p${n}.png`;
       fs.writeFileSync(out + ".tmp", png);
       fs.renameSync(out + ".tmp", out);
-      pages.push({ png: path.basename(out), width, height, scaleX: (page.scale * width) / page.width, scaleY: (page.scale * height) / page.height,
-        ...(rotate ? { rotate } : {}) });
+      pages.push({
+        png: path.basename(out),
+        width,
+        height,
+        scaleX: (page.scale * width) / page.width,
+        scaleY: (page.scale * height) / page.height,
+        ...(rotate ? { rotate } : {}),
+      });
     }
   } finally {
     await doc.close();

@@ -57,10 +57,29 @@ const MARKED = {
 };
 const PLAIN = "abcdefghijklmnopqrstuvwxyz";
 const FONTS = [
-  "Latin Modern Roman", "Latin Modern Sans", "Latin Modern Mono", "CMU Serif", "CMU Sans Serif", "CMU Typewriter Text",
-  "DejaVu Serif", "DejaVu Sans", "DejaVu Sans Mono", "Liberation Serif", "Liberation Sans", "Liberation Mono",
-  "TeX Gyre Termes", "TeX Gyre Pagella", "TeX Gyre Heros", "TeX Gyre Schola", "TeX Gyre Bonum", "TeX Gyre Cursor",
-  "Nimbus Roman", "Nimbus Sans", "P052", "C059", "URW Bookman",
+  "Latin Modern Roman",
+  "Latin Modern Sans",
+  "Latin Modern Mono",
+  "CMU Serif",
+  "CMU Sans Serif",
+  "CMU Typewriter Text",
+  "DejaVu Serif",
+  "DejaVu Sans",
+  "DejaVu Sans Mono",
+  "Liberation Serif",
+  "Liberation Sans",
+  "Liberation Mono",
+  "TeX Gyre Termes",
+  "TeX Gyre Pagella",
+  "TeX Gyre Heros",
+  "TeX Gyre Schola",
+  "TeX Gyre Bonum",
+  "TeX Gyre Cursor",
+  "Nimbus Roman",
+  "Nimbus Sans",
+  "P052",
+  "C059",
+  "URW Bookman",
 ];
 
 function word(lang) {
@@ -90,14 +109,18 @@ async function render(text) {
   const weight = rand() < 0.15 ? ' font-weight="bold"' : "";
   const w = Math.ceil(text.length * size * 0.75) + 40;
   const h = Math.ceil(size * 2.2);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="white"/>` +
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="white"/>` +
     `<text x="20" y="${Math.round(size * 1.4)}" font-family="${font}" font-size="${size}"${style}${weight}>${esc(text)}</text></svg>`;
   let img = sharp(Buffer.from(svg)).flatten({ background: "#fff" });
   const blur = rand();
   if (blur < 0.3) img = img.blur(0.3 + rand() * 0.7);
   const { data, info } = await img.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   // ink extent
-  let x0 = info.width, x1 = 0, y0 = info.height, y1 = 0;
+  let x0 = info.width,
+    x1 = 0,
+    y0 = info.height,
+    y1 = 0;
   for (let y = 0; y < info.height; y++)
     for (let x = 0; x < info.width; x++)
       if (data[(y * info.width + x) * 3] < 160) {
@@ -109,8 +132,14 @@ async function render(text) {
   if (x1 <= x0) return undefined;
   const ink = y1 - y0 + 1;
   // the detector's boxes (unclip 1.5) reach a fraction of the line's height beyond its ink
-  const padY = ink * (0.1 + rand() * 0.3), padX = ink * (0.1 + rand() * 0.4);
-  const box = { xMin: Math.max(0, x0 - padX), xMax: Math.min(info.width, x1 + 1 + padX), yMin: Math.max(0, y0 - padY), yMax: Math.min(info.height, y1 + 1 + padY) };
+  const padY = ink * (0.1 + rand() * 0.3),
+    padX = ink * (0.1 + rand() * 0.4);
+  const box = {
+    xMin: Math.max(0, x0 - padX),
+    xMax: Math.min(info.width, x1 + 1 + padX),
+    yMin: Math.max(0, y0 - padY),
+    yMax: Math.min(info.height, y1 + 1 + padY),
+  };
   // grain of a scan, now and then
   if (rand() < 0.2) for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, data[i] + (rand() - 0.5) * 40));
   return { page: { width: info.width, height: info.height, data }, box };
@@ -118,7 +147,9 @@ async function render(text) {
 
 /** Edit-distance alignment of two strings: the index pairs matched with equal characters. */
 function matches(a, b) {
-  const n = a.length, m = b.length, W = m + 1;
+  const n = a.length,
+    m = b.length,
+    W = m + 1;
   const d = new Int32Array((n + 1) * W);
   for (let i = 0; i <= n; i++) d[i * W] = i;
   for (let j = 0; j <= m; j++) d[j] = j;
@@ -128,7 +159,7 @@ function matches(a, b) {
   const out = [];
   for (let i = n, j = m; i > 0 && j > 0; ) {
     if (a[i - 1] === b[j - 1] && d[i * W + j] === d[(i - 1) * W + j - 1]) out.push([--i, --j]);
-    else if (d[i * W + j] === d[(i - 1) * W + j - 1] + 1) (i--, j--);
+    else if (d[i * W + j] === d[(i - 1) * W + j - 1] + 1) i--, j--;
     else if (d[i * W + j] === d[(i - 1) * W + j] + 1) i--;
     else j--;
   }

@@ -50,7 +50,11 @@ const models = {
   },
 };
 
-const docs = fs.readdirSync(args.dir).filter((f) => /^doc-\d+\.raster\.json$/.test(f)).sort().slice(0, args.limit);
+const docs = fs
+  .readdirSync(args.dir)
+  .filter((f) => /^doc-\d+\.raster\.json$/.test(f))
+  .sort()
+  .slice(0, args.limit);
 let done = 0;
 const started = performance.now();
 if (args.boxesOnly) {
@@ -61,11 +65,16 @@ if (args.boxesOnly) {
     const pages = [];
     for (const pg of raster.pages) {
       const { page, found } = await detectedLines(await readPage(path.join(args.dir, pg.png)), models, cfg);
-      pages.push({ width: page.width, height: page.height, units: found.map((b) => ({ box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v * 10) / 10) })) });
+      pages.push({
+        width: page.width,
+        height: page.height,
+        units: found.map((b) => ({ box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v * 10) / 10) })),
+      });
     }
     fs.writeFileSync(base + ".boxes.json.tmp", JSON.stringify({ pages }));
     fs.renameSync(base + ".boxes.json.tmp", base + ".boxes.json");
-    if (++done % 20 === 0) process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
+    if (++done % 20 === 0)
+      process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
   }
   process.stderr.write(`${args.dir}: boxes of ${done} documents\n`);
   process.exit(0);
@@ -79,16 +88,25 @@ for (const file of docs) {
   for (const pg of raster.pages) {
     const page = await readPage(path.join(args.dir, pg.png));
     const { units } = await pageUnits(page, models, cfg, dictionary);
-    pages.push({ width: page.width, height: page.height, units: units.map((u) => ({
-      box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10), score: Math.round(u.box.score * 1000) / 1000,
-      geometry: round4(u.geometry), ids: Array.from(u.ids), text: u.text })) });
+    pages.push({
+      width: page.width,
+      height: page.height,
+      units: units.map((u) => ({
+        box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10),
+        score: Math.round(u.box.score * 1000) / 1000,
+        geometry: round4(u.geometry),
+        ids: Array.from(u.ids),
+        text: u.text,
+      })),
+    });
     for (const u of units) chunks.push(Buffer.from(u.features.buffer, u.features.byteOffset, u.features.byteLength));
   }
   fs.writeFileSync(base + ".lines.f32.tmp", Buffer.concat(chunks));
   fs.renameSync(base + ".lines.f32.tmp", base + ".lines.f32");
   fs.writeFileSync(base + ".lines.json.tmp", JSON.stringify({ featureWidth: 124, pages }));
   fs.renameSync(base + ".lines.json.tmp", base + ".lines.json");
-  if (++done % 20 === 0) process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
+  if (++done % 20 === 0)
+    process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
 }
 process.stderr.write(`${args.dir}: extracted ${done} documents\n`);
 
@@ -112,13 +130,18 @@ function expand(data, channels) {
 
 /** Re-sorts extracted units by the current reading order; rewrites (temporary file, then rename) only documents whose order changed. */
 function reorder(dir) {
-  let changed = 0, seen = 0;
-  for (const file of fs.readdirSync(dir).filter((f) => /^doc-\d+\.lines\.json$/.test(f)).sort()) {
+  let changed = 0,
+    seen = 0;
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => /^doc-\d+\.lines\.json$/.test(f))
+    .sort()) {
     const base = path.join(dir, file.replace(/\.lines\.json$/, ""));
     const doc = JSON.parse(fs.readFileSync(base + ".lines.json", "utf8"));
     const feats = fs.readFileSync(base + ".lines.f32");
     const width = doc.featureWidth * 4;
-    let offset = 0, moved = false;
+    let offset = 0,
+      moved = false;
     const chunks = [];
     for (const page of doc.pages) {
       const units = page.units.map((u) => {

@@ -59,7 +59,10 @@ export async function bundleContentHash(dir: string, cacheFile = path.join(cache
     const full = await realpath(path.join(dir, rel));
     const info = await stat(full);
     const hit = cache[full];
-    let sha = hit && hit.size === info.size && hit.mtimeMs === info.mtimeMs && hit.ctimeMs === info.ctimeMs && hit.ino === info.ino ? hit.sha256 : undefined;
+    let sha =
+      hit && hit.size === info.size && hit.mtimeMs === info.mtimeMs && hit.ctimeMs === info.ctimeMs && hit.ino === info.ino
+        ? hit.sha256
+        : undefined;
     if (!sha) {
       sha = await sha256File(full);
       cache[full] = { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino, sha256: sha };

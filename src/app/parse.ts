@@ -51,7 +51,11 @@ export interface ParseOptions {
 
 /** A failed document: `code` is the input layer's reason code (CORRUPT_PDF, NOT_FOUND, …). */
 export class ParseError extends Error {
-  constructor(readonly code: string, message: string, readonly source: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly source: string,
+  ) {
     super(`${source}: ${message}`);
     this.name = "ParseError";
   }
@@ -75,8 +79,15 @@ function settingsFor(o: ParseOptions, ranges: PageRange[] | undefined): RunSetti
   model.readingOrder = o.readingOrder;
   model.window = o.window;
   model.focal = { enabled: o.focal?.enabled !== false, keep: o.focal?.keep, layers: o.focal?.layers, warmup: o.focal?.warmup };
-  return { engine: o.engine ?? "model", dpi: o.dpi ?? 150, maxPixels: o.maxPixels ?? 50_000_000, pages: formatPageSelection(ranges), formats: ["json"], model,
-    layout: { keepHeaders: !!o.keepHeaders, tables: o.tables ?? "html" } };
+  return {
+    engine: o.engine ?? "model",
+    dpi: o.dpi ?? 150,
+    maxPixels: o.maxPixels ?? 50_000_000,
+    pages: formatPageSelection(ranges),
+    formats: ["json"],
+    model,
+    layout: { keepHeaders: !!o.keepHeaders, tables: o.tables ?? "html" },
+  };
 }
 
 /**
@@ -114,7 +125,8 @@ export async function parse(input: string | Buffer | Uint8Array, options: ParseO
     emit: (event) => {
       if (event.type === "run-start") documents = event.documents;
       if (event.type === "run-start" && event.documents > 1) controller.abort();
-      if (event.type === "document-failed") failure = new ParseError(event.code, event.message, bytes ? options.name ?? "-" : event.source);
+      if (event.type === "document-failed")
+        failure = new ParseError(event.code, event.message, bytes ? (options.name ?? "-") : event.source);
       options.onEvent?.(event);
     },
     signal: controller.signal,
@@ -122,7 +134,12 @@ export async function parse(input: string | Buffer | Uint8Array, options: ParseO
   }).finally(() => outer?.removeEventListener("abort", onOuterAbort));
   if (documents > 1) throw new UsageError(`${String(input)} names ${documents} documents; parse() reads one (runBatch reads many)`);
   if (failure) throw failure;
-  if (!record) throw new ParseError(summary.interrupted ? "INTERRUPTED" : "NO_RESULT", summary.interrupted ? "interrupted" : "no result", typeof input === "string" ? input : options.name ?? "-");
+  if (!record)
+    throw new ParseError(
+      summary.interrupted ? "INTERRUPTED" : "NO_RESULT",
+      summary.interrupted ? "interrupted" : "no result",
+      typeof input === "string" ? input : (options.name ?? "-"),
+    );
   return record;
 }
 
@@ -133,7 +150,10 @@ export type ParseEvent = RunEvent | { type: "document"; document: DocumentRecord
  * The same as parse, as an async iterator: events as they happen, ending with { type: "document" }.
  * Breaking out of the loop aborts the run.
  */
-export async function* parseEvents(input: string | Buffer | Uint8Array, options: Omit<ParseOptions, "onEvent"> = {}): AsyncGenerator<ParseEvent> {
+export async function* parseEvents(
+  input: string | Buffer | Uint8Array,
+  options: Omit<ParseOptions, "onEvent"> = {},
+): AsyncGenerator<ParseEvent> {
   const queue: ParseEvent[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
@@ -146,13 +166,15 @@ export async function* parseEvents(input: string | Buffer | Uint8Array, options:
     queue.push(e);
     wake?.();
   };
-  parse(input, { ...options, signal: controller.signal, onEvent: push }).then(
-    (document) => push({ type: "document", document }),
-    (err: unknown) => (error = err),
-  ).finally(() => {
-    finished = true;
-    wake?.();
-  });
+  parse(input, { ...options, signal: controller.signal, onEvent: push })
+    .then(
+      (document) => push({ type: "document", document }),
+      (err: unknown) => (error = err),
+    )
+    .finally(() => {
+      finished = true;
+      wake?.();
+    });
   try {
     for (;;) {
       while (queue.length === 0 && !finished) await new Promise<void>((r) => (wake = r));

@@ -83,7 +83,9 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   }
   const definition = getEngine(settings.engine);
   if (!definition) {
-    const names = registeredEngines().map((d) => d.name).join(", ");
+    const names = registeredEngines()
+      .map((d) => d.name)
+      .join(", ");
     throw new UsageError(`unknown engine "${settings.engine}" (available: ${names})`);
   }
   const discovery = await discoverDocuments(request.inputs, {
@@ -155,7 +157,16 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     const worker = async () => {
       while (next < discovery.documents.length && !request.signal.aborted) {
         const index = next++;
-        const outcome = await processDocument(request, engine, modelFiles, runState, discovery.documents[index]!, stems[index]!, index, runTimings);
+        const outcome = await processDocument(
+          request,
+          engine,
+          modelFiles,
+          runState,
+          discovery.documents[index]!,
+          stems[index]!,
+          index,
+          runTimings,
+        );
         if (outcome.kind === "done") {
           summary.done++;
           summary.pages += outcome.pages;
@@ -171,8 +182,14 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
     if (jobs > 1 && perDocument) {
       const allowed = jobsForMemory(jobs, perDocument, os.freemem());
       if (allowed < jobs) {
-        emit({ type: "warning", source: null, page: null, message: `--jobs ${request.jobs}: memory allows ${allowed} documents at once ` +
-          `(about ${Math.ceil(perDocument / 2 ** 20)} MiB each, ${Math.floor(os.freemem() / 2 ** 20)} MiB free); running ${allowed}` });
+        emit({
+          type: "warning",
+          source: null,
+          page: null,
+          message:
+            `--jobs ${request.jobs}: memory allows ${allowed} documents at once ` +
+            `(about ${Math.ceil(perDocument / 2 ** 20)} MiB each, ${Math.floor(os.freemem() / 2 ** 20)} MiB free); running ${allowed}`,
+        });
         jobs = allowed;
       }
     }
@@ -212,7 +229,8 @@ async function prepareOutputDir(dir: string): Promise<string | undefined> {
     await (await open(probe, "w")).close();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EROFS" ? "read-only file system" : (error as Error).message;
+    const why =
+      code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EROFS" ? "read-only file system" : (error as Error).message;
     throw new EnvironmentError(`-o ${dir}: cannot write there: ${why}`);
   } finally {
     await rm(probe, { force: true });
@@ -264,7 +282,9 @@ async function* tagModelFailures<T>(pages: AsyncIterable<T>): AsyncGenerator<T> 
   }
 }
 
-type Outcome = { kind: "done"; pages: number; tokens: number; truncated: number; failedPages: number } | { kind: "skipped" | "failed" | "interrupted" };
+type Outcome =
+  | { kind: "done"; pages: number; tokens: number; truncated: number; failedPages: number }
+  | { kind: "skipped" | "failed" | "interrupted" };
 
 async function processDocument(
   request: BatchRequest,
@@ -296,7 +316,12 @@ async function processDocument(
   const showRepeats = () => {
     for (const { count, first } of repeats.values()) {
       if (count > REPEATED_WARNINGS) {
-        emit({ type: "warning", source, page: null, message: `${count - REPEATED_WARNINGS} more warnings like "${first}" (all are in the JSON)` });
+        emit({
+          type: "warning",
+          source,
+          page: null,
+          message: `${count - REPEATED_WARNINGS} more warnings like "${first}" (all are in the JSON)`,
+        });
       }
     }
     repeats.clear();
@@ -311,7 +336,13 @@ async function processDocument(
     if (bytes.length === 0) throw new InputError("EMPTY", "empty file (0 bytes)", source);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const settingsRecord = resultSettings(settings);
-    const resumeKey = stableHash({ schema: DOCUMENT_SCHEMA, sha256, settings: settingsRecord, model: engine.model?.id ?? null, modelFiles: modelFiles ?? undefined });
+    const resumeKey = stableHash({
+      schema: DOCUMENT_SCHEMA,
+      sha256,
+      settings: settingsRecord,
+      model: engine.model?.id ?? null,
+      modelFiles: modelFiles ?? undefined,
+    });
     const formats = settings.formats;
     let stem = assignedStem;
     if (request.outputDir && !request.writeMarkdown) {
@@ -319,7 +350,9 @@ async function processDocument(
       const claim = await claimOutputStem(request.outputDir, assignedStem, formats, { path: source, sha256 });
       stem = claim.stem;
       if (claim.clash) {
-        warn(`${claim.clash.file} holds the results of another document (${claim.clash.source}); writing ${outputFileFor(request.outputDir, stem, formats.includes("md") ? "md" : "json")} instead`);
+        warn(
+          `${claim.clash.file} holds the results of another document (${claim.clash.source}); writing ${outputFileFor(request.outputDir, stem, formats.includes("md") ? "md" : "json")} instead`,
+        );
       }
     }
     if (request.resume && request.outputDir && (await outputsUpToDate(request.outputDir, stem, formats, resumeKey))) {

@@ -13,7 +13,6 @@ export interface RunSettings extends EngineSettings {
   formats: OutputFormat[];
 }
 
-
 /**
  * The settings that change what a page decodes to, as written into NAME.json.
  * Threads, fixation logging and output formats are left out: they do not change results.
@@ -38,5 +37,7 @@ export function stableHash(value: unknown): string {
     }
     return v;
   };
-  return createHash("sha256").update(JSON.stringify(canonical(value))).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(canonical(value)))
+    .digest("hex");
 }

@@ -35,16 +35,34 @@ export function describeBundle(b: Bundle): Record<string, unknown> {
     layout: b.json.layout,
     attention: b.json.attention,
     decoder: {
-      layers: d.num_hidden_layers, hidden: d.hidden_size, heads: d.num_attention_heads, vocab: d.vocab_size,
-      experts: d.n_routed_experts, expertsPerToken: d.num_experts_per_tok, sharedExperts: d.n_shared_experts,
-      maxPositions: d.max_position_embeddings, parameters: b.decoderParameters, dtypes: [...dtypes],
+      layers: d.num_hidden_layers,
+      hidden: d.hidden_size,
+      heads: d.num_attention_heads,
+      vocab: d.vocab_size,
+      experts: d.n_routed_experts,
+      expertsPerToken: d.num_experts_per_tok,
+      sharedExperts: d.n_shared_experts,
+      maxPositions: d.max_position_embeddings,
+      parameters: b.decoderParameters,
+      dtypes: [...dtypes],
     },
     vision: {
       defaultMode: b.json.vision.mode,
-      modes: Object.fromEntries(Object.entries(b.json.vision.modes).map(([name, m]) => [name, {
-        size: m.size, resize: m.resize, tiles: m.tiles ? `${m.tiles.size[0]}² tiles, ${m.tiles.min_tiles}–${m.tiles.max_tiles}` : null,
-        embeddingsPerView: visualTokenCount({ global: { rows: m.grid[0], cols: m.grid[1] }, rowNewline: b.json.vision.row_newline, viewSeparator: b.json.vision.view_separator }),
-      }])),
+      modes: Object.fromEntries(
+        Object.entries(b.json.vision.modes).map(([name, m]) => [
+          name,
+          {
+            size: m.size,
+            resize: m.resize,
+            tiles: m.tiles ? `${m.tiles.size[0]}² tiles, ${m.tiles.min_tiles}–${m.tiles.max_tiles}` : null,
+            embeddingsPerView: visualTokenCount({
+              global: { rows: m.grid[0], cols: m.grid[1] },
+              rowNewline: b.json.vision.row_newline,
+              viewSeparator: b.json.vision.view_separator,
+            }),
+          },
+        ]),
+      ),
       lines: b.json.vision.lines ?? null,
     },
     prompts: b.json.prompts,
@@ -62,10 +80,16 @@ function formatBundle(info: Record<string, any>): string {
     `  attention: ${info.attention.kind}${info.attention.kind === "rswa" ? ` (window ${info.attention.window})` : ""}, layout ${info.layout}, up to ${d.maxPositions} positions`,
     `  modes (default ${info.vision.defaultMode}):`,
     ...(info.vision.lines
-      ? [`    ${info.vision.defaultMode.padEnd(7)} one view per text line (${info.vision.lines.detector} → ${info.vision.lines.recogniser} → encoder), up to ${Object.values(info.vision.modes as Record<string, any>)[0].embeddingsPerView} embeddings per view`]
-      : Object.entries(info.vision.modes as Record<string, any>).map(([n, m]) =>
-        `    ${n.padEnd(7)} ${m.size[0]}×${m.size[1]} ${m.resize}, ${m.embeddingsPerView} embeddings per view${m.tiles ? ` + ${m.tiles}` : ""}`)),
-    `  prompts: ${Object.entries(info.prompts).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(", ")}`,
+      ? [
+          `    ${info.vision.defaultMode.padEnd(7)} one view per text line (${info.vision.lines.detector} → ${info.vision.lines.recogniser} → encoder), up to ${Object.values(info.vision.modes as Record<string, any>)[0].embeddingsPerView} embeddings per view`,
+        ]
+      : Object.entries(info.vision.modes as Record<string, any>).map(
+          ([n, m]) =>
+            `    ${n.padEnd(7)} ${m.size[0]}×${m.size[1]} ${m.resize}, ${m.embeddingsPerView} embeddings per view${m.tiles ? ` + ${m.tiles}` : ""}`,
+        )),
+    `  prompts: ${Object.entries(info.prompts)
+      .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
+      .join(", ")}`,
     ...info.files.map((f: { file: string; bytes: number }) => `  weights: ${f.file} (${gib(f.bytes)})`),
   ];
   return lines.join("\n") + "\n";
@@ -96,79 +120,92 @@ registerCommand({
     const models = program
       .command("models")
       .description("get, convert and inspect models (DeepSeek-OCR, Unlimited-OCR and the embedded default)")
-      .addHelpText("after", examples([
-        ["ocr models pull deepseek-ai/DeepSeek-OCR", "download the checkpoint into the cache"],
-        ["ocr models convert deepseek-ai/DeepSeek-OCR", "write model.json and encoder.onnx beside it"],
-        ["ocr models quantize deepseek-ai/DeepSeek-OCR --to q8 --out ./deepseek-ocr-q8", "a copy with q8_0 decoder matrices"],
-        ["ocr parse scan.pdf --model deepseek-ai/DeepSeek-OCR", "run it"],
-      ]));
+      .addHelpText(
+        "after",
+        examples([
+          ["ocr models pull deepseek-ai/DeepSeek-OCR", "download the checkpoint into the cache"],
+          ["ocr models convert deepseek-ai/DeepSeek-OCR", "write model.json and encoder.onnx beside it"],
+          ["ocr models quantize deepseek-ai/DeepSeek-OCR --to q8 --out ./deepseek-ocr-q8", "a copy with q8_0 decoder matrices"],
+          ["ocr parse scan.pdf --model deepseek-ai/DeepSeek-OCR", "run it"],
+        ]),
+      );
 
     addOptions(
       models
         .command("pull")
-        .description(`download a Hugging Face model repository into the cache (${cacheRoot(context.env)}/models); resumable; honours HF_TOKEN and HF_ENDPOINT`)
+        .description(
+          `download a Hugging Face model repository into the cache (${cacheRoot(context.env)}/models); resumable; honours HF_TOKEN and HF_ENDPOINT`,
+        )
         .argument("<repo>", "repository id, e.g. deepseek-ai/DeepSeek-OCR"),
       optionsUnder("models.pull."),
-    )
-      .action(async (repo: string, options: { revision: string }) => {
-        try {
-          const result = await pullRepository(repo, { revision: options.revision, env: context.env, onProgress: progressPrinter(context), signal: context.signal });
-          const fresh = result.files.filter((f) => f.downloaded).length;
-          context.stderr.write(`${repo}@${result.revision}: ${result.files.length} files (${fresh} downloaded)\n`);
-          context.stdout.write(result.dir + "\n");
-        } catch (error) {
-          rethrow(error);
-        }
-      });
+    ).action(async (repo: string, options: { revision: string }) => {
+      try {
+        const result = await pullRepository(repo, {
+          revision: options.revision,
+          env: context.env,
+          onProgress: progressPrinter(context),
+          signal: context.signal,
+        });
+        const fresh = result.files.filter((f) => f.downloaded).length;
+        context.stderr.write(`${repo}@${result.revision}: ${result.files.length} files (${fresh} downloaded)\n`);
+        context.stdout.write(result.dir + "\n");
+      } catch (error) {
+        rethrow(error);
+      }
+    });
 
     addOptions(
       models
         .command("convert")
-        .description("turn a checkpoint folder (or a pulled repo id) into a bundle: model.json + encoder.onnx; decoder weights stay in place")
+        .description(
+          "turn a checkpoint folder (or a pulled repo id) into a bundle: model.json + encoder.onnx; decoder weights stay in place",
+        )
         .argument("<checkpoint>", "checkpoint folder or pulled repository id"),
       optionsUnder("models.convert."),
-    )
-      .action(async (checkpoint: string, options: { out?: string; name?: string; family?: string; mode?: string; force?: boolean }) => {
-        const dir = resolveModelDir(checkpoint, context.env);
-        if (!dir) throw new UsageError(`${checkpoint}: no such folder, and no pulled model of that name (see ocr models list)`);
-        try {
-          const bundle = await convertCheckpoint(dir, {
-            out: options.out, name: options.name, family: options.family as ModelFamily | undefined, mode: options.mode,
-            force: options.force, env: context.env, log: (line) => context.stderr.write(line + "\n"),
-          });
-          context.stderr.write(formatBundle(describeBundle(bundle)));
-          context.stdout.write(bundle.dir + "\n");
-        } catch (error) {
-          rethrow(error);
-        }
-      });
+    ).action(async (checkpoint: string, options: { out?: string; name?: string; family?: string; mode?: string; force?: boolean }) => {
+      const dir = resolveModelDir(checkpoint, context.env);
+      if (!dir) throw new UsageError(`${checkpoint}: no such folder, and no pulled model of that name (see ocr models list)`);
+      try {
+        const bundle = await convertCheckpoint(dir, {
+          out: options.out,
+          name: options.name,
+          family: options.family as ModelFamily | undefined,
+          mode: options.mode,
+          force: options.force,
+          env: context.env,
+          log: (line) => context.stderr.write(line + "\n"),
+        });
+        context.stderr.write(formatBundle(describeBundle(bundle)));
+        context.stdout.write(bundle.dir + "\n");
+      } catch (error) {
+        rethrow(error);
+      }
+    });
 
     addOptions(
       models
         .command("quantize")
-        .description("write a copy of a bundle with block-quantised decoder matrices (q8 = q8_0, q4 = q4_1 blocks of 32); the router, norms and embeddings stay float")
+        .description(
+          "write a copy of a bundle with block-quantised decoder matrices (q8 = q8_0, q4 = q4_1 blocks of 32); the router, norms and embeddings stay float",
+        )
         .argument("<bundle>", "a bundle folder, or a name from ocr models list"),
       optionsUnder("models.quantize."),
-    )
-      .action(async (bundle: string, options: { out: string; to: QuantTarget }) => {
-        const dir = resolveModelDir(bundle, context.env);
-        if (!dir) throw new UsageError(`${bundle}: no such folder, and no model of that name (see ocr models list)`);
-        try {
-          const r = await quantizeBundle(dir, { to: options.to, out: options.out, log: (line) => context.stderr.write(line + "\n") });
-          context.stderr.write(`${r.format}: ${r.quantized} matrices quantised, ${r.kept} tensors kept; ${gib(r.bytesIn)} -> ${gib(r.bytesOut)}\n`);
-          context.stdout.write(r.dir + "\n");
-        } catch (error) {
-          rethrow(error);
-        }
-      });
+    ).action(async (bundle: string, options: { out: string; to: QuantTarget }) => {
+      const dir = resolveModelDir(bundle, context.env);
+      if (!dir) throw new UsageError(`${bundle}: no such folder, and no model of that name (see ocr models list)`);
+      try {
+        const r = await quantizeBundle(dir, { to: options.to, out: options.out, log: (line) => context.stderr.write(line + "\n") });
+        context.stderr.write(
+          `${r.format}: ${r.quantized} matrices quantised, ${r.kept} tensors kept; ${gib(r.bytesIn)} -> ${gib(r.bytesOut)}\n`,
+        );
+        context.stdout.write(r.dir + "\n");
+      } catch (error) {
+        rethrow(error);
+      }
+    });
 
-    addOptions(
-      models
-        .command("list")
-        .description("models in the cache and the embedded default"),
-      optionsUnder("models.list."),
-    )
-      .action(async (options: { json?: boolean }) => {
+    addOptions(models.command("list").description("models in the cache and the embedded default"), optionsUnder("models.list.")).action(
+      async (options: { json?: boolean }) => {
         const all = await listModels(context.env);
         if (options.json) {
           context.stdout.write(JSON.stringify(all, null, 2) + "\n");
@@ -179,10 +216,19 @@ registerCommand({
           return;
         }
         for (const m of all) {
-          const state = m.incomplete ? "download incomplete (pull again to resume)" : m.converted ? `ready (${m.family})` : m.checkpoint ? "checkpoint, needs ocr models convert" : "unknown contents";
-          context.stdout.write(`${m.name.padEnd(32)} ${gib(m.bytes).padStart(9)}  ${state}${m.repo ? `  [${m.repo}@${m.revision}]` : ""}\n`);
+          const state = m.incomplete
+            ? "download incomplete (pull again to resume)"
+            : m.converted
+              ? `ready (${m.family})`
+              : m.checkpoint
+                ? "checkpoint, needs ocr models convert"
+                : "unknown contents";
+          context.stdout.write(
+            `${m.name.padEnd(32)} ${gib(m.bytes).padStart(9)}  ${state}${m.repo ? `  [${m.repo}@${m.revision}]` : ""}\n`,
+          );
         }
-      });
+      },
+    );
 
     addOptions(
       models
@@ -190,21 +236,20 @@ registerCommand({
         .description("architecture, modes, prompts and weights of a model")
         .argument("<name>", "a name from ocr models list, a repo id, or a bundle folder"),
       optionsUnder("models.info."),
-    )
-      .action(async (name: string, options: { json?: boolean }) => {
-        const dir = resolveModelDir(name, context.env);
-        if (!dir) throw new UsageError(`${name}: no such model (see ocr models list)`);
-        if (!existsSync(`${dir}/model.json`)) {
-          if (existsSync(`${dir}/config.json`))
-            throw new UsageError(`${name}: a checkpoint not yet converted; run: ocr models convert ${name}`);
-          throw new UsageError(`${name}: ${dir} is not a model bundle`);
-        }
-        try {
-          const info = describeBundle(await loadBundle(dir));
-          context.stdout.write(options.json ? JSON.stringify(info, null, 2) + "\n" : formatBundle(info));
-        } catch (error) {
-          rethrow(error);
-        }
-      });
+    ).action(async (name: string, options: { json?: boolean }) => {
+      const dir = resolveModelDir(name, context.env);
+      if (!dir) throw new UsageError(`${name}: no such model (see ocr models list)`);
+      if (!existsSync(`${dir}/model.json`)) {
+        if (existsSync(`${dir}/config.json`))
+          throw new UsageError(`${name}: a checkpoint not yet converted; run: ocr models convert ${name}`);
+        throw new UsageError(`${name}: ${dir} is not a model bundle`);
+      }
+      try {
+        const info = describeBundle(await loadBundle(dir));
+        context.stdout.write(options.json ? JSON.stringify(info, null, 2) + "\n" : formatBundle(info));
+      } catch (error) {
+        rethrow(error);
+      }
+    });
   },
 });

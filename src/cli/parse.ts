@@ -113,8 +113,18 @@ export function settingsFromOptions(options: ParseOptions, env: NodeJS.ProcessEn
   }
   return {
     engine: options.server ? "server" : options.engine,
-    ...(options.server ? { server: { url: options.server, model: options.serverModel, concurrency: options.concurrency ?? 4,
-      timeoutMs: (options.serverTimeout ?? 600) * 1000, retries: options.serverRetries ?? 5, apiKey: env.OCR_SERVER_API_KEY || undefined } } : {}),
+    ...(options.server
+      ? {
+          server: {
+            url: options.server,
+            model: options.serverModel,
+            concurrency: options.concurrency ?? 4,
+            timeoutMs: (options.serverTimeout ?? 600) * 1000,
+            retries: options.serverRetries ?? 5,
+            apiKey: env.OCR_SERVER_API_KEY || undefined,
+          },
+        }
+      : {}),
     dpi: options.dpi,
     maxPixels: options.maxPixels,
     pages: formatPageSelection(options.pages),

@@ -17,7 +17,12 @@ export function lineFallback(decoded: string, recognised: string): string {
 }
 
 /** A line-unit page: blocks from its lines, with its pictures placed among them as figures. */
-function lineUnitPage(lines: readonly PageLine[], pictures: readonly Extent[], p: { width: number; height: number }, figurePath?: (n: number) => string) {
+function lineUnitPage(
+  lines: readonly PageLine[],
+  pictures: readonly Extent[],
+  p: { width: number; height: number },
+  figurePath?: (n: number) => string,
+) {
   const page = layoutStage().assemble(lines, p);
   if (!pictures.length) return { ...page, figures: [], warnings: [] };
   const figures = placeFigures(page.blocks, pictures, figurePath);
@@ -34,13 +39,21 @@ export async function decodedPageFromText(
   text: string,
   p: { pageNumber: number; width: number; height: number; dpi: number | undefined; pixels: PagePixels },
   o: {
-    figureDir?: string; tokenCount: number; truncated: boolean; timings: Record<string, number>; missing?: boolean; maxTokens: number; lines?: PageLine[];
+    figureDir?: string;
+    tokenCount: number;
+    truncated: boolean;
+    timings: Record<string, number>;
+    missing?: boolean;
+    maxTokens: number;
+    lines?: PageLine[];
     pictures?: readonly Extent[];
   },
 ): Promise<DecodedPage> {
   const dir = o.figureDir;
   const figurePath = dir ? (n: number) => `${dir}/page-${p.pageNumber}-${n}.png` : undefined;
-  const grounded = o.lines ? lineUnitPage(o.lines, o.pictures ?? [], p, figurePath) : parseGroundedPage(text, p.width, p.height, figurePath ? { figurePath } : {});
+  const grounded = o.lines
+    ? lineUnitPage(o.lines, o.pictures ?? [], p, figurePath)
+    : parseGroundedPage(text, p.width, p.height, figurePath ? { figurePath } : {});
   if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
   const warnings = [...grounded.warnings];
   const figures: { file: string; png: Uint8Array }[] = [];
@@ -53,8 +66,18 @@ export async function decodedPageFromText(
   if (o.missing) warnings.push(`the pass ended (token limit ${o.maxTokens} per page) before the model reached page ${p.pageNumber}`);
   else if (o.truncated) warnings.push(`page ${p.pageNumber} stopped at the token limit (${o.maxTokens}) before the model ended it`);
   return {
-    pageNumber: p.pageNumber, width: p.width, height: p.height, dpi: p.dpi, markdown: grounded.markdown, blocks: grounded.blocks,
-    tokenCount: o.tokenCount, truncated: o.truncated, timings: o.timings, warnings, ...(figures.length ? { figures } : {}), rawText: text,
+    pageNumber: p.pageNumber,
+    width: p.width,
+    height: p.height,
+    dpi: p.dpi,
+    markdown: grounded.markdown,
+    blocks: grounded.blocks,
+    tokenCount: o.tokenCount,
+    truncated: o.truncated,
+    timings: o.timings,
+    warnings,
+    ...(figures.length ? { figures } : {}),
+    rawText: text,
     ...(o.lines ? { pageLines: o.lines } : {}),
   };
 }

@@ -103,7 +103,7 @@ export async function discoverDocuments(inputs: readonly string[], options: Disc
   const add = (file: string, root: string | undefined, display?: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    const shardKey = (root ? path.relative(root, file) : display ?? file).split(path.sep).join("/");
+    const shardKey = (root ? path.relative(root, file) : (display ?? file)).split(path.sep).join("/");
     documents.push({ path: file, display: display ?? displayFor(file, cwd), relative: relativeFor(file, cwd, root), shardKey });
   };
 
@@ -181,7 +181,8 @@ async function walkFolder(
   const rootInfo = await stat(root);
   visited.set(`${rootInfo.dev}:${rootInfo.ino}`, root);
   const matches = (rel: string) =>
-    micromatch.isMatch(rel, include as string[], { dot: false }) && (exclude.length === 0 || !micromatch.isMatch(rel, exclude as string[], { dot: false }));
+    micromatch.isMatch(rel, include as string[], { dot: false }) &&
+    (exclude.length === 0 || !micromatch.isMatch(rel, exclude as string[], { dot: false }));
   const walk = async (dir: string): Promise<void> => {
     let entries;
     try {

@@ -32,6 +32,7 @@ export async function openDocument(source: string | Uint8Array, options: OpenOpt
   if (bytes.length === 0) throw new InputError("EMPTY", "empty file (0 bytes)", name);
   const kind = sniffKind(bytes.subarray(0, 1024));
   if (!kind) throw new InputError("UNSUPPORTED", describeUnknown(bytes.subarray(0, 1024)), name);
-  if (kind === "pdf") return openPdf(bytes, name, { password: options.password, pageTimeoutMs: options.pageTimeoutMs, signal: options.signal });
+  if (kind === "pdf")
+    return openPdf(bytes, name, { password: options.password, pageTimeoutMs: options.pageTimeoutMs, signal: options.signal });
   return openImage(bytes, kind, name);
 }

@@ -86,9 +86,7 @@ class ImageDocument implements OpenedDocument {
         const width = Math.max(1, Math.floor(size.width * shrink));
         const height = Math.max(1, Math.floor(size.height * shrink));
         pipeline = pipeline.resize(width, height, { fit: "fill" });
-        warnings.push(
-          `page ${pageNumber} is ${size.width}x${size.height} pixels, over the pixel cap; downscaled to ${width}x${height}`,
-        );
+        warnings.push(`page ${pageNumber} is ${size.width}x${size.height} pixels, over the pixel cap; downscaled to ${width}x${height}`);
       }
       const { data, info } = await pipeline
         .flatten({ background: "#ffffff" })

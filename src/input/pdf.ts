@@ -138,7 +138,10 @@ class PdfWorker {
 
 /** A budget or worker failure, turned into an InputError naming the document where it surfaces. */
 class PdfBudgetError extends Error {
-  constructor(readonly code: "TIMEOUT" | "RESOURCE_LIMIT" | "CORRUPT_PDF" | "INTERRUPTED", message: string) {
+  constructor(
+    readonly code: "TIMEOUT" | "RESOURCE_LIMIT" | "CORRUPT_PDF" | "INTERRUPTED",
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -253,8 +256,7 @@ class PdfDocument implements OpenedDocument {
   cacheDrops = 0;
   private closed = false;
   private readonly timeoutMs: number;
-  private readonly onAbort = () =>
-    this.worker.stop(new PdfBudgetError("INTERRUPTED", "interrupted"));
+  private readonly onAbort = () => this.worker.stop(new PdfBudgetError("INTERRUPTED", "interrupted"));
 
   constructor(
     private readonly worker: PdfWorker,
@@ -270,7 +272,13 @@ class PdfDocument implements OpenedDocument {
    * Sends one step to the worker under the time budget. A step over budget stops the worker: pdfjs may be in a
    * synchronous loop that nothing else can interrupt; the document fails with TIMEOUT, later steps with it too.
    */
-  async call(message: PdfRequest, what: string, transfer: ArrayBuffer[] = [], onReply?: (r: Reply) => void, timed = true): Promise<unknown> {
+  async call(
+    message: PdfRequest,
+    what: string,
+    transfer: ArrayBuffer[] = [],
+    onReply?: (r: Reply) => void,
+    timed = true,
+  ): Promise<unknown> {
     if (!timed) {
       try {
         return await this.worker.request(message, transfer, onReply);
@@ -283,7 +291,10 @@ class PdfDocument implements OpenedDocument {
     const seconds = Math.round(this.timeoutMs / 100) / 10;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new PdfBudgetError("TIMEOUT", `${what} took longer than the ${seconds} s budget (--page-timeout); the document was stopped`);
+        const error = new PdfBudgetError(
+          "TIMEOUT",
+          `${what} took longer than the ${seconds} s budget (--page-timeout); the document was stopped`,
+        );
         this.worker.stop(error);
         reject(error);
       }, this.timeoutMs);

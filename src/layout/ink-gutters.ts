@@ -38,7 +38,8 @@ interface Run {
  */
 function widestGap(cols: { x0: number; ink: Uint8Array }): { start: number; end: number } | undefined {
   const { x0, ink } = cols;
-  const first = ink.indexOf(1), last = ink.lastIndexOf(1);
+  const first = ink.indexOf(1),
+    last = ink.lastIndexOf(1);
   if (first < 0) return undefined;
   let best: { start: number; end: number } | undefined;
   let second = 0;
@@ -60,9 +61,11 @@ function widestGap(cols: { x0: number; ink: Uint8Array }): { start: number; end:
 
 /** Ink columns of a box's middle rows (the half of its height around its middle), from floor(xMin). */
 function inkColumns(page: InkPage, b: Extent): { x0: number; ink: Uint8Array } {
-  const x0 = Math.max(0, Math.floor(b.xMin)), x1 = Math.min(page.width, Math.ceil(b.xMax));
+  const x0 = Math.max(0, Math.floor(b.xMin)),
+    x1 = Math.min(page.width, Math.ceil(b.xMax));
   const h = b.yMax - b.yMin;
-  const y0 = Math.max(0, Math.floor(b.yMin + 0.25 * h)), y1 = Math.min(page.height, Math.ceil(b.yMax - 0.25 * h));
+  const y0 = Math.max(0, Math.floor(b.yMin + 0.25 * h)),
+    y1 = Math.min(page.height, Math.ceil(b.yMax - 0.25 * h));
   const ink = new Uint8Array(Math.max(0, x1 - x0));
   for (let y = y0; y < y1; y++) {
     const row = y * page.width;
@@ -78,8 +81,10 @@ function inkColumns(page: InkPage, b: Extent): { x0: number; ink: Uint8Array } {
 function blankAround(cols: { x0: number; ink: Uint8Array }, x: number, near: number): { start: number; end: number } | undefined {
   const i = Math.round(x) - cols.x0;
   if (i < 0 || i >= cols.ink.length) return undefined;
-  for (let k = Math.max(0, Math.floor(i - near)); k <= Math.min(cols.ink.length - 1, Math.ceil(i + near)); k++) if (cols.ink[k]) return undefined;
-  let s = i, e = i;
+  for (let k = Math.max(0, Math.floor(i - near)); k <= Math.min(cols.ink.length - 1, Math.ceil(i + near)); k++)
+    if (cols.ink[k]) return undefined;
+  let s = i,
+    e = i;
   while (s > 0 && !cols.ink[s - 1]) s--;
   while (e < cols.ink.length - 1 && !cols.ink[e + 1]) e++;
   return { start: cols.x0 + s, end: cols.x0 + e + 1 };
@@ -113,11 +118,14 @@ export function splitAtInkGutters<T extends Extent>(boxes: readonly T[], page: I
     const at = (run.start + run.end) / 2;
     const along = runs.filter((r) => Math.abs((r.start + r.end) / 2 - at) <= GAP * h);
     if (along.length < GUTTER_BOXES) continue;
-    const top = Math.min(...along.map((r) => boxes[r.box]!.yMin)) - GUTTER_REACH * h, bottom = Math.max(...along.map((r) => boxes[r.box]!.yMax)) + GUTTER_REACH * h;
-    const level = boxes.map((_, i) => i).filter((i) => {
-      const m = (boxes[i]!.yMin + boxes[i]!.yMax) / 2;
-      return m > top && m < bottom;
-    });
+    const top = Math.min(...along.map((r) => boxes[r.box]!.yMin)) - GUTTER_REACH * h,
+      bottom = Math.max(...along.map((r) => boxes[r.box]!.yMax)) + GUTTER_REACH * h;
+    const level = boxes
+      .map((_, i) => i)
+      .filter((i) => {
+        const m = (boxes[i]!.yMin + boxes[i]!.yMax) / 2;
+        return m > top && m < bottom;
+      });
     const spanning = level.filter((i) => boxes[i]!.xMin < at && boxes[i]!.xMax > at);
     const blank = new Map<number, { start: number; end: number }>();
     for (const i of spanning) {
@@ -131,8 +139,12 @@ export function splitAtInkGutters<T extends Extent>(boxes: readonly T[], page: I
   return boxes.flatMap((b, i) => {
     const cut = cuts.get(i);
     if (!cut) return [b];
-    const h = height(b), margin = 0.3 * h;
-    const parts = [{ ...b, xMax: Math.min(b.xMax, cut.start + margin) }, { ...b, xMin: Math.max(b.xMin, cut.end - margin) }];
+    const h = height(b),
+      margin = 0.3 * h;
+    const parts = [
+      { ...b, xMax: Math.min(b.xMax, cut.start + margin) },
+      { ...b, xMin: Math.max(b.xMin, cut.end - margin) },
+    ];
     return parts.every((p) => p.xMax - p.xMin >= COLUMN_LINE * h) ? parts : [b];
   });
 }

@@ -111,7 +111,8 @@ const MARGIN_ROWS = 3;
 const MARGIN_CHARS = 90;
 
 /** A page number as printed: 12, - 12 -, (xii), Page 3, 3 of 10, 3/10. */
-const FOLIO = /^(?:(?:page|p\.|seite|página|pagina|стр\.?|страница)\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?(?:\s*(?:of|\/|von|de|из|sur)\s*\d{1,4})?$/i;
+const FOLIO =
+  /^(?:(?:page|p\.|seite|página|pagina|стр\.?|страница)\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?(?:\s*(?:of|\/|von|de|из|sur)\s*\d{1,4})?$/i;
 
 export function isPageNumber(text: string): boolean {
   return FOLIO.test(text.trim());
@@ -119,7 +120,12 @@ export function isPageNumber(text: string): boolean {
 
 /** A line's text without its separator, heading hashes or emphasis markers. */
 export function plainLine(markdown: string): string {
-  return markdown.replace(/<[^>]+>/g, " ").replace(/^\s*#{1,6}\s+/, "").replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
+  return markdown
+    .replace(/<[^>]+>/g, " ")
+    .replace(/^\s*#{1,6}\s+/, "")
+    .replace(/[*_`]+/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 const height = (b: Extent) => b.yMax - b.yMin;
@@ -166,7 +172,11 @@ function linePitch(boxes: readonly Extent[]): number {
  */
 function bodyLike(text: string, foot: boolean, mayRunOver = true): boolean {
   const words = text.split(/\s+/).filter(Boolean).length;
-  return (words >= 5 && /[.!?]["'”’)]?$/.test(text)) || (mayRunOver && /^\p{Ll}/u.test(text)) || (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text));
+  return (
+    (words >= 5 && /[.!?]["'”’)]?$/.test(text)) ||
+    (mayRunOver && /^\p{Ll}/u.test(text)) ||
+    (foot && /^(?:\d{1,2}|[*†‡§¶¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Za-zÀ-ÿА-я]\S*\s+\S+\s+\S+/.test(text))
+  );
 }
 
 /**
@@ -179,7 +189,12 @@ function bodyLike(text: string, foot: boolean, mayRunOver = true): boolean {
  * has; a first line of body text at the top of a page follows the page's own pitch and stays body.
  * `texts`: each line's plain text.
  */
-export function marginRoles(boxes: readonly Extent[], texts: readonly string[], pageHeight: number, headings?: readonly boolean[]): Map<number, MarginRole> {
+export function marginRoles(
+  boxes: readonly Extent[],
+  texts: readonly string[],
+  pageHeight: number,
+  headings?: readonly boolean[],
+): Map<number, MarginRole> {
   const roles = new Map<number, MarginRole>();
   const usable = boxes.map((_, i) => i).filter((i) => texts[i]!.trim().length > 0);
   if (usable.length < 3 || pageHeight <= 0) return roles;
@@ -221,7 +236,12 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
   const near = (r: number[]) => folios(r) || withFolio(r) || split(r) || outer(r);
   // rows [0, k] at the top (or the last k + 1 at the bottom) are margin rows when all lie in the band, all look
   // like margin text, and the band between row k and the next is wide enough
-  const take = (ordered: number[][], inBand: (r: number[], band: number) => boolean, distance: (a: number[], b: number[]) => number, body: MarginRole) => {
+  const take = (
+    ordered: number[][],
+    inBand: (r: number[], band: number) => boolean,
+    distance: (a: number[], b: number[]) => number,
+    body: MarginRole,
+  ) => {
     for (let k = 0; k < Math.min(MARGIN_ROWS, ordered.length - 1); k++) {
       const row = ordered[k]!;
       const folioRow = folios(row) || (withFolio(row) && split(row));
@@ -234,11 +254,19 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
       }
     }
   };
-  take(rows, (r, band) => rowBottom(r) <= band * pageHeight || rowCentre(r) <= band * pageHeight,
-    (a, b) => rowCentre(b) - rowCentre(a), "header");
+  take(
+    rows,
+    (r, band) => rowBottom(r) <= band * pageHeight || rowCentre(r) <= band * pageHeight,
+    (a, b) => rowCentre(b) - rowCentre(a),
+    "header",
+  );
   const reversed = [...rows].reverse().filter((r) => !r.some((i) => roles.has(i)));
-  take(reversed, (r, band) => rowTop(r) >= (1 - band) * pageHeight || rowCentre(r) >= (1 - band) * pageHeight,
-    (a, b) => rowCentre(a) - rowCentre(b), "footer");
+  take(
+    reversed,
+    (r, band) => rowTop(r) >= (1 - band) * pageHeight || rowCentre(r) >= (1 - band) * pageHeight,
+    (a, b) => rowCentre(a) - rowCentre(b),
+    "footer",
+  );
   return roles;
 }
 
@@ -246,7 +274,8 @@ export function marginRoles(boxes: readonly Extent[], texts: readonly string[], 
 
 const LIST_MARKER = /^([-*+•●▪◦‣–]|\(?\d{1,4}[.)]|\(?[a-zA-Z][.)]|\([ivx]{1,5}\))\s+/;
 const HEADING = /^(#{1,6})\s+/;
-const CAPTION = /^(?:\*\*|_)?(?:figure|fig\.|table|tab\.|listing|chart|plate|exhibit|scheme|algorithm|abbildung|abb\.|tabelle|tabla|figura|tableau|рис\.|рисунок|таблица|图|表)\s*[\dIVXivx]/i;
+const CAPTION =
+  /^(?:\*\*|_)?(?:figure|fig\.|table|tab\.|listing|chart|plate|exhibit|scheme|algorithm|abbildung|abb\.|tabelle|tabla|figura|tableau|рис\.|рисунок|таблица|图|表)\s*[\dIVXivx]/i;
 const FOOTNOTE = /^(?:\d{1,3}|[*†‡§¶]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*\S/;
 
 /** Offsets [start, end) of the pieces of a stretch of Markdown that are blocks: split at blank lines (never
@@ -305,8 +334,10 @@ interface Piece {
 function union(boxes: readonly Extent[]): [number, number, number, number] | null {
   if (!boxes.length) return null;
   return [
-    Math.floor(Math.min(...boxes.map((b) => b.xMin))), Math.floor(Math.min(...boxes.map((b) => b.yMin))),
-    Math.ceil(Math.max(...boxes.map((b) => b.xMax))), Math.ceil(Math.max(...boxes.map((b) => b.yMax))),
+    Math.floor(Math.min(...boxes.map((b) => b.xMin))),
+    Math.floor(Math.min(...boxes.map((b) => b.yMin))),
+    Math.ceil(Math.max(...boxes.map((b) => b.xMax))),
+    Math.ceil(Math.max(...boxes.map((b) => b.yMax))),
   ];
 }
 
@@ -327,7 +358,10 @@ function readBlock(markdown: string): Block {
     return setBlockMarkdown({ type: "code", text: body, bbox: null }, text);
   }
   if (text.startsWith("$$") || text.startsWith("\\[")) {
-    const body = text.replace(/^(\$\$|\\\[)/, "").replace(/(\$\$|\\\])$/, "").trim();
+    const body = text
+      .replace(/^(\$\$|\\\[)/, "")
+      .replace(/(\$\$|\\\])$/, "")
+      .trim();
     return setBlockMarkdown({ type: "formula", text: body, bbox: null }, text);
   }
   const list = LIST_MARKER.exec(text);
@@ -375,12 +409,15 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
     } else pieces.push(...textBlocks(flow.slice(p.start, p.end), p.start).map(([start, end]) => ({ start, end })));
   }
   const linesIn = (start: number, end: number) =>
-    lines.map((_, i) => i).filter((i) => {
-      const r = ranges[i];
-      if (!r) return false;
-      const a = Math.max(r[0], start), b = Math.min(r[1], end);
-      return a < b && flow.slice(a, b).replace(TABLE_TAG, "").trim().length > 0;
-    });
+    lines
+      .map((_, i) => i)
+      .filter((i) => {
+        const r = ranges[i];
+        if (!r) return false;
+        const a = Math.max(r[0], start),
+          b = Math.min(r[1], end);
+        return a < b && flow.slice(a, b).replace(TABLE_TAG, "").trim().length > 0;
+      });
   const entries: { first: number; block: Block }[] = [];
   for (const p of pieces) {
     let block: Block;
@@ -400,7 +437,10 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
     entries.push({ first: members[0] ?? Infinity, block });
   }
   for (const [i, role] of margins) {
-    const block = setBlockMarkdown({ type: role, text: texts[i]!, bbox: pixelBox(boxes[i]!), lines: [{ text: texts[i]!, bbox: pixelBox(boxes[i]!) }] }, texts[i]!);
+    const block = setBlockMarkdown(
+      { type: role, text: texts[i]!, bbox: pixelBox(boxes[i]!), lines: [{ text: texts[i]!, bbox: pixelBox(boxes[i]!) }] },
+      texts[i]!,
+    );
     entries.push({ first: i, block });
   }
   entries.sort((a, b) => a.first - b.first);
@@ -414,8 +454,15 @@ function tellRoles(blocks: Block[], lineHeight: number, pageHeight: number): voi
   const body = blocks.filter((b) => !MARGIN_ROLES.has(b.type));
   const tall = (b: Block) => median((b.lines ?? []).map((l) => l.bbox[3] - l.bbox[1]));
   const first = body[0];
-  if (first && first.bbox && (first.type === "heading" || first.type === "paragraph") && (first.lines?.length ?? 0) <= 3 &&
-    first.bbox[1] < pageHeight / 3 && tall(first) >= 1.5 * lineHeight && body.length >= 2) {
+  if (
+    first &&
+    first.bbox &&
+    (first.type === "heading" || first.type === "paragraph") &&
+    (first.lines?.length ?? 0) <= 3 &&
+    first.bbox[1] < pageHeight / 3 &&
+    tall(first) >= 1.5 * lineHeight &&
+    body.length >= 2
+  ) {
     first.type = "title";
     first.level = 1;
   }

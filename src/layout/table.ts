@@ -185,7 +185,12 @@ export function tableHtml(grid: TableGrid): string {
 /** The grid as a Markdown pipe table (first row as its header), or undefined when a cell spans (pipes cannot). */
 export function pipeTable(grid: TableGrid): string | undefined {
   if (grid.rows === 0 || grid.cols === 0 || grid.cells.some((c) => c.rowSpan > 1 || c.colSpan > 1)) return undefined;
-  const cell = (t: string) => t.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ").trim();
+  const cell = (t: string) =>
+    t
+      .replace(/\\/g, "\\\\")
+      .replace(/\|/g, "\\|")
+      .replace(/\s*\n\s*/g, " ")
+      .trim();
   const lines: string[] = [];
   for (let r = 0; r < grid.rows; r++) {
     const row = grid.cells.filter((c) => c.row === r).map((c) => cell(c.text));

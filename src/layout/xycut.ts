@@ -36,7 +36,10 @@ function bands(items: readonly Extent[], axis: "x" | "y"): { at: number; gap: nu
 
 /** Largest empty band along one axis (the first of equal ones). */
 function widestGap(items: readonly Extent[], axis: "x" | "y"): { at: number; gap: number } | undefined {
-  return bands(items, axis).reduce<{ at: number; gap: number } | undefined>((best, band) => (!best || band.gap > best.gap ? band : best), undefined);
+  return bands(items, axis).reduce<{ at: number; gap: number } | undefined>(
+    (best, band) => (!best || band.gap > best.gap ? band : best),
+    undefined,
+  );
 }
 
 /** Vertical middle of an item. */
@@ -54,8 +57,13 @@ function middle(b: Extent): number {
 function peelToColumns<T extends Extent>(items: readonly T[], body: number): T[][] | undefined {
   const ys = bands(items, "y");
   if (ys.length === 0) return undefined;
-  const first = ys[0]!.at, last = ys[ys.length - 1]!.at;
-  for (const [top, bottom] of [[first, last], [first, Infinity], [-Infinity, last]] as const) {
+  const first = ys[0]!.at,
+    last = ys[ys.length - 1]!.at;
+  for (const [top, bottom] of [
+    [first, last],
+    [first, Infinity],
+    [-Infinity, last],
+  ] as const) {
     if (top >= bottom) continue;
     const inner = items.filter((b) => middle(b) > top && middle(b) < bottom);
     if (inner.length < 2) continue;
@@ -65,7 +73,8 @@ function peelToColumns<T extends Extent>(items: readonly T[], body: number): T[]
     if (tableLike(left, right, v.gap, 2 * body)) continue;
     // a peeled part must be what hid the gutter (an item reaching into it), not the end of one column
     const blocks = (part: T[]) => part.some((b) => b.xMax > v.at - v.gap / 2 && b.xMin < v.at + v.gap / 2);
-    const above = items.filter((b) => middle(b) <= top), below = items.filter((b) => middle(b) >= bottom);
+    const above = items.filter((b) => middle(b) <= top),
+      below = items.filter((b) => middle(b) >= bottom);
     if ((above.length && !blocks(above)) || (below.length && !blocks(below))) continue;
     return [above, inner, below].filter((part) => part.length > 0);
   }
@@ -117,7 +126,8 @@ const NARROW_COLUMN = 6;
 export function tableLike(left: readonly Extent[], right: readonly Extent[], gap: number, line: number): boolean {
   if (left.length < 2 || right.length < 2) return false;
   const [fewer, more] = left.length <= right.length ? [left, right] : [right, left];
-  const top = Math.min(...fewer.map((b) => b.yMin)), bottom = Math.max(...fewer.map((b) => b.yMax));
+  const top = Math.min(...fewer.map((b) => b.yMin)),
+    bottom = Math.max(...fewer.map((b) => b.yMax));
   const beside = more.filter((b) => middle(b) >= top && middle(b) <= bottom);
   if (beside.length < 2 || more.length - beside.length > TABLE_OUTSIDE * beside.length) return false;
   if (rowShare(fewer, more) < TABLE_ROW_SHARE || rowShare(beside, fewer) < TABLE_ROW_SHARE) return false;
@@ -199,10 +209,16 @@ const SOFT_PEEL = 3;
 function peelToSoftColumns<T extends Extent>(items: readonly T[], line: number): T[][] | undefined {
   const ys = bands(items, "y");
   if (ys.length === 0) return undefined;
-  const first = ys[0]!.at, last = ys[ys.length - 1]!.at;
-  for (const [top, bottom] of [[first, last], [first, Infinity], [-Infinity, last]] as const) {
+  const first = ys[0]!.at,
+    last = ys[ys.length - 1]!.at;
+  for (const [top, bottom] of [
+    [first, last],
+    [first, Infinity],
+    [-Infinity, last],
+  ] as const) {
     if (top >= bottom) continue;
-    const above = items.filter((b) => middle(b) <= top), below = items.filter((b) => middle(b) >= bottom);
+    const above = items.filter((b) => middle(b) <= top),
+      below = items.filter((b) => middle(b) >= bottom);
     if (above.length > SOFT_PEEL || below.length > SOFT_PEEL) continue;
     const inner = items.filter((b) => middle(b) > top && middle(b) < bottom);
     if (!softGutter(inner, line)) continue;
@@ -244,7 +260,8 @@ interface SoftGutter<T> {
  */
 export function softGutter<T extends Extent>(items: readonly T[], line: number): SoftGutter<T> | undefined {
   if (items.length < 2 * SOFT_PROSE) return undefined;
-  const x0 = Math.floor(Math.min(...items.map((b) => b.xMin))), x1 = Math.ceil(Math.max(...items.map((b) => b.xMax)));
+  const x0 = Math.floor(Math.min(...items.map((b) => b.xMin))),
+    x1 = Math.ceil(Math.max(...items.map((b) => b.xMax)));
   const width = x1 - x0 + 1;
   if (width < 4 * line) return undefined;
   const profile = coreCoverage(items, x0, width);
@@ -255,7 +272,8 @@ export function softGutter<T extends Extent>(items: readonly T[], line: number):
     // a run of equal, locally lowest coverage
     let end = x;
     while (end + 1 < width && profile[end + 1] === profile[x]) end++;
-    const before = profile[x - 1]!, after = profile[end + 1]!;
+    const before = profile[x - 1]!,
+      after = profile[end + 1]!;
     if (before > profile[x]! && after > profile[x]!) {
       const at = x0 + (x + end + 1) / 2;
       const candidate = sidesOfGutter(items, at, line);
@@ -267,8 +285,15 @@ export function softGutter<T extends Extent>(items: readonly T[], line: number):
   return { at: best.at, left: best.left, right: best.right };
 }
 
-function sidesOfGutter<T extends Extent>(items: readonly T[], at: number, line: number): { left: T[]; right: T[]; crossers: T[] } | undefined {
-  const left: T[] = [], right: T[] = [], crossers: T[] = [], spanning: T[] = [];
+function sidesOfGutter<T extends Extent>(
+  items: readonly T[],
+  at: number,
+  line: number,
+): { left: T[]; right: T[]; crossers: T[] } | undefined {
+  const left: T[] = [],
+    right: T[] = [],
+    crossers: T[] = [],
+    spanning: T[] = [];
   for (const b of items) {
     const [a, c] = core(b);
     if (c <= at) left.push(b);
@@ -281,7 +306,8 @@ function sidesOfGutter<T extends Extent>(items: readonly T[], at: number, line: 
   const fewer = Math.min(left.length, right.length);
   if (crossers.length > Math.max(2, SOFT_CROSSERS * fewer) || spanning.length > SOFT_MERGED * fewer) return undefined;
   // side by side: each side's vertical extent overlaps the other's over most of the shorter one
-  const top = (s: T[]) => Math.min(...s.map((b) => b.yMin)), bottom = (s: T[]) => Math.max(...s.map((b) => b.yMax));
+  const top = (s: T[]) => Math.min(...s.map((b) => b.yMin)),
+    bottom = (s: T[]) => Math.max(...s.map((b) => b.yMax));
   const overlap = Math.min(bottom(left), bottom(right)) - Math.max(top(left), top(right));
   if (overlap < 0.5 * Math.min(bottom(left) - top(left), bottom(right) - top(right))) return undefined;
   // two lines read as one have a line of each column next to them, or run from the left column's left edge to the
@@ -289,7 +315,8 @@ function sidesOfGutter<T extends Extent>(items: readonly T[], at: number, line: 
   // them at the columns' foot); a full-width title or abstract is set apart from the columns, or set narrower
   // (centred, indented) or wider
   const near = (side: readonly T[], b: T) => side.some((o) => o !== b && Math.abs(middle(o) - middle(b)) <= SOFT_NEIGHBOUR * line);
-  const leftEdge = Math.min(...left.map((b) => b.xMin)), rightEdge = Math.max(...right.map((b) => b.xMax));
+  const leftEdge = Math.min(...left.map((b) => b.xMin)),
+    rightEdge = Math.max(...right.map((b) => b.xMax));
   const aligned = (b: T) => Math.abs(b.xMin - leftEdge) <= line && Math.abs(b.xMax - rightEdge) <= line;
   const merged = new Set(spanning.filter((b) => (near(left, b) && near(right, b)) || (aligned(b) && (near(left, b) || near(right, b)))));
   for (let grew = true; grew; ) {
@@ -338,7 +365,11 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] 
     if (peeled) return cut(peeled);
     // …then split there unless a band at least a line high runs across both
     const soft = softGutter(items, 2 * body);
-    if (soft && (!h || h.gap < SOFT_BAND * 2 * body || endsOneColumn(soft.left, soft.right, h.at)) && !tableLike(soft.left, soft.right, 0, 2 * body))
+    if (
+      soft &&
+      (!h || h.gap < SOFT_BAND * 2 * body || endsOneColumn(soft.left, soft.right, h.at)) &&
+      !tableLike(soft.left, soft.right, 0, 2 * body)
+    )
       return cut([soft.left, soft.right]);
   }
   if (h) return cut(sides(items, "y", h.at));

@@ -108,9 +108,13 @@ export async function loadBundle(dir: string): Promise<Bundle> {
     if (info.shape.length !== shape.length || info.shape.some((d, i) => d !== shape[i]))
       throw new ModelFileError(info.file, `tensor ${name} has shape [${info.shape}], model.json implies [${shape}]`);
     if (info.quant) {
-      if (!isQuantizable(name)) throw new ModelFileError(info.file, `tensor ${name} is ${info.quant}; norms, the router and embeddings must stay float`);
+      if (!isQuantizable(name))
+        throw new ModelFileError(info.file, `tensor ${name} is ${info.quant}; norms, the router and embeddings must stay float`);
     } else if (info.dtype !== "F32" && info.dtype !== "F16" && info.dtype !== "BF16")
-      throw new ModelFileError(info.file, `tensor ${name} is ${info.dtype}; decoder weights must be F32, F16 or BF16 (or q8_0 / q4_1 matrices)`);
+      throw new ModelFileError(
+        info.file,
+        `tensor ${name} is ${info.dtype}; decoder weights must be F32, F16 or BF16 (or q8_0 / q4_1 matrices)`,
+      );
     decoderParameters += shape.reduce((a, b) => a * b, 1);
   }
   return { dir: abs, json, modelJsonPath, encoderPath, tokenizerPath, tensors, decoderParameters };

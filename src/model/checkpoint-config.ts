@@ -12,7 +12,9 @@ export const DEEPSEEK_OCR_MODES: Record<string, ModeSpec> = {
   large: { size: [1280, 1280], resize: "pad", grid: [20, 20] },
   // global 1024 view plus 640 tiles chosen by aspect ratio; the reference's default tile range is 2..9
   gundam: {
-    size: [1024, 1024], resize: "pad", grid: [16, 16],
+    size: [1024, 1024],
+    resize: "pad",
+    grid: [16, 16],
     tiles: { size: [640, 640], grid: [10, 10], resize: "stretch", min_tiles: 2, max_tiles: 9 },
   },
 };
@@ -47,7 +49,8 @@ function intOr(config: Record<string, unknown>, key: string, fallback: number | 
 
 function numOr(config: Record<string, unknown>, key: string, fallback: number): number {
   const v = pick(config, key) ?? fallback;
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new CheckpointConfigError(`config.json: ${key} is ${JSON.stringify(v)}, expected a number`);
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new CheckpointConfigError(`config.json: ${key} is ${JSON.stringify(v)}, expected a number`);
   return v;
 }
 
@@ -71,18 +74,22 @@ export interface CheckpointToBundleOptions {
 /** Builds model.json for a checkpoint whose decoder weights are used in place. */
 export function modelJsonFromCheckpointConfig(config: Record<string, unknown>, options: CheckpointToBundleOptions): ModelJson {
   const useMla = pick(config, "use_mla");
-  if (useMla === true || (typeof pick(config, "kv_lora_rank") === "number"))
-    throw new CheckpointConfigError("config.json: multi-head latent attention (use_mla / kv_lora_rank) is not supported; DeepSeek-OCR uses plain multi-head attention");
+  if (useMla === true || typeof pick(config, "kv_lora_rank") === "number")
+    throw new CheckpointConfigError(
+      "config.json: multi-head latent attention (use_mla / kv_lora_rank) is not supported; DeepSeek-OCR uses plain multi-head attention",
+    );
   const ropeScaling = pick(config, "rope_scaling");
   if (ropeScaling !== undefined && ropeScaling !== null)
     throw new CheckpointConfigError("config.json: rope_scaling is set; the engine implements unscaled rotary positions only");
   const moeFreq = pick(config, "moe_layer_freq");
-  if (moeFreq !== undefined && moeFreq !== 1) throw new CheckpointConfigError(`config.json: moe_layer_freq ${JSON.stringify(moeFreq)} is not supported (only 1)`);
+  if (moeFreq !== undefined && moeFreq !== 1)
+    throw new CheckpointConfigError(`config.json: moe_layer_freq ${JSON.stringify(moeFreq)} is not supported (only 1)`);
   const scoring = pick(config, "scoring_func") ?? "softmax";
   if (scoring !== "softmax") throw new CheckpointConfigError(`config.json: scoring_func ${JSON.stringify(scoring)} is not supported`);
   // the remote code's default spelling is "gready"; both mean plain top-k
   const topk = pick(config, "topk_method") ?? "greedy";
-  if (topk !== "greedy" && topk !== "gready") throw new CheckpointConfigError(`config.json: topk_method ${JSON.stringify(topk)} is not supported`);
+  if (topk !== "greedy" && topk !== "gready")
+    throw new CheckpointConfigError(`config.json: topk_method ${JSON.stringify(topk)} is not supported`);
 
   const hidden = intOr(config, "hidden_size", 4096);
   const heads = intOr(config, "num_attention_heads", 32);
@@ -112,7 +119,8 @@ export function modelJsonFromCheckpointConfig(config: Record<string, unknown>, o
     tie_word_embeddings: (pick(config, "tie_word_embeddings") as boolean | undefined) ?? false,
     weights: options.weights,
   };
-  if (!Number.isInteger(decoder.head_dim)) throw new CheckpointConfigError(`config.json: hidden_size ${hidden} is not a multiple of num_attention_heads ${heads}`);
+  if (!Number.isInteger(decoder.head_dim))
+    throw new CheckpointConfigError(`config.json: hidden_size ${hidden} is not a multiple of num_attention_heads ${heads}`);
   const td = specialId("<td>");
   const tdEnd = specialId("</td>");
   const unlimited = family === "unlimited-ocr";

@@ -85,7 +85,8 @@ export function findPython(env: NodeJS.ProcessEnv = process.env): string {
 async function weightsOf(dir: string): Promise<string[]> {
   if (existsSync(path.join(dir, "model.safetensors.index.json"))) return ["model.safetensors.index.json"];
   const files = (await readdir(dir)).filter((f) => f.endsWith(".safetensors")).sort();
-  if (files.length === 0) throw new ModelFileError(dir, "no .safetensors weights (a PyTorch .bin checkpoint must be converted to safetensors first)");
+  if (files.length === 0)
+    throw new ModelFileError(dir, "no .safetensors weights (a PyTorch .bin checkpoint must be converted to safetensors first)");
   return files;
 }
 
@@ -100,7 +101,9 @@ function runExporter(python: string, args: string[], log: (line: string) => void
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
-    child.on("error", (err) => reject(new Error(`cannot start ${python} (the export needs Python with PyTorch and onnx; OCR_PYTHON selects it): ${err.message}`)));
+    child.on("error", (err) =>
+      reject(new Error(`cannot start ${python} (the export needs Python with PyTorch and onnx; OCR_PYTHON selects it): ${err.message}`)),
+    );
     child.on("close", (code) => {
       if (code === 0) resolve();
       else reject(new Error(`encoder export failed (exit ${code}):\n${tail.trim().split("\n").slice(-8).join("\n")}`));
@@ -121,12 +124,16 @@ export async function convertCheckpoint(checkpointDir: string, options: ConvertO
   } catch (err) {
     throw new ModelFileError(configPath, `cannot read the checkpoint's config (${(err as Error).message})`);
   }
-  for (const f of ["tokenizer.json"]) if (!existsSync(path.join(src, f))) throw new ModelFileError(path.join(src, f), "missing from the checkpoint");
+  for (const f of ["tokenizer.json"])
+    if (!existsSync(path.join(src, f))) throw new ModelFileError(path.join(src, f), "missing from the checkpoint");
   const weights = await weightsOf(src);
   let modelJson;
   try {
     modelJson = modelJsonFromCheckpointConfig(config, {
-      name: options.name ?? path.basename(out), weights, family: options.family, mode: options.mode,
+      name: options.name ?? path.basename(out),
+      weights,
+      family: options.family,
+      mode: options.mode,
       source: { checkpoint: src },
     });
   } catch (err) {
@@ -138,7 +145,10 @@ export async function convertCheckpoint(checkpointDir: string, options: ConvertO
     await mkdir(out, { recursive: true });
     await access(out, constants.W_OK);
   } catch (err) {
-    throw new ModelFileError(out, `cannot write the bundle here (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pass --out DIR to write it elsewhere`);
+    throw new ModelFileError(
+      out,
+      `cannot write the bundle here (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pass --out DIR to write it elsewhere`,
+    );
   }
   if (out !== src) {
     // the bundle refers to the checkpoint's files through links: multi-GB weights are never copied

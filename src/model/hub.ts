@@ -77,7 +77,14 @@ async function verify(file: string, remote: RemoteFile): Promise<void> {
   }
 }
 
-async function downloadOne(url: string, target: string, remote: RemoteFile, headers: Record<string, string>, options: PullOptions, fetchImpl: typeof fetch): Promise<void> {
+async function downloadOne(
+  url: string,
+  target: string,
+  remote: RemoteFile,
+  headers: Record<string, string>,
+  options: PullOptions,
+  fetchImpl: typeof fetch,
+): Promise<void> {
   const partial = `${target}.partial`;
   let have = existsSync(partial) ? (await stat(partial)).size : 0;
   if (have > remote.size) {
@@ -86,7 +93,11 @@ async function downloadOne(url: string, target: string, remote: RemoteFile, head
   }
   options.onProgress?.({ kind: "file", path: remote.path, size: remote.size, resumedFrom: have });
   if (have < remote.size || remote.size === 0) {
-    const res = await fetchImpl(url, { headers: have > 0 ? { ...headers, Range: `bytes=${have}-` } : headers, redirect: "follow", signal: options.signal });
+    const res = await fetchImpl(url, {
+      headers: have > 0 ? { ...headers, Range: `bytes=${have}-` } : headers,
+      redirect: "follow",
+      signal: options.signal,
+    });
     if (res.status === 401 || res.status === 403)
       throw new PullError(`${remote.path}: access denied (HTTP ${res.status}); gated repositories need HF_TOKEN`);
     if (!res.ok || !res.body) throw new PullError(`${remote.path}: HTTP ${res.status} ${res.statusText}`);
@@ -124,7 +135,14 @@ export async function pullRepository(repo: string, options: PullOptions = {}): P
 
   const remote: RemoteFile[] = [];
   try {
-    for await (const entry of listFiles({ repo: { type: "model", name: repo }, revision, recursive: true, hubUrl: endpoint, fetch: fetchImpl, ...(token ? { accessToken: token as `hf_${string}` } : {}) })) {
+    for await (const entry of listFiles({
+      repo: { type: "model", name: repo },
+      revision,
+      recursive: true,
+      hubUrl: endpoint,
+      fetch: fetchImpl,
+      ...(token ? { accessToken: token as `hf_${string}` } : {}),
+    })) {
       if (entry.type !== "file") continue;
       if (options.include && !options.include(entry.path)) continue;
       remote.push({

@@ -57,7 +57,12 @@ export const PULL_MARKER = ".ocr-pull.json";
 async function describeFolder(name: string, dir: string): Promise<CachedModel> {
   const converted = existsSync(path.join(dir, "model.json"));
   const m: CachedModel = {
-    name, dir, converted, checkpoint: existsSync(path.join(dir, "config.json")), bytes: await folderBytes(dir), incomplete: false,
+    name,
+    dir,
+    converted,
+    checkpoint: existsSync(path.join(dir, "config.json")),
+    bytes: await folderBytes(dir),
+    incomplete: false,
   };
   if (converted) {
     try {
@@ -67,7 +72,11 @@ async function describeFolder(name: string, dir: string): Promise<CachedModel> {
     }
   }
   try {
-    const pull = JSON.parse(await readFile(path.join(dir, PULL_MARKER), "utf8")) as { repo?: string; revision?: string; complete?: boolean };
+    const pull = JSON.parse(await readFile(path.join(dir, PULL_MARKER), "utf8")) as {
+      repo?: string;
+      revision?: string;
+      complete?: boolean;
+    };
     m.repo = pull.repo;
     m.revision = pull.revision;
     m.incomplete = pull.complete !== true;

@@ -6,7 +6,16 @@ import { ModelFileError } from "./errors.js";
 export type SafetensorsDtype = "F32" | "F16" | "BF16" | "F64" | "I64" | "I32" | "I16" | "I8" | "U8" | "BOOL";
 
 const DTYPE_BYTES: Record<SafetensorsDtype, number> = {
-  F64: 8, F32: 4, F16: 2, BF16: 2, I64: 8, I32: 4, I16: 2, I8: 1, U8: 1, BOOL: 1,
+  F64: 8,
+  F32: 4,
+  F16: 2,
+  BF16: 2,
+  I64: 8,
+  I32: 4,
+  I16: 2,
+  I8: 1,
+  U8: 1,
+  BOOL: 1,
 };
 
 /** Cap on the JSON header: real checkpoints stay far below; a bigger one is a corrupt or hostile file. */
@@ -100,16 +109,23 @@ function validateHeader(parsed: unknown, file: string, fileSize: number, dataSta
     const elements = (shape as number[]).reduce((a, b) => a * b, 1);
     const expected = elements * DTYPE_BYTES[dtype];
     if (end < begin || end - begin !== expected)
-      throw new ModelFileError(file, `tensor ${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes, shape ${JSON.stringify(shape)} ${dtype} needs ${expected}`);
+      throw new ModelFileError(
+        file,
+        `tensor ${name}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes, shape ${JSON.stringify(shape)} ${dtype} needs ${expected}`,
+      );
     if (dataStart + end > fileSize)
       throw new ModelFileError(file, `tensor ${name}: data runs past the end of the file (truncated download?)`);
     ranges.push([begin, end, name]);
     const quant = metadata[`ocr.quant.${name}`];
     if (quant !== undefined) {
-      if (quant !== "q8_0" && quant !== "q4_1") throw new ModelFileError(file, `metadata ocr.quant.${name}: ${JSON.stringify(quant)} is not q8_0 or q4_1`);
+      if (quant !== "q8_0" && quant !== "q4_1")
+        throw new ModelFileError(file, `metadata ocr.quant.${name}: ${JSON.stringify(quant)} is not q8_0 or q4_1`);
       const block = QUANT_BLOCK_BYTES[quant];
       if (dtype !== "U8" || shape.length !== 2 || (shape[1] as number) % block !== 0)
-        throw new ModelFileError(file, `tensor ${name}: a ${quant} tensor must be U8 [rows, a multiple of ${block} bytes], not ${dtype} ${JSON.stringify(shape)}`);
+        throw new ModelFileError(
+          file,
+          `tensor ${name}: a ${quant} tensor must be U8 [rows, a multiple of ${block} bytes], not ${dtype} ${JSON.stringify(shape)}`,
+        );
       const logical = [shape[0] as number, ((shape[1] as number) / block) * 32];
       tensors.set(name, { name, dtype, shape: logical, quant, offset: dataStart + begin, byteLength: expected, file });
       continue;

@@ -201,18 +201,32 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
   const c = new Checker();
   const root = c.object(value, "model.json");
   if (!root) throw new ModelFileError(file, c.problems.join("; "));
-  if (root.format !== BUNDLE_FORMAT)
-    c.fail("format", `expected ${JSON.stringify(BUNDLE_FORMAT)} but found ${describe(root.format)}`);
+  if (root.format !== BUNDLE_FORMAT) c.fail("format", `expected ${JSON.stringify(BUNDLE_FORMAT)} but found ${describe(root.format)}`);
   c.str(root, "name", "model");
   c.oneOf(root, "family", "model", ["deepseek-ocr", "unlimited-ocr"]);
   c.oneOf(root, "layout", "model", ["streaming", "prefix"]);
 
   const dec = c.object(root.decoder, "decoder");
   if (dec) {
-    for (const k of ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-      "head_dim", "intermediate_size", "max_position_embeddings"] as const) c.int(dec, k, "decoder", 1);
-    for (const k of ["moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts",
-      "first_k_dense_replace"] as const) c.int(dec, k, "decoder", 0);
+    for (const k of [
+      "vocab_size",
+      "hidden_size",
+      "num_hidden_layers",
+      "num_attention_heads",
+      "num_key_value_heads",
+      "head_dim",
+      "intermediate_size",
+      "max_position_embeddings",
+    ] as const)
+      c.int(dec, k, "decoder", 1);
+    for (const k of [
+      "moe_intermediate_size",
+      "n_routed_experts",
+      "num_experts_per_tok",
+      "n_shared_experts",
+      "first_k_dense_replace",
+    ] as const)
+      c.int(dec, k, "decoder", 0);
     c.bool(dec, "norm_topk_prob", "decoder");
     c.bool(dec, "tie_word_embeddings", "decoder");
     c.num(dec, "routed_scaling_factor", "decoder", true);
@@ -225,14 +239,25 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     else if (dec.weights.some((w: string) => w.startsWith("/") || w.split(/[\\/]/).includes("..")))
       c.fail("decoder.weights", "file names must stay inside the bundle folder");
     if (dec.quantization !== undefined) c.oneOf(dec, "quantization", "decoder", ["q8_0", "q4_1"]);
-    if (typeof dec.num_attention_heads === "number" && typeof dec.num_key_value_heads === "number" &&
-      dec.num_attention_heads % dec.num_key_value_heads !== 0)
+    if (
+      typeof dec.num_attention_heads === "number" &&
+      typeof dec.num_key_value_heads === "number" &&
+      dec.num_attention_heads % dec.num_key_value_heads !== 0
+    )
       c.fail("decoder.num_key_value_heads", "must divide num_attention_heads");
-    if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
-      dec.n_routed_experts > 0 && dec.num_experts_per_tok > dec.n_routed_experts)
+    if (
+      typeof dec.n_routed_experts === "number" &&
+      typeof dec.num_experts_per_tok === "number" &&
+      dec.n_routed_experts > 0 &&
+      dec.num_experts_per_tok > dec.n_routed_experts
+    )
       c.fail("decoder.num_experts_per_tok", "exceeds n_routed_experts");
-    if (typeof dec.n_routed_experts === "number" && typeof dec.num_experts_per_tok === "number" &&
-      dec.n_routed_experts > 0 && dec.num_experts_per_tok < 1)
+    if (
+      typeof dec.n_routed_experts === "number" &&
+      typeof dec.num_experts_per_tok === "number" &&
+      dec.n_routed_experts > 0 &&
+      dec.num_experts_per_tok < 1
+    )
       c.fail("decoder.num_experts_per_tok", "must be at least 1 when the model has routed experts");
     if (typeof dec.head_dim === "number" && dec.head_dim % 2 !== 0) c.fail("decoder.head_dim", "must be even (rotary halves)");
   }
@@ -256,7 +281,11 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         if (l.faithful !== undefined) c.bool(l, "faithful", "vision.lines");
         if (l.layout !== undefined) c.str(l, "layout", "vision.lines");
         if (l.diacritics !== undefined) c.str(l, "diacritics", "vision.lines");
-        if (!Array.isArray(l.slots) || l.slots.length === 0 || !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1])))
+        if (
+          !Array.isArray(l.slots) ||
+          l.slots.length === 0 ||
+          !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1]))
+        )
           c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
         for (const k of ["detector", "recogniser", "dictionary", "layout", "diacritics"])
           if (typeof l[k] === "string" && ((l[k] as string).startsWith("/") || (l[k] as string).split(/[\\/]/).includes("..")))
@@ -291,7 +320,8 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
       if (vis.document_mode !== undefined) {
         c.str(vis, "document_mode", "vision");
         const d = vis.document_mode;
-        if (typeof d === "string" && !(d in modes)) c.fail("vision.document_mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
+        if (typeof d === "string" && !(d in modes))
+          c.fail("vision.document_mode", `names no mode in vision.modes (${Object.keys(modes).join(", ")})`);
         else if (typeof d === "string" && (modes[d] as { tiles?: unknown }).tiles !== undefined)
           c.fail("vision.document_mode", `"${d}" cuts tiles; pages of a multi-page pass are read as one view each`);
       }
@@ -312,8 +342,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     if (prompts.document !== undefined) c.str(prompts, "document", "prompts");
     for (const k of ["page", "document"]) {
       const p = prompts[k];
-      if (typeof p === "string" && p.split("<image>").length !== 2)
-        c.fail(`prompts.${k}`, "must contain exactly one <image> placeholder");
+      if (typeof p === "string" && p.split("<image>").length !== 2) c.fail(`prompts.${k}`, "must contain exactly one <image> placeholder");
     }
   }
   if (vis && vis.lines !== undefined && root.layout !== "streaming")

@@ -55,7 +55,11 @@ export class Tokenizer {
   ) {}
 
   /** Builds a tokenizer from parsed tokenizer.json / tokenizer_config.json objects. */
-  static fromJson(tokenizerJson: Record<string, unknown>, tokenizerConfig: Record<string, unknown> = {}, source = "tokenizer.json"): Tokenizer {
+  static fromJson(
+    tokenizerJson: Record<string, unknown>,
+    tokenizerConfig: Record<string, unknown> = {},
+    source = "tokenizer.json",
+  ): Tokenizer {
     let impl: LoadedTokenizer;
     try {
       impl = TokenizerLoader.fromPreTrained({ tokenizerJSON: tokenizerJson as never, tokenizerConfig: tokenizerConfig as never });

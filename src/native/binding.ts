@@ -32,9 +32,23 @@ export interface NativeDecoderConfig {
 
 /** The keys of NativeDecoderConfig, in the order decoder_wrap.cpp reads them. */
 export const NATIVE_DECODER_KEYS = [
-  "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
-  "moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace", "norm_topk_prob",
-  "routed_scaling_factor", "rms_norm_eps", "rope_theta", "tie_word_embeddings",
+  "vocab_size",
+  "hidden_size",
+  "num_hidden_layers",
+  "num_attention_heads",
+  "num_key_value_heads",
+  "head_dim",
+  "intermediate_size",
+  "moe_intermediate_size",
+  "n_routed_experts",
+  "num_experts_per_tok",
+  "n_shared_experts",
+  "first_k_dense_replace",
+  "norm_topk_prob",
+  "routed_scaling_factor",
+  "rms_norm_eps",
+  "rope_theta",
+  "tie_word_embeddings",
 ] as const satisfies readonly (keyof NativeDecoderConfig)[];
 
 export interface NativeDecoderInfo {
@@ -69,9 +83,21 @@ export interface NativeSession {
   /** tokens[i] < 0 takes the next row of `embeds` ([rows, hidden]). */
   extend(tokens: Int32Array, embeds: Float32Array | null, capture: { hidden: boolean; allLogits: boolean }): Promise<NativeExtendResult>;
   retire(begin: number, end: number): Promise<void>;
-  generate(options: NativeGenerateOptions, onTokens: (tokens: Int32Array) => void): Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
+  generate(
+    options: NativeGenerateOptions,
+    onTokens: (tokens: Int32Array) => void,
+  ): Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
   cancel(): void;
-  stats(): { length: number; liveEntries: number; cacheBytes: number; busy: boolean; decodeSteps: number; decodeMs: number; attentionMs: number; focalLayers: number[] };
+  stats(): {
+    length: number;
+    liveEntries: number;
+    cacheBytes: number;
+    busy: boolean;
+    decodeSteps: number;
+    decodeMs: number;
+    attentionMs: number;
+    focalLayers: number[];
+  };
   takeFixations(): { position: number; visual: Float64Array }[];
   setFocal(focal: { keep: number; layers: number; warmup: number } | null): void;
   lastLogits(): Float32Array;
@@ -79,10 +105,31 @@ export interface NativeSession {
 }
 
 export interface NativeTesting {
-  linearRows(kernels: string, x: Float32Array, n: number, inFeatures: number, wDtype: NativeDtype | "q8_0" | "q4_1", w: Uint8Array, o0: number, o1: number): Float32Array;
-  attention(kernels: string, q: Float32Array, nq: number, heads: number, kvHeads: number, headDim: number, kvDtype: NativeDtype,
-    k: Float32Array, v: Float32Array, slots: Int32Array, visible: Int32Array, threads: number,
-    path?: "auto" | "per-query" | "blocked"): Float32Array;
+  linearRows(
+    kernels: string,
+    x: Float32Array,
+    n: number,
+    inFeatures: number,
+    wDtype: NativeDtype | "q8_0" | "q4_1",
+    w: Uint8Array,
+    o0: number,
+    o1: number,
+  ): Float32Array;
+  attention(
+    kernels: string,
+    q: Float32Array,
+    nq: number,
+    heads: number,
+    kvHeads: number,
+    headDim: number,
+    kvDtype: NativeDtype,
+    k: Float32Array,
+    v: Float32Array,
+    slots: Int32Array,
+    visible: Int32Array,
+    threads: number,
+    path?: "auto" | "per-query" | "blocked",
+  ): Float32Array;
   siluMul(kernels: string, g: Float32Array, u: Float32Array): Float32Array;
   routeTopk(logits: Float32Array, k: number, normTopk: boolean, scale: number): { ids: Int32Array; weights: Float32Array };
   focalSelect(probs: Float32Array, heads: number, k: number, reference: boolean): Int32Array;
@@ -93,8 +140,15 @@ export interface NativeTesting {
 }
 
 export interface NativeAddon {
-  NativeDecoder: new (config: NativeDecoderConfig, weightPaths: string[], options: { threads: number; kernels: string; minParallelWork?: number }) => NativeDecoder;
-  NativeSession: new (decoder: NativeDecoder, options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean }) => NativeSession;
+  NativeDecoder: new (
+    config: NativeDecoderConfig,
+    weightPaths: string[],
+    options: { threads: number; kernels: string; minParallelWork?: number },
+  ) => NativeDecoder;
+  NativeSession: new (
+    decoder: NativeDecoder,
+    options: { kvDtype: NativeDtype; window: number; focal?: { keep: number; layers: number; warmup: number }; recordFixations?: boolean },
+  ) => NativeSession;
   cpuFeatures: string;
 }
 
@@ -117,7 +171,8 @@ const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const addonPath = process.env.OCR_DECODER_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_decoder.node");
 export const benchAddonPath = process.env.OCR_BENCH_ADDON ?? path.join(packageRoot, "build/native/Release/ocr_bench.node");
 
-const rebuild = "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
+const rebuild =
+  "run `npm rebuild ocr` or, in the package folder, `npx cmake-js compile --directory native --out build/native` (needs cmake and g++)";
 
 function load<T>(file: string, what: string): T {
   if (!existsSync(file)) throw new AddonLoadError(`${what} is not built (${file} is missing): ${rebuild}`);

@@ -2,7 +2,15 @@
 import { availableParallelism } from "node:os";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { loadAddon, NATIVE_DECODER_KEYS, type NativeDecoderConfig, type NativeDtype, type NativeDecoder, type NativeDecoderInfo, type NativeSession } from "./binding.js";
+import {
+  loadAddon,
+  NATIVE_DECODER_KEYS,
+  type NativeDecoderConfig,
+  type NativeDtype,
+  type NativeDecoder,
+  type NativeDecoderInfo,
+  type NativeSession,
+} from "./binding.js";
 import { badOption, DecoderError, fromNative } from "./errors.js";
 
 export type KvDtype = NativeDtype;
@@ -130,7 +138,8 @@ function toInt32(v: ArrayLike<number>, option: string): Int32Array {
   const out = new Int32Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 0x7fffffff) throw badOption("non-negative integer ids", `${option}[${i}]`, x);
+    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 0x7fffffff)
+      throw badOption("non-negative integer ids", `${option}[${i}]`, x);
     out[i] = x;
   }
   return out;
@@ -138,12 +147,28 @@ function toInt32(v: ArrayLike<number>, option: string): Int32Array {
 
 /** Reads the decoder numbers the native decoder needs, with clear errors (the bundle loader checks the rest). */
 export function nativeConfig(decoder: Record<string, unknown>, file: string): NativeDecoderConfig {
-  const ints = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
-    "intermediate_size", "moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"] as const;
+  const ints = [
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "intermediate_size",
+    "moe_intermediate_size",
+    "n_routed_experts",
+    "num_experts_per_tok",
+    "n_shared_experts",
+    "first_k_dense_replace",
+  ] as const;
   const out: Record<string, number | boolean> = {};
   for (const k of ints) {
     const v = decoder[k];
-    const min = ["moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"].includes(k) ? 0 : 1;
+    const min = ["moe_intermediate_size", "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace"].includes(
+      k,
+    )
+      ? 0
+      : 1;
     if (typeof v !== "number" || !Number.isInteger(v) || v < min)
       throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} must be an integer >= ${min} (found ${JSON.stringify(v)})`);
     out[k] = v;
@@ -156,12 +181,19 @@ export function nativeConfig(decoder: Record<string, unknown>, file: string): Na
   }
   for (const k of ["norm_topk_prob", "tie_word_embeddings"] as const) {
     const v = decoder[k];
-    if (typeof v !== "boolean") throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} must be true or false (found ${JSON.stringify(v)})`);
+    if (typeof v !== "boolean")
+      throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} must be true or false (found ${JSON.stringify(v)})`);
     out[k] = v;
   }
-  for (const [k, allowed] of [["scoring_func", "softmax"], ["topk_method", "greedy"]] as const)
+  for (const [k, allowed] of [
+    ["scoring_func", "softmax"],
+    ["topk_method", "greedy"],
+  ] as const)
     if (decoder[k] !== undefined && decoder[k] !== allowed)
-      throw new DecoderError("BAD_CONFIG", `${file}: decoder.${k} ${JSON.stringify(decoder[k])} is not supported (only ${JSON.stringify(allowed)})`);
+      throw new DecoderError(
+        "BAD_CONFIG",
+        `${file}: decoder.${k} ${JSON.stringify(decoder[k])} is not supported (only ${JSON.stringify(allowed)})`,
+      );
   const c = out as unknown as NativeDecoderConfig;
   if (c.num_attention_heads % c.num_key_value_heads !== 0)
     throw new DecoderError("BAD_CONFIG", `${file}: decoder.num_key_value_heads must divide num_attention_heads`);
@@ -208,9 +240,17 @@ export class Decoder {
     const decoder = json?.decoder;
     if (!decoder || typeof decoder !== "object") throw new DecoderError("BAD_CONFIG", `${file}: no "decoder" section`);
     const weights = decoder.weights;
-    if (!Array.isArray(weights) || weights.length === 0 || !weights.every((w) => typeof w === "string" && w.length > 0 && !path.isAbsolute(w) && !w.split(/[\\/]/).includes("..")))
+    if (
+      !Array.isArray(weights) ||
+      weights.length === 0 ||
+      !weights.every((w) => typeof w === "string" && w.length > 0 && !path.isAbsolute(w) && !w.split(/[\\/]/).includes(".."))
+    )
       throw new DecoderError("BAD_CONFIG", `${file}: decoder.weights must list file names inside the bundle folder`);
-    return Decoder.fromConfig(nativeConfig(decoder, file), (weights as string[]).map((w) => path.join(path.dirname(file), w)), options);
+    return Decoder.fromConfig(
+      nativeConfig(decoder, file),
+      (weights as string[]).map((w) => path.join(path.dirname(file), w)),
+      options,
+    );
   }
 
   /**
@@ -221,7 +261,11 @@ export class Decoder {
   static fromBundle(bundle: ValidatedBundle, options: DecoderOptions = {}): Decoder {
     const d = bundle.json.decoder;
     const config = Object.fromEntries(NATIVE_DECODER_KEYS.map((k) => [k, d[k]])) as unknown as NativeDecoderConfig;
-    return Decoder.fromConfig(config, d.weights.map((w) => path.join(bundle.dir, w)), options);
+    return Decoder.fromConfig(
+      config,
+      d.weights.map((w) => path.join(bundle.dir, w)),
+      options,
+    );
   }
 
   /** Loads from an already validated config and absolute weight paths (.safetensors files or one *.index.json). */
@@ -235,7 +279,10 @@ export class Decoder {
     checkInt(minParallelWork, "minParallelWork", 0);
     const addon = loadAddon();
     try {
-      return new Decoder(config, new addon.NativeDecoder(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork }));
+      return new Decoder(
+        config,
+        new addon.NativeDecoder(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork }),
+      );
     } catch (err) {
       throw fromNative(err);
     }
@@ -251,7 +298,10 @@ export class Decoder {
     const focal = options.focal ? checkFocal(options.focal, this.config.num_hidden_layers) : undefined;
     const addon = loadAddon();
     try {
-      return new Session(this, new addon.NativeSession(this.native, { kvDtype, window, focal, recordFixations: !!options.recordFixations }));
+      return new Session(
+        this,
+        new addon.NativeSession(this.native, { kvDtype, window, focal, recordFixations: !!options.recordFixations }),
+      );
     } catch (err) {
       throw fromNative(err);
     }
@@ -275,11 +325,14 @@ export class Session {
     const emb = input.embeddings;
     if (emb !== undefined && !(emb instanceof Float32Array)) throw badOption("a Float32Array", "embeddings", emb);
     const rows = emb ? emb.length / hidden : 0;
-    if (!Number.isInteger(rows)) throw badOption(`a Float32Array whose length is a multiple of ${hidden}`, "embeddings", `${emb?.length} values`);
+    if (!Number.isInteger(rows))
+      throw badOption(`a Float32Array whose length is a multiple of ${hidden}`, "embeddings", `${emb?.length} values`);
     const total = tokens.length + rows;
     if (total === 0) throw badOption("at least one token or embedding row", "tokens", input.tokens);
     const seq = new Int32Array(total);
-    const at = input.embeddingPositions ? toInt32(input.embeddingPositions, "embeddingPositions") : Int32Array.from({ length: rows }, (_, i) => tokens.length + i);
+    const at = input.embeddingPositions
+      ? toInt32(input.embeddingPositions, "embeddingPositions")
+      : Int32Array.from({ length: rows }, (_, i) => tokens.length + i);
     if (at.length !== rows) throw badOption(`${rows} positions (one per embedding row)`, "embeddingPositions", `${at.length}`);
     const isEmbed = new Uint8Array(total);
     for (let i = 0; i < at.length; i++) {
@@ -400,8 +453,15 @@ export class Session {
     } catch (err) {
       throw fromNative(err);
     }
-    return { length: s.length, liveEntries: s.liveEntries, cacheBytes: s.cacheBytes, decodeSteps: s.decodeSteps, decodeMs: s.decodeMs,
-      attentionMs: s.attentionMs, focalLayers: s.focalLayers };
+    return {
+      length: s.length,
+      liveEntries: s.liveEntries,
+      cacheBytes: s.cacheBytes,
+      decodeSteps: s.decodeSteps,
+      decodeMs: s.decodeMs,
+      attentionMs: s.attentionMs,
+      focalLayers: s.focalLayers,
+    };
   }
 
   /** Changes focal pruning from the next decode step (undefined: off); its warm-up starts over. */

@@ -17,16 +17,25 @@ export function tempPathFor(target: string): string {
 /** A write that failed, naming the file the user asked for (never the temp file) and the reason. */
 export class OutputWriteError extends Error {
   readonly code: string;
-  constructor(readonly file: string, cause: unknown) {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
     const e = cause as NodeJS.ErrnoException;
     const reason =
-      e?.code === "ENOSPC" ? "no space left on device" :
-      e?.code === "EDQUOT" ? "disk quota exceeded" :
-      e?.code === "EACCES" || e?.code === "EPERM" ? "permission denied" :
-      e?.code === "EROFS" ? "read-only file system" :
-      e?.code === "ENOTDIR" ? "a parent path is a file, not a folder" :
-      e?.code === "EISDIR" ? "a folder has that name" :
-      (e?.message ?? String(cause));
+      e?.code === "ENOSPC"
+        ? "no space left on device"
+        : e?.code === "EDQUOT"
+          ? "disk quota exceeded"
+          : e?.code === "EACCES" || e?.code === "EPERM"
+            ? "permission denied"
+            : e?.code === "EROFS"
+              ? "read-only file system"
+              : e?.code === "ENOTDIR"
+                ? "a parent path is a file, not a folder"
+                : e?.code === "EISDIR"
+                  ? "a folder has that name"
+                  : (e?.message ?? String(cause));
     super(`cannot write ${file}: ${reason}${e?.code ? ` (${e.code})` : ""}`, { cause });
     this.name = "OutputWriteError";
     this.code = e?.code ?? "EIO";

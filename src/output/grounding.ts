@@ -87,8 +87,10 @@ function toPixels(box: [number, number, number, number], width: number, height: 
 
 function union(boxes: PixelBox[]): PixelBox {
   return [
-    Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])),
-    Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3])),
+    Math.min(...boxes.map((b) => b[0])),
+    Math.min(...boxes.map((b) => b[1])),
+    Math.max(...boxes.map((b) => b[2])),
+    Math.max(...boxes.map((b) => b[3])),
   ];
 }
 
@@ -184,5 +186,11 @@ export function closeOpenTables(markdown: string): string {
     }
   }
   if (!stack.length) return markdown;
-  return markdown.replace(/\s+$/, "") + stack.reverse().map((t) => `</${t}>`).join("");
+  return (
+    markdown.replace(/\s+$/, "") +
+    stack
+      .reverse()
+      .map((t) => `</${t}>`)
+      .join("")
+  );
 }

@@ -9,8 +9,15 @@ const NOT_PARAGRAPH = /^(?:#{1,6}\s|[-*+]\s|\d{1,4}[.)]\s|>|\||<|```|\$\$|!\[|--
  * the first does not end a sentence, and the second goes on in lower case (or the first ends in a comma or hyphen).
  */
 export function continuesOverPage(before: string, after: string): boolean {
-  const last = before.trimEnd().split(/\n\s*\n/).pop()!.trim();
-  const first = after.trimStart().split(/\n\s*\n/)[0]!.trim();
+  const last = before
+    .trimEnd()
+    .split(/\n\s*\n/)
+    .pop()!
+    .trim();
+  const first = after
+    .trimStart()
+    .split(/\n\s*\n/)[0]!
+    .trim();
   if (!last || !first || NOT_PARAGRAPH.test(last) || NOT_PARAGRAPH.test(first) || /[>|`$]$/.test(last)) return false;
   if (/[.!?:…]["'”’»)\]]*$/.test(last)) return false;
   return /^[\p{Ll}(,;]/u.test(first) || /[,;\-–]$/u.test(last);

@@ -36,13 +36,18 @@ export async function writeDocumentOutputs(
   if (formats.includes("md")) files.push({ file: outputFileFor(outputDir, stem, "md"), data: renderDocumentMarkdown(record) });
   if (formats.includes("json")) files.push({ file: outputFileFor(outputDir, stem, "json"), data: renderDocumentJson(record) });
   // md only: the key file says which source the Markdown came from (for --resume and for name clashes)
-  else files.push({ file: resumeKeyFileFor(outputDir, stem), data: `${record.resumeKey}\n${record.source.sha256}\t${record.source.path}\n` });
+  else
+    files.push({ file: resumeKeyFileFor(outputDir, stem), data: `${record.resumeKey}\n${record.source.sha256}\t${record.source.path}\n` });
   await writeFilesAtomic(files);
   return files.filter((f) => !f.file.endsWith(".ocr-key")).map((f) => f.file);
 }
 
 /** The source an existing output was made from, or undefined when no output of that stem exists. */
-async function existingSource(outputDir: string, stem: string, formats: readonly OutputFormat[]): Promise<{ sha256?: string; path?: string } | undefined> {
+async function existingSource(
+  outputDir: string,
+  stem: string,
+  formats: readonly OutputFormat[],
+): Promise<{ sha256?: string; path?: string } | undefined> {
   const exists = async (f: string) => (await stat(f).catch(() => undefined)) !== undefined;
   const json = outputFileFor(outputDir, stem, "json");
   if (await exists(json)) {
@@ -79,7 +84,8 @@ export async function claimOutputStem(
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? stem : `${stem}-${n}`;
     const existing = await existingSource(outputDir, candidate, formats);
-    const own = existing === undefined || existing.sha256 === source.sha256 || (existing.path !== undefined && existing.path === source.path);
+    const own =
+      existing === undefined || existing.sha256 === source.sha256 || (existing.path !== undefined && existing.path === source.path);
     if (own) return clash ? { stem: candidate, clash } : { stem: candidate };
     clash ??= {
       file: outputFileFor(outputDir, stem, formats.includes("md") ? "md" : "json"),

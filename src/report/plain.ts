@@ -17,7 +17,9 @@ export function createPlainReporter(sink: TextSink, verbosity: Verbosity): Repor
         case "document-done":
           if (verbosity !== "quiet") {
             const to = event.outputs.length ? ` -> ${event.outputs.join(", ")}` : "";
-            sink.write(`ocr: ${event.source}: ${event.pages} page${event.pages === 1 ? "" : "s"} in ${(event.elapsedMs / 1000).toFixed(1)} s${to}\n`);
+            sink.write(
+              `ocr: ${event.source}: ${event.pages} page${event.pages === 1 ? "" : "s"} in ${(event.elapsedMs / 1000).toFixed(1)} s${to}\n`,
+            );
           }
           break;
         case "document-skipped":

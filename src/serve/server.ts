@@ -41,7 +41,11 @@ export interface RunningServer {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly type = "invalid_request_error") {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = "invalid_request_error",
+  ) {
     super(message);
   }
 }
@@ -59,7 +63,8 @@ function sendError(res: http.ServerResponse, status: number, message: string, ty
 /** Reads the body up to `limit` bytes; over it, a 413 (the rest is not read). */
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new HttpError(413, `request body of ${declared} bytes is over the limit of ${limit}`));
+  if (Number.isFinite(declared) && declared > limit)
+    return Promise.reject(new HttpError(413, `request body of ${declared} bytes is over the limit of ${limit}`));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -92,8 +97,12 @@ export function readChatRequest(body: unknown): { images: Buffer[]; text: string
   const users = (b.messages as { role?: unknown; content?: unknown }[]).filter((m) => m && m.role === "user");
   const message = users.at(-1);
   if (!message) throw new HttpError(400, "messages has no user message");
-  const parts: ChatPart[] = typeof message.content === "string" ? [{ type: "text", text: message.content }]
-    : Array.isArray(message.content) ? (message.content as ChatPart[]) : [];
+  const parts: ChatPart[] =
+    typeof message.content === "string"
+      ? [{ type: "text", text: message.content }]
+      : Array.isArray(message.content)
+        ? (message.content as ChatPart[])
+        : [];
   const images: Buffer[] = [];
   const texts: string[] = [];
   for (const part of parts) {
@@ -175,9 +184,17 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       throw new HttpError(400, "the body is not valid JSON");
     }
     const request = readChatRequest(parsed);
-    if (request.model !== undefined && request.model !== name) throw new HttpError(404, `model ${JSON.stringify(request.model)} is not served here (this server serves ${JSON.stringify(name)})`, "not_found_error");
+    if (request.model !== undefined && request.model !== name)
+      throw new HttpError(
+        404,
+        `model ${JSON.stringify(request.model)} is not served here (this server serves ${JSON.stringify(name)})`,
+        "not_found_error",
+      );
     if (request.text && request.text !== promptText) {
-      throw new HttpError(400, `model ${name} reads the prompt ${JSON.stringify(prompt)}: send the text part ${JSON.stringify(promptText)} (or none)`);
+      throw new HttpError(
+        400,
+        `model ${name} reads the prompt ${JSON.stringify(prompt)}: send the text part ${JSON.stringify(promptText)} (or none)`,
+      );
     }
     const { pages, close } = await requestPages(request.images, settings.maxPixels);
     const controller = new AbortController();
@@ -188,8 +205,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     });
     const id = `chatcmpl-${randomUUID()}`;
     const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
-      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: name,
-        choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+      `data: ${JSON.stringify({
+        id,
+        object: "chat.completion.chunk",
+        created: Math.floor(Date.now() / 1000),
+        model: name,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+        ...extra,
+      })}\n\n`;
     if (request.stream) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
       res.write(chunk({ role: "assistant", content: "" }, null));
@@ -211,7 +234,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
         if (page.error !== undefined) throw new HttpError(400, `page ${page.pageNumber}: ${page.error}`);
         decoded.push(page);
         tokensBefore += page.tokenCount;
-        if (request.stream) res.write(chunk({ content: (decoded.length > 1 ? `\n${PAGE_SEPARATOR}\n` : "") + (page.rawText ?? page.markdown) }, null));
+        if (request.stream)
+          res.write(chunk({ content: (decoded.length > 1 ? `\n${PAGE_SEPARATOR}\n` : "") + (page.rawText ?? page.markdown) }, null));
       }
     } finally {
       await close();
@@ -222,15 +246,29 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     const finish = decoded.some((p) => p.truncated) ? "length" : "stop";
     const usage = { prompt_tokens: 0, completion_tokens: tokensBefore, total_tokens: tokensBefore };
     // our extension: per page, its tokens, whether it hit the cap, and the engine's notes (a line read by the recogniser, …)
-    const ocrPages = decoded.map((p) => ({ tokens: p.tokenCount, truncated: p.truncated, warnings: p.warnings, ...(p.pageLines ? { lines: p.pageLines } : {}) }));
+    const ocrPages = decoded.map((p) => ({
+      tokens: p.tokenCount,
+      truncated: p.truncated,
+      warnings: p.warnings,
+      ...(p.pageLines ? { lines: p.pageLines } : {}),
+    }));
     if (request.stream) {
       res.write(chunk({}, finish));
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: name, choices: [], usage, ocr_pages: ocrPages })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: name, choices: [], usage, ocr_pages: ocrPages })}\n\n`,
+      );
       res.end("data: [DONE]\n\n");
       return;
     }
-    sendJson(res, 200, { id, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: name,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }], usage, ocr_pages: ocrPages });
+    sendJson(res, 200, {
+      id,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: name,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }],
+      usage,
+      ocr_pages: ocrPages,
+    });
   };
 
   const server = http.createServer((req, res) => {
@@ -243,7 +281,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       if (res.headersSent) {
         // a stream already started: the error goes in the stream, as vLLM does
         res.end(`data: ${JSON.stringify({ error: { message, type: "server_error", code: status } })}\n\ndata: [DONE]\n\n`);
-      } else sendError(res, status, message, error instanceof HttpError ? error.type : "server_error", status === 413 ? { connection: "close" } : {});
+      } else
+        sendError(
+          res,
+          status,
+          message,
+          error instanceof HttpError ? error.type : "server_error",
+          status === 413 ? { connection: "close" } : {},
+        );
     };
     if (o.apiKey && !sameKey(req.headers.authorization, `Bearer ${o.apiKey}`)) {
       sendError(res, 401, "missing or wrong API key (Authorization: Bearer …)", "authentication_error");
@@ -254,12 +299,32 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       return;
     }
     if ((path === "/v1/models" || path === "/models") && req.method === "GET") {
-      sendJson(res, 200, { object: "list", data: [{ id: name, object: "model", created, owned_by: "ocr",
-        ocr: { prompt, max_tokens: maxTokens, model_id: engine.model?.id ?? "", pages_per_request: bundle.json.layout === "streaming" ? o.pagesPerRequest ?? 8 : 1 } }] });
+      sendJson(res, 200, {
+        object: "list",
+        data: [
+          {
+            id: name,
+            object: "model",
+            created,
+            owned_by: "ocr",
+            ocr: {
+              prompt,
+              max_tokens: maxTokens,
+              model_id: engine.model?.id ?? "",
+              pages_per_request: bundle.json.layout === "streaming" ? (o.pagesPerRequest ?? 8) : 1,
+            },
+          },
+        ],
+      });
       return;
     }
     if (path !== "/v1/chat/completions" && path !== "/chat/completions") {
-      sendError(res, 404, `no route ${req.method} ${path} (this server answers POST /v1/chat/completions, GET /v1/models, GET /health)`, "not_found_error");
+      sendError(
+        res,
+        404,
+        `no route ${req.method} ${path} (this server answers POST /v1/chat/completions, GET /v1/models, GET /health)`,
+        "not_found_error",
+      );
       return;
     }
     if (req.method !== "POST") {
@@ -271,15 +336,19 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       return;
     }
     if (inFlight >= o.maxRequests) {
-      sendError(res, 429, `${inFlight} requests are being decoded (the limit is ${o.maxRequests}); try again shortly`, "rate_limit_error", { "retry-after": "1" });
+      sendError(res, 429, `${inFlight} requests are being decoded (the limit is ${o.maxRequests}); try again shortly`, "rate_limit_error", {
+        "retry-after": "1",
+      });
       req.resume();
       return;
     }
     inFlight++;
-    chat(req, res).catch(fail).finally(() => {
-      inFlight--;
-      if (inFlight === 0) idle?.();
-    });
+    chat(req, res)
+      .catch(fail)
+      .finally(() => {
+        inFlight--;
+        if (inFlight === 0) idle?.();
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

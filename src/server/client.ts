@@ -5,7 +5,12 @@ import type { PageLine } from "../layout/page.js";
 
 /** A request that failed; `retriable` for connection errors, timeouts, 408/429/5xx and unreadable answers. */
 export class ServerError extends Error {
-  constructor(message: string, readonly retriable: boolean, readonly status?: number, readonly retryAfterMs?: number) {
+  constructor(
+    message: string,
+    readonly retriable: boolean,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
     super(message);
     this.name = "ServerError";
   }
@@ -39,11 +44,16 @@ export interface Completion {
 
 function ocrPages(v: unknown): Completion["pages"] {
   if (!Array.isArray(v)) return undefined;
-  const isLine = (l: { box?: Record<string, unknown>; markdown?: unknown }) => l && typeof l.markdown === "string" && !!l.box &&
-    ["xMin", "yMin", "xMax", "yMax"].every((k) => typeof l.box![k] === "number");
-  const ok = v.every((p: { tokens?: unknown; truncated?: unknown; warnings?: unknown; lines?: unknown }) => p && typeof p.tokens === "number" &&
-    typeof p.truncated === "boolean" && (p.warnings === undefined || (Array.isArray(p.warnings) && p.warnings.every((w) => typeof w === "string"))) &&
-    (p.lines === undefined || (Array.isArray(p.lines) && p.lines.every(isLine))));
+  const isLine = (l: { box?: Record<string, unknown>; markdown?: unknown }) =>
+    l && typeof l.markdown === "string" && !!l.box && ["xMin", "yMin", "xMax", "yMax"].every((k) => typeof l.box![k] === "number");
+  const ok = v.every(
+    (p: { tokens?: unknown; truncated?: unknown; warnings?: unknown; lines?: unknown }) =>
+      p &&
+      typeof p.tokens === "number" &&
+      typeof p.truncated === "boolean" &&
+      (p.warnings === undefined || (Array.isArray(p.warnings) && p.warnings.every((w) => typeof w === "string"))) &&
+      (p.lines === undefined || (Array.isArray(p.lines) && p.lines.every(isLine))),
+  );
   return ok ? (v as Completion["pages"]) : undefined;
 }
 
@@ -122,7 +132,12 @@ async function readLimited(response: Response, limit = 64 * 1024): Promise<strin
 }
 
 /** Sends one request; throws ServerError. A run abort (hooks.signal) propagates as an AbortError. */
-async function fetchOnce(url: string, init: RequestInit, o: ClientOptions, hooks: CallHooks): Promise<{ response: Response; timeout: AbortSignal }> {
+async function fetchOnce(
+  url: string,
+  init: RequestInit,
+  o: ClientOptions,
+  hooks: CallHooks,
+): Promise<{ response: Response; timeout: AbortSignal }> {
   // one deadline for the whole exchange: the signal also ends the reading of the body
   const timeout = AbortSignal.timeout(o.timeoutMs);
   const signal = hooks.signal ? AbortSignal.any([hooks.signal, timeout]) : timeout;
@@ -130,8 +145,12 @@ async function fetchOnce(url: string, init: RequestInit, o: ClientOptions, hooks
     const response = await fetch(url, { ...init, signal });
     if (!response.ok) {
       const text = await readLimited(response);
-      throw new ServerError(`${serverLabel(o.url)} answered ${response.status}: ${errorText(text)}`, RETRIABLE_STATUS(response.status),
-        response.status, parseRetryAfter(response.headers.get("retry-after")));
+      throw new ServerError(
+        `${serverLabel(o.url)} answered ${response.status}: ${errorText(text)}`,
+        RETRIABLE_STATUS(response.status),
+        response.status,
+        parseRetryAfter(response.headers.get("retry-after")),
+      );
     }
     return { response, timeout };
   } catch (error) {
@@ -142,7 +161,11 @@ async function fetchOnce(url: string, init: RequestInit, o: ClientOptions, hooks
 function classify(error: unknown, o: ClientOptions, hooks: CallHooks, timeout: AbortSignal): unknown {
   if (error instanceof ServerError) return error;
   if (hooks.signal?.aborted) return error;
-  if (timeout.aborted) return new ServerError(`${serverLabel(o.url)} did not answer within ${+(o.timeoutMs / 1000).toFixed(o.timeoutMs < 10_000 ? 1 : 0)} s`, true);
+  if (timeout.aborted)
+    return new ServerError(
+      `${serverLabel(o.url)} did not answer within ${+(o.timeoutMs / 1000).toFixed(o.timeoutMs < 10_000 ? 1 : 0)} s`,
+      true,
+    );
   return new ServerError(`${serverLabel(o.url)}: ${connectionMessage(error)}`, true);
 }
 
@@ -170,12 +193,21 @@ async function readJson(response: Response, o: ClientOptions): Promise<Omit<Comp
   const content = choice?.message?.content;
   if (!choice || (typeof content !== "string" && content !== null)) throw malformed(o, "no choices[0].message.content");
   const tokens = typeof v.usage?.completion_tokens === "number" ? v.usage.completion_tokens : 0;
-  return { text: content ?? "", finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null, completionTokens: tokens,
-    pages: ocrPages(v.ocr_pages) };
+  return {
+    text: content ?? "",
+    finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
+    completionTokens: tokens,
+    pages: ocrPages(v.ocr_pages),
+  };
 }
 
 /** Reads server-sent events (`data: {chunk}` lines, ended by `data: [DONE]`). */
-async function readStream(response: Response, o: ClientOptions, hooks: CallHooks, started: number): Promise<Omit<Completion, "ms" | "attempts">> {
+async function readStream(
+  response: Response,
+  o: ClientOptions,
+  hooks: CallHooks,
+  started: number,
+): Promise<Omit<Completion, "ms" | "attempts">> {
   const decoder = new TextDecoder();
   let buffer = "";
   let text = "";
@@ -193,7 +225,13 @@ async function readStream(response: Response, o: ClientOptions, hooks: CallHooks
       done = true;
       return;
     }
-    let chunk: { choices?: ChatChoice[]; usage?: { completion_tokens?: unknown } | null; error?: unknown; ocr_progress?: { tokens?: unknown }; ocr_pages?: unknown };
+    let chunk: {
+      choices?: ChatChoice[];
+      usage?: { completion_tokens?: unknown } | null;
+      error?: unknown;
+      ocr_progress?: { tokens?: unknown };
+      ocr_pages?: unknown;
+    };
     try {
       chunk = JSON.parse(data) as typeof chunk;
     } catch {
@@ -250,7 +288,12 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Wait before retry `attempt` (0-based): Retry-After when the server gave one, else exponential backoff with jitter. */
-export function retryDelay(error: ServerError, attempt: number, o: Pick<ClientOptions, "backoffMs" | "maxRetryAfterMs">, random = Math.random): number {
+export function retryDelay(
+  error: ServerError,
+  attempt: number,
+  o: Pick<ClientOptions, "backoffMs" | "maxRetryAfterMs">,
+  random = Math.random,
+): number {
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, o.maxRetryAfterMs ?? 120_000);
   const base = Math.min(30_000, (o.backoffMs ?? 500) * 2 ** attempt);
   return Math.round(base * (0.5 + 0.5 * random()));

@@ -108,14 +108,14 @@ export function chatRequest(o: RequestOptions): Record<string, unknown> {
       body.custom_logit_processor = SGLANG_NGRAM_PROCESSOR;
       body.custom_params = {
         ngram_size: ngram.size,
-        window_size: several ? ngram.documentLookback ?? ngram.lookback : ngram.lookback,
+        window_size: several ? (ngram.documentLookback ?? ngram.lookback) : ngram.lookback,
         ...(ngram.whitelist ? { whitelist_token_ids: ngram.whitelist } : {}),
       };
     }
   } else if (o.server === "vllm" && ngram) {
     body.vllm_xargs = {
       ngram_size: ngram.size,
-      window_size: several ? ngram.documentLookback ?? ngram.lookback : ngram.lookback,
+      window_size: several ? (ngram.documentLookback ?? ngram.lookback) : ngram.lookback,
       ...(ngram.whitelist ? { whitelist_token_ids: ngram.whitelist } : {}),
     };
   }

@@ -83,7 +83,12 @@ export const WINDOW_WIDTH = 32;
  * The window of a line crop (the recogniser's input: CHW, normalised to [-1, 1], `width` columns) centred at column
  * `x`, first channel only, as `WINDOW_WIDTH` columns by `height` rows; beyond the crop it is white.
  */
-export function letterWindow(crop: { data: Float32Array; width: number }, height: number, x: number, out = new Float32Array(height * WINDOW_WIDTH)): Float32Array {
+export function letterWindow(
+  crop: { data: Float32Array; width: number },
+  height: number,
+  x: number,
+  out = new Float32Array(height * WINDOW_WIDTH),
+): Float32Array {
   const left = Math.round(x - WINDOW_WIDTH / 2);
   for (let r = 0; r < height; r++)
     for (let c = 0; c < WINDOW_WIDTH; c++) {
@@ -120,7 +125,8 @@ export const ALPHABETS: Record<string, string> = {
 
 /** The page's language: the alphabet holding most of the sure readings `made` (the letters they compose). */
 export function pageAlphabet(made: readonly string[]): string {
-  let best = "", score = -1;
+  let best = "",
+    score = -1;
   for (const letters of Object.values(ALPHABETS)) {
     const n = made.filter((ch) => letters.includes(ch.toLowerCase())).length;
     if (n > score) [best, score] = [letters, n];
@@ -150,8 +156,13 @@ const GATE = 3;
  * page is left without (an English, French or German page: its decoder writes its letters, and every window costs
  * time). `columns[k]` are unit k's slot centres in its crop's columns.
  */
-export async function readDiacritics(units: LineUnit[], crops: readonly { data: Float32Array; width: number }[], columns: readonly Float32Array[],
-  run: (patches: Tensor, letters: Tensor) => Promise<Tensor>, height: number): Promise<void> {
+export async function readDiacritics(
+  units: LineUnit[],
+  crops: readonly { data: Float32Array; width: number }[],
+  columns: readonly Float32Array[],
+  run: (patches: Tensor, letters: Tensor) => Promise<Tensor>,
+  height: number,
+): Promise<void> {
   const letters: [number, number, string][] = [];
   units.forEach((u, k) => {
     const chars = Array.from(u.text);
@@ -169,7 +180,10 @@ export async function readDiacritics(units: LineUnit[], crops: readonly { data: 
       letterWindow(crops[k]!, height, columns[k]![j]!, patches.subarray(n * size, (n + 1) * size));
       onehot[n * DIACRITIC_LETTERS + letterIndex(splitMark(ch).base)] = 1;
     });
-    const p = await run({ data: patches, dims: [which.length, 1, height, WINDOW_WIDTH] }, { data: onehot, dims: [which.length, DIACRITIC_LETTERS] });
+    const p = await run(
+      { data: patches, dims: [which.length, 1, height, WINDOW_WIDTH] },
+      { data: onehot, dims: [which.length, DIACRITIC_LETTERS] },
+    );
     const classes = DIACRITICS.length;
     return which.map((_, n) => {
       let best = 0;

@@ -87,7 +87,8 @@ export function cudaProviderInstalled(): boolean {
   if (!existsSync(bin)) return false;
   for (const napi of readdirSync(bin)) {
     const dir = path.join(bin, napi, process.platform, process.arch);
-    if (existsSync(path.join(dir, "libonnxruntime_providers_cuda.so")) || existsSync(path.join(dir, "onnxruntime_providers_cuda.dll"))) return true;
+    if (existsSync(path.join(dir, "libonnxruntime_providers_cuda.so")) || existsSync(path.join(dir, "onnxruntime_providers_cuda.dll")))
+      return true;
   }
   return false;
 }
@@ -109,7 +110,10 @@ export interface Feed {
 }
 
 export class EncoderError extends Error {
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(`${file}: ${message}`);
     this.name = "EncoderError";
   }
@@ -132,7 +136,10 @@ export class OnnxThread {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
-        device: options.device ?? "auto", threads: options.threads, memArena: options.memArena, cudaInstalled: cudaProviderInstalled(),
+        device: options.device ?? "auto",
+        threads: options.threads,
+        memArena: options.memArena,
+        cudaInstalled: cudaProviderInstalled(),
         resolveFrom: createRequire(import.meta.url).resolve("onnxruntime-node"),
       },
     });
@@ -185,7 +192,12 @@ export class VisionEncoder {
   inputNames: string[] = [];
   outputNames: string[] = [];
 
-  private constructor(private readonly thread: OnnxThread, private readonly session: number, readonly path: string, public provider: "cpu" | "cuda" = "cpu") {}
+  private constructor(
+    private readonly thread: OnnxThread,
+    private readonly session: number,
+    readonly path: string,
+    public provider: "cpu" | "cuda" = "cpu",
+  ) {}
 
   private call(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<Reply> {
     if (this.closed) return Promise.reject(new EncoderError(this.path, "encoder is closed"));
@@ -196,7 +208,12 @@ export class VisionEncoder {
    * Opens an ONNX file on `thread`, or on a thread of its own. `expect` names the inputs and outputs the caller's contract needs
    * (an encoder.onnx: input `pixels`, output `embeddings`).
    */
-  static async open(path: string, options: EncoderOptions = {}, expect = { inputs: ["pixels"], outputs: ["embeddings"] }, thread?: OnnxThread): Promise<VisionEncoder> {
+  static async open(
+    path: string,
+    options: EncoderOptions = {},
+    expect = { inputs: ["pixels"], outputs: ["embeddings"] },
+    thread?: OnnxThread,
+  ): Promise<VisionEncoder> {
     const host = thread ?? new OnnxThread(options);
     const enc = new VisionEncoder(host, host.acquire(), path);
     try {
@@ -204,7 +221,10 @@ export class VisionEncoder {
       enc.provider = r.provider === "cuda" ? "cuda" : "cpu";
       const outputs = r.outputs as string[];
       if (!expect.inputs.every((n) => r.inputs?.includes(n)) || !expect.outputs.every((n) => outputs.includes(n)))
-        throw new EncoderError(path, `expected inputs [${expect.inputs}] and outputs [${expect.outputs}], found inputs [${r.inputs}] outputs [${outputs}]`);
+        throw new EncoderError(
+          path,
+          `expected inputs [${expect.inputs}] and outputs [${expect.outputs}], found inputs [${r.inputs}] outputs [${outputs}]`,
+        );
       enc.inputNames = r.inputs!;
       enc.outputNames = outputs;
     } catch (err) {
@@ -234,7 +254,10 @@ export class VisionEncoder {
    * Runs the model on named inputs; every output comes back as float32. Inputs are copied to the worker, or
    * with `transfer` handed over when they own their whole buffer (the caller's arrays are detached then).
    */
-  async run(feeds: Record<string, Feed>, options: { transfer?: boolean } = {}): Promise<Record<string, { data: Float32Array; dims: number[] }>> {
+  async run(
+    feeds: Record<string, Feed>,
+    options: { transfer?: boolean } = {},
+  ): Promise<Record<string, { data: Float32Array; dims: number[] }>> {
     const msg: Record<string, { type: string; buffer: ArrayBuffer; dims: readonly number[] }> = {};
     const transfer: ArrayBuffer[] = [];
     for (const [name, f] of Object.entries(feeds)) {

@@ -68,8 +68,13 @@ export class LineEncoder {
    * Opens the three models of a bundle directory; `projectorPath` is the bundle's encoder.onnx. With `readingOrder`
    * "learned" the lines are read in the order of the bundle's learned model (cfg.layout), else by XY-cut.
    */
-  static async open(dir: string, cfg: LinesConfig, projectorPath: string, options: EncoderOptions = {}, readingOrder: "xy-cut" | "learned" = "xy-cut"):
-    Promise<LineEncoder> {
+  static async open(
+    dir: string,
+    cfg: LinesConfig,
+    projectorPath: string,
+    options: EncoderOptions = {},
+    readingOrder: "xy-cut" | "learned" = "xy-cut",
+  ): Promise<LineEncoder> {
     const dictionary = parseDictionary(await readFile(path.join(dir, cfg.dictionary), "utf8"));
     let order: PairOrderScorer | undefined;
     if (readingOrder === "learned") {
@@ -114,17 +119,29 @@ export class LineEncoder {
   private models(lane: Lane): LineModels {
     return {
       // the front end builds each input afresh and drops it after the call: hand the buffers over
-      detect: async (t) => (await lane.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true })).probability!,
+      detect: async (t) =>
+        (await lane.detector.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true })).probability!,
       recognise: async (t) => {
         const r = await lane.recogniser.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true });
         return { best: r.best!, peak: r.peak!, features: r.features! };
       },
       ...(lane.diacritics
-        ? { diacritics: async (patches: Tensor, letters: Tensor) =>
-              (await lane.diacritics!.run({ patch: { type: "float32", data: patches.data, dims: patches.dims }, letter: { type: "float32", data: letters.data, dims: letters.dims } },
-                { transfer: true })).probability! }
+        ? {
+            diacritics: async (patches: Tensor, letters: Tensor) =>
+              (
+                await lane.diacritics!.run(
+                  {
+                    patch: { type: "float32", data: patches.data, dims: patches.dims },
+                    letter: { type: "float32", data: letters.data, dims: letters.dims },
+                  },
+                  { transfer: true },
+                )
+              ).probability!,
+          }
         : {}),
-      ...(this.order ? { order: (boxes: readonly LineBox[], page: { width: number; height: number }) => this.order!.order(boxes, page) } : {}),
+      ...(this.order
+        ? { order: (boxes: readonly LineBox[], page: { width: number; height: number }) => this.order!.order(boxes, page) }
+        : {}),
     };
   }
 
@@ -132,8 +149,12 @@ export class LineEncoder {
    * The page's lines in reading order, each projected to decoder embeddings and framed by the visual layout, and the
    * page's pictures (whose lines are not read).
    */
-  async views(page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
-    timings?: Record<string, number>): Promise<PageViews> {
+  async views(
+    page: PagePixels,
+    hidden: number,
+    frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
+    timings?: Record<string, number>,
+  ): Promise<PageViews> {
     const lane = await this.take();
     try {
       return await this.laneViews(lane, page, hidden, frame, timings);
@@ -142,8 +163,13 @@ export class LineEncoder {
     }
   }
 
-  private async laneViews(lane: Lane, page: PagePixels, hidden: number, frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
-    timings?: Record<string, number>): Promise<PageViews> {
+  private async laneViews(
+    lane: Lane,
+    page: PagePixels,
+    hidden: number,
+    frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
+    timings?: Record<string, number>,
+  ): Promise<PageViews> {
     const { units, pictures } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
@@ -153,18 +179,39 @@ export class LineEncoder {
     });
     const views: LineView[] = new Array(units.length);
     for (const [length, idx] of byLength) {
-      const emb = await this.project(lane, idx.map((i) => units[i]!), length);
-      const sequence: VisualSequence = { global: { rows: 1, cols: 1 + length }, rowNewline: frame.rowNewline, viewSeparator: frame.viewSeparator };
+      const emb = await this.project(
+        lane,
+        idx.map((i) => units[i]!),
+        length,
+      );
+      const sequence: VisualSequence = {
+        global: { rows: 1, cols: 1 + length },
+        rowNewline: frame.rowNewline,
+        viewSeparator: frame.viewSeparator,
+      };
       const per = (1 + length) * hidden;
       idx.forEach((i, k) => {
-        const embeddings = assembleVisualEmbeddings(sequence, { hidden, global: emb.subarray(k * per, (k + 1) * per), newline: frame.newline, separator: frame.separator });
+        const embeddings = assembleVisualEmbeddings(sequence, {
+          hidden,
+          global: emb.subarray(k * per, (k + 1) * per),
+          newline: frame.newline,
+          separator: frame.separator,
+        });
         const u = units[i]!;
         // the last extra feature of a slot is its centre along the line
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
         // and the one before it the run's peak probability
         const slotPeak = Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
-        views[i] = { box: u.box, grid: [1, 1 + length], embeddings, count: visualTokenCount(sequence), text: u.text, slotX, slotPeak,
-          ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}) };
+        views[i] = {
+          box: u.box,
+          grid: [1, 1 + length],
+          embeddings,
+          count: visualTokenCount(sequence),
+          text: u.text,
+          slotX,
+          slotPeak,
+          ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}),
+        };
       });
     }
     clock("project");
@@ -199,7 +246,14 @@ export class LineEncoder {
 
   async close(): Promise<void> {
     await this.opening?.catch(() => undefined);
-    await Promise.all(this.lanes.flatMap((l) => [l.detector.close(), l.recogniser.close(), l.projector.close(), ...(l.diacritics ? [l.diacritics.close()] : [])]));
+    await Promise.all(
+      this.lanes.flatMap((l) => [
+        l.detector.close(),
+        l.recogniser.close(),
+        l.projector.close(),
+        ...(l.diacritics ? [l.diacritics.close()] : []),
+      ]),
+    );
   }
 }
 
@@ -214,8 +268,11 @@ async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane
   try {
     opened.push(await VisionEncoder.open(paths[0], options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
     opened.push(await VisionEncoder.open(paths[1], options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
-    opened.push(await VisionEncoder.open(paths[2], options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread));
-    if (paths[3]) opened.push(await VisionEncoder.open(paths[3], options, { inputs: ["patch", "letter"], outputs: ["probability"] }, thread));
+    opened.push(
+      await VisionEncoder.open(paths[2], options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread),
+    );
+    if (paths[3])
+      opened.push(await VisionEncoder.open(paths[3], options, { inputs: ["patch", "letter"], outputs: ["probability"] }, thread));
   } catch (err) {
     await Promise.all(opened.map((e) => e.close()));
     throw err;
@@ -223,5 +280,11 @@ async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane
     // the sessions hold the thread from here: it ends when the last of them closes
     await thread.release();
   }
-  return { detector: opened[0]!, recogniser: opened[1]!, projector: opened[2]!, ...(opened[3] ? { diacritics: opened[3] } : {}), busy: false };
+  return {
+    detector: opened[0]!,
+    recogniser: opened[1]!,
+    projector: opened[2]!,
+    ...(opened[3] ? { diacritics: opened[3] } : {}),
+    busy: false,
+  };
 }

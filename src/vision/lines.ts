@@ -87,8 +87,16 @@ export function detectorInput(page: PagePixels, limit: number): { input: Tensor;
  * regions above `threshold`, kept when their mean probability reaches `boxThreshold`, grown back by the
  * shrink the detector was trained with (`unclip`), in page pixels.
  */
-export function boxesFromMap(map: Tensor, scaleX: number, scaleY: number, cfg: LinesConfig, pageWidth: number, pageHeight: number): LineBox[] {
-  const h = map.dims[2]!, w = map.dims[3]!;
+export function boxesFromMap(
+  map: Tensor,
+  scaleX: number,
+  scaleY: number,
+  cfg: LinesConfig,
+  pageWidth: number,
+  pageHeight: number,
+): LineBox[] {
+  const h = map.dims[2]!,
+    w = map.dims[3]!;
   const p = map.data;
   const label = new Int32Array(w * h);
   const stack = new Int32Array(w * h);
@@ -100,10 +108,16 @@ export function boxesFromMap(map: Tensor, scaleX: number, scaleY: number, cfg: L
     let top = 0;
     stack[top++] = start;
     label[start] = next;
-    let x0 = w, x1 = -1, y0 = h, y1 = -1, sum = 0, n = 0;
+    let x0 = w,
+      x1 = -1,
+      y0 = h,
+      y1 = -1,
+      sum = 0,
+      n = 0;
     while (top > 0) {
       const i = stack[--top]!;
-      const x = i % w, y = (i - x) / w;
+      const x = i % w,
+        y = (i - x) / w;
       if (x < x0) x0 = x;
       if (x > x1) x1 = x;
       if (y < y0) y0 = y;
@@ -111,12 +125,25 @@ export function boxesFromMap(map: Tensor, scaleX: number, scaleY: number, cfg: L
       sum += p[i]!;
       n++;
       // 4-connected neighbours
-      if (x > 0 && label[i - 1] === 0 && p[i - 1]! > cfg.det_threshold) { label[i - 1] = next; stack[top++] = i - 1; }
-      if (x + 1 < w && label[i + 1] === 0 && p[i + 1]! > cfg.det_threshold) { label[i + 1] = next; stack[top++] = i + 1; }
-      if (y > 0 && label[i - w] === 0 && p[i - w]! > cfg.det_threshold) { label[i - w] = next; stack[top++] = i - w; }
-      if (y + 1 < h && label[i + w] === 0 && p[i + w]! > cfg.det_threshold) { label[i + w] = next; stack[top++] = i + w; }
+      if (x > 0 && label[i - 1] === 0 && p[i - 1]! > cfg.det_threshold) {
+        label[i - 1] = next;
+        stack[top++] = i - 1;
+      }
+      if (x + 1 < w && label[i + 1] === 0 && p[i + 1]! > cfg.det_threshold) {
+        label[i + 1] = next;
+        stack[top++] = i + 1;
+      }
+      if (y > 0 && label[i - w] === 0 && p[i - w]! > cfg.det_threshold) {
+        label[i - w] = next;
+        stack[top++] = i - w;
+      }
+      if (y + 1 < h && label[i + w] === 0 && p[i + w]! > cfg.det_threshold) {
+        label[i + w] = next;
+        stack[top++] = i + w;
+      }
     }
-    const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    const bw = x1 - x0 + 1,
+      bh = y1 - y0 + 1;
     if (Math.min(bw, bh) < cfg.det_min_size || sum / n < cfg.det_box_threshold) continue;
     const d = (bw * bh * cfg.det_unclip) / (2 * (bw + bh));
     boxes.push({
@@ -145,7 +172,13 @@ export function pageGeometry(ordered: readonly Extent[], pageWidth: number, page
  * Layout of a line for the decoder: its box on the page (fractions), height and the gap above it in median
  * line heights, its indent against the previous line, its aspect ratio (log).
  */
-export function unitGeometry(box: Extent, previous: Extent | undefined, pageWidth: number, pageHeight: number, lineHeight: number): Float32Array {
+export function unitGeometry(
+  box: Extent,
+  previous: Extent | undefined,
+  pageWidth: number,
+  pageHeight: number,
+  lineHeight: number,
+): Float32Array {
   const h = box.yMax - box.yMin;
   const clip = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
   return Float32Array.from([
@@ -165,11 +198,15 @@ const REC_LUT = Float32Array.from({ length: 256 }, (_, v) => (v / 255 - 0.5) / 0
 
 /** A line crop scaled to the recogniser's height (aspect kept, width capped), normalised to [-1, 1], CHW. */
 export function recogniserCrop(page: PagePixels, box: Extent, height: number, maxWidth: number): { data: Float32Array; width: number } {
-  const x0 = Math.max(0, Math.floor(box.xMin)), x1 = Math.min(page.width, Math.ceil(box.xMax));
-  const y0 = Math.max(0, Math.floor(box.yMin)), y1 = Math.min(page.height, Math.ceil(box.yMax));
-  const cw = Math.max(1, x1 - x0), ch = Math.max(1, y1 - y0);
+  const x0 = Math.max(0, Math.floor(box.xMin)),
+    x1 = Math.min(page.width, Math.ceil(box.xMax));
+  const y0 = Math.max(0, Math.floor(box.yMin)),
+    y1 = Math.min(page.height, Math.ceil(box.yMax));
+  const cw = Math.max(1, x1 - x0),
+    ch = Math.max(1, y1 - y0);
   const crop = new Uint8Array(cw * ch * 3);
-  for (let y = 0; y < ch; y++) crop.set(page.data.subarray(((y0 + y) * page.width + x0) * 3, ((y0 + y) * page.width + x0 + cw) * 3), y * cw * 3);
+  for (let y = 0; y < ch; y++)
+    crop.set(page.data.subarray(((y0 + y) * page.width + x0) * 3, ((y0 + y) * page.width + x0 + cw) * 3), y * cw * 3);
   const width = Math.max(8, Math.min(maxWidth, Math.round((cw * height) / ch)));
   const px = resizeBicubic(crop, cw, ch, width, height);
   const data = new Float32Array(3 * width * height);
@@ -185,8 +222,14 @@ export function recogniserCrop(page: PagePixels, box: Extent, height: number, ma
  * a slot carrying the mean recogniser feature over the run plus [blank steps before it/8, run length/8, peak
  * probability, centre / steps]; `centres` are the slots' centres in steps (the diacritics model's windows are cut there).
  */
-export function collapseSlots(best: ArrayLike<number>, peak: ArrayLike<number>, features: Float32Array, steps: number, width: number, dictionary: readonly string[]):
-  { ids: Int32Array; features: Float32Array; text: string; centres: Float32Array } {
+export function collapseSlots(
+  best: ArrayLike<number>,
+  peak: ArrayLike<number>,
+  features: Float32Array,
+  steps: number,
+  width: number,
+  dictionary: readonly string[],
+): { ids: Int32Array; features: Float32Array; text: string; centres: Float32Array } {
   const runs: [number, number][] = [];
   for (let t = 0; t < steps; t++) {
     if (best[t] === 0) continue;
@@ -233,10 +276,14 @@ const MARK_MAX_WIDTH = 6;
 export function marginMarks(page: PagePixels, boxes: readonly LineBox[], unclip: number): LineBox[] {
   if (boxes.length === 0) return [];
   const line = median(boxes.map((b) => b.yMax - b.yMin));
-  const top = Math.min(...boxes.map((b) => b.yMin)), bottom = Math.max(...boxes.map((b) => b.yMax));
+  const top = Math.min(...boxes.map((b) => b.yMin)),
+    bottom = Math.max(...boxes.map((b) => b.yMax));
   const edge = Math.round(0.02 * Math.min(page.width, page.height));
   const marks: LineBox[] = [];
-  for (const [y0, y1] of [[edge, Math.floor(top)], [Math.ceil(bottom), page.height - edge]] as const) {
+  for (const [y0, y1] of [
+    [edge, Math.floor(top)],
+    [Math.ceil(bottom), page.height - edge],
+  ] as const) {
     if (y1 - y0 < 0.2 * line) continue;
     const comps = inkComponents(page, edge, page.width - edge, y0, y1);
     comps.sort((a, b) => a.xMin - b.xMin);
@@ -247,14 +294,27 @@ export function marginMarks(page: PagePixels, boxes: readonly LineBox[], unclip:
         const overlap = Math.min(m.yMax, c.yMax) - Math.max(m.yMin, c.yMin);
         return overlap >= 0.5 * Math.min(m.yMax - m.yMin, c.yMax - c.yMin) && c.xMin - m.xMax <= MARK_JOIN * h;
       });
-      if (g) Object.assign(g, { xMin: Math.min(g.xMin, c.xMin), xMax: Math.max(g.xMax, c.xMax), yMin: Math.min(g.yMin, c.yMin), yMax: Math.max(g.yMax, c.yMax) });
+      if (g)
+        Object.assign(g, {
+          xMin: Math.min(g.xMin, c.xMin),
+          xMax: Math.max(g.xMax, c.xMax),
+          yMin: Math.min(g.yMin, c.yMin),
+          yMax: Math.max(g.yMax, c.yMax),
+        });
       else groups.push({ ...c });
     }
     for (const g of groups) {
-      const w = g.xMax - g.xMin, h = g.yMax - g.yMin;
+      const w = g.xMax - g.xMin,
+        h = g.yMax - g.yMin;
       if (h < 0.2 * line || h > line || w > MARK_MAX_WIDTH * line) continue;
       const d = (w * h * unclip) / (2 * (w + h));
-      marks.push({ xMin: Math.max(0, g.xMin - d), xMax: Math.min(page.width, g.xMax + d), yMin: Math.max(0, g.yMin - d), yMax: Math.min(page.height, g.yMax + d), score: 0 });
+      marks.push({
+        xMin: Math.max(0, g.xMin - d),
+        xMax: Math.min(page.width, g.xMax + d),
+        yMin: Math.max(0, g.yMin - d),
+        yMax: Math.min(page.height, g.yMax + d),
+        score: 0,
+      });
     }
   }
   return marks;
@@ -262,7 +322,8 @@ export function marginMarks(page: PagePixels, boxes: readonly LineBox[], unclip:
 
 /** 8-connected components of ink in [x0, x1) × [y0, y1), at least 4 pixels each (specks of noise are not glyphs). */
 function inkComponents(page: PagePixels, x0: number, x1: number, y0: number, y1: number): Extent[] {
-  const w = x1 - x0, h = y1 - y0;
+  const w = x1 - x0,
+    h = y1 - y0;
   if (w <= 0 || h <= 0) return [];
   const ink = new Uint8Array(w * h);
   for (let y = 0; y < h; y++)
@@ -276,17 +337,30 @@ function inkComponents(page: PagePixels, x0: number, x1: number, y0: number, y1:
     if (ink[start] !== 1) continue;
     ink[start] = 2;
     stack.push(start);
-    let ax = w, bx = -1, ay = h, by = -1, n = 0;
+    let ax = w,
+      bx = -1,
+      ay = h,
+      by = -1,
+      n = 0;
     while (stack.length) {
       const i = stack.pop()!;
-      const x = i % w, y = (i - x) / w;
-      ax = Math.min(ax, x); bx = Math.max(bx, x); ay = Math.min(ay, y); by = Math.max(by, y); n++;
+      const x = i % w,
+        y = (i - x) / w;
+      ax = Math.min(ax, x);
+      bx = Math.max(bx, x);
+      ay = Math.min(ay, y);
+      by = Math.max(by, y);
+      n++;
       for (let dy = -1; dy <= 1; dy++)
         for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx, ny = y + dy;
+          const nx = x + dx,
+            ny = y + dy;
           if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
           const j = ny * w + nx;
-          if (ink[j] === 1) { ink[j] = 2; stack.push(j); }
+          if (ink[j] === 1) {
+            ink[j] = 2;
+            stack.push(j);
+          }
         }
     }
     if (n >= 4) out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1 });
@@ -326,7 +400,13 @@ export function recogniserBatch(crops: readonly { data: Float32Array; width: num
 }
 
 /** The margin marks the recogniser reads as 1–MARK_MAX_SYMBOLS symbols, each at least MARK_MIN_PEAK sure. */
-async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineModels, cfg: LinesConfig, dictionary: readonly string[]): Promise<LineBox[]> {
+async function confidentMarks(
+  page: PagePixels,
+  marks: LineBox[],
+  models: LineModels,
+  cfg: LinesConfig,
+  dictionary: readonly string[],
+): Promise<LineBox[]> {
   const kept: LineBox[] = [];
   for (const mark of marks) {
     const crop = recogniserCrop(page, mark, cfg.rec_height, cfg.rec_max_width);
@@ -336,8 +416,13 @@ async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineMo
     const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
     const picked: number[] = [];
     for (let t = 0; t < valid; t++) if (best.data[t] !== 0 && (t === 0 || best.data[t - 1] !== best.data[t])) picked.push(peak.data[t]!);
-    const text = Array.from(best.data.subarray(0, valid)).filter((c) => c !== 0).map((c) => dictionary[c] ?? "").join("").trim();
-    if (picked.length >= 1 && picked.length <= MARK_MAX_SYMBOLS && text && Math.min(...picked) >= MARK_MIN_PEAK) kept.push({ ...mark, score: Math.min(...picked) });
+    const text = Array.from(best.data.subarray(0, valid))
+      .filter((c) => c !== 0)
+      .map((c) => dictionary[c] ?? "")
+      .join("")
+      .trim();
+    if (picked.length >= 1 && picked.length <= MARK_MAX_SYMBOLS && text && Math.min(...picked) >= MARK_MIN_PEAK)
+      kept.push({ ...mark, score: Math.min(...picked) });
   }
   return kept;
 }
@@ -351,8 +436,12 @@ async function confidentMarks(page: PagePixels, marks: LineBox[], models: LineMo
  * The page turned straight and its detected text lines, before marks and reading order: the boxes the layout stage
  * orders (scripts/train/extract-lines.mjs --boxes-only trains the learned order on exactly these).
  */
-export async function detectedLines(page: PagePixels, models: Pick<LineModels, "detect">, cfg: LinesConfig, clock: (stage: string) => void = () => {}):
-  Promise<{ page: PagePixels; found: LineBox[] }> {
+export async function detectedLines(
+  page: PagePixels,
+  models: Pick<LineModels, "detect">,
+  cfg: LinesConfig,
+  clock: (stage: string) => void = () => {},
+): Promise<{ page: PagePixels; found: LineBox[] }> {
   // a page scanned askew is turned straight first: axis-aligned line crops of a skewed line hold its neighbours
   // too (boxes are then in the straightened page's pixels, which differ by the turn about the centre)
   page = deskewPage(page).page;
@@ -372,8 +461,13 @@ export interface PageUnits {
   pictures: Extent[];
 }
 
-export async function pageUnits(input: PagePixels, models: LineModels, cfg: LinesConfig, dictionary: readonly string[], timings?: Record<string, number>):
-  Promise<PageUnits> {
+export async function pageUnits(
+  input: PagePixels,
+  models: LineModels,
+  cfg: LinesConfig,
+  dictionary: readonly string[],
+  timings?: Record<string, number>,
+): Promise<PageUnits> {
   const clock = stageClock(timings);
   const detected = await detectedLines(input, models, cfg, clock);
   const page = detected.page;
@@ -388,7 +482,11 @@ export async function pageUnits(input: PagePixels, models: LineModels, cfg: Line
     .sort((p, q) => p.xMin - q.xMin);
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
-  const boxes = [...marks.filter((m) => m.yMax <= top), ...(models.order ? models.order(found, page) : orderLines(found, page)), ...marks.filter((m) => m.yMax > top)];
+  const boxes = [
+    ...marks.filter((m) => m.yMax <= top),
+    ...(models.order ? models.order(found, page) : orderLines(found, page)),
+    ...marks.filter((m) => m.yMax > top),
+  ];
   const geometry = pageGeometry(boxes, page.width, page.height);
   clock("layout");
   const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
@@ -403,14 +501,26 @@ export async function pageUnits(input: PagePixels, models: LineModels, cfg: Line
     const chunk = recogniserChunk(width, cfg);
     for (let c = 0; c < group.length; c += chunk) {
       const batch = group.slice(c, c + chunk);
-      const input = recogniserBatch(batch.map((k) => crops[k]!), cfg.rec_height, width);
+      const input = recogniserBatch(
+        batch.map((k) => crops[k]!),
+        cfg.rec_height,
+        width,
+      );
       clock("crops");
       const { best, peak, features } = await models.recognise(input);
-      const steps = best.dims[1]!, fw = features.dims[2]!;
+      const steps = best.dims[1]!,
+        fw = features.dims[2]!;
       batch.forEach((k, j) => {
         // steps that only saw padding are dropped
         const valid = Math.min(steps, Math.ceil((crops[k]!.width / width) * steps));
-        const slots = collapseSlots(best.data.subarray(j * steps), peak.data.subarray(j * steps), features.data.subarray(j * steps * fw), valid, fw, dictionary);
+        const slots = collapseSlots(
+          best.data.subarray(j * steps),
+          peak.data.subarray(j * steps),
+          features.data.subarray(j * steps * fw),
+          valid,
+          fw,
+          dictionary,
+        );
         const { centres, ...unit } = slots;
         units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...unit, stride: fw + SLOT_EXTRA };
         slotColumns[k] = centres.map((c) => (c * width) / steps);

@@ -72,8 +72,13 @@ async function resizeRaw(page: PagePixels, width: number, height: number): Promi
 
 /** Writes an RGB region into a [3, H, W] float32 plane set, normalised (x/255 − mean)/std. */
 function normaliseInto(
-  out: Float32Array, outOffset: number, rgb: Buffer, srcWidth: number,
-  region: { x: number; y: number; width: number; height: number }, mean: number[], std: number[],
+  out: Float32Array,
+  outOffset: number,
+  rgb: Buffer,
+  srcWidth: number,
+  region: { x: number; y: number; width: number; height: number },
+  mean: number[],
+  std: number[],
 ): void {
   const plane = region.width * region.height;
   const scale = [0, 1, 2].map((c) => 1 / (255 * std[c]!));
@@ -97,9 +102,10 @@ async function globalView(page: PagePixels, mode: ModeSpec, vision: VisionConfig
     content = { x: 0, y: 0, width: viewWidth, height: viewHeight };
     rgb = await resizeRaw(page, viewWidth, viewHeight);
   } else {
-    content = mode.anchor === "top-left"
-      ? topLeftPlacement(page.width, page.height, viewWidth, viewHeight)
-      : padPlacement(page.width, page.height, viewWidth, viewHeight);
+    content =
+      mode.anchor === "top-left"
+        ? topLeftPlacement(page.width, page.height, viewWidth, viewHeight)
+        : padPlacement(page.width, page.height, viewWidth, viewHeight);
     const inner = await resizeRaw(page, content.width, content.height);
     const [r, g, b] = vision.pad_color;
     rgb = Buffer.alloc(viewWidth * viewHeight * 3);

@@ -78,7 +78,9 @@ export function resizeBicubic(src: Uint8Array, width: number, height: number, ou
       const row = y * width * 3;
       let q = y * outWidth * 3;
       for (let o = 0; o < outWidth; o++, q += 3) {
-        let r = HALF, g = HALF, b = HALF;
+        let r = HALF,
+          g = HALF,
+          b = HALF;
         const base = o * taps;
         const n = count[o]!;
         let p = row + start[o]! * 3;

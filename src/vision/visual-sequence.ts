@@ -74,7 +74,8 @@ export function assembleVisualEmbeddings(sequence: VisualSequence, inputs: Seque
   if (sequence.tiles) {
     const t = sequence.tiles;
     const need = t.tileRows * t.tileCols * t.grid.rows * t.grid.cols * h;
-    if (!inputs.tiles || inputs.tiles.length !== need) throw new Error(`tiles have ${inputs.tiles?.length ?? 0} values, sequence needs ${need}`);
+    if (!inputs.tiles || inputs.tiles.length !== need)
+      throw new Error(`tiles have ${inputs.tiles?.length ?? 0} values, sequence needs ${need}`);
   }
   if (sequence.rowNewline && inputs.newline?.length !== h) throw new Error("sequence needs the image_newline row");
   if (sequence.viewSeparator && inputs.separator?.length !== h) throw new Error("sequence needs the view_seperator row");

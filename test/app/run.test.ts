@@ -182,7 +182,10 @@ describe("engines", () => {
   it("D2: a corrupt tokenizer.json is an environment error naming the file, raised before any thread starts", async () => {
     const dir = bundleCopy("bad-tokenizer", { "tokenizer.json": '{"not":"a tokenizer"}' });
     const model = { ...defaultModelOptions(), dir };
-    const { request: req } = request(path.join(tmp.dir, "out-d2"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+    const { request: req } = request(path.join(tmp.dir, "out-d2"), {
+      inputs: [fixture("blank_page.pdf")],
+      settings: settings("model", { model }),
+    });
     const error = await runBatch(req).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);
     expect((error as Error).message).toContain(path.join(dir, "tokenizer.json"));
@@ -193,7 +196,10 @@ describe("engines", () => {
     json.vision.encoder = path.relative(path.join(tmp.dir, "outside-encoder"), path.join(repoRoot, "models/default/encoder.onnx"));
     const dir = bundleCopy("outside-encoder", { "model.json": JSON.stringify(json) });
     const model = { ...defaultModelOptions(), dir };
-    const { request: req } = request(path.join(tmp.dir, "out-d17"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+    const { request: req } = request(path.join(tmp.dir, "out-d17"), {
+      inputs: [fixture("blank_page.pdf")],
+      settings: settings("model", { model }),
+    });
     const error = await runBatch(req).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);
     expect((error as Error).message).toMatch(/vision\.encoder .* points outside the bundle folder/);
@@ -202,26 +208,42 @@ describe("engines", () => {
   it("D17: a model that fails on the first document stops the run once with exit 3; after a success it fails that document", async () => {
     let calls = 0;
     let failFrom = 1;
-    registerEngine({
-      name: "test-broken",
-      description: "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
-      async create() {
-        return {
-          engine: "test-broken",
-          model: { name: "broken", dir: null, id: "x" },
-          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-            if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
-            yield { pageNumber: pages.pageNumbers[0]!, width: 1, height: 1, dpi: 72, markdown: "x", blocks: [], tokenCount: 0, truncated: false, timings: {}, warnings: [] };
-          },
-          async close() {},
-        };
+    registerEngine(
+      {
+        name: "test-broken",
+        description: "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
+        async create() {
+          return {
+            engine: "test-broken",
+            model: { name: "broken", dir: null, id: "x" },
+            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+              if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
+              yield {
+                pageNumber: pages.pageNumbers[0]!,
+                width: 1,
+                height: 1,
+                dpi: 72,
+                markdown: "x",
+                blocks: [],
+                tokenCount: 0,
+                truncated: false,
+                timings: {},
+                warnings: [],
+              };
+            },
+            async close() {},
+          };
+        },
       },
-    }, { replace: true });
+      { replace: true },
+    );
     const inputs = [fixture("blank_page.pdf"), fixture("multi_page.pdf"), fixture("scanned_page.pdf")];
     const { request: first } = request(path.join(tmp.dir, "out-d17b"), { inputs, settings: settings("test-broken") });
     const error = await runBatch(first).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);
-    expect((error as Error).message).toBe(`the model failed on the first document (${fixture("blank_page.pdf")}): Got invalid dimensions for input: pixel_values`);
+    expect((error as Error).message).toBe(
+      `the model failed on the first document (${fixture("blank_page.pdf")}): Got invalid dimensions for input: pixel_values`,
+    );
     expect(calls).toBe(1);
     calls = 0;
     failFrom = 2;
@@ -232,20 +254,28 @@ describe("engines", () => {
 
   it("D15: --threads above the machine's CPU threads is held to them, with a warning", async () => {
     let threads: number | undefined;
-    registerEngine({
-      name: "test-threads",
-      description: "records the threads it is given",
-      async create(s: RunSettings) {
-        threads = s.model.threads;
-        return { engine: "test-threads", model: null, async *decodeDocument() {}, async close() {} };
+    registerEngine(
+      {
+        name: "test-threads",
+        description: "records the threads it is given",
+        async create(s: RunSettings) {
+          threads = s.model.threads;
+          return { engine: "test-threads", model: null, async *decodeDocument() {}, async close() {} };
+        },
       },
-    }, { replace: true });
+      { replace: true },
+    );
     const cpus = (await import("node:os")).availableParallelism();
     const model = { ...defaultModelOptions(), threads: 1024 };
-    const { request: req, events } = request(path.join(tmp.dir, "out-d15"), { inputs: [fixture("blank_page.pdf")], settings: settings("test-threads", { model }) });
+    const { request: req, events } = request(path.join(tmp.dir, "out-d15"), {
+      inputs: [fixture("blank_page.pdf")],
+      settings: settings("test-threads", { model }),
+    });
     await runBatch(req);
     expect(threads).toBe(cpus);
-    expect(events.find((e) => e.type === "warning")).toMatchObject({ message: `--threads 1024: this machine has ${cpus} CPU threads; using ${cpus}` });
+    expect(events.find((e) => e.type === "warning")).toMatchObject({
+      message: `--threads 1024: this machine has ${cpus} CPU threads; using ${cpus}`,
+    });
   });
 
   it("D20: --focal-layers past the model's layers and a --focal-warmup past the token limit are usage errors, with or without --focal-keep", async () => {
@@ -258,7 +288,10 @@ describe("engines", () => {
     ];
     for (const [focal, message] of cases) {
       const model = { ...defaultModelOptions(), focal: { enabled: true, ...focal } };
-      const { request: req } = request(path.join(tmp.dir, "out-d20"), { inputs: [fixture("blank_page.pdf")], settings: settings("model", { model }) });
+      const { request: req } = request(path.join(tmp.dir, "out-d20"), {
+        inputs: [fixture("blank_page.pdf")],
+        settings: settings("model", { model }),
+      });
       const error = await runBatch(req).catch((e: unknown) => e);
       expect(error, JSON.stringify(focal)).toBeInstanceOf(UsageError);
       expect((error as Error).message).toMatch(message);
@@ -382,23 +415,37 @@ describe("reliability (issue 19)", () => {
 
   it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
     const controller = new AbortController();
-    registerEngine({
-      name: "test-cut",
-      description: "yields a page after the abort, as the model does with a cancelled page",
-      async create() {
-        return {
-          engine: "test-cut",
-          model: null,
-          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-            for (const pageNumber of pages.pageNumbers) {
-              if (pageNumber === 2) controller.abort({ signal: "SIGTERM", exitCode: 143 });
-              yield { pageNumber, width: 1, height: 1, dpi: 72, markdown: "cut", blocks: [], tokenCount: 1, truncated: false, timings: {}, warnings: [] };
-            }
-          },
-          async close() {},
-        };
+    registerEngine(
+      {
+        name: "test-cut",
+        description: "yields a page after the abort, as the model does with a cancelled page",
+        async create() {
+          return {
+            engine: "test-cut",
+            model: null,
+            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+              for (const pageNumber of pages.pageNumbers) {
+                if (pageNumber === 2) controller.abort({ signal: "SIGTERM", exitCode: 143 });
+                yield {
+                  pageNumber,
+                  width: 1,
+                  height: 1,
+                  dpi: 72,
+                  markdown: "cut",
+                  blocks: [],
+                  tokenCount: 1,
+                  truncated: false,
+                  timings: {},
+                  warnings: [],
+                };
+              }
+            },
+            async close() {},
+          };
+        },
       },
-    }, { replace: true });
+      { replace: true },
+    );
     const out = path.join(tmp.dir, "out-d13");
     const { request: req, events } = request(out, {
       inputs: [fixture("multi_page.pdf")],
@@ -454,22 +501,36 @@ describe("outputs (issue 19)", () => {
     mkdirSync(bundle, { recursive: true });
     writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 1));
     writeFileSync(path.join(bundle, "tokenizer.json"), "{}");
-    registerEngine({
-      name: "test-bundle",
-      description: "a model whose id (like the real engine's) does not hash the weight bytes",
-      async create() {
-        return {
-          engine: "test-bundle",
-          model: { name: "b", dir: bundle, id: "same-id" },
-          async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-            for (const pageNumber of pages.pageNumbers) {
-              yield { pageNumber, width: 1, height: 1, dpi: 72, markdown: "x", blocks: [], tokenCount: 0, truncated: false, timings: {}, warnings: [] };
-            }
-          },
-          async close() {},
-        };
+    registerEngine(
+      {
+        name: "test-bundle",
+        description: "a model whose id (like the real engine's) does not hash the weight bytes",
+        async create() {
+          return {
+            engine: "test-bundle",
+            model: { name: "b", dir: bundle, id: "same-id" },
+            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+              for (const pageNumber of pages.pageNumbers) {
+                yield {
+                  pageNumber,
+                  width: 1,
+                  height: 1,
+                  dpi: 72,
+                  markdown: "x",
+                  blocks: [],
+                  tokenCount: 0,
+                  truncated: false,
+                  timings: {},
+                  warnings: [],
+                };
+              }
+            },
+            async close() {},
+          };
+        },
       },
-    }, { replace: true });
+      { replace: true },
+    );
     const out = path.join(tmp.dir, "out-d10");
     const home = path.join(tmp.dir, "d10-home");
     const previous = process.env.OCR_HOME;
@@ -495,14 +556,17 @@ describe("outputs (issue 19)", () => {
 
   it("D8: an unusable -o (a file, or under a file) is a usage error before any model loads", async () => {
     let created = 0;
-    registerEngine({
-      name: "test-count",
-      description: "counts loads",
-      async create() {
-        created++;
-        return { engine: "test-count", model: null, async *decodeDocument() {}, async close() {} };
+    registerEngine(
+      {
+        name: "test-count",
+        description: "counts loads",
+        async create() {
+          created++;
+          return { engine: "test-count", model: null, async *decodeDocument() {}, async close() {} };
+        },
       },
-    }, { replace: true });
+      { replace: true },
+    );
     const file = path.join(tmp.dir, "d8-file");
     writeFileSync(file, "x\n");
     for (const [out, message] of [

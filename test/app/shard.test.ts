@@ -52,28 +52,41 @@ describe("ocr parse --shard", () => {
   });
   afterAll(tmp.cleanup);
 
-  const done = (stdout: string) => stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; source: string })
-    .filter((e) => e.type === "document-done").map((e) => e.source);
+  const done = (stdout: string) =>
+    stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; source: string })
+      .filter((e) => e.type === "document-done")
+      .map((e) => e.source);
 
   it("3 shards cover every document exactly once, write the names an unsharded run writes, and resume", async () => {
     const out = path.join(tmp.dir, "out");
     const seen: string[] = [];
     for (let k = 1; k <= 3; k++) {
       // each "machine" names the archive its own way (relative, absolute): the shard depends on the path below it
-      const r = await ocr(["parse", k === 2 ? root : "archive", "--shard", `${k}/3`, "--engine", "text", "-o", out, "--resume", "--jsonl", "--format", "md"],
-        { cwd: tmp.dir });
+      const r = await ocr(
+        ["parse", k === 2 ? root : "archive", "--shard", `${k}/3`, "--engine", "text", "-o", out, "--resume", "--jsonl", "--format", "md"],
+        { cwd: tmp.dir },
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const mine = done(r.stdout).map((s) => path.relative(root, path.resolve(tmp.dir, s)).split(path.sep).join("/"));
       for (const rel of mine) expect(shardOf(rel, 3)).toBe(k);
       seen.push(...mine);
     }
     expect(seen.sort()).toEqual([...names].sort());
-    const written = readdirSync(out, { recursive: true }).map(String).filter((f) => f.endsWith(".md")).sort();
+    const written = readdirSync(out, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith(".md"))
+      .sort();
     expect(written).toContain(path.join("archive", "same.pdf.md"));
     expect(written).toContain(path.join("archive", "same.png.md"));
     expect(written).toHaveLength(names.length);
     // a rerun of one shard finds its documents done
-    const again = await ocr(["parse", "archive", "--shard", "2/3", "--engine", "text", "-o", out, "--resume", "--jsonl", "--format", "md"], { cwd: tmp.dir });
+    const again = await ocr(
+      ["parse", "archive", "--shard", "2/3", "--engine", "text", "-o", out, "--resume", "--jsonl", "--format", "md"],
+      { cwd: tmp.dir },
+    );
     expect(again.exitCode).toBe(0);
     expect(done(again.stdout)).toEqual([]);
     expect(again.stdout).toContain('"document-skipped"');

@@ -88,7 +88,7 @@ describe("unit-test scorer (scripts/bench-real/unit-tests.mjs)", () => {
     expect(pass({ type: "present", text: "quick brwn fox jumps", max_diffs: 1 }, page)).toBe(true);
     expect(pass({ type: "present", text: "quick brwn fx jmps", max_diffs: 1 }, page)).toBe(false);
     expect(pass({ type: "present", text: "QUICK BROWN", case_sensitive: false }, page)).toBe(true);
-    expect(pass({ type: "present", text: "Don\u2019t \u201cstop\u201d \u2014 now" }, "Don't \"stop\" - now")).toBe(true);
+    expect(pass({ type: "present", text: "Don\u2019t \u201cstop\u201d \u2014 now" }, 'Don\'t "stop" - now')).toBe(true);
   });
   it("absent: running furniture must not appear", () => {
     expect(pass({ type: "absent", text: "Page 3 of 40" }, page)).toBe(false);
@@ -105,7 +105,7 @@ describe("unit-test scorer (scripts/bench-real/unit-tests.mjs)", () => {
     expect(pass({ type: "table", cell: "3.71T", up: "Tokens", left: "OLMo 2 7B", right: "61.2", down: "2.00T" }, md)).toBe(true);
     expect(pass({ type: "table", cell: "3.71T", up: "Score" }, md)).toBe(false);
     expect(pass({ type: "table", cell: "3.71T", top_heading: "Tokens", left_heading: "OLMo 2 7B" }, md)).toBe(true);
-    const html = "<table><tr><td rowspan=\"2\">Group</td><td>a</td><td>b</td></tr><tr><td>c</td><td>d &amp; e</td></tr></table>";
+    const html = '<table><tr><td rowspan="2">Group</td><td>a</td><td>b</td></tr><tr><td>c</td><td>d &amp; e</td></tr></table>';
     expect(pass({ type: "table", cell: "c", left: "Group", up: "a", right: "d & e" }, html)).toBe(true);
     expect(pass({ type: "table", cell: "d & e", left: "Group" }, html)).toBe(false);
     expect(pass({ type: "table", cell: "3.71T" }, "3.71T in prose, no table")).toBe(false);
@@ -155,7 +155,7 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(runner.pageScores("", "abc").cer).toBe(1);
   });
   it("takes out table and other HTML tags, never read text between a stray '<' and the next '>'", () => {
-    const table = runner.pageScores("<table><tr><td>a</td><td colspan=\"2\">b</td></tr></table>", "a b");
+    const table = runner.pageScores('<table><tr><td>a</td><td colspan="2">b</td></tr></table>', "a b");
     expect(table.cer).toBe(0);
     // mc-mnras-p3 read "\\paragraph<ILowest level section}", and 1,800 characters up to the table's "<table>" went
     const stray = runner.pageScores("x<ILowest level section} text <table><tr><td>c</td></tr></table>", "x<ILowest level section} text c");
@@ -174,8 +174,16 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
   });
   it("aggregates per kind and prints a row per kind beside Tesseract", () => {
     const row = (id: string, kinds: string[], oursPassed: boolean) => ({
-      id, kinds, truthPasses: 1, tests: 1,
-      ours: { ...runner.pageScores("alpha beta", "alpha beta"), seconds: 2, timings: { render: 1, encode: 2, prefill: 3, decode: 4, total: 10 }, tests: [{ id: `${id}-1`, type: "present", passed: oursPassed }] },
+      id,
+      kinds,
+      truthPasses: 1,
+      tests: 1,
+      ours: {
+        ...runner.pageScores("alpha beta", "alpha beta"),
+        seconds: 2,
+        timings: { render: 1, encode: 2, prefill: 3, decode: 4, total: 10 },
+        tests: [{ id: `${id}-1`, type: "present", passed: oursPassed }],
+      },
       tesseract: { ...runner.pageScores("alpha", "alpha beta"), seconds: 1, tests: [{ id: `${id}-1`, type: "present", passed: true }] },
     });
     const rows = [row("a", ["math"], true), row("b", ["math", "scan"], false)];
@@ -189,7 +197,10 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(text).toMatch(/^overall\s+\|\s+0\s+—\s+0\/0 \|\s+0\s+—\s+0\/0/m);
   });
   it("reads --json with or without a file name", () => {
-    expect(runner.splitJsonArg(["--real", "--json", "out.json", "--limit", "2"])).toEqual({ args: ["--real", "--json", "--limit", "2"], file: "out.json" });
+    expect(runner.splitJsonArg(["--real", "--json", "out.json", "--limit", "2"])).toEqual({
+      args: ["--real", "--json", "--limit", "2"],
+      file: "out.json",
+    });
     expect(runner.splitJsonArg(["--real", "--json", "--limit", "2"]).file).toBeNull();
   });
   it("degrades scan-like pages deterministically per page id", () => {
@@ -200,9 +211,24 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(p.jpeg).toBeGreaterThanOrEqual(35);
   });
   it("turns PubTabNet and FUNSD annotations into truth", () => {
-    const html = pubtabnetHtml({ html: { structure: { tokens: ["<tr>", "<td>", "</td>", "<td", ' colspan="2"', ">", "</td>", "</tr>"] }, cells: [{ tokens: ["<b>", "A", "</b>"] }, { tokens: ["x", "<", "y"] }] } });
+    const html = pubtabnetHtml({
+      html: {
+        structure: { tokens: ["<tr>", "<td>", "</td>", "<td", ' colspan="2"', ">", "</td>", "</tr>"] },
+        cells: [{ tokens: ["<b>", "A", "</b>"] }, { tokens: ["x", "<", "y"] }],
+      },
+    });
     expect(html).toBe('<table><tr><td><b>A</b></td><td colspan="2">x&lt;y</td></tr></table>');
-    const form = { form: [{ words: [{ text: "Date:", box: [10, 10, 40, 20] }, { text: "today", box: [50, 11, 80, 21] }] }, { words: [{ text: "TO:", box: [10, 40, 30, 50] }] }] };
+    const form = {
+      form: [
+        {
+          words: [
+            { text: "Date:", box: [10, 10, 40, 20] },
+            { text: "today", box: [50, 11, 80, 21] },
+          ],
+        },
+        { words: [{ text: "TO:", box: [10, 40, 30, 50] }] },
+      ],
+    };
     expect(funsdTruth(form)).toBe("Date: today\nTO:\n");
   });
 });

@@ -77,7 +77,10 @@ describe("ocr parse --engine text", () => {
   });
 
   it("downscales a page over the pixel cap with a warning and succeeds", async () => {
-    const r = await ocr(["parse", "good.pdf", "--engine", "text", "--pages", "1", "--max-pixels", "200000", "-o", "out-cap", "--format", "json"], { cwd: dir });
+    const r = await ocr(
+      ["parse", "good.pdf", "--engine", "text", "--pages", "1", "--max-pixels", "200000", "-o", "out-cap", "--format", "json"],
+      { cwd: dir },
+    );
     expect(r.exitCode).toBe(0);
     const record = JSON.parse(readFileSync(path.join(dir, "out-cap/good.json"), "utf8"));
     expect(record.pages[0].width * record.pages[0].height).toBeLessThanOrEqual(200_000);
@@ -197,10 +200,11 @@ describe("Ctrl-C", () => {
     mkdirSync(many);
     for (let i = 0; i < 8; i++) copyFileSync(fixture("multi_page.pdf"), path.join(many, `doc${i}.pdf`));
     const out = path.join(dir, "out-int");
-    const child = (await import("execa")).execa(process.execPath, [
-      bin,
-      "parse", many, "--engine", "text", "-o", out, "--jsonl",
-    ], { reject: false, env: { CI: "1" }, cwd: dir });
+    const child = (await import("execa")).execa(process.execPath, [bin, "parse", many, "--engine", "text", "-o", out, "--jsonl"], {
+      reject: false,
+      env: { CI: "1" },
+      cwd: dir,
+    });
     let signalled = false;
     child.stdout!.on("data", (chunk: Buffer) => {
       if (!signalled && chunk.toString().includes('"document-done"')) {
@@ -212,7 +216,9 @@ describe("Ctrl-C", () => {
     expect(signalled).toBe(true);
     expect(result.exitCode).toBe(130);
     expect(String(result.stderr)).toContain("interrupted");
-    const files = readdirSync(out, { recursive: true }).map(String).filter((f) => !f.endsWith("/") && /\.(md|json)$/.test(f));
+    const files = readdirSync(out, { recursive: true })
+      .map(String)
+      .filter((f) => !f.endsWith("/") && /\.(md|json)$/.test(f));
     expect(files.length).toBeGreaterThanOrEqual(2);
     expect(files.length).toBeLessThan(16);
     // Every document written is complete: its Markdown and its JSON, and the JSON parses.
@@ -220,6 +226,10 @@ describe("Ctrl-C", () => {
       expect(() => JSON.parse(readFileSync(path.join(out, f), "utf8"))).not.toThrow();
       expect(files).toContain(f.replace(/\.json$/, ".md"));
     }
-    expect(readdirSync(out, { recursive: true }).map(String).filter((f) => f.includes(".ocr-tmp-"))).toEqual([]);
+    expect(
+      readdirSync(out, { recursive: true })
+        .map(String)
+        .filter((f) => f.includes(".ocr-tmp-")),
+    ).toEqual([]);
   });
 });

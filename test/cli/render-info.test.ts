@@ -39,10 +39,17 @@ describe("ocr render", () => {
     const out = path.join(tmp.dir, "layout");
     const record = {
       schema: "ocr-document/2",
-      pages: [{ page: 1, width: 1006, height: 360, blocks: [
-        { type: "heading", level: 2, text: "T", bbox: [20, 20, 400, 60], lines: [{ text: "T", bbox: [20, 20, 400, 60] }] },
-        { type: "table", text: "", bbox: [20, 100, 900, 340] },
-      ] }],
+      pages: [
+        {
+          page: 1,
+          width: 1006,
+          height: 360,
+          blocks: [
+            { type: "heading", level: 2, text: "T", bbox: [20, 20, 400, 60], lines: [{ text: "T", bbox: [20, 20, 400, 60] }] },
+            { type: "table", text: "", bbox: [20, 100, 900, 340] },
+          ],
+        },
+      ],
     };
     const file = path.join(tmp.dir, "record.json");
     writeFileSync(file, JSON.stringify(record));

@@ -4,17 +4,28 @@
 // (content order that jumps back up within a column). Every page has the same running header and a page number.
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 
-export const W = 612, H = 792;
+export const W = 612,
+  H = 792;
 export const HEADER = "Journal of Test Documents, Vol. 3";
 export const TITLE = "A Study of Two Columns";
 export const LEFT = Array.from({ length: 18 }, (_, i) => `Left column line ${i + 1} with some words`);
 export const RIGHT = Array.from({ length: 18 }, (_, i) => `Right column line ${i + 1} has text too`);
 export const PARA = ["The results of the experiment are shown below in a table", "with three columns and rules above and below it."];
-export const TABLE = [["Name", "Value", "Unit"], ["alpha", "1.5", "metre"], ["beta", "22", "second"], ["gamma", "", "hour"]]; // an empty cell
+export const TABLE = [
+  ["Name", "Value", "Unit"],
+  ["alpha", "1.5", "metre"],
+  ["beta", "22", "second"],
+  ["gamma", "", "hour"],
+]; // an empty cell
 export const CODE = ["int main(void) {", "  return 0;", "}"];
 export const UP = Array.from({ length: 12 }, (_, i) => `Upward line ${i + 1} of this column`);
 
-export interface Drawn { text: string; x: number; base: number; size: number }
+export interface Drawn {
+  text: string;
+  x: number;
+  base: number;
+  size: number;
+}
 
 export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[][] }> {
   const pdf = await PDFDocument.create();
@@ -34,7 +45,8 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
   };
   // page 1: two columns
   {
-    const page = pdf.addPage([W, H]), list: Drawn[] = [];
+    const page = pdf.addPage([W, H]),
+      list: Drawn[] = [];
     furniture(page, list, 1, () => {
       text(page, list, TITLE, 50, 90, 18, bold);
       LEFT.forEach((s, i) => text(page, list, s, 50, 130 + i * 13, 10, regular));
@@ -44,7 +56,8 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
   }
   // page 2: heading, paragraph, ruled table, code
   {
-    const page = pdf.addPage([W, H]), list: Drawn[] = [];
+    const page = pdf.addPage([W, H]),
+      list: Drawn[] = [];
     furniture(page, list, 2, () => {
       text(page, list, "Results", 50, 90, 13, bold);
       PARA.forEach((s, i) => text(page, list, s, 50, 115 + i * 13, 10, regular));
@@ -54,7 +67,9 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
       rule(top);
       TABLE.forEach((row, r) => {
         if (r === 1) rule(top + 18);
-        row.forEach((c, k) => { if (c) text(page, list, c, cols[k]!, top + 13 + r * 16, 10, regular); });
+        row.forEach((c, k) => {
+          if (c) text(page, list, c, cols[k]!, top + 13 + r * 16, 10, regular);
+        });
       });
       rule(top + 18 + 3 * 16 + 6);
       CODE.forEach((s, i) => text(page, list, s, 60, 240 + i * 12, 10, mono));
@@ -67,7 +82,8 @@ export async function makeFixture(): Promise<{ bytes: Uint8Array; drawn: Drawn[]
   }
   // page 3: one column drawn from the bottom up
   {
-    const page = pdf.addPage([W, H]), list: Drawn[] = [];
+    const page = pdf.addPage([W, H]),
+      list: Drawn[] = [];
     furniture(page, list, 3, () => {
       for (let i = UP.length - 1; i >= 0; i--) text(page, list, UP[i]!, 50, 100 + i * 13, 10, regular);
     });

@@ -12,7 +12,8 @@ describe("corpus packages", () => {
   it("refuses every package reserved for evaluation, in any spelling apt accepts", () => {
     expect([...DENY].sort()).toEqual([...RESERVED].sort());
     for (const p of RESERVED) {
-      for (const spelled of [p, p.toUpperCase(), `${p}:all`, `${p}=2023.1`, ` ${p} `]) expect(() => assertAllowed(spelled), spelled).toThrow(/reserved/);
+      for (const spelled of [p, p.toUpperCase(), `${p}:all`, `${p}=2023.1`, ` ${p} `])
+        expect(() => assertAllowed(spelled), spelled).toThrow(/reserved/);
     }
     expect(assertAllowed("texlive-publishers-doc")).toBe("texlive-publishers-doc");
     expect(DEFAULT_PACKAGES.filter((p: string) => RESERVED.includes(p))).toEqual([]);
@@ -21,7 +22,11 @@ describe("corpus packages", () => {
   it("fetch.mjs stops at a reserved package before downloading anything", () => {
     let err: { status?: number; stderr?: Buffer } = {};
     try {
-      execFileSync("node", [path.resolve("scripts/corpus/fetch.mjs"), "--out", "/nonexistent/never-written", "texlive-lang-italian", "texlive-lang-german"], { stdio: "pipe" });
+      execFileSync(
+        "node",
+        [path.resolve("scripts/corpus/fetch.mjs"), "--out", "/nonexistent/never-written", "texlive-lang-italian", "texlive-lang-german"],
+        { stdio: "pipe" },
+      );
     } catch (e) {
       err = e as typeof err;
     }
@@ -29,13 +34,16 @@ describe("corpus packages", () => {
     expect(String(err.stderr)).toMatch(/texlive-lang-german: reserved for independent evaluation/);
   });
 
-  it("puts a document in the dev benchmark when the first byte of sha1(\"PKG:/PATH\") is below 26", () => {
+  it('puts a document in the dev benchmark when the first byte of sha1("PKG:/PATH") is below 26', () => {
     // cross-checked with bench/real/split.mjs isDevDocument (branch bench-real) on 924 documents: identical
-    expect(docKey("texlive-lang-italian", "usr/share/doc/texlive-doc/latex/layaureo/layaureo.pdf")).toBe("texlive-lang-italian:/usr/share/doc/texlive-doc/latex/layaureo/layaureo.pdf");
+    expect(docKey("texlive-lang-italian", "usr/share/doc/texlive-doc/latex/layaureo/layaureo.pdf")).toBe(
+      "texlive-lang-italian:/usr/share/doc/texlive-doc/latex/layaureo/layaureo.pdf",
+    );
     expect(docKey("texlive-lang-italian", "/usr/share/doc/a.pdf")).toBe("texlive-lang-italian:/usr/share/doc/a.pdf");
     expect(isBenchDocument("texlive-lang-italian:/usr/share/doc/texlive-doc/latex/layaureo/layaureo.pdf")).toBe(true);
     expect(isBenchDocument("texlive-publishers-doc:/usr/share/doc/texlive-doc/latex/acmart/samples/sample-sigconf.pdf")).toBe(false);
-    let bench = 0, val = 0;
+    let bench = 0,
+      val = 0;
     for (let i = 0; i < 2000; i++) {
       const key = `texlive-x-doc:/usr/share/doc/d${i}.pdf`;
       const first = createHash("sha1").update(key).digest()[0]!;

@@ -11,23 +11,37 @@ import { boxToPixels, pixelScale, renderGrey, scanLike } from "../../scripts/cor
 import { documentFurniture, openPdf, pageTruth, readPage } from "../../scripts/corpus/truth.mjs";
 import { makeFixture } from "./fixture.js";
 
-interface Grey { data: Buffer; width: number; height: number }
-interface Line { box: number[]; text: string }
+interface Grey {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+interface Line {
+  box: number[];
+  text: string;
+}
 
 /** Share of the page's ink (pixels darker than 128) inside the boxes, and the lines whose box holds no ink. */
 function inkInside(img: Grey, boxes: number[][], pad: number) {
   const inside = new Uint8Array(img.width * img.height);
   for (const b of boxes) {
     for (let y = Math.max(0, Math.floor(b[1]! - pad)); y < Math.min(img.height, Math.ceil(b[3]! + pad)); y++) {
-      for (let x = Math.max(0, Math.floor(b[0]! - pad)); x < Math.min(img.width, Math.ceil(b[2]! + pad)); x++) inside[y * img.width + x] = 1;
+      for (let x = Math.max(0, Math.floor(b[0]! - pad)); x < Math.min(img.width, Math.ceil(b[2]! + pad)); x++)
+        inside[y * img.width + x] = 1;
     }
   }
-  let ink = 0, covered = 0;
-  for (let i = 0; i < inside.length; i++) if (img.data[i]! < 128) { ink++; covered += inside[i]!; }
+  let ink = 0,
+    covered = 0;
+  for (let i = 0; i < inside.length; i++)
+    if (img.data[i]! < 128) {
+      ink++;
+      covered += inside[i]!;
+    }
   const empty = boxes.filter((b) => {
     let n = 0;
     for (let y = Math.max(0, Math.round(b[1]!)); y < Math.min(img.height, Math.round(b[3]!)); y++) {
-      for (let x = Math.max(0, Math.round(b[0]!)); x < Math.min(img.width, Math.round(b[2]!)); x++) if (img.data[y * img.width + x]! < 128) n++;
+      for (let x = Math.max(0, Math.round(b[0]!)); x < Math.min(img.width, Math.round(b[2]!)); x++)
+        if (img.data[y * img.width + x]! < 128) n++;
     }
     return n === 0;
   });
@@ -57,11 +71,25 @@ describe("corpus rendering", () => {
       const { share, empty } = inkInside(img, boxes, 1);
       expect(empty).toBe(0);
       // all ink but the table's rules lies inside the line boxes
-      const rules = inkInside(img, [[55, 149, 455, 151], [55, 167, 455, 169], [55, 222, 455, 224]].map((b) => boxToPixels(b, raster)).concat(boxes), 1);
+      const rules = inkInside(
+        img,
+        [
+          [55, 149, 455, 151],
+          [55, 167, 455, 169],
+          [55, 222, 455, 224],
+        ]
+          .map((b) => boxToPixels(b, raster))
+          .concat(boxes),
+        1,
+      );
       expect(rules.share).toBeGreaterThan(0.995);
       expect(share).toBeLessThan(rules.share);
       // and a box shifted by a line's height misses most of it: the test can tell a wrong transform
-      const shifted = inkInside(img, truth.lines.map((l) => boxToPixels([l.box[0]!, l.box[1]! + 6, l.box[2]!, l.box[3]! + 6], raster)), 0);
+      const shifted = inkInside(
+        img,
+        truth.lines.map((l) => boxToPixels([l.box[0]!, l.box[1]! + 6, l.box[2]!, l.box[3]! + 6], raster)),
+        0,
+      );
       expect(shifted.share).toBeLessThan(0.9 * share);
     }
   });
@@ -81,7 +109,18 @@ describe("corpus rendering", () => {
     const boxes = truth.lines.map((l) => boxToPixels(l.box, raster));
     expect(inkInside(turned, boxes, 1).empty).toBe(0);
     const unturned = truth.lines.map((l) => boxToPixels(l.box, { ...raster, rotate: 0 }));
-    const withRules = (bs: number[][]) => inkInside(turned, bs.concat([[55, 149, 455, 151], [55, 167, 455, 169], [55, 222, 455, 224]].map((b) => boxToPixels(b, raster))), 1).share;
+    const withRules = (bs: number[][]) =>
+      inkInside(
+        turned,
+        bs.concat(
+          [
+            [55, 149, 455, 151],
+            [55, 167, 455, 169],
+            [55, 222, 455, 224],
+          ].map((b) => boxToPixels(b, raster)),
+        ),
+        1,
+      ).share;
     expect(withRules(boxes)).toBeGreaterThan(withRules(unturned));
   });
 
@@ -95,7 +134,11 @@ describe("corpus rendering", () => {
     expect(t.drop).toBeUndefined();
     const img: Grey = await renderGrey(real, 2, 150, "pdfjs");
     const raster = { ...pixelScale(t.width, t.height, img.width, img.height), width: img.width, height: img.height };
-    const { share, empty } = inkInside(img, t.lines.map((l: Line) => boxToPixels(l.box, raster)), 1);
+    const { share, empty } = inkInside(
+      img,
+      t.lines.map((l: Line) => boxToPixels(l.box, raster)),
+      1,
+    );
     expect(empty).toBe(0);
     expect(share).toBeGreaterThan(0.95); // the rest: frames around code, the ▷ marks (drawn, not text), the footnote rule
   });

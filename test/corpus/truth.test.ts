@@ -8,8 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { composeInline, documentFurniture, openPdf, pageTruth, readPage } from "../../scripts/corpus/truth.mjs";
 import { CODE, HEADER, LEFT, makeFixture, PARA, RIGHT, TABLE, TITLE, UP, type Drawn } from "./fixture.js";
 
-interface Line { box: number[]; text: string; md?: string; block: number; kind: string }
-interface Truth { drop?: string; markdown: string; lines: Line[]; blocks: { kind: string; md: string }[] }
+interface Line {
+  box: number[];
+  text: string;
+  md?: string;
+  block: number;
+  kind: string;
+}
+interface Truth {
+  drop?: string;
+  markdown: string;
+  lines: Line[];
+  blocks: { kind: string; md: string }[];
+}
 
 const REAL = path.resolve("test/corpus/fixtures/l2tabuit-p6-9.pdf");
 
@@ -55,7 +66,11 @@ describe("corpus truth from a generated PDF", () => {
       const texts = t.lines.map((l) => l.text);
       // the same characters in the same order as pdfjs' text layer (header first and page number last, as drawn)
       // (less the formula, which the Markdown leaves out)
-      expect(texts.join("").replace(/\s/g, "")).toBe(pdfText[i]!.filter((s) => !/[αβγ]/.test(s)).join("").replace(/\s/g, ""));
+      expect(texts.join("").replace(/\s/g, "")).toBe(
+        pdfText[i]!.filter((s) => !/[αβγ]/.test(s))
+          .join("")
+          .replace(/\s/g, ""),
+      );
       for (const d of drawn[i]!) {
         const line = t.lines.find((l) => l.text === d.text.trim());
         expect(line, d.text).toBeDefined();
@@ -124,7 +139,10 @@ describe("corpus truth on real pages (l2tabu-italian, pages 6-9, texlive-lang-it
       // the original document's pages 6-9
       expect(t.blocks[t.blocks.length - 1]).toEqual(expect.objectContaining({ kind: "pagenum", md: String(i + 6) }));
       // neither appears inside the body
-      const body = t.blocks.slice(1, -1).map((b) => b.md).join("\n\n");
+      const body = t.blocks
+        .slice(1, -1)
+        .map((b) => b.md)
+        .join("\n\n");
       expect(body).not.toContain("Peccati mortali»\n");
     });
     // OT1 accents drawn apart from their letters come out as the accented letters; code is fenced

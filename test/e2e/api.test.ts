@@ -47,7 +47,9 @@ describe("parse()", () => {
 describe("parse() on several documents", () => {
   it("refuses a folder that holds more than one document, before decoding anything", async () => {
     const pages: number[] = [];
-    const err = await parse(path.join(repoRoot, "test/e2e/fixtures"), { onEvent: (e) => e.type === "page-done" && pages.push(e.page) }).catch((e: unknown) => e);
+    const err = await parse(path.join(repoRoot, "test/e2e/fixtures"), {
+      onEvent: (e) => e.type === "page-done" && pages.push(e.page),
+    }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/names \d+ documents; parse\(\) reads one/);
     expect((err as { exitCode?: number }).exitCode).toBe(2);
     expect(pages).toEqual([]);

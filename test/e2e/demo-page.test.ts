@@ -8,7 +8,9 @@ import { repoRoot } from "../helpers/paths.js";
 
 describe("the README's demo page (fixtures/docs/scanned_page.pdf) with the default model", () => {
   it("reads exactly", async () => {
-    const r = await ocr(["parse", path.join(repoRoot, "fixtures/docs/scanned_page.pdf"), "--stdout", "--threads", "2", "-q"], { cwd: repoRoot });
+    const r = await ocr(["parse", path.join(repoRoot, "fixtures/docs/scanned_page.pdf"), "--stdout", "--threads", "2", "-q"], {
+      cwd: repoRoot,
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim()).toBe("Docling bundles PDF document conversion to JSON and Markdown in an easy self contained package");
   });

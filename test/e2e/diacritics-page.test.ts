@@ -19,7 +19,9 @@ const parse = async (...extra: string[]) => {
 
 describe("a German page with the default model (fixtures/docs/german_page.png, written for this test)", () => {
   it("keeps the decoder's umlauts, ß and „ over the recogniser's sure i, f and comma", async () => {
-    const r = await ocr(["parse", path.join(repoRoot, "fixtures/docs/german_page.png"), "--stdout", "--threads", "2", "-q"], { cwd: repoRoot });
+    const r = await ocr(["parse", path.join(repoRoot, "fixtures/docs/german_page.png"), "--stdout", "--threads", "2", "-q"], {
+      cwd: repoRoot,
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("Die Größe der Schriftart lässt sich für jedes Dokument");
     expect(r.stdout).toContain("häufig besser als viele Sonderfälle; außerdem müssen");
@@ -37,7 +39,8 @@ describe("a Czech page with the default model", () => {
   it("writes the letters beyond the recogniser's and the decoder's alphabets", async () => {
     const text = await parse();
     expect(text).toContain("třpytila a děti běžely přes most k nádraží, kde čekal");
-    for (const word of ["Příliš", "úpěl", "Večer", "řeka", "přišla", "pozdě,", "protože", "klíče", "kanceláře", "tužek."]) expect(text).toContain(word);
+    for (const word of ["Příliš", "úpěl", "Večer", "řeka", "přišla", "pozdě,", "protože", "klíče", "kanceláře", "tužek."])
+      expect(text).toContain(word);
   });
 
   it("reads them bare without the diacritics model", async () => {

@@ -17,8 +17,15 @@ const common = ["--threads", "1", "--max-tokens", CAP];
 // run from the fixtures folder so outputs land directly under -o (inputs below the cwd keep their relative path)
 const cwd = path.join(repoRoot, "test/e2e/fixtures");
 
-interface Event { type: string; [k: string]: unknown }
-const events = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Event);
+interface Event {
+  type: string;
+  [k: string]: unknown;
+}
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Event);
 const record = (file: string) => JSON.parse(readFileSync(file, "utf8")) as DocumentRecord;
 
 describe("ocr parse with the default model", () => {
@@ -39,7 +46,14 @@ describe("ocr parse with the default model", () => {
     expect(doc.pages).toHaveLength(1);
     const [page] = doc.pages;
     expect(page).toMatchObject({ page: 1, tokenCount: 24, truncated: true });
-    expect(page!.timings).toEqual(expect.objectContaining({ render: expect.any(Number), encode: expect.any(Number), prefill: expect.any(Number), decode: expect.any(Number) }));
+    expect(page!.timings).toEqual(
+      expect.objectContaining({
+        render: expect.any(Number),
+        encode: expect.any(Number),
+        prefill: expect.any(Number),
+        decode: expect.any(Number),
+      }),
+    );
     expect(page!.warnings.join("\n")).toMatch(/page 1 stopped at the token limit \(24\)/);
     expect(existsSync(path.join(out, "synth-1page.md"))).toBe(true);
     // every block of the page has a role and a box in page pixels, and its lines theirs (issue 17: bbox null)
@@ -128,7 +142,9 @@ describe("ocr parse with the default model", () => {
   // Recognised text: honest only once the bundle reads (its committed evaluation record says so).
   it.skipIf(!reads.reads)(`recognises a clean one-page synthetic document (${reads.why})`, async () => {
     const ref = truth("synth-1page.p1.md");
-    const r = await ocr(["parse", "synth-1page.pdf", "--stdout", "--threads", "2", "--max-tokens", String(Math.ceil(ref.length * 1.3))], { cwd });
+    const r = await ocr(["parse", "synth-1page.pdf", "--stdout", "--threads", "2", "--max-tokens", String(Math.ceil(ref.length * 1.3))], {
+      cwd,
+    });
     expect(r.exitCode).toBe(0);
     // the words are read (order-free), and the page as a whole is close: a paragraph the line order moves costs CER twice
     expect(wordF1(r.stdout, ref)).toBeGreaterThan(0.85);
@@ -140,7 +156,22 @@ describe("ocr parse with the default model", () => {
     const out = path.join(tmp.dir, "two-text");
     const refs = [truth("synth-2pages.p1.md"), truth("synth-2pages.p2.md")];
     // the generator's Markdown keeps the running header and page number: so does --keep-headers
-    const r = await ocr(["parse", "synth-2pages.pdf", "-o", out, "--format", "json", "--threads", "2", "--max-tokens", String(Math.ceil(refs[0]!.length * 1.3)), "--keep-headers"], { cwd });
+    const r = await ocr(
+      [
+        "parse",
+        "synth-2pages.pdf",
+        "-o",
+        out,
+        "--format",
+        "json",
+        "--threads",
+        "2",
+        "--max-tokens",
+        String(Math.ceil(refs[0]!.length * 1.3)),
+        "--keep-headers",
+      ],
+      { cwd },
+    );
     expect(r.exitCode).toBe(0);
     const doc = record(path.join(out, "synth-2pages.json"));
     expect(cer(doc.pages[0]!.markdown, refs[0]!)).toBeLessThan(0.3);
@@ -150,11 +181,17 @@ describe("ocr parse with the default model", () => {
   it("--fixations writes, per focal decode step, the grid cells kept; --no-focal with it is a usage error", async () => {
     const out = path.join(tmp.dir, "fix");
     const file = path.join(out, "nested", "fixations.jsonl");
-    const r = await ocr(["parse", "synth-1page.pdf", "-o", out, ...common, "--focal-keep", "0.05", "--focal-warmup", "2", "--fixations", file], { cwd });
+    const r = await ocr(
+      ["parse", "synth-1page.pdf", "-o", out, ...common, "--focal-keep", "0.05", "--focal-warmup", "2", "--fixations", file],
+      { cwd },
+    );
     expect(r.exitCode).toBe(0);
     const bundle = JSON.parse(readFileSync(path.join(modelDir, "model.json"), "utf8"));
     const [rows, cols] = bundle.vision.modes[bundle.vision.mode].grid as [number, number];
-    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     // 24 tokens, the first 2 of each view with full attention (warm-up); a line-unit model has one view per line
     const views = bundle.vision.lines ? new Set(lines.map((l) => l.line.index)).size : 1;
     expect(lines.length).toBeGreaterThanOrEqual(24 - 2 * (views + 1));

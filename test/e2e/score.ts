@@ -30,13 +30,20 @@ export function cer(hypothesis: string, reference: string): number {
 
 /** Order-free word F1 over whitespace-separated words (a paragraph read in another order keeps its words). */
 export function wordF1(hyp: string, ref: string): number {
-  const count = (t: string) => t.split(/\s+/).filter(Boolean).reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map<string, number>());
-  const h = count(hyp), r = count(ref);
+  const count = (t: string) =>
+    t
+      .split(/\s+/)
+      .filter(Boolean)
+      .reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map<string, number>());
+  const h = count(hyp),
+    r = count(ref);
   let common = 0;
   for (const [w, n] of h) common += Math.min(n, r.get(w) ?? 0);
-  const nh = [...h.values()].reduce((a, b) => a + b, 0), nr = [...r.values()].reduce((a, b) => a + b, 0);
+  const nh = [...h.values()].reduce((a, b) => a + b, 0),
+    nr = [...r.values()].reduce((a, b) => a + b, 0);
   if (!common) return 0;
-  const p = common / nh, q = common / nr;
+  const p = common / nh,
+    q = common / nr;
   return (2 * p * q) / (p + q);
 }
 

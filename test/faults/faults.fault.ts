@@ -26,7 +26,11 @@ interface Event {
   message?: string;
   summary?: { exitCode: number; interrupted: boolean };
 }
-const events = (stdout: string): Event[] => stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Event);
+const events = (stdout: string): Event[] =>
+  stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Event);
 
 /** Files under `dir`, relative, sorted. */
 function files(dir: string): string[] {
@@ -59,7 +63,9 @@ function completePairs(out: string): string[] {
 function sameAsClean(out: string, stems: string[]): void {
   for (const stem of stems) {
     expect(readFileSync(path.join(out, `${stem}.md`), "utf8"), stem).toBe(readFileSync(path.join(clean, `${stem}.md`), "utf8"));
-    expect(stable(readFileSync(path.join(out, `${stem}.json`), "utf8")), stem).toEqual(stable(readFileSync(path.join(clean, `${stem}.json`), "utf8")));
+    expect(stable(readFileSync(path.join(out, `${stem}.json`), "utf8")), stem).toEqual(
+      stable(readFileSync(path.join(clean, `${stem}.json`), "utf8")),
+    );
   }
 }
 
@@ -72,7 +78,11 @@ beforeAll(async () => {
   copyFileSync(fixture("table.png"), path.join(good, "b-table.png"));
   copyFileSync(fixture("blank_page.pdf"), path.join(good, "c-blank.pdf"));
   copyFileSync(fixture("scanned_page.pdf"), path.join(good, "d-scanned.pdf"));
-  const r = await execa(process.execPath, [bin, "parse", ...GOOD, "-o", clean, "--engine", "text", "-q"], { cwd: tmp.dir, reject: false, env: { CI: "1" } });
+  const r = await execa(process.execPath, [bin, "parse", ...GOOD, "-o", clean, "--engine", "text", "-q"], {
+    cwd: tmp.dir,
+    reject: false,
+    env: { CI: "1" },
+  });
   expect(r.exitCode).toBe(0);
 });
 
@@ -80,8 +90,16 @@ describe("hostile documents", () => {
   it("every rawpdf.py kind gets a verdict, the batch completes, and the good documents equal a clean run's", async () => {
     const hostile = path.join(tmp.dir, "hostile");
     mkdirSync(hostile, { recursive: true });
-    const kinds = [["deepq", 20000], ["xobjchain", 2000], ["xobjcycle", 0], ["pagecycle", 0], ["deeparray", 100000],
-      ["countlie", 0], ["countlie-mid", 0], ["flatebomb", 2 ** 28]] as const;
+    const kinds = [
+      ["deepq", 20000],
+      ["xobjchain", 2000],
+      ["xobjcycle", 0],
+      ["pagecycle", 0],
+      ["deeparray", 100000],
+      ["countlie", 0],
+      ["countlie-mid", 0],
+      ["flatebomb", 2 ** 28],
+    ] as const;
     for (const [kind, n] of kinds) writeFileSync(path.join(hostile, `${kind}.pdf`), hostilePdf(kind, n));
     writeFileSync(path.join(hostile, "truncated.pdf"), readFileSync(fixture("multi_page.pdf")).subarray(0, 3000));
     writeFileSync(path.join(hostile, "text.pdf"), "not a pdf\n");
@@ -89,9 +107,15 @@ describe("hostile documents", () => {
     const out = path.join(tmp.dir, "out-hostile");
     const started = performance.now();
     // the hostile files come first, so a stall would keep the good ones from running at all
-    const r = await execa(process.execPath, [bin, "parse", hostile, ...GOOD, "-o", out, "--engine", "text", "--page-timeout", "10", "--jsonl"], {
-      cwd: tmp.dir, reject: false, env: { CI: "1" },
-    });
+    const r = await execa(
+      process.execPath,
+      [bin, "parse", hostile, ...GOOD, "-o", out, "--engine", "text", "--page-timeout", "10", "--jsonl"],
+      {
+        cwd: tmp.dir,
+        reject: false,
+        env: { CI: "1" },
+      },
+    );
     const seconds = (performance.now() - started) / 1000;
     const ev = events(String(r.stdout));
     expect(r.exitCode).toBe(1);
@@ -127,9 +151,15 @@ describe("signals", () => {
     const dir = path.join(tmp.dir, "term");
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "deepq.pdf"), hostilePdf("deepq", 20000));
-    const child = execa(process.execPath, [bin, "parse", path.join(dir, "deepq.pdf"), ...GOOD, "-o", path.join(tmp.dir, "out-term"), "--engine", "text", "--jsonl"], {
-      cwd: tmp.dir, reject: false, env: { CI: "1" },
-    });
+    const child = execa(
+      process.execPath,
+      [bin, "parse", path.join(dir, "deepq.pdf"), ...GOOD, "-o", path.join(tmp.dir, "out-term"), "--engine", "text", "--jsonl"],
+      {
+        cwd: tmp.dir,
+        reject: false,
+        env: { CI: "1" },
+      },
+    );
     let signalledAt = 0;
     child.stdout!.on("data", (chunk: Buffer) => {
       if (!signalledAt && chunk.toString().includes('"document-start"')) {
@@ -176,7 +206,11 @@ describe("signals", () => {
     for (let round = 0; round < 3; round++) {
       const out = path.join(tmp.dir, `out-random-${round}`);
       const delay = 300 + Math.floor(Math.random() * 6000);
-      const child = execa(process.execPath, [bin, "parse", ...GOOD, "-o", out, "--engine", "text", "--jsonl"], { cwd: tmp.dir, reject: false, env: { CI: "1" } });
+      const child = execa(process.execPath, [bin, "parse", ...GOOD, "-o", out, "--engine", "text", "--jsonl"], {
+        cwd: tmp.dir,
+        reject: false,
+        env: { CI: "1" },
+      });
       const timer = setTimeout(() => child.kill("SIGINT"), delay);
       const r = await child;
       clearTimeout(timer);
@@ -210,11 +244,16 @@ describe("outputs under pressure", () => {
       return;
     }
     try {
-      const r = await execa(process.execPath, [bin, "parse", ...GOOD, "-o", mountpoint, "--engine", "text", "--jsonl"], { cwd: tmp.dir, reject: false, env: { CI: "1" } });
+      const r = await execa(process.execPath, [bin, "parse", ...GOOD, "-o", mountpoint, "--engine", "text", "--jsonl"], {
+        cwd: tmp.dir,
+        reject: false,
+        env: { CI: "1" },
+      });
       expect(r.exitCode).toBe(1);
       const failed = events(String(r.stdout)).filter((e) => e.type === "document-failed");
       expect(failed.length).toBeGreaterThan(0);
-      for (const f of failed) expect(f.message).toMatch(new RegExp(`^cannot write ${mountpoint}/\\S+\\.(md|json|png): no space left on device \\(ENOSPC\\)$`));
+      for (const f of failed)
+        expect(f.message).toMatch(new RegExp(`^cannot write ${mountpoint}/\\S+\\.(md|json|png): no space left on device \\(ENOSPC\\)$`));
       const written = completePairs(mountpoint);
       sameAsClean(mountpoint, written);
     } finally {
@@ -230,7 +269,12 @@ describe("outputs under pressure", () => {
     // root writes anywhere: run as nobody there
     const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
     const started = performance.now();
-    const r = await execa(process.execPath, [bin, "parse", ...GOOD, "-o", ro], { cwd: tmp.dir, reject: false, env: { CI: "1" }, ...asUser });
+    const r = await execa(process.execPath, [bin, "parse", ...GOOD, "-o", ro], {
+      cwd: tmp.dir,
+      reject: false,
+      env: { CI: "1" },
+      ...asUser,
+    });
     expect(r.exitCode).toBe(3);
     expect(String(r.stderr).trim()).toBe(`ocr: -o ${ro}: cannot write there: permission denied`);
     // loading the model alone takes longer than this on the CI machine
@@ -246,7 +290,10 @@ describe("outputs under pressure", () => {
       else symlinkSync(path.join(source, f), path.join(bundle, f));
     }
     const r = await execa(process.execPath, [bin, "parse", GOOD[0]!, "-o", path.join(tmp.dir, "out-bundle"), "--model", bundle], {
-      cwd: tmp.dir, reject: false, env: { CI: "1" }, timeout: 60_000,
+      cwd: tmp.dir,
+      reject: false,
+      env: { CI: "1" },
+      timeout: 60_000,
     });
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(3);

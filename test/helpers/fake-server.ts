@@ -29,15 +29,21 @@ export interface FakeServer {
 
 /** The models list vLLM (owned_by "vllm") or SGLang ("sglang") answer with. */
 export function modelsAnswer(res: http.ServerResponse, id: string, ownedBy: string): void {
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id, object: "model", owned_by: ownedBy }] }));
+  res
+    .writeHead(200, { "content-type": "application/json" })
+    .end(JSON.stringify({ object: "list", data: [{ id, object: "model", owned_by: ownedBy }] }));
 }
 
 /** A whole (non-streamed) chat completion. */
 export function completion(res: http.ServerResponse, content: string, finish = "stop", tokens = 10): void {
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-    id: "chatcmpl-test", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }],
-    usage: { prompt_tokens: 300, completion_tokens: tokens, total_tokens: 300 + tokens },
-  }));
+  res.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({
+      id: "chatcmpl-test",
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }],
+      usage: { prompt_tokens: 300, completion_tokens: tokens, total_tokens: 300 + tokens },
+    }),
+  );
 }
 
 /** A streamed chat completion: the content in `pieces`, `gapMs` apart, then finish, usage and [DONE]. */
@@ -64,7 +70,9 @@ export function streamed(server: FakeServer, res: http.ServerResponse, pieces: s
 }
 
 export function errorAnswer(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ error: { message, type: "error", code: status } }));
+  res
+    .writeHead(status, { "content-type": "application/json", ...headers })
+    .end(JSON.stringify({ error: { message, type: "error", code: status } }));
 }
 
 /** Width and height of the PNG a request's first image carries (the test tells pages apart by size). */
@@ -116,7 +124,14 @@ export async function fakeServer(handler: Handler): Promise<FakeServer> {
         } catch {
           body = undefined;
         }
-        const seen: SeenRequest = { method: req.method ?? "", path: (req.url ?? "").split("?")[0]!, headers: req.headers, body, text, at: performance.now() };
+        const seen: SeenRequest = {
+          method: req.method ?? "",
+          path: (req.url ?? "").split("?")[0]!,
+          headers: req.headers,
+          body,
+          text,
+          at: performance.now(),
+        };
         self.requests.push(seen);
         Promise.resolve(handler(seen, res, self)).catch((e: Error) => {
           if (!res.headersSent) errorAnswer(res, 599, `test handler failed: ${e.message}`);

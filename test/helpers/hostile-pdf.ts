@@ -66,24 +66,45 @@ export function hostilePdf(kind: HostileKind, n = 0): Buffer {
       break;
     case "deepq":
       onePage();
-      objs.set(3, b(PAGE)).set(4, stream("<< >>", "q ".repeat(n) + TEXT + " Q".repeat(n))).set(5, FONT);
+      objs
+        .set(3, b(PAGE))
+        .set(4, stream("<< >>", "q ".repeat(n) + TEXT + " Q".repeat(n)))
+        .set(5, FONT);
       break;
     case "xobjchain":
       onePage();
-      objs.set(3, b("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X0 10 0 R >> >> /Contents 4 0 R >>"));
+      objs.set(
+        3,
+        b(
+          "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X0 10 0 R >> >> /Contents 4 0 R >>",
+        ),
+      );
       objs.set(4, stream("<< >>", TEXT + " /X0 Do")).set(5, FONT);
       for (let i = 0; i < n; i++) {
         const last = i + 1 >= n;
         const next = last ? "BT /F1 12 Tf 72 72 Td (bottom) Tj ET" : `/X${i + 1} Do`;
-        const res = last ? "/Resources << /Font << /F1 5 0 R >> >>" : `/Resources << /Font << /F1 5 0 R >> /XObject << /X${i + 1} ${11 + i} 0 R >> >>`;
+        const res = last
+          ? "/Resources << /Font << /F1 5 0 R >> >>"
+          : `/Resources << /Font << /F1 5 0 R >> /XObject << /X${i + 1} ${11 + i} 0 R >> >>`;
         objs.set(10 + i, stream(`<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] ${res} >>`, next));
       }
       break;
     case "xobjcycle":
       onePage();
-      objs.set(3, b("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X0 10 0 R >> >> /Contents 4 0 R >>"));
+      objs.set(
+        3,
+        b(
+          "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X0 10 0 R >> >> /Contents 4 0 R >>",
+        ),
+      );
       objs.set(4, stream("<< >>", TEXT + " /X0 Do")).set(5, FONT);
-      objs.set(10, stream("<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X0 10 0 R >> >> >>", "0.5 0 0 0.5 10 10 cm /X0 Do"));
+      objs.set(
+        10,
+        stream(
+          "<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X0 10 0 R >> >> >>",
+          "0.5 0 0 0.5 10 10 cm /X0 Do",
+        ),
+      );
       break;
     case "pagecycle":
       objs.set(2, b("<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>"));

@@ -2,10 +2,7 @@
 import { createHash } from "node:crypto";
 
 /** The padding string of the PDF standard security handler (ISO 32000-1, 7.6.3.3). */
-const PAD = Buffer.from(
-  "28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A",
-  "hex",
-);
+const PAD = Buffer.from("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A", "hex");
 
 function rc4(key: Buffer, data: Buffer): Buffer {
   const s = Array.from({ length: 256 }, (_, i) => i);

@@ -8,7 +8,10 @@ import { fixture } from "../helpers/paths.js";
 afterAll(closePdfWorkers);
 
 async function failure(promise: Promise<unknown>): Promise<InputError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(InputError);
   return error as InputError;
 }

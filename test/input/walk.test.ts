@@ -74,14 +74,29 @@ describe("folder walks", () => {
       let stdout = "";
       try {
         stdout = execFileSync(process.execPath, [bin, "parse", root, "-o", out, "--engine", "text", "--jsonl"], {
-          cwd: tmp.dir, env: { ...process.env, CI: "1" }, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", ...asUser,
+          cwd: tmp.dir,
+          env: { ...process.env, CI: "1" },
+          stdio: ["ignore", "pipe", "pipe"],
+          encoding: "utf8",
+          ...asUser,
         });
       } catch (error) {
         stdout = String((error as { stdout?: string }).stdout ?? "");
       }
-      const events = stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; source?: string; message?: string });
-      expect(events.find((e) => e.type === "warning")).toMatchObject({ source: "tree/sub/deeper", message: "folder skipped: permission denied" });
-      expect(events.filter((e) => e.type === "document-done").map((e) => e.source).sort()).toEqual(["tree/sub/inner.pdf", "tree/top.pdf"]);
+      const events = stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; source?: string; message?: string });
+      expect(events.find((e) => e.type === "warning")).toMatchObject({
+        source: "tree/sub/deeper",
+        message: "folder skipped: permission denied",
+      });
+      expect(
+        events
+          .filter((e) => e.type === "document-done")
+          .map((e) => e.source)
+          .sort(),
+      ).toEqual(["tree/sub/inner.pdf", "tree/top.pdf"]);
       expect(existsSync(path.join(out, "tree/top.md"))).toBe(true);
     } finally {
       chmodSync(locked, 0o755);

@@ -4,12 +4,19 @@ import { assemblePage, type PageLine } from "../../src/layout/page.js";
 import { finishDocumentPages, markRepeatedMargins } from "../../src/layout/document.js";
 import type { PageRecord } from "../../src/output/schema.js";
 
-const W = 1240, H = 1754;
-const line = (y: number, markdown: string, x0 = 120, x1 = 1120, h = 30): PageLine => ({ box: { xMin: x0, yMin: y, xMax: x1, yMax: y + h }, markdown });
+const W = 1240,
+  H = 1754;
+const line = (y: number, markdown: string, x0 = 120, x1 = 1120, h = 30): PageLine => ({
+  box: { xMin: x0, yMin: y, xMax: x1, yMax: y + h },
+  markdown,
+});
 
 /** A page whose running header sits close above the body (one and a half pitches: geometry alone keeps it). */
 function page(n: number, header: string, first = "\n\nBody text of page"): PageRecord {
-  const lines = [line(100, header, 120, 520, 28), ...Array.from({ length: 25 }, (_, k) => line(148 + 32 * k, k === 0 ? `${first} ${n}` : " and more of it"))];
+  const lines = [
+    line(100, header, 120, 520, 28),
+    ...Array.from({ length: 25 }, (_, k) => line(148 + 32 * k, k === 0 ? `${first} ${n}` : " and more of it")),
+  ];
   const { blocks, markdown } = assemblePage(lines, W, H);
   return { page: n, width: W, height: H, dpi: 150, markdown, blocks, truncated: false, tokenCount: 0, timings: {}, warnings: [] };
 }
@@ -33,7 +40,15 @@ describe("running headers over a document", () => {
     finishDocumentPages(pages, { keepHeaders: true });
     expect(pages[1]!.blocks[0]!.type).toBe("header");
     expect(pages[1]!.markdown).toMatch(/^Download date: 28 Dec 2018\n\nBody text/);
-    const table = assemblePage([line(300, "<table><tr><td>a</td>", 120, 300), line(300, "<td>b</td></tr>", 600, 800), line(340, "<tr><td>c</td><td>d</td></tr></table>", 120, 800)], W, H);
+    const table = assemblePage(
+      [
+        line(300, "<table><tr><td>a</td>", 120, 300),
+        line(300, "<td>b</td></tr>", 600, 800),
+        line(340, "<tr><td>c</td><td>d</td></tr></table>", 120, 800),
+      ],
+      W,
+      H,
+    );
     const p: PageRecord = { ...page(1, "x"), blocks: table.blocks, markdown: table.markdown };
     finishDocumentPages([p], { tables: "markdown" });
     expect(p.markdown).toBe("| a | b |\n| --- | --- |\n| c | d |");

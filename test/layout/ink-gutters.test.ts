@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { splitAtInkGutters, type InkPage } from "../../src/layout/ink-gutters.js";
 
-const W = 1200, H = 800;
+const W = 1200,
+  H = 800;
 function page(): InkPage {
   return { width: W, height: H, data: new Uint8Array(W * H * 3).fill(255) };
 }

@@ -3,8 +3,12 @@ import { describe, expect, it } from "vitest";
 import { assemblePage, marginRoles, pageMarkdown, type PageLine } from "../../src/layout/page.js";
 
 // an A4 page at 150 DPI; body lines 30 px high (detector boxes) every 32 px
-const W = 1240, H = 1754;
-const line = (y: number, markdown: string, x0 = 120, x1 = 1120, h = 30): PageLine => ({ box: { xMin: x0, yMin: y, xMax: x1, yMax: y + h }, markdown });
+const W = 1240,
+  H = 1754;
+const line = (y: number, markdown: string, x0 = 120, x1 = 1120, h = 30): PageLine => ({
+  box: { xMin: x0, yMin: y, xMax: x1, yMax: y + h },
+  markdown,
+});
 const body = (from: number, count: number, first = "\n\nBody text") =>
   Array.from({ length: count }, (_, k) => line(from + 32 * k, k === 0 ? first : ` line ${k + 1} of the paragraph`));
 
@@ -12,12 +16,18 @@ describe("assemblePage", () => {
   it("gives every block a role and a box in page pixels, and every line its box (issue 17: bbox null)", () => {
     const lines = [
       line(150, "## 2 Methods", 120, 400, 36),
-      line(200, "\n\nWe measured the", 120, 1120), line(232, " things we found.", 120, 700),
-      line(280, "\n\n159. The following graph", 120, 1120), line(312, " shows the results.", 160, 600),
+      line(200, "\n\nWe measured the", 120, 1120),
+      line(232, " things we found.", 120, 700),
+      line(280, "\n\n159. The following graph", 120, 1120),
+      line(312, " shows the results.", 160, 600),
       line(360, "\n\n- a bullet item", 120, 500),
-      line(410, "\n\n<table><tr><td>Name</td>", 120, 300), line(410, "<td>Value</td></tr>", 600, 800), line(442, "<tr><td>x</td>", 120, 200), line(442, "<td>1</td></tr>", 600, 640),
+      line(410, "\n\n<table><tr><td>Name</td>", 120, 300),
+      line(410, "<td>Value</td></tr>", 600, 800),
+      line(442, "<tr><td>x</td>", 120, 200),
+      line(442, "<td>1</td></tr>", 600, 640),
       line(500, "\n\nTable 2: Values of x.", 120, 600),
-      line(560, "\n\n```\nint main() {", 120, 500), line(592, "\n}\n```", 120, 200),
+      line(560, "\n\n```\nint main() {", 120, 500),
+      line(592, "\n}\n```", 120, 200),
       line(650, "\n\n$$E = mc^2$$", 500, 700, 40),
     ];
     const { blocks, markdown } = assemblePage(lines, W, H);
@@ -30,7 +40,10 @@ describe("assemblePage", () => {
     }
     expect(blocks[0]).toMatchObject({ level: 2, text: "2 Methods", bbox: [120, 150, 400, 186] });
     expect(blocks[1]).toMatchObject({ text: "We measured the things we found.", bbox: [120, 200, 1120, 262] });
-    expect(blocks[1]!.lines).toEqual([{ text: "We measured the", bbox: [120, 200, 1120, 230] }, { text: "things we found.", bbox: [120, 232, 700, 262] }]);
+    expect(blocks[1]!.lines).toEqual([
+      { text: "We measured the", bbox: [120, 200, 1120, 230] },
+      { text: "things we found.", bbox: [120, 232, 700, 262] },
+    ]);
     // the list number is kept, in the JSON and the Markdown
     expect(blocks[2]).toMatchObject({ marker: "159.", text: "The following graph shows the results." });
     expect(blocks[3]).toMatchObject({ marker: "-", text: "a bullet item" });
@@ -44,7 +57,11 @@ describe("assemblePage", () => {
   });
 
   it("closes a table the page left open and drops a stray closing tag", () => {
-    const lines = [line(200, "<table><tr><td>a</td>", 120, 300), line(200, "<td>b</td></tr></table></table>", 600, 800), line(400, "<tr><td>c</td>", 120, 300)];
+    const lines = [
+      line(200, "<table><tr><td>a</td>", 120, 300),
+      line(200, "<td>b</td></tr></table></table>", 600, 800),
+      line(400, "<tr><td>c</td>", 120, 300),
+    ];
     // (c far below the row: right under it, the boxes would make it the table's second row, table-geometry.ts)
     const { markdown, blocks } = assemblePage(lines, W, H);
     // the row after the closed table is a table of one cell: its text
@@ -59,7 +76,8 @@ describe("assemblePage", () => {
 
   it("keeps running headers, folios and footers out of the Markdown but in the blocks, with their roles", () => {
     const lines = [
-      line(60, "SOFTWARE QUARTERLY", 120, 420, 26), line(60, "\n\n17", 1080, 1120, 26),
+      line(60, "SOFTWARE QUARTERLY", 120, 420, 26),
+      line(60, "\n\n17", 1080, 1120, 26),
       ...body(160, 30),
       line(1680, "\n\nDownload date: 28 Dec 2018", 120, 500, 26),
     ];
@@ -97,7 +115,10 @@ describe("assemblePage", () => {
     expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
     // in any script: a run-over line opening with a lower-case letter beyond Latin-1 (Czech, Polish)
     for (const start of ["řádků, které", "żadnej z opcji"]) {
-      expect(assemblePage([line(150, start, 120, 500), ...body(230, 20)], W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
+      expect(assemblePage([line(150, start, 120, 500), ...body(230, 20)], W, H).blocks.map((b) => b.type)).toEqual([
+        "paragraph",
+        "paragraph",
+      ]);
     }
   });
 
@@ -123,15 +144,31 @@ describe("assemblePage", () => {
     const book = [line(205, "CAPITOLO 10. MESSAGGI DI ERRORE", 120, 560, 26), line(205, "\n\n22", 1090, 1120, 26), ...body(270, 30)];
     expect(assemblePage(book, W, H).blocks.map((b) => b.type)).toEqual(["header", "page-number", "paragraph"]);
     // a numbered code listing there is no head: its numbers sit beside the code, not across the page
-    const listing = Array.from({ length: 30 }, (_, k) => [line(205 + 45 * k, `${k + 1}`, 120, 150), line(205 + 45 * k, "\\def\\x{y}", 170, 480)]).flat();
-    expect(marginRoles(listing.map((l) => l.box), listing.map((l) => l.markdown), H).size).toBe(0);
+    const listing = Array.from({ length: 30 }, (_, k) => [
+      line(205 + 45 * k, `${k + 1}`, 120, 150),
+      line(205 + 45 * k, "\\def\\x{y}", 170, 480),
+    ]).flat();
+    expect(
+      marginRoles(
+        listing.map((l) => l.box),
+        listing.map((l) => l.markdown),
+        H,
+      ).size,
+    ).toBe(0);
     // nor a number far up the page alone under a short last block
-    expect(marginRoles([...body(160, 10).map((l) => l.box), { xMin: 600, yMin: 700, xMax: 640, yMax: 726 }], [...Array(10).fill("text"), "3"], H).size).toBe(0);
+    expect(
+      marginRoles([...body(160, 10).map((l) => l.box), { xMin: 600, yMin: 700, xMax: 640, yMax: 726 }], [...Array(10).fill("text"), "3"], H)
+        .size,
+    ).toBe(0);
   });
 
   it("tells a running head split across the page, or at its very edge, by a narrower gap", () => {
     // ACM: the conference at the left, the authors at the right, 1.7 pitches above the text (a head alone needs 2)
-    const acm = [line(100, "Conference acronym 'XX, June 03-05, 2018", 120, 500, 26), line(100, "\n\nTrovato et al.", 1030, 1120, 26), ...body(155, 20)];
+    const acm = [
+      line(100, "Conference acronym 'XX, June 03-05, 2018", 120, 500, 26),
+      line(100, "\n\nTrovato et al.", 1030, 1120, 26),
+      ...body(155, 20),
+    ];
     expect(assemblePage(acm, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
     // a journal's footer in the outermost band, which the decoder wrote as a heading, 1.6 pitches under the text
     const foot = [...body(160, 46), line(1660, "\n\n## MNRAS 000, 1-10 (2020)", 120, 420, 26)];
@@ -146,7 +183,11 @@ describe("assemblePage", () => {
     const pkg = [line(100, "spreadtab", 520, 640, 30), line(100, "\n\n2 BASIC FEATURES", 950, 1120, 26), ...body(190, 20)];
     expect(assemblePage(pkg, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
     // a long title set flush right over two rows, the second opening with "the"
-    const title = [line(60, "Sample Template for Writing", 700, 1120, 26), line(92, "\n\nthe Working Papers of the Bank", 560, 1120, 26), ...body(190, 20)];
+    const title = [
+      line(60, "Sample Template for Writing", 700, 1120, 26),
+      line(92, "\n\nthe Working Papers of the Bank", 560, 1120, 26),
+      ...body(190, 20),
+    ];
     expect(assemblePage(title, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
   });
 

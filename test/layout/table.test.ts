@@ -46,7 +46,9 @@ describe("balanceTables", () => {
       { row: 1, col: 1, rowSpan: 1, colSpan: 1, header: false, text: "b" },
       { row: 2, col: 1, rowSpan: 1, colSpan: 1, header: false, text: "c" },
     ]);
-    expect(balanceTables(md)).toBe('<table><tr><th colspan="2">Head</th></tr><tr><td rowspan="2">a</td><td>b</td></tr><tr><td>c</td></tr></table>');
+    expect(balanceTables(md)).toBe(
+      '<table><tr><th colspan="2">Head</th></tr><tr><td rowspan="2">a</td><td>b</td></tr><tr><td>c</td></tr></table>',
+    );
   });
 
   it("ends a table left open where the page goes on after a blank line, and reads text between cells as a cell", () => {

@@ -52,7 +52,29 @@ describe("default model bundle (models/default)", () => {
     const vocab = json.model.vocab;
     const text = "Größe: <table><tr><td>Привет</td></tr></table> é";
     const ids = tok.encode(text);
-    const expected = ["G", "r", "ö", "ß", "e", ":", " ", "<table>", "<tr>", "<td>", "П", "р", "и", "в", "е", "т", "</td>", "</tr>", "</table>", " ", "é"].map((t) => vocab[t]);
+    const expected = [
+      "G",
+      "r",
+      "ö",
+      "ß",
+      "e",
+      ":",
+      " ",
+      "<table>",
+      "<tr>",
+      "<td>",
+      "П",
+      "р",
+      "и",
+      "в",
+      "е",
+      "т",
+      "</td>",
+      "</tr>",
+      "</table>",
+      " ",
+      "é",
+    ].map((t) => vocab[t]);
     expect(ids).toEqual(expected);
     expect(tok.decode(ids)).toBe(text);
     const tokens = bundle.json.tokens;
@@ -62,7 +84,11 @@ describe("default model bundle (models/default)", () => {
   describe("the bundle's ONNX models in onnxruntime-node", () => {
     let encoder: VisionEncoder;
     beforeAll(async () => {
-      encoder = await VisionEncoder.open(path.join(BUNDLE, "encoder.onnx"), { device: "cpu", threads: 1 }, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] });
+      encoder = await VisionEncoder.open(
+        path.join(BUNDLE, "encoder.onnx"),
+        { device: "cpu", threads: 1 },
+        { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] },
+      );
     });
     afterAll(async () => encoder?.close());
 
@@ -89,7 +115,8 @@ describe("default model bundle (models/default)", () => {
       // float32 graph vs float32 eager: only summation order and the exported erf-GELU differ
       expect(maxAbs / maxRef).toBeLessThan(1e-4);
       // a longer line runs through the same graph
-      const n = 2, length = 128;
+      const n = 2,
+        length = 128;
       const long = await encoder.run({
         ids: { type: "int64", data: new BigInt64Array(n * length).fill(5n), dims: [n, length] },
         feats: { type: "float32", data: new Float32Array(n * length * 124), dims: [n, length, 124] },
@@ -103,10 +130,19 @@ describe("default model bundle (models/default)", () => {
     it("ships the detector and recogniser with the front end's input and output names", async () => {
       const bundle = await loadBundle(BUNDLE);
       const lines = bundle.json.vision.lines!;
-      const det = await VisionEncoder.open(path.join(BUNDLE, lines.detector), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["probability"] });
-      const rec = await VisionEncoder.open(path.join(BUNDLE, lines.recogniser), { device: "cpu", threads: 1 }, { inputs: ["pixels"], outputs: ["best", "peak", "features"] });
+      const det = await VisionEncoder.open(
+        path.join(BUNDLE, lines.detector),
+        { device: "cpu", threads: 1 },
+        { inputs: ["pixels"], outputs: ["probability"] },
+      );
+      const rec = await VisionEncoder.open(
+        path.join(BUNDLE, lines.recogniser),
+        { device: "cpu", threads: 1 },
+        { inputs: ["pixels"], outputs: ["best", "peak", "features"] },
+      );
       try {
-        const map = (await det.run({ pixels: { type: "float32", data: new Float32Array(3 * 64 * 96), dims: [1, 3, 64, 96] } })).probability!;
+        const map = (await det.run({ pixels: { type: "float32", data: new Float32Array(3 * 64 * 96), dims: [1, 3, 64, 96] } }))
+          .probability!;
         expect(map.dims).toEqual([1, 1, 64, 96]);
         const r = await rec.run({ pixels: { type: "float32", data: new Float32Array(3 * 48 * 160), dims: [1, 3, 48, 160] } });
         // per CTC step (8 px of line): the best class (blank 0, the dictionary, space last) and its probability

@@ -10,7 +10,12 @@ import type { ModelJson } from "../../src/model/schema.js";
 import { deepseekOcrConfig } from "./helpers.js";
 
 /** Writes a safetensors file whose tensors are zero-filled; `tamper` may edit the header first. */
-export async function writeSafetensors(file: string, tensors: Map<string, number[]>, tamper?: (h: Record<string, any>) => void, truncateBy = 0): Promise<void> {
+export async function writeSafetensors(
+  file: string,
+  tensors: Map<string, number[]>,
+  tamper?: (h: Record<string, any>) => void,
+  truncateBy = 0,
+): Promise<void> {
   const header: Record<string, any> = { __metadata__: { format: "pt" } };
   let offset = 0;
   for (const [name, shape] of tensors) {
@@ -28,8 +33,16 @@ export async function writeSafetensors(file: string, tensors: Map<string, number
 
 function tinyModelJson(): ModelJson {
   const cfg = deepseekOcrConfig({
-    hidden_size: 16, intermediate_size: 24, moe_intermediate_size: 8, n_routed_experts: 4, n_shared_experts: 2,
-    num_attention_heads: 2, num_key_value_heads: 2, num_experts_per_tok: 2, num_hidden_layers: 2, vocab_size: 129280,
+    hidden_size: 16,
+    intermediate_size: 24,
+    moe_intermediate_size: 8,
+    n_routed_experts: 4,
+    n_shared_experts: 2,
+    num_attention_heads: 2,
+    num_key_value_heads: 2,
+    num_experts_per_tok: 2,
+    num_hidden_layers: 2,
+    vocab_size: 129280,
   });
   return modelJsonFromCheckpointConfig(cfg, { name: "tiny", weights: ["model.safetensors"] });
 }

@@ -30,13 +30,22 @@ describe("checkpoint conversion (reduced widths)", () => {
   it("writes model.json from config.json with the Unlimited-OCR settings made explicit", async () => {
     const m = unlimited.json;
     expect(m).toMatchObject({
-      family: "unlimited-ocr", layout: "prefix", name: "tiny-unlimited",
+      family: "unlimited-ocr",
+      layout: "prefix",
+      name: "tiny-unlimited",
       attention: { kind: "rswa", window: 128 },
       tokens: { bos: 0, eos: 1, image: 128815 },
       prompts: { page: "<image>document parsing.", document: "<image>Multi page parsing." },
       decoding: { no_repeat_ngram: { n: 35, window: 128, document_window: 1024, exempt: [128821, 128822] } },
     });
-    expect(m.decoder).toMatchObject({ hidden_size: 24, head_dim: 12, n_routed_experts: 4, num_experts_per_tok: 2, max_position_embeddings: 32768, weights: ["model.safetensors.index.json"] });
+    expect(m.decoder).toMatchObject({
+      hidden_size: 24,
+      head_dim: 12,
+      n_routed_experts: 4,
+      num_experts_per_tok: 2,
+      max_position_embeddings: 32768,
+      weights: ["model.safetensors.index.json"],
+    });
     // a page alone is read in Gundam (2 to 32 tiles), the pages of a multi-page pass in Base
     expect(m.vision.mode).toBe("gundam");
     expect(m.vision.document_mode).toBe("base");
@@ -73,7 +82,8 @@ describe("checkpoint conversion (reduced widths)", () => {
     const out = path.join(root, "bundle-ds");
     const b = await convertCheckpoint(path.join(root, "ds"), { out, mode: "gundam" });
     expect(b.json).toMatchObject({
-      family: "deepseek-ocr", attention: { kind: "full" },
+      family: "deepseek-ocr",
+      attention: { kind: "full" },
       prompts: { page: "<image>\n<|grounding|>Convert the document to markdown." },
       decoding: { no_repeat_ngram: { n: 30, window: 90 } },
     });
@@ -86,7 +96,21 @@ describe("checkpoint conversion (reduced widths)", () => {
 
   it("runs end to end through ocr parse: structure, truncation and timings (meaningless text)", async () => {
     const out = path.join(root, "parsed");
-    const r = await ocr(["parse", "fixtures/docs/multi_page.pdf", "--pages", "1-2", "--model", unlimited.dir, "--max-tokens", "6", "--threads", "1", "-o", out, "-q"]);
+    const r = await ocr([
+      "parse",
+      "fixtures/docs/multi_page.pdf",
+      "--pages",
+      "1-2",
+      "--model",
+      unlimited.dir,
+      "--max-tokens",
+      "6",
+      "--threads",
+      "1",
+      "-o",
+      out,
+      "-q",
+    ]);
     expect(r.stderr, r.stderr).not.toMatch(/error/i);
     expect(r.exitCode).toBe(0);
     const doc = JSON.parse(await readFile(path.join(out, "fixtures/docs/multi_page.json"), "utf8"));
@@ -101,7 +125,11 @@ describe("checkpoint conversion (reduced widths)", () => {
   it("runs the native decoder as the PyTorch reference does, layer by layer, full attention and R-SWA", () => {
     // the full-size check is the same two scripts on the 6.7 GB random checkpoint (docs/real-models.md)
     const dump = path.join(root, "decoder-dump");
-    execFileSync(process.execPath, ["scripts/deepencoder/check_decoder.mjs", unlimited.dir, dump, "--tokens", "12", "--window", "4", "--threads", "1"], { stdio: "pipe" });
+    execFileSync(
+      process.execPath,
+      ["scripts/deepencoder/check_decoder.mjs", unlimited.dir, dump, "--tokens", "12", "--window", "4", "--threads", "1"],
+      { stdio: "pipe" },
+    );
     execFileSync(findPython(), ["-m", "ocr_tools.deepencoder.check_decoder", unlimited.dir, dump], { stdio: "pipe", env: pythonEnv() });
     const report = JSON.parse(readFileSync(path.join(dump, "report.json"), "utf8"));
     // a token may differ only where the reference's own top-2 margin is inside rounding (kernel sets differ by CPU)

@@ -44,10 +44,15 @@ describe("hub pull", () => {
       }
       if (url.pathname === `/api/models/${REPO}/tree/main` && url.searchParams.get("recursive") === "true") {
         const list = Object.entries(FILES).map(([p, b]) => ({
-          type: "file", path: p, size: LFS.has(p) ? 134 : b.length, oid: gitSha1(Buffer.from(p)),
+          type: "file",
+          path: p,
+          size: LFS.has(p) ? 134 : b.length,
+          oid: gitSha1(Buffer.from(p)),
           ...(LFS.has(p) ? { lfs: { oid: sha256(b), size: b.length, pointerSize: 134 } } : { oid: gitSha1(b) }),
         }));
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify([{ type: "directory", path: "docs", size: 0 }, ...list]));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify([{ type: "directory", path: "docs", size: 0 }, ...list]));
         return;
       }
       const prefix = `/${REPO}/resolve/main/`;

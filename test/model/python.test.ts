@@ -16,9 +16,12 @@ function interpreter(name: string, hasModules: boolean): string {
   const file = path.join(bin, "python3");
   rmSync(bin, { recursive: true, force: true });
   mkdirSync(bin, { recursive: true });
-  writeFileSync(file, hasModules
-    ? `#!/bin/sh\n[ "$1" = "-c" ] && exit 0\nexit 9\n`
-    : `#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho "ModuleNotFoundError: No module named 'torch'" >&2\nexit 1\n`);
+  writeFileSync(
+    file,
+    hasModules
+      ? `#!/bin/sh\n[ "$1" = "-c" ] && exit 0\nexit 9\n`
+      : `#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho "ModuleNotFoundError: No module named 'torch'" >&2\nexit 1\n`,
+  );
   chmodSync(file, 0o755);
   return bin;
 }
@@ -34,8 +37,9 @@ describe("the exporter's Python", () => {
     const bare = interpreter("bare", false);
     const good = interpreter("good", true);
     expect(findPython({ PATH: `${bare}:/bin`, OCR_PYTHON: path.join(good, "python3") })).toBe(path.join(good, "python3"));
-    expect(() => findPython({ PATH: `${good}:/bin`, OCR_PYTHON: path.join(bare, "python3") }))
-      .toThrow(/OCR_PYTHON names[\s\S]*bare\/python3: ModuleNotFoundError: No module named 'torch'/);
+    expect(() => findPython({ PATH: `${good}:/bin`, OCR_PYTHON: path.join(bare, "python3") })).toThrow(
+      /OCR_PYTHON names[\s\S]*bare\/python3: ModuleNotFoundError: No module named 'torch'/,
+    );
   });
 
   it("says what each interpreter lacked and how to choose one when none has PyTorch", () => {

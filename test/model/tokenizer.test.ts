@@ -48,7 +48,8 @@ describe("tokenizer", () => {
 
 describe("prompt builder", () => {
   const unlimited = modelJsonFromCheckpointConfig(deepseekOcrConfig({ sliding_window_size: 128, max_position_embeddings: 32768 }), {
-    name: "unlimited-ocr", weights: ["model.safetensors"],
+    name: "unlimited-ocr",
+    weights: ["model.safetensors"],
   });
   const deepseek = modelJsonFromCheckpointConfig(deepseekOcrConfig(), { name: "deepseek-ocr", weights: ["model.safetensors"] });
 

@@ -7,10 +7,27 @@ import { fixturesDir } from "./helpers.js";
 describe("ocr bench decoder --json", () => {
   it("prints one object whose rows carry model, dtype, prefix and the tokens/s figures", () => {
     const script = path.resolve(fixturesDir, "../scripts/bench-decoder.mjs");
-    const out = execFileSync(process.execPath, [script, "--json", "--skip-large", "--skip-ort", "--prefixes", "8,20", "--decode-tokens", "2", "--threads", "1", "--bandwidth-mb", "64"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const out = execFileSync(
+      process.execPath,
+      [
+        script,
+        "--json",
+        "--skip-large",
+        "--skip-ort",
+        "--prefixes",
+        "8,20",
+        "--decode-tokens",
+        "2",
+        "--threads",
+        "1",
+        "--bandwidth-mb",
+        "64",
+      ],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const result = JSON.parse(out) as { bandwidthGBs: number; rows: Record<string, unknown>[] };
     expect(result.bandwidthGBs).toBeGreaterThan(0);
     expect(result.rows.map((r) => r.prefix)).toEqual([8, 20]);
@@ -24,7 +41,10 @@ describe("ocr bench decoder --json", () => {
     const script = path.resolve(fixturesDir, "../scripts/bench-decoder.mjs");
     let stderr = "";
     try {
-      execFileSync(process.execPath, [script, "--skip-large", "--quantized", "q5"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(process.execPath, [script, "--skip-large", "--quantized", "q5"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
     } catch (err) {
       stderr = String((err as { stderr?: string }).stderr);
     }

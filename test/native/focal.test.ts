@@ -8,7 +8,10 @@ describe("focal pruning (tiny-model, f32)", () => {
   const g = loadGolden("tiny-model");
   const visualRows = g.cases.prefix_long.visualRows;
 
-  for (const [attention, layers] of [[{ kind: "full" as const }, 1], [{ kind: "rswa" as const, window: 8 }, 2]] as const) {
+  for (const [attention, layers] of [
+    [{ kind: "full" as const }, 1],
+    [{ kind: "rswa" as const, window: 8 }, 2],
+  ] as const) {
     it(`keep = 1 gives exactly the unpruned tokens and logits (${attention.kind}, ${layers} focal layer${layers > 1 ? "s" : ""})`, async () => {
       const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
       const plain = decoder.createSession({ attention });
@@ -69,7 +72,11 @@ for (const model of ["tiny-model", "tiny-model-tied"]) {
           // so no fixation is recorded for them; pruning then resumes over both views' visual entries.
           expect(fx).toHaveLength(c.extendAt - 1 - c.focal!.warmup);
           const viewStart = prefix.tokens.length + visualRows + c.extendAt;
-          await s.extend({ tokens: [], embeddings: prefix.embeddings, embeddingPositions: Array.from({ length: visualRows }, (_, i) => i) });
+          await s.extend({
+            tokens: [],
+            embeddings: prefix.embeddings,
+            embeddingPositions: Array.from({ length: visualRows }, (_, i) => i),
+          });
           tokens.push(...(await collect(s, c.maxTokens - c.extendAt)));
           // extend() first feeds the last generated token: a pruned step of the first view.
           const [fed, ...after] = s.takeFixations();

@@ -24,7 +24,12 @@ for (const m of models) {
   describe(`${m.dir} (${m.what})`, () => {
     const g: Golden = loadGolden(m.dir);
 
-    for (const [threads, which] of [[1, "prefix"], [2, "prefix"], [1, "prefix_long"], [2, "prefix_long"]] as const) {
+    for (const [threads, which] of [
+      [1, "prefix"],
+      [2, "prefix"],
+      [1, "prefix_long"],
+      [2, "prefix_long"],
+    ] as const) {
       it(`prefill of ${which} (${g.cases[which].tokens.length} entries) matches the reference layer by layer (${threads} thread${threads > 1 ? "s" : ""})`, async () => {
         const decoder = await Decoder.load(g.dir, { threads, minParallelWork: 0 });
         const s = decoder.createSession();
@@ -52,8 +57,9 @@ for (const m of models) {
         await nr.prefill(prefixInput(g));
         // the golden names the rule's look-back `window`, as model.json does
         const { n, window: lookback, exempt } = g.cases.greedy_no_repeat.noRepeat;
-        expect(await collect(nr, { maxTokens: g.cases.greedy_no_repeat.maxTokens, noRepeat: { n, lookback, exempt } }))
-          .toEqual(g.cases.greedy_no_repeat.tokens);
+        expect(await collect(nr, { maxTokens: g.cases.greedy_no_repeat.maxTokens, noRepeat: { n, lookback, exempt } })).toEqual(
+          g.cases.greedy_no_repeat.tokens,
+        );
 
         const rs = decoder.createSession({ attention: { kind: "rswa", window: g.cases.greedy_rswa.window } });
         await rs.prefill(prefixInput(g));
@@ -77,7 +83,10 @@ for (const m of models) {
 
 describe("KV cache dtypes", () => {
   const g = loadGolden("tiny-model-bf16");
-  for (const [kv, tol] of [["f16", 1e-5], ["bf16", 1e-3]] as [KvDtype, number][]) {
+  for (const [kv, tol] of [
+    ["f16", 1e-5],
+    ["bf16", 1e-3],
+  ] as [KvDtype, number][]) {
     // Loosened: every cached key/value is rounded to f16 (11-bit) or bf16 (8-bit) mantissas.
     it(`${kv} cache keeps the logits close to the reference`, async () => {
       const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });

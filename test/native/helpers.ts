@@ -14,7 +14,10 @@ export interface GoldenTensor {
 export function readF32Safetensors(file: string): Map<string, GoldenTensor> {
   const buf = readFileSync(file);
   const headerLen = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + headerLen).toString("utf8")) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+  const header = JSON.parse(buf.subarray(8, 8 + headerLen).toString("utf8")) as Record<
+    string,
+    { dtype: string; shape: number[]; data_offsets: [number, number] }
+  >;
   const base = 8 + headerLen;
   const out = new Map<string, GoldenTensor>();
   for (const [name, info] of Object.entries(header)) {
@@ -65,7 +68,10 @@ export function nmse(actual: ArrayLike<number>, expected: ArrayLike<number>): nu
 }
 
 /** Splits the golden prefix into token ids and embedding positions, as Session.prefill takes them. */
-export function prefixInput(g: Golden, which: "prefix" | "prefix_long" = "prefix"): { tokens: number[]; embeddings: Float32Array; embeddingPositions: number[] } {
+export function prefixInput(
+  g: Golden,
+  which: "prefix" | "prefix_long" = "prefix",
+): { tokens: number[]; embeddings: Float32Array; embeddingPositions: number[] } {
   const seq = g.cases[which].tokens;
   return {
     tokens: seq.filter((t) => t >= 0),

@@ -18,7 +18,8 @@ describe("run caps (tiny-model-tied, whose greedy output repeats tokens)", () =>
   // the reference output has a run of three at 11..13
   const third = c.tokens.findIndex((t, i) => i >= 2 && t === c.tokens[i - 1] && t === c.tokens[i - 2]);
 
-  const vocab = (JSON.parse(readFileSync(path.join(g.dir, "model.json"), "utf8")) as { decoder: { vocab_size: number } }).decoder.vocab_size;
+  const vocab = (JSON.parse(readFileSync(path.join(g.dir, "model.json"), "utf8")) as { decoder: { vocab_size: number } }).decoder
+    .vocab_size;
   async function run(maxRun?: Map<number, number>): Promise<number[]> {
     const decoder = await Decoder.load(g.dir, { threads: 1 });
     const s = decoder.createSession({ attention: { kind: "rswa", window: c.window! } });

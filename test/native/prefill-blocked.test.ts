@@ -36,11 +36,13 @@ function page(n: number, seed: number): { tokens: number[]; embeddings: Float32A
 async function oneByOne(s: Session, input: ReturnType<typeof page>): Promise<Float32Array> {
   const total = input.tokens.length + input.embeddingPositions.length;
   const rows: Float32Array[] = [];
-  let t = 0, e = 0;
+  let t = 0,
+    e = 0;
   for (let i = 0; i < total; i++) {
-    const r = input.embeddingPositions[e] === i
-      ? await s.extend({ tokens: [], embeddings: input.embeddings.subarray(e * hidden, (++e) * hidden) })
-      : await s.extend({ tokens: [input.tokens[t++]!] });
+    const r =
+      input.embeddingPositions[e] === i
+        ? await s.extend({ tokens: [], embeddings: input.embeddings.subarray(e * hidden, ++e * hidden) })
+        : await s.extend({ tokens: [input.tokens[t++]!] });
     rows.push(r.logits);
   }
   const out = new Float32Array(rows.length * rows[0]!.length);
@@ -49,7 +51,10 @@ async function oneByOne(s: Session, input: ReturnType<typeof page>): Promise<Flo
 }
 
 describe("blocked prefill attention equals the per-query path in a session", () => {
-  for (const [kvDtype, tol] of [["f32", 1e-9], ["bf16", 1e-3]] as [KvDtype, number][]) {
+  for (const [kvDtype, tol] of [
+    ["f32", 1e-9],
+    ["bf16", 1e-3],
+  ] as [KvDtype, number][]) {
     it(`R-SWA ring wrapped, a retired range, then a 101-entry page (${kvDtype} cache, 2 threads)`, async () => {
       const decoder = await Decoder.load(g.dir, { threads: 2, minParallelWork: 0 });
       const blocked = decoder.createSession({ attention: { kind: "rswa", window: 5 }, kvDtype });
@@ -58,7 +63,9 @@ describe("blocked prefill attention equals the per-query path in a session", () 
       const a0 = await blocked.prefill(prefix);
       // The prefix one entry at a time: the same tokens and visual rows, in order.
       const p0 = await oneByOne(single, {
-        tokens: prefix.tokens, embeddings: prefix.embeddings, embeddingPositions: prefix.embeddingPositions,
+        tokens: prefix.tokens,
+        embeddings: prefix.embeddings,
+        embeddingPositions: prefix.embeddingPositions,
       });
       expect(nmse(p0.subarray(p0.length - a0.logits.length), a0.logits)).toBeLessThan(tol);
       // 9 generated tokens with a window of 5: the ring has wrapped; then the visual block retires.

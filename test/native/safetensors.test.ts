@@ -47,40 +47,68 @@ describe("safetensors header validation", () => {
     ["a file shorter than the length prefix", () => Buffer.from([1, 2, 3]), /too short/],
     ["a header length past the end of the file", () => encode(header, data, BigInt(original.length)), /runs past the end/],
     ["a header length over the 100 MB limit", () => encode(header, data, 1n << 40n), /exceeds the 100 MB limit/],
-    ["a header that is not JSON", () => Buffer.concat([original.subarray(0, 8), Buffer.from("{not json".padEnd(headerLen, " ")), data]), /not valid JSON/],
+    [
+      "a header that is not JSON",
+      () => Buffer.concat([original.subarray(0, 8), Buffer.from("{not json".padEnd(headerLen, " ")), data]),
+      /not valid JSON/,
+    ],
     ["a truncated data section", () => original.subarray(0, original.length - 100), /past the data section/],
-    ["a size that does not match shape x dtype", () => {
-      const h = clone();
-      h["model.norm.weight"].shape = [65];
-      return encode(h, data);
-    }, /model\.norm\.weight.*bytes for shape \[65\]/],
-    ["a negative dimension", () => {
-      const h = clone();
-      h["model.norm.weight"].shape = [-64];
-      return encode(h, data);
-    }, /non-integer or negative/],
-    ["begin after end", () => {
-      const h = clone();
-      const [b, e] = h["model.norm.weight"].data_offsets;
-      h["model.norm.weight"].data_offsets = [e, b];
-      return encode(h, data);
-    }, /begin > end/],
-    ["overlapping tensors", () => {
-      const h = clone();
-      h["model.norm.weight"].data_offsets = h["model.layers.0.input_layernorm.weight"].data_offsets;
-      return encode(h, data);
-    }, /overlap/],
-    ["a missing tensor", () => {
-      const h = clone();
-      delete h["lm_head.weight"];
-      return encode(h, data);
-    }, /'lm_head\.weight' is missing/],
-    ["a shape that disagrees with the config", () => {
-      const h = clone();
-      const t = h["model.layers.1.mlp.gate.weight"];
-      t.shape = [t.shape[1], t.shape[0]];
-      return encode(h, data);
-    }, /model\.layers\.1\.mlp\.gate\.weight' has shape \[64,8\], expected \[8,64\]/],
+    [
+      "a size that does not match shape x dtype",
+      () => {
+        const h = clone();
+        h["model.norm.weight"].shape = [65];
+        return encode(h, data);
+      },
+      /model\.norm\.weight.*bytes for shape \[65\]/,
+    ],
+    [
+      "a negative dimension",
+      () => {
+        const h = clone();
+        h["model.norm.weight"].shape = [-64];
+        return encode(h, data);
+      },
+      /non-integer or negative/,
+    ],
+    [
+      "begin after end",
+      () => {
+        const h = clone();
+        const [b, e] = h["model.norm.weight"].data_offsets;
+        h["model.norm.weight"].data_offsets = [e, b];
+        return encode(h, data);
+      },
+      /begin > end/,
+    ],
+    [
+      "overlapping tensors",
+      () => {
+        const h = clone();
+        h["model.norm.weight"].data_offsets = h["model.layers.0.input_layernorm.weight"].data_offsets;
+        return encode(h, data);
+      },
+      /overlap/,
+    ],
+    [
+      "a missing tensor",
+      () => {
+        const h = clone();
+        delete h["lm_head.weight"];
+        return encode(h, data);
+      },
+      /'lm_head\.weight' is missing/,
+    ],
+    [
+      "a shape that disagrees with the config",
+      () => {
+        const h = clone();
+        const t = h["model.layers.1.mlp.gate.weight"];
+        t.shape = [t.shape[1], t.shape[0]];
+        return encode(h, data);
+      },
+      /model\.layers\.1\.mlp\.gate\.weight' has shape \[64,8\], expected \[8,64\]/,
+    ],
   ];
   for (const [what, make, message] of cases) {
     it(`rejects ${what}`, async () => {

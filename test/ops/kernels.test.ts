@@ -24,7 +24,15 @@ const fastSets = addon.cpuFeatures.split(" ").filter((s) => s === "avx2" || s ==
 const productBound = (set: string, dt: NativeDtype, inF: number) => (set === "avx512bf16" && dt === "bf16" ? 2 ** -8 : inF * 2 ** -23);
 
 /** Each output of `got` is within the set's bound of `want`, relative to its sum of absolute products. */
-function expectWithinProducts(set: string, dt: NativeDtype, inF: number, got: Float32Array, want: Float32Array, absSum: Float32Array, what: string) {
+function expectWithinProducts(
+  set: string,
+  dt: NativeDtype,
+  inF: number,
+  got: Float32Array,
+  want: Float32Array,
+  absSum: Float32Array,
+  what: string,
+) {
   const bound = productBound(set, dt, inF);
   let worst = 0;
   for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i]! - want[i]!) / Math.max(absSum[i]!, 1e-30));
@@ -74,7 +82,6 @@ function rng(seed: number): () => number {
 function randomF32(n: number, r: () => number, scale = 1): Float32Array {
   return Float32Array.from({ length: n }, () => r() * 2 * scale);
 }
-
 
 function weightBytes(dtype: NativeDtype, values: Float32Array): Uint8Array {
   return t.toDtype(dtype, values);
@@ -137,8 +144,8 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
         // The polynomial exp (~1 ulp) is the only difference from the reference's std::exp.
         expect(nmse(got, want), `len=${len} scale=${scale}`).toBeLessThan(1e-12);
         for (let i = 0; i < len; i++) {
-          if (g[i]! > 30) expect(got[i]).toBeCloseTo(g[i]! * u[i]!, 3);  // silu(g) = g when exp(-g) is negligible
-          if (g[i]! < -30) expect(Math.abs(got[i]!)).toBeLessThan(1e-9);  // and 0 far below
+          if (g[i]! > 30) expect(got[i]).toBeCloseTo(g[i]! * u[i]!, 3); // silu(g) = g when exp(-g) is negligible
+          if (g[i]! < -30) expect(Math.abs(got[i]!)).toBeLessThan(1e-9); // and 0 far below
         }
       }
     }
@@ -150,7 +157,8 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
 
   function splitCheck(dt: NativeDtype, n: number) {
     const r = rng(7);
-    const inF = 37, rows = 11;
+    const inF = 37,
+      rows = 11;
     const x = randomF32(n * inF, r);
     const w = weightBytes(dt, randomF32(rows * inF, r));
     const whole = t.linearRows(set, x, n, inF, dt, w, 0, rows);
@@ -167,7 +175,11 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
 
   it.each(dtypes)("attention with a %s cache: slot lists, GQA, window edges, a fully masked query", (kvDt) => {
     const r = rng(3);
-    for (const [heads, kvHeads, d] of [[4, 2, 16], [2, 2, 9], [3, 1, 33]] as const) {
+    for (const [heads, kvHeads, d] of [
+      [4, 2, 16],
+      [2, 2, 9],
+      [3, 1, 33],
+    ] as const) {
       const cap = 20;
       const k = randomF32(cap * kvHeads * d, r, 2);
       const v = randomF32(cap * kvHeads * d, r);
@@ -190,7 +202,9 @@ describe.each(fastSets)("%s kernels vs reference", (set) => {
     // One query, as a decode step: long enough for the score and weighted-sum passes' prefetch (16 keys ahead)
     // and their 8- and 4-key blocks to run many times, with key counts that leave every remainder.
     const r = rng(4);
-    const heads = 10, d = 128, cap = 400;
+    const heads = 10,
+      d = 128,
+      cap = 400;
     const k = randomF32(cap * heads * d, r, 0.5);
     const v = randomF32(cap * heads * d, r);
     const perm = Int32Array.from({ length: cap }, (_, i) => (i * 151 + 7) % cap);
@@ -225,12 +239,26 @@ describe.each(["ref", ...fastSets])("%s blocked prefill attention vs the per-que
     return { cap, slots, visible };
   }
 
-  const shapes = [[4, 2, 16], [2, 2, 9], [3, 1, 33], [5, 5, 40]] as const;
+  const shapes = [
+    [4, 2, 16],
+    [2, 2, 9],
+    [3, 1, 33],
+    [5, 5, 40],
+  ] as const;
   it.each(["f32", "f16", "bf16"] as NativeDtype[])("%s cache: tile remainders, causal diagonal, GQA, odd head sizes", (kvDt) => {
     const r = rng(11);
     for (const [heads, kvHeads, d] of shapes) {
       // old/nq around the key tile (64) and the query tile (48 / group rows), a single query, a long tail.
-      for (const [old, nq] of [[0, 1], [0, 8], [0, 23], [63, 9], [64, 48], [65, 49], [0, 130], [130, 97]] as const) {
+      for (const [old, nq] of [
+        [0, 1],
+        [0, 8],
+        [0, 23],
+        [63, 9],
+        [64, 48],
+        [65, 49],
+        [0, 130],
+        [130, 97],
+      ] as const) {
         const { cap, slots, visible } = prefillCase(r, old, nq);
         const k = randomF32(cap * kvHeads * d, r, 2);
         const v = randomF32(cap * kvHeads * d, r);
@@ -250,7 +278,9 @@ describe.each(["ref", ...fastSets])("%s blocked prefill attention vs the per-que
 
   it("any visible counts: zeros, a window boundary mid-tile, non-monotone rows, a key tile seen by one row only", () => {
     const r = rng(12);
-    const heads = 4, kvHeads = 2, d = 24;
+    const heads = 4,
+      kvHeads = 2,
+      d = 24;
     const cap = 300;
     const slots = Int32Array.from({ length: 200 }, (_, i) => (i * 37 + 11) % cap);
     const visible = Int32Array.from([0, 1, 63, 64, 65, 0, 128, 127, 129, 200, 5, 0, 100, 64, 190, 17, 2, 3, 199, 0, 66]);
@@ -270,7 +300,10 @@ describe.each(["ref", ...fastSets])("%s blocked prefill attention vs the per-que
 
   it("scores far apart (a large running max early, a larger one later) keep the online softmax exact", () => {
     const r = rng(13);
-    const heads = 2, kvHeads = 1, d = 16, n = 200;
+    const heads = 2,
+      kvHeads = 1,
+      d = 16,
+      n = 200;
     const k = randomF32(n * d, r, 1);
     for (let i = 0; i < d; i++) {
       k[10 * d + i] = 6; // key 10 dominates the first tile, key 150 (third tile) dominates later
@@ -289,7 +322,9 @@ describe.each(["ref", ...fastSets])("%s blocked prefill attention vs the per-que
 
 describe("reference kernels", () => {
   it("attention of one visible key returns its value row", () => {
-    const heads = 2, kvHeads = 1, d = 4;
+    const heads = 2,
+      kvHeads = 1,
+      d = 4;
     const k = Float32Array.from([1, 2, 3, 4, 9, 9, 9, 9]);
     const v = Float32Array.from([0.5, -1, 2, 3, 7, 7, 7, 7]);
     const q = Float32Array.from([1, 0, 0, 1, 0, 1, 1, 0]);
@@ -330,7 +365,16 @@ describe("reference kernels", () => {
     const r = rng(11);
     // Ties on purpose: values from a small set, so many keys share the k-th largest mean.
     const coarse = (n: number) => Float32Array.from({ length: n }, () => Math.round((r() + 0.5) * 4) / 8);
-    for (const [heads, n, k] of [[1, 1, 1], [3, 7, 1], [3, 7, 3], [10, 40, 2], [10, 40, 39], [10, 40, 40], [4, 257, 13], [2, 1000, 50]] as const) {
+    for (const [heads, n, k] of [
+      [1, 1, 1],
+      [3, 7, 1],
+      [3, 7, 3],
+      [10, 40, 2],
+      [10, 40, 39],
+      [10, 40, 40],
+      [4, 257, 13],
+      [2, 1000, 50],
+    ] as const) {
       for (const probs of [coarse(heads * n), randomF32(heads * n, r)]) {
         const fast = t.focalSelect(probs, heads, k, false);
         expect(Array.from(fast)).toEqual(Array.from(t.focalSelect(probs, heads, k, true)));
@@ -389,7 +433,12 @@ function quantTermSizes(format: QuantFormat, bytes: Uint8Array, rows: number, co
     const d = Math.abs(f16ToF32(view.getUint16(b * bb, true)));
     const m = format === "q4_1" ? Math.abs(f16ToF32(view.getUint16(b * bb + 2, true))) : 0;
     for (let j = 0; j < 32; j++) {
-      const q = format === "q8_0" ? Math.abs(view.getInt8(b * bb + 2 + j)) : j < 16 ? bytes[b * bb + 4 + j]! & 15 : bytes[b * bb + 4 + j - 16]! >> 4;
+      const q =
+        format === "q8_0"
+          ? Math.abs(view.getInt8(b * bb + 2 + j))
+          : j < 16
+            ? bytes[b * bb + 4 + j]! & 15
+            : bytes[b * bb + 4 + j - 16]! >> 4;
       out[b * 32 + j] = d * q + m;
     }
   }
@@ -419,7 +468,8 @@ function checkQuant(set: string, format: QuantFormat, seed: number, tokenCounts:
           const sizes = t.toDtype("f32", quantTermSizes(format, wq, rows, inF));
           const absSum = t.linearRows("ref", x.map(Math.abs), n, inF, "f32", sizes, 0, rows);
           const bound = productBound(set, "f32", inF);
-          const extra = int8 && n === 1 ? t.linearRows("ref", activationSteps(x), 1, inF, "f32", sizes, 0, rows) : new Float32Array(rows * n);
+          const extra =
+            int8 && n === 1 ? t.linearRows("ref", activationSteps(x), 1, inF, "f32", sizes, 0, rows) : new Float32Array(rows * n);
           let worst = 0;
           for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i]! - want[i]!) - extra[i]! - bound * absSum[i]!);
           expect(worst, what).toBeLessThanOrEqual(0);
@@ -428,7 +478,9 @@ function checkQuant(set: string, format: QuantFormat, seed: number, tokenCounts:
         if (rows > 3) {
           const part = t.linearRows(set, x, n, inF, format, wq, 3, rows);
           for (let tok = 0; tok < n; tok++)
-            expect(Array.from(part.subarray(tok * (rows - 3), (tok + 1) * (rows - 3))), `${what} rows 3..`).toEqual(Array.from(got.subarray(tok * rows + 3, (tok + 1) * rows)));
+            expect(Array.from(part.subarray(tok * (rows - 3), (tok + 1) * (rows - 3))), `${what} rows 3..`).toEqual(
+              Array.from(got.subarray(tok * rows + 3, (tok + 1) * rows)),
+            );
         }
       }
     }
@@ -448,13 +500,16 @@ function activationSteps(x: Float32Array): Float32Array {
 
 describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (set) => {
   const int8 = t.setInt8Decode(true); // whether this CPU has the int8 decode path (AVX-VNNI)
-  it.each(quantFormats)("linear_rows with %s weights: matrix-vector, register blocks and packed panels, row ranges (f32 path)", (format) => {
-    try {
-      checkQuant(set, format, format === "q8_0" ? 45 : 46, [1, 2, 3, 5, 7, 32, 37], false);
-    } finally {
-      t.setInt8Decode(true);
-    }
-  });
+  it.each(quantFormats)(
+    "linear_rows with %s weights: matrix-vector, register blocks and packed panels, row ranges (f32 path)",
+    (format) => {
+      try {
+        checkQuant(set, format, format === "q8_0" ? 45 : 46, [1, 2, 3, 5, 7, 32, 37], false);
+      } finally {
+        t.setInt8Decode(true);
+      }
+    },
+  );
 
   it.runIf(set !== "ref" && int8).each(quantFormats)("linear_rows with %s weights, decode with int8 activations (AVX-VNNI)", (format) => {
     checkQuant(set, format, format === "q8_0" ? 47 : 48, [1], true);

@@ -75,8 +75,13 @@ describe("committing a document's outputs", () => {
     await writeDocumentOutputs(record(), out, "doc", ["md", "json"]);
     const steps = stub.log.map((s) => s.replace(/\.\d+\.[0-9a-f]{8}$/, ""));
     expect(steps).toEqual([
-      "write .ocr-tmp-doc.md", "sync .ocr-tmp-doc.md", "write .ocr-tmp-doc.json", "sync .ocr-tmp-doc.json",
-      "rename doc.md", "rename doc.json", "sync sync",
+      "write .ocr-tmp-doc.md",
+      "sync .ocr-tmp-doc.md",
+      "write .ocr-tmp-doc.json",
+      "sync .ocr-tmp-doc.json",
+      "rename doc.md",
+      "rename doc.json",
+      "sync sync",
     ]);
   });
 

@@ -24,7 +24,10 @@ describe("grounding parser", () => {
     expect(page.blocks[0]).toMatchObject({ text: "# Annual Report", level: 1, bbox: [100, 100, 899, 160] });
     // 899/999·1000 = 899.9 → 899; 50/999·2000 = 100.1 → 100
     expect(page.blocks[3]!.text).toBe("<table><tr><td>a</td><td>b</td></tr></table>");
-    expect(page.boxes[2]).toEqual([[0, 800, 499, 1201], [500, 800, 1000, 1401]]);
+    expect(page.boxes[2]).toEqual([
+      [0, 800, 499, 1201],
+      [500, 800, 1000, 1401],
+    ]);
     expect(page.blocks[2]!.bbox).toEqual([0, 800, 1000, 1401]);
     expect(page.warnings).toEqual([]);
   });
@@ -73,9 +76,14 @@ describe("grounding parser", () => {
   it("parses the second grounding form, <|det|>label [[…]]<|/det|>, into blocks without leaking the tags", () => {
     const page = parseGroundedPage(
       "<|det|>title [[100, 50, 899, 80]]<|/det|>\n# Heading\n<|det|>text [[100, 100, 899, 300], [0, 0, 9, 9]]<|/det|>\nBody text.",
-      1000, 2000);
+      1000,
+      2000,
+    );
     expect(page.markdown).toBe("# Heading\n\nBody text.");
-    expect(page.blocks.map((b) => [b.type, b.text])).toEqual([["heading", "# Heading"], ["paragraph", "Body text."]]);
+    expect(page.blocks.map((b) => [b.type, b.text])).toEqual([
+      ["heading", "# Heading"],
+      ["paragraph", "Body text."],
+    ]);
     expect(page.blocks[0]!.bbox).toEqual([100, 100, 899, 160]);
     expect(page.boxes[1]).toHaveLength(2);
     expect(page.warnings).toEqual([]);
@@ -101,7 +109,9 @@ describe("grounding parser", () => {
 describe("closeOpenTables", () => {
   it("closes the cell, row and table a page left open, in order", () => {
     expect(closeOpenTables("text\n\n<table><tr><td>package\n")).toBe("text\n\n<table><tr><td>package</td></tr></table>");
-    expect(closeOpenTables("<table><tr><td>a</td><td>b</td></tr><tr><td>c")).toBe("<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>");
+    expect(closeOpenTables("<table><tr><td>a</td><td>b</td></tr><tr><td>c")).toBe(
+      "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>",
+    );
   });
 
   it("leaves balanced tables and plain text alone", () => {

@@ -46,9 +46,15 @@ function record(resumeKey: string): DocumentRecord {
 describe("Markdown", () => {
   it("joins pages with page markers only for multi-page documents", () => {
     expect(documentMarkdown([{ page: 1, markdown: "one\n" }], 1)).toBe("one\n");
-    expect(documentMarkdown([{ page: 2, markdown: "Page two." }, { page: 3, markdown: "Page three." }], 5)).toBe(
-      "<!-- page 2 -->\n\nPage two.\n\n<!-- page 3 -->\n\nPage three.\n",
-    );
+    expect(
+      documentMarkdown(
+        [
+          { page: 2, markdown: "Page two." },
+          { page: 3, markdown: "Page three." },
+        ],
+        5,
+      ),
+    ).toBe("<!-- page 2 -->\n\nPage two.\n\n<!-- page 3 -->\n\nPage three.\n");
     expect(documentMarkdown([{ page: 1, markdown: "  " }], 1)).toBe("");
   });
 
@@ -61,10 +67,42 @@ describe("Markdown", () => {
       "<!-- page 1 -->\n\n# Scope\n\nThe licence applies to every work that is <!-- page 2 --> distributed under it, in source or object form.\n\nA new paragraph.\n",
     );
     // a word hyphenated over the break is joined; a finished sentence, a heading or a table is not continued
-    expect(documentMarkdown([{ page: 1, markdown: "the exam-" }, { page: 2, markdown: "ple shows" }], 2)).toBe("<!-- page 1 -->\n\nthe exam<!-- page 2 -->ple shows\n");
-    expect(documentMarkdown([{ page: 1, markdown: "It ends here." }, { page: 2, markdown: "and more" }], 2)).toContain("\n\n<!-- page 2 -->\n\nand more");
-    expect(documentMarkdown([{ page: 1, markdown: "## A heading" }, { page: 2, markdown: "text" }], 2)).toContain("\n\n<!-- page 2 -->");
-    expect(documentMarkdown([{ page: 1, markdown: "<table><tr><td>a</td></tr></table>" }, { page: 2, markdown: "text" }], 2)).toContain("\n\n<!-- page 2 -->");
+    expect(
+      documentMarkdown(
+        [
+          { page: 1, markdown: "the exam-" },
+          { page: 2, markdown: "ple shows" },
+        ],
+        2,
+      ),
+    ).toBe("<!-- page 1 -->\n\nthe exam<!-- page 2 -->ple shows\n");
+    expect(
+      documentMarkdown(
+        [
+          { page: 1, markdown: "It ends here." },
+          { page: 2, markdown: "and more" },
+        ],
+        2,
+      ),
+    ).toContain("\n\n<!-- page 2 -->\n\nand more");
+    expect(
+      documentMarkdown(
+        [
+          { page: 1, markdown: "## A heading" },
+          { page: 2, markdown: "text" },
+        ],
+        2,
+      ),
+    ).toContain("\n\n<!-- page 2 -->");
+    expect(
+      documentMarkdown(
+        [
+          { page: 1, markdown: "<table><tr><td>a</td></tr></table>" },
+          { page: 2, markdown: "text" },
+        ],
+        2,
+      ),
+    ).toContain("\n\n<!-- page 2 -->");
     expect(continuesOverPage("some text,", "Paris is")).toBe(true);
     expect(continuesOverPage("The End", "Chapter Two")).toBe(false);
   });

@@ -13,7 +13,19 @@ class Sink {
   }
 }
 
-const summary: RunSummary = { documents: 1, done: 1, failed: 0, skipped: 0, pages: 3, tokens: 900, truncatedPages: 2, failedPages: 1, elapsedMs: 3000, interrupted: false, exitCode: 1 };
+const summary: RunSummary = {
+  documents: 1,
+  done: 1,
+  failed: 0,
+  skipped: 0,
+  pages: 3,
+  tokens: 900,
+  truncatedPages: 2,
+  failedPages: 1,
+  elapsedMs: 3000,
+  interrupted: false,
+  exitCode: 1,
+};
 const events: RunEvent[] = [
   { type: "run-start", documents: 1, engine: "model", outputDir: "out" },
   { type: "document-start", source: "a.tif", index: 0, pageCount: 3, pages: 3 },
@@ -24,7 +36,9 @@ const events: RunEvent[] = [
 
 describe("progress with tokens/s", () => {
   it("counts truncated and unreadable pages in the summary line", () => {
-    expect(formatSummary(summary)).toBe("ocr: 1 document: 1 done; 3 pages (2 truncated, 1 unreadable), 900 tokens in 3.0 s (1.00 pages/s)\n");
+    expect(formatSummary(summary)).toBe(
+      "ocr: 1 document: 1 done; 3 pages (2 truncated, 1 unreadable), 900 tokens in 3.0 s (1.00 pages/s)\n",
+    );
   });
 
   it("prints tokens/s on verbose page lines", () => {
@@ -39,7 +53,10 @@ describe("progress with tokens/s", () => {
     const sink = new Sink();
     const r = createJsonlReporter(sink);
     for (const e of events) r.handle(e);
-    const lines = sink.text.trim().split("\n").map((l) => JSON.parse(l) as RunEvent);
+    const lines = sink.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunEvent);
     expect(lines[2]).toMatchObject({ type: "page-progress", page: 1, tokens: 120, tokensPerSecond: 480.2 });
   });
 

@@ -69,7 +69,10 @@ describe("JSON Lines reporter", () => {
     const out = new Sink();
     const err = new Sink();
     feed(createJsonlReporter(out, err));
-    const lines = out.text.trim().split("\n").map((l) => JSON.parse(l) as RunEvent & { time: string });
+    const lines = out.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunEvent & { time: string });
     expect(lines.map((l) => l.type)).toEqual(events.map((e) => e.type));
     expect(lines[7]).toMatchObject({ type: "run-end", summary });
     expect(err.text).toBe("ocr: missing.pdf: no such file or folder\n");

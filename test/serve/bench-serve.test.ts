@@ -7,9 +7,15 @@ describe("ocr bench serve", () => {
   it("prints pages/min at each --concurrency (a blank page keeps it short)", async () => {
     const r = await ocr(["bench", "serve", "--doc", fixture("blank_page.pdf"), "--pages", "1", "--concurrency", "1,2", "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const result = JSON.parse(r.stdout) as { server: string; rows: { concurrency: number; pages: number; seconds: number; pagesPerMinute: number }[] };
+    const result = JSON.parse(r.stdout) as {
+      server: string;
+      rows: { concurrency: number; pages: number; seconds: number; pagesPerMinute: number }[];
+    };
     expect(result.server).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(result.rows.map((row) => [row.concurrency, row.pages])).toEqual([[1, 1], [2, 1]]);
+    expect(result.rows.map((row) => [row.concurrency, row.pages])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
     for (const row of result.rows) expect(row.pagesPerMinute).toBeCloseTo(60 / row.seconds, 5);
   });
 

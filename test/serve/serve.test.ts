@@ -19,8 +19,12 @@ interface Served {
 
 /** Starts `ocr serve` on a free loopback port and waits (at most 120 s) for its listening line. */
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = execa(process.execPath, [bin, "serve", "--port", "0", ...args], { reject: false, env: { CI: "1", ...env }, buffer: false,
-    forceKillAfterDelay: false });
+  const child = execa(process.execPath, [bin, "serve", "--port", "0", ...args], {
+    reject: false,
+    env: { CI: "1", ...env },
+    buffer: false,
+    forceKillAfterDelay: false,
+  });
   let log = "";
   child.stderr!.on("data", (c: Buffer) => (log += c.toString()));
   const deadline = Date.now() + 120_000;
@@ -40,17 +44,40 @@ async function stop(s: Served | undefined): Promise<void> {
 }
 
 const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString("base64")}`;
-const chatBody = (png: Buffer, extra: Record<string, unknown> = {}, text?: string) => JSON.stringify({
-  model: "default", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: dataUrl(png) } }, ...(text !== undefined ? [{ type: "text", text }] : [])] }], ...extra,
-});
+const chatBody = (png: Buffer, extra: Record<string, unknown> = {}, text?: string) =>
+  JSON.stringify({
+    model: "default",
+    messages: [
+      {
+        role: "user",
+        content: [{ type: "image_url", image_url: { url: dataUrl(png) } }, ...(text !== undefined ? [{ type: "text", text }] : [])],
+      },
+    ],
+    ...extra,
+  });
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body, signal: AbortSignal.timeout(120_000) });
+  fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    signal: AbortSignal.timeout(120_000),
+  });
 
 /** A record without what differs by nature between runs and engines: timings, the engine's name, the bundle's folder. */
 function comparable(file: string) {
-  const d = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown> & { pages: Record<string, unknown>[]; model: Record<string, unknown>; settings: Record<string, unknown> };
-  return { ...d, timings: undefined, resumeKey: undefined, settings: { ...d.settings, engine: undefined }, model: { ...d.model, dir: undefined },
-    pages: d.pages.map((p) => ({ ...p, timings: undefined })) };
+  const d = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown> & {
+    pages: Record<string, unknown>[];
+    model: Record<string, unknown>;
+    settings: Record<string, unknown>;
+  };
+  return {
+    ...d,
+    timings: undefined,
+    resumeKey: undefined,
+    settings: { ...d.settings, engine: undefined },
+    model: { ...d.model, dir: undefined },
+    pages: d.pages.map((p) => ({ ...p, timings: undefined })),
+  };
 }
 
 describe("ocr serve + ocr parse --server", () => {
@@ -66,7 +93,10 @@ describe("ocr serve + ocr parse --server", () => {
     const remote = path.join(tmp.dir, "remote");
     const a = await ocr(["parse", fixture("scanned_page.pdf"), "-o", local], { cwd: tmp.dir });
     expect(a.exitCode, a.stderr).toBe(0);
-    const b = await ocr(["parse", fixture("scanned_page.pdf"), "-o", remote, "--server", server!.url], { cwd: tmp.dir, env: { CI: "1", OCR_SERVER_API_KEY: key } });
+    const b = await ocr(["parse", fixture("scanned_page.pdf"), "-o", remote, "--server", server!.url], {
+      cwd: tmp.dir,
+      env: { CI: "1", OCR_SERVER_API_KEY: key },
+    });
     expect(b.exitCode, b.stderr).toBe(0);
     const md = readFileSync(path.join(local, "scanned_page.md"), "utf8");
     expect(md.length).toBeGreaterThan(50);
@@ -78,28 +108,44 @@ describe("ocr serve + ocr parse --server", () => {
   }, 420_000);
 
   it("answers without a key 401, a foreign prompt or a fetched URL 400, unknown paths 404; streams on request", async () => {
-    const blank = await sharp({ create: { width: 200, height: 100, channels: 3, background: "#ffffff" } }).png().toBuffer();
+    const blank = await sharp({ create: { width: 200, height: 100, channels: 3, background: "#ffffff" } })
+      .png()
+      .toBuffer();
     const auth = { authorization: `Bearer ${key}` };
     const noKey = await post(server!.url, chatBody(blank));
     expect(noKey.status).toBe(401);
     const prompt = await post(server!.url, chatBody(blank, {}, "Free OCR."), auth);
     expect(prompt.status).toBe(400);
     expect(((await prompt.json()) as { error: { message: string } }).error.message).toBe(
-      'model default reads the prompt "<image>document parsing.": send the text part "document parsing." (or none)');
-    const fetched = await post(server!.url, JSON.stringify({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "http://example.org/a.png" } }] }] }), auth);
+      'model default reads the prompt "<image>document parsing.": send the text part "document parsing." (or none)',
+    );
+    const fetched = await post(
+      server!.url,
+      JSON.stringify({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "http://example.org/a.png" } }] }] }),
+      auth,
+    );
     expect(fetched.status).toBe(400);
     const garbage = await post(server!.url, "{not json", auth);
     expect(garbage.status).toBe(400);
     expect((await fetch(`${server!.url}/v2/anything`, { headers: auth })).status).toBe(404);
     const plain = await post(server!.url, chatBody(blank, {}, "document parsing."), auth);
     expect(plain.status).toBe(200);
-    const answer = (await plain.json()) as { choices: { message: { content: string }; finish_reason: string }[]; usage: { completion_tokens: number } };
+    const answer = (await plain.json()) as {
+      choices: { message: { content: string }; finish_reason: string }[];
+      usage: { completion_tokens: number };
+    };
     expect(answer.choices[0]!.finish_reason).toBe("stop");
     const streamed = await post(server!.url, chatBody(blank, { stream: true }), auth);
     expect(streamed.headers.get("content-type")).toContain("text/event-stream");
     const events = (await streamed.text()).split("\n\n").filter(Boolean);
     expect(events.at(-1)).toBe("data: [DONE]");
-    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; usage?: { completion_tokens: number } });
+    const chunks = events.slice(0, -1).map(
+      (e) =>
+        JSON.parse(e.slice(6)) as {
+          choices: { delta: { content?: string }; finish_reason: string | null }[];
+          usage?: { completion_tokens: number };
+        },
+    );
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe(answer.choices[0]!.message.content);
     expect(chunks.find((c) => c.choices[0]?.finish_reason)!.choices[0]!.finish_reason).toBe("stop");
     expect(chunks.at(-1)!.usage!.completion_tokens).toBe(answer.usage.completion_tokens);
@@ -110,7 +156,9 @@ describe("ocr serve limits and shutdown", () => {
   it("answers 413 over the body limit and 429 over the requests in flight; SIGTERM lets the request in flight finish", async () => {
     const server = await serve(["--max-requests", "1", "--max-body-mb", "1"]);
     try {
-      const big = await post(server.url, JSON.stringify({ messages: [{ role: "user", content: "x".repeat(2 * 2 ** 20) }] })).catch((e: Error) => e);
+      const big = await post(server.url, JSON.stringify({ messages: [{ role: "user", content: "x".repeat(2 * 2 ** 20) }] })).catch(
+        (e: Error) => e,
+      );
       if (!(big instanceof Error)) expect(big.status).toBe(413);
       else expect(server.log()).toMatch(/POST \/v1\/chat\/completions 413/);
       const table = readFileSync(fixture("table.png"));

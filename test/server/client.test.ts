@@ -1,6 +1,14 @@
 // The chat-completions client against a loopback server that misbehaves on purpose: every loop bounded in count and time.
 import { afterEach, describe, expect, it } from "vitest";
-import { chatCompletion, errorText, listModels, parseRetryAfter, retryDelay, ServerError, type ClientOptions } from "../../src/server/client.js";
+import {
+  chatCompletion,
+  errorText,
+  listModels,
+  parseRetryAfter,
+  retryDelay,
+  ServerError,
+  type ClientOptions,
+} from "../../src/server/client.js";
 import { completion, errorAnswer, fakeServer, streamed, type FakeServer, type Handler } from "../helpers/fake-server.js";
 
 let server: FakeServer | undefined;
@@ -10,13 +18,28 @@ afterEach(async () => {
 });
 
 const body = { model: "m", messages: [{ role: "user", content: "x" }] };
-const options = (s: FakeServer, extra: Partial<ClientOptions> = {}): ClientOptions => ({ url: s.url, timeoutMs: 5000, retries: 3, backoffMs: 50, ...extra });
+const options = (s: FakeServer, extra: Partial<ClientOptions> = {}): ClientOptions => ({
+  url: s.url,
+  timeoutMs: 5000,
+  retries: 3,
+  backoffMs: 50,
+  ...extra,
+});
 /** Answers with the handlers in turn, the last one for every later request. */
-const script = (...steps: Handler[]): Handler => (req, res, s) => steps[Math.min(s.requests.length - 1, steps.length - 1)]!(req, res, s);
+const script =
+  (...steps: Handler[]): Handler =>
+  (req, res, s) =>
+    steps[Math.min(s.requests.length - 1, steps.length - 1)]!(req, res, s);
 
 describe("retries", () => {
   it("retries a 500 and a 503, then returns the answer", async () => {
-    server = await fakeServer(script((_q, r) => errorAnswer(r, 500, "boom"), (_q, r) => errorAnswer(r, 503, "busy"), (_q, r) => completion(r, "# Page", "stop", 7)));
+    server = await fakeServer(
+      script(
+        (_q, r) => errorAnswer(r, 500, "boom"),
+        (_q, r) => errorAnswer(r, 503, "busy"),
+        (_q, r) => completion(r, "# Page", "stop", 7),
+      ),
+    );
     const retries: string[] = [];
     const answer = await chatCompletion(body, options(server), { onRetry: (e) => retries.push(e.message) });
     expect(answer).toMatchObject({ text: "# Page", finishReason: "stop", completionTokens: 7, attempts: 3 });
@@ -24,7 +47,12 @@ describe("retries", () => {
   });
 
   it("honours Retry-After on a 429 (waits its second, not the 25-50 ms backoff)", async () => {
-    server = await fakeServer(script((_q, r) => errorAnswer(r, 429, "slow down", { "retry-after": "1" }), (_q, r) => completion(r, "ok")));
+    server = await fakeServer(
+      script(
+        (_q, r) => errorAnswer(r, 429, "slow down", { "retry-after": "1" }),
+        (_q, r) => completion(r, "ok"),
+      ),
+    );
     const answer = await chatCompletion(body, options(server));
     expect(answer.attempts).toBe(2);
     const gap = server.requests[1]!.at - server.requests[0]!.at;
@@ -33,7 +61,7 @@ describe("retries", () => {
   });
 
   it("retries malformed JSON, and gives up with a clear message when it stays malformed", async () => {
-    const bad: Handler = (_q, r) => void r.writeHead(200, { "content-type": "application/json" }).end("{\"choices\": [");
+    const bad: Handler = (_q, r) => void r.writeHead(200, { "content-type": "application/json" }).end('{"choices": [');
     server = await fakeServer(script(bad, (_q, r) => completion(r, "fine")));
     expect((await chatCompletion(body, options(server))).text).toBe("fine");
     await server.close();
@@ -53,7 +81,12 @@ describe("retries", () => {
   });
 
   it("times out a request that does not answer and retries it", async () => {
-    server = await fakeServer(script(() => {}, (_q, r) => completion(r, "late but here")));
+    server = await fakeServer(
+      script(
+        () => {},
+        (_q, r) => completion(r, "late but here"),
+      ),
+    );
     const retries: string[] = [];
     const answer = await chatCompletion(body, options(server, { timeoutMs: 300 }), { onRetry: (e) => retries.push(e.message) });
     expect(answer.text).toBe("late but here");
@@ -88,7 +121,11 @@ describe("answers", () => {
     server = await fakeServer((_q, r, s) => streamed(s, r, ["<|ref|>text<|/ref|>", "<|det|>[[1,2,3,4]]<|/det|>", "\nHello"], "length", 20));
     const progress: number[] = [];
     const answer = await chatCompletion(body, options(server), { onTokens: (t) => progress.push(t) });
-    expect(answer).toMatchObject({ text: "<|ref|>text<|/ref|><|det|>[[1,2,3,4]]<|/det|>\nHello", finishReason: "length", completionTokens: 3 });
+    expect(answer).toMatchObject({
+      text: "<|ref|>text<|/ref|><|det|>[[1,2,3,4]]<|/det|>\nHello",
+      finishReason: "length",
+      completionTokens: 3,
+    });
     expect(progress.slice(0, 3)).toEqual([1, 2, 3]);
   });
 

@@ -2,7 +2,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { chatRequest, DEEPSEEK_OCR, profileForModel, SGLANG_NGRAM_PROCESSOR, UNLIMITED_OCR, type ModelProfile, type ServerKind } from "../../src/server/requests.js";
+import {
+  chatRequest,
+  DEEPSEEK_OCR,
+  profileForModel,
+  SGLANG_NGRAM_PROCESSOR,
+  UNLIMITED_OCR,
+  type ModelProfile,
+  type ServerKind,
+} from "../../src/server/requests.js";
 import { repoRoot } from "../helpers/paths.js";
 
 interface Fixture {
@@ -42,16 +50,22 @@ function compare(fixture: Fixture, ours: Record<string, unknown>, o: { prompt: s
   const [mine, theirs] = [ourMessages[0]!, doc.messages[0]!];
   expect(mine.role).toBe(theirs.role);
   // the same parts in the same order (one image part per page)
-  const shape = (parts: { type: string }[]) => parts.map((p) => p.type).join(",").replace(/(image_url,?)+/g, "images,");
+  const shape = (parts: { type: string }[]) =>
+    parts
+      .map((p) => p.type)
+      .join(",")
+      .replace(/(image_url,?)+/g, "images,");
   expect(shape(mine.content)).toBe(shape(theirs.content));
   expect(mine.content.filter((p) => p.type === "image_url")).toHaveLength(o.pages.length);
   // the example's text follows from its offline prompt; ours follows from our model's prompt by the same rule
   expect(theirs.content.find((p) => p.type === "text")!.text).toBe(chatText(fixture.offline_prompt));
   expect(mine.content.find((p) => p.type === "text")!.text).toBe(chatText(o.prompt));
-  mine.content.filter((p) => p.type === "image_url").forEach((p, i) => {
-    expect(p.image_url!.url.startsWith("data:image/png;base64,")).toBe(true);
-    expect(Buffer.from(p.image_url!.url.slice("data:image/png;base64,".length), "base64")).toEqual(o.pages[i]);
-  });
+  mine.content
+    .filter((p) => p.type === "image_url")
+    .forEach((p, i) => {
+      expect(p.image_url!.url.startsWith("data:image/png;base64,")).toBe(true);
+      expect(Buffer.from(p.image_url!.url.slice("data:image/png;base64,".length), "base64")).toEqual(o.pages[i]);
+    });
 }
 
 function ours(server: ServerKind, profile: ModelProfile, model: string, pages: Buffer[], stream: boolean) {

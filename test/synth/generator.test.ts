@@ -39,14 +39,16 @@ describe("synthetic document generator", () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "ocr-synth-"));
     // Seeds chosen so the set covers one, two and three columns, lists, tables and code blocks.
     for (const seed of [3, 7, 10]) {
-      execFileSync("node", [GENERATOR, "--corpus", CORPUS, "--out", path.join(dir, `s${seed}`), "--split", "test",
-        "--count", "2", "--seed", String(seed)], { stdio: "pipe" });
+      execFileSync(
+        "node",
+        [GENERATOR, "--corpus", CORPUS, "--out", path.join(dir, `s${seed}`), "--split", "test", "--count", "2", "--seed", String(seed)],
+        { stdio: "pipe" },
+      );
     }
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const docs = () =>
-    [3, 7, 10].flatMap((seed) => [0, 1].map((i) => path.join(dir, `s${seed}`, `doc-0000${i}`)));
+  const docs = () => [3, 7, 10].flatMap((seed) => [0, 1].map((i) => path.join(dir, `s${seed}`, `doc-0000${i}`)));
 
   it("writes a text layer that matches each page's Markdown exactly (up to whitespace)", async () => {
     let pages = 0;
@@ -57,7 +59,11 @@ describe("synthetic document generator", () => {
         expect(doc.pageCount).toBe(truth.pages.length);
         for (let n = 1; n <= doc.pageCount; n++) {
           const text = await doc.textContent(n);
-          const layer = text!.runs.map((r) => r.text).join(" ").replace(/\s+/g, " ").trim();
+          const layer = text!.runs
+            .map((r) => r.text)
+            .join(" ")
+            .replace(/\s+/g, " ")
+            .trim();
           expect(layer).toBe(markdownAsDrawn(truth.pages[n - 1]!.markdown));
           pages++;
         }
@@ -101,7 +107,9 @@ describe("synthetic document generator", () => {
 
   it("is deterministic for a seed", () => {
     const again = path.join(dir, "again");
-    execFileSync("node", [GENERATOR, "--corpus", CORPUS, "--out", again, "--split", "test", "--count", "1", "--seed", "7"], { stdio: "pipe" });
+    execFileSync("node", [GENERATOR, "--corpus", CORPUS, "--out", again, "--split", "test", "--count", "1", "--seed", "7"], {
+      stdio: "pipe",
+    });
     expect(readFileSync(path.join(again, "doc-00000.json"), "utf8")).toBe(readFileSync(path.join(dir, "s7", "doc-00000.json"), "utf8"));
   });
 });
@@ -110,7 +118,9 @@ describe("synthetic document generator, LaTeX-manual look (--latex)", () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), "ocr-synth-latex-"));
-    execFileSync("node", [GENERATOR, "--corpus", CORPUS, "--out", dir, "--split", "test", "--count", "4", "--seed", "5", "--latex", "1"], { stdio: "pipe" });
+    execFileSync("node", [GENERATOR, "--corpus", CORPUS, "--out", dir, "--split", "test", "--count", "4", "--seed", "5", "--latex", "1"], {
+      stdio: "pipe",
+    });
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const bases = () => [0, 1, 2, 3].map((i) => path.join(dir, `doc-0000${i}`));
@@ -128,7 +138,11 @@ describe("synthetic document generator, LaTeX-manual look (--latex)", () => {
           hyphenated += broken.length;
           for (const l of broken) expect(l.text).toBe(l.md + "-");
           // the drawn line ends in "head-"; the Markdown has the word whole
-          let layer = (await doc.textContent(n))!.runs.map((r) => r.text).join(" ").replace(/\s+/g, " ").trim();
+          let layer = (await doc.textContent(n))!.runs
+            .map((r) => r.text)
+            .join(" ")
+            .replace(/\s+/g, " ")
+            .trim();
           for (const l of broken) layer = layer.replace(l.text + " ", l.md!);
           expect(layer).toBe(markdownAsDrawn(page.markdown));
         }
@@ -144,7 +158,12 @@ describe("synthetic document generator, LaTeX-manual look (--latex)", () => {
     for (const base of bases()) {
       const truth = JSON.parse(readFileSync(base + ".json", "utf8")) as { pages: TruthPage[] };
       truth.pages.forEach((p, i) => {
-        expect(p.blocks.slice(0, 2).map((b) => b.kind).sort()).toEqual(["header", "pagenum"]);
+        expect(
+          p.blocks
+            .slice(0, 2)
+            .map((b) => b.kind)
+            .sort(),
+        ).toEqual(["header", "pagenum"]);
         expect(p.blocks.find((b) => b.kind === "pagenum")!.md).toBe(String(i + 1));
         const [a, b] = p.lines;
         expect(Math.abs(a!.box[3]! - b!.box[3]!)).toBeLessThan(0.01); // same baseline

@@ -9,8 +9,11 @@ function page(degrees: number, width = 900, height = 700): PagePixels {
   const data = Buffer.alloc(width * height * 3, 255);
   const t = Math.tan((degrees * Math.PI) / 180);
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  for (const [left, right] of [[60, 420], [480, 840]] as const) {
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (const [left, right] of [
+    [60, 420],
+    [480, 840],
+  ] as const) {
     for (let y0 = 90; y0 < height - 90; y0 += 34) {
       let x = left;
       while (x < right) {

@@ -1,7 +1,19 @@
 // Diacritics read from the glyphs (src/vision/diacritics.ts): letters split into base and diacritic and composed
 // back, the window the model sees, and the page gate that reads a page only where its letters need it.
 import { describe, expect, it } from "vitest";
-import { ALPHABETS, DIACRITICS, DIACRITIC_LETTERS, WINDOW_WIDTH, letterIndex, letterWindow, markable, pageAlphabet, readDiacritics, splitMark, withMark } from "../../src/vision/diacritics.js";
+import {
+  ALPHABETS,
+  DIACRITICS,
+  DIACRITIC_LETTERS,
+  WINDOW_WIDTH,
+  letterIndex,
+  letterWindow,
+  markable,
+  pageAlphabet,
+  readDiacritics,
+  splitMark,
+  withMark,
+} from "../../src/vision/diacritics.js";
 import type { LineUnit, Tensor } from "../../src/vision/lines.js";
 
 describe("splitMark and withMark", () => {
@@ -45,13 +57,17 @@ describe("pageAlphabet", () => {
     // Lithuanian are not among them: a rule above a line reads as macrons)
     expect(Object.values(ALPHABETS).some((a) => /[āēīū]/.test(a))).toBe(false);
     for (const name of DIACRITICS.filter((d) => d !== "none" && d !== "macron"))
-      expect(Object.values(ALPHABETS).some((a) => Array.from("abcdefghijklmnopqrstuvwxyz").some((b) => a.includes(withMark(b, name) ?? "-"))), name).toBe(true);
+      expect(
+        Object.values(ALPHABETS).some((a) => Array.from("abcdefghijklmnopqrstuvwxyz").some((b) => a.includes(withMark(b, name) ?? "-"))),
+        name,
+      ).toBe(true);
   });
 });
 
 describe("letterWindow", () => {
   it("cuts the crop's first channel around a column, white beyond the crop", () => {
-    const height = 4, width = 10;
+    const height = 4,
+      width = 10;
     const data = new Float32Array(3 * height * width).fill(-1);
     for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) data[r * width + c] = c / 10;
     const w = letterWindow({ data, width }, height, 2);
@@ -87,8 +103,24 @@ describe("readDiacritics", () => {
 
   it("reads every letter of a page whose sample shows letters beyond the decoder's, and leaves other pages alone", async () => {
     const czech = [unit("cte cislo"), unit("pocitac")];
-    await readDiacritics(czech, [crop, crop], czech.map((u) => new Float32Array(u.ids.length)), carons, 48);
-    expect(Array.from(czech[0]!.diacritics!, (c) => DIACRITICS[c])).toEqual(["caron", "none", "none", "none", "caron", "none", "none", "none", "none"]);
+    await readDiacritics(
+      czech,
+      [crop, crop],
+      czech.map((u) => new Float32Array(u.ids.length)),
+      carons,
+      48,
+    );
+    expect(Array.from(czech[0]!.diacritics!, (c) => DIACRITICS[c])).toEqual([
+      "caron",
+      "none",
+      "none",
+      "none",
+      "caron",
+      "none",
+      "none",
+      "none",
+      "none",
+    ]);
     expect(czech[1]!.diacriticPeaks![0]).toBeCloseTo(0.95);
     // a letter beyond the page's language is read as unsure (ť is Czech, ţ Romanian)
     const cedillas = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
@@ -98,17 +130,35 @@ describe("readDiacritics", () => {
       return r;
     };
     const mixed = [unit("cte cislo"), unit("pocitac typ")];
-    await readDiacritics(mixed, [crop, crop], mixed.map((u) => new Float32Array(u.ids.length)), cedillas, 48);
+    await readDiacritics(
+      mixed,
+      [crop, crop],
+      mixed.map((u) => new Float32Array(u.ids.length)),
+      cedillas,
+      48,
+    );
     expect(DIACRITICS[mixed[0]!.diacritics![1]!]).toBe("cedilla");
     expect(mixed[0]!.diacriticPeaks![1]).toBe(0);
     expect(mixed[0]!.diacriticPeaks![0]).toBeCloseTo(0.95);
     // lines too low to show a diacritic are not read (a table cut at screen resolution)
     const tiny = [unit("cte cislo", 12), unit("pocitac", 12)];
-    await readDiacritics(tiny, [crop, crop], tiny.map((u) => new Float32Array(u.ids.length)), carons, 48);
+    await readDiacritics(
+      tiny,
+      [crop, crop],
+      tiny.map((u) => new Float32Array(u.ids.length)),
+      carons,
+      48,
+    );
     expect(tiny[0]!.diacritics).toBeUndefined();
     // two carons in the sample are under the gate: the page is left without
     const english = [unit("a cat"), unit("the car")];
-    await readDiacritics(english, [crop, crop], english.map((u) => new Float32Array(u.ids.length)), carons, 48);
+    await readDiacritics(
+      english,
+      [crop, crop],
+      english.map((u) => new Float32Array(u.ids.length)),
+      carons,
+      48,
+    );
     expect(english[0]!.diacritics).toBeUndefined();
   });
 });

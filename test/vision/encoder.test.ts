@@ -70,7 +70,9 @@ describe("vision encoder (onnxruntime-node, worker thread)", () => {
     const b = await VisionEncoder.open(path.join(FIXTURE, "encoder.onnx"), { device: "cpu", threads: 1 }, undefined, thread);
     const exited = new Promise((resolve) => thread.worker.once("exit", resolve));
     // a session that fails to open leaves the others working
-    await expect(VisionEncoder.open(path.join(FIXTURE, "manifest.json"), { device: "cpu" }, undefined, thread)).rejects.toThrow(/manifest\.json/);
+    await expect(VisionEncoder.open(path.join(FIXTURE, "manifest.json"), { device: "cpu" }, undefined, thread)).rejects.toThrow(
+      /manifest\.json/,
+    );
     const [x, y] = await Promise.all([a.encode(testPixels(1, 512), [1, 3, 512, 512]), b.encode(testPixels(1, 512), [1, 3, 512, 512])]);
     expect(Array.from(x.data)).toEqual(Array.from(y.data));
     await a.close();

@@ -1,11 +1,37 @@
 // The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
 import { describe, expect, it } from "vitest";
 import type { LinesConfig } from "../../src/model/schema.js";
-import { boxesFromMap, collapseSlots, detectorInput, marginMarks, orderLines, pageUnits, parseDictionary, recogniserChunk, recogniserCrop, SLOT_EXTRA, unitGeometry, type LineBox, type LineModels, type Tensor } from "../../src/vision/lines.js";
+import {
+  boxesFromMap,
+  collapseSlots,
+  detectorInput,
+  marginMarks,
+  orderLines,
+  pageUnits,
+  parseDictionary,
+  recogniserChunk,
+  recogniserCrop,
+  SLOT_EXTRA,
+  unitGeometry,
+  type LineBox,
+  type LineModels,
+  type Tensor,
+} from "../../src/vision/lines.js";
 
 const CFG: LinesConfig = {
-  detector: "d", recogniser: "r", dictionary: "k", det_limit: 960, det_threshold: 0.3, det_box_threshold: 0.6, det_unclip: 1.5,
-  det_min_size: 3, rec_height: 48, rec_max_width: 3200, rec_batch: 8, slots: [16, 48, 128], dpi: 150,
+  detector: "d",
+  recogniser: "r",
+  dictionary: "k",
+  det_limit: 960,
+  det_threshold: 0.3,
+  det_box_threshold: 0.6,
+  det_unclip: 1.5,
+  det_min_size: 3,
+  rec_height: 48,
+  rec_max_width: 3200,
+  rec_batch: 8,
+  slots: [16, 48, 128],
+  dpi: 150,
 };
 
 function box(xMin: number, yMin: number, xMax: number, yMax: number): LineBox {
@@ -13,7 +39,8 @@ function box(xMin: number, yMin: number, xMax: number, yMax: number): LineBox {
 }
 
 describe("boxesFromMap", () => {
-  const w = 64, h = 32;
+  const w = 64,
+    h = 32;
   const map = new Float32Array(w * h);
   const fill = (x0: number, y0: number, x1: number, y1: number, v: number) => {
     for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) map[y * w + x] = v;
@@ -61,9 +88,29 @@ describe("orderLines", () => {
   it("reads columns one after the other under a full-width header and above a page number set in the gutter (synthetic test doc-00007)", () => {
     // the detector's boxes of that page: header, left column (three sections), a short right column, page number
     const header = box(131, 136, 778, 165);
-    const left = [[213, 244], [251, 285], [279, 312], [308, 342], [364, 400], [405, 435], [575, 608], [611, 649], [711, 743], [748, 782], [835, 877], [1391, 1426], [1432, 1461]]
-      .map(([y0, y1], i) => box(131, y0!, i % 3 ? 590 : 300, y1!));
-    const right = [[192, 222], [220, 249], [247, 277], [275, 304], [299, 333], [330, 359]].map(([y0, y1]) => box(649, y0!, 1140, y1!));
+    const left = [
+      [213, 244],
+      [251, 285],
+      [279, 312],
+      [308, 342],
+      [364, 400],
+      [405, 435],
+      [575, 608],
+      [611, 649],
+      [711, 743],
+      [748, 782],
+      [835, 877],
+      [1391, 1426],
+      [1432, 1461],
+    ].map(([y0, y1], i) => box(131, y0!, i % 3 ? 590 : 300, y1!));
+    const right = [
+      [192, 222],
+      [220, 249],
+      [247, 277],
+      [275, 304],
+      [299, 333],
+      [330, 359],
+    ].map(([y0, y1]) => box(649, y0!, 1140, y1!));
     const page = box(634, 1503, 643, 1515);
     expect(orderLines([page, ...right, ...left, header])).toEqual([header, ...left, ...right, page]);
   });
@@ -84,26 +131,36 @@ describe("orderLines", () => {
   it("reads a table row by row, cells left to right, under a paragraph", () => {
     const para = [box(10, 10, 590, 25), box(10, 30, 560, 45)];
     // ragged cells with a wide band between the columns, rows 32 apart (the page's own table layout)
-    const cells = [[40, 120], [60, 200], [30, 90]].map(([a, b], r) => [box(14, 70 + 32 * r, 14 + a!, 90 + 32 * r), box(320, 70 + 32 * r, 320 + b!, 90 + 32 * r)]);
+    const cells = [
+      [40, 120],
+      [60, 200],
+      [30, 90],
+    ].map(([a, b], r) => [box(14, 70 + 32 * r, 14 + a!, 90 + 32 * r), box(320, 70 + 32 * r, 320 + b!, 90 + 32 * r)]);
     const ordered = orderLines([...cells.map((c) => c[1]!), ...para, ...cells.map((c) => c[0]!)]);
     expect(ordered).toEqual([...para, ...cells.flat()]);
   });
 
   it("reads a table whose rows touch (tight leading, dilated boxes) row by row", () => {
-    const cells = [0, 1, 2, 3].map((r) => [box(10, 70 + 19 * r, 60 + 10 * (r % 2), 91 + 19 * r), box(130, 70 + 19 * r, 160, 91 + 19 * r), box(250, 71 + 19 * r, 300 - 20 * (r % 2), 90 + 19 * r)]);
+    const cells = [0, 1, 2, 3].map((r) => [
+      box(10, 70 + 19 * r, 60 + 10 * (r % 2), 91 + 19 * r),
+      box(130, 70 + 19 * r, 160, 91 + 19 * r),
+      box(250, 71 + 19 * r, 300 - 20 * (r % 2), 90 + 19 * r),
+    ]);
     expect(orderLines([...cells.flat()].reverse())).toEqual(cells.flat());
   });
 
   it("reads a section number before its title when their dilated boxes overlap (from the real R manual's 3.2.3 headings)", () => {
     // "6.7    Notes": the title's box starts just left of where the number's box ends, a little higher
-    const number = box(130, 483, 184, 516), title = box(166, 482, 336, 521);
+    const number = box(130, 483, 184, 516),
+      title = box(166, 482, 336, 521);
     const para = [box(130, 530, 1100, 560), box(130, 565, 1100, 595)];
     expect(orderLines([title, para[1]!, number, para[0]!])).toEqual([number, title, ...para]);
   });
 
   it("reads a table row by row when its last column is narrow and filled by its cells (synthetic test doc-00057)", () => {
     // a heading, a 2 x 4 table of one-word cells ("The options which apply / to the lastlog command"), a paragraph
-    const heading = box(62, 514, 165, 539), para = box(60, 627, 378, 657);
+    const heading = box(62, 514, 165, 539),
+      para = box(60, 627, 378, 657);
     const cells = [
       [box(62, 546, 103, 570), box(156, 548, 225, 572), box(250, 547, 307, 570), box(342, 548, 395, 572)],
       [box(64, 575, 88, 595), box(155, 573, 193, 595), box(249, 573, 313, 599), box(344, 576, 430, 595)],
@@ -111,24 +168,45 @@ describe("orderLines", () => {
     expect(orderLines([para, ...cells.flat().reverse(), heading])).toEqual([heading, ...cells.flat(), para]);
   });
 
-  it("reads a table row by row when the detector missed a cell (a lone \"-\"; synthetic test doc-00049 p1)", () => {
+  it('reads a table row by row when the detector missed a cell (a lone "-"; synthetic test doc-00049 p1)', () => {
     // the page's boxes from its title to the next paragraph: "Name", then gcloud | alpha, container | fleet,
     // memberships | - (the dash is never detected), "Synopsis" and a full-width line
-    const title = box(141, 251, 976, 305), heading = box(137, 393, 247, 438);
+    const title = box(141, 251, 976, 305),
+      heading = box(137, 393, 247, 438);
     const left = [box(142, 451, 233, 494), box(146, 500, 259, 534), box(140, 543, 303, 581)];
     const right = [box(619, 451, 694, 493), box(623, 499, 683, 533)];
     const after = [box(140, 639, 290, 685), box(141, 693, 976, 734)];
-    expect(orderLines([...after, ...right, ...left, heading, title].reverse()))
-      .toEqual([title, heading, left[0], right[0], left[1], right[1], left[2], ...after]);
+    expect(orderLines([...after, ...right, ...left, heading, title].reverse())).toEqual([
+      title,
+      heading,
+      left[0],
+      right[0],
+      left[1],
+      right[1],
+      left[2],
+      ...after,
+    ]);
   });
 
   it("reads a small table set beside the top of a long column after the column (synthetic test-unseen doc-00034)", () => {
     // a header, a left column of headings and prose lines, and a 3 x 2 table of one-word cells at the top right
-    const header = box(92, 95, 194, 121), title = box(93, 169, 238, 199);
-    const column = [box(91, 218, 160, 250), box(93, 269, 212, 299), box(93, 318, 243, 349),
-      ...[0, 1, 2, 3, 4, 5].map((i) => box(90, 354 + 27 * i, 586, 381 + 27 * i)), box(92, 516, 178, 540)];
-    const table = [box(634, 146, 687, 173), box(803, 147, 878, 176), box(972, 147, 1055, 176),
-      box(633, 175, 690, 205), box(801, 175, 865, 203), box(974, 178, 994, 200)];
+    const header = box(92, 95, 194, 121),
+      title = box(93, 169, 238, 199);
+    const column = [
+      box(91, 218, 160, 250),
+      box(93, 269, 212, 299),
+      box(93, 318, 243, 349),
+      ...[0, 1, 2, 3, 4, 5].map((i) => box(90, 354 + 27 * i, 586, 381 + 27 * i)),
+      box(92, 516, 178, 540),
+    ];
+    const table = [
+      box(634, 146, 687, 173),
+      box(803, 147, 878, 176),
+      box(972, 147, 1055, 176),
+      box(633, 175, 690, 205),
+      box(801, 175, 865, 203),
+      box(974, 178, 994, 200),
+    ];
     const ordered = orderLines([...table, ...column, title, header].reverse());
     // the column is read whole before the table (the table's own cell order is not settled here: its first column,
     // set apart from the others by the band, reads before them)
@@ -152,13 +230,20 @@ describe("marginMarks", () => {
   // a white page with dark rectangles: text lines the detector found, and what lies outside them
   function page(width: number, height: number, ink: [number, number, number, number][]) {
     const data = Buffer.alloc(width * height * 3, 255);
-    for (const [x0, y0, x1, y1] of ink) for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
+    for (const [x0, y0, x1, y1] of ink)
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
     return { width, height, data };
   }
   const lines = [box(50, 100, 550, 130), box(50, 140, 550, 170)]; // detected lines, 30 px high
 
   it("finds a lone page number below the text, grown like a detected box, and glyphs of one number as one mark", () => {
-    const px = page(600, 400, [[60, 110, 540, 122], [60, 150, 540, 162], [296, 350, 302, 366], [400, 350, 406, 366], [409, 350, 415, 366]]);
+    const px = page(600, 400, [
+      [60, 110, 540, 122],
+      [60, 150, 540, 162],
+      [296, 350, 302, 366],
+      [400, 350, 406, 366],
+      [409, 350, 415, 366],
+    ]);
     const marks = marginMarks(px, lines, 1.5);
     expect(marks).toHaveLength(2);
     const [one, twelve] = marks.sort((a, b) => a.xMin - b.xMin);
@@ -255,14 +340,17 @@ describe("crops and geometry", () => {
 
   it("describes a line by its box, height and gap in line heights, indent and aspect", () => {
     const g = unitGeometry({ xMin: 30, xMax: 90, yMin: 30, yMax: 40 }, { xMin: 10, xMax: 90, yMin: 10, yMax: 20 }, 100, 50, 10);
-    expect(Array.from(g)).toEqual([0.3, 0.6, 0.9, 0.8, 0, 1, 0.5, expect.closeTo(Math.log(6) / 4, 6)].map((v) => (typeof v === "number" ? expect.closeTo(v, 6) : v)));
+    expect(Array.from(g)).toEqual(
+      [0.3, 0.6, 0.9, 0.8, 0, 1, 0.5, expect.closeTo(Math.log(6) / 4, 6)].map((v) => (typeof v === "number" ? expect.closeTo(v, 6) : v)),
+    );
     expect(unitGeometry({ xMin: 0, xMax: 10, yMin: 0, yMax: 10 }, undefined, 100, 100, 10)[5]).toBe(-4);
   });
 });
 
 describe("recogniser batches", () => {
   // a white page with 20 detected lines of widths 10…300 px (map = page: the page is under det_limit)
-  const W = 960, H = 640;
+  const W = 960,
+    H = 640;
   const page = { width: W, height: H, data: Buffer.alloc(W * H * 3, 255) };
   const lines = Array.from({ length: 20 }, (_, k) => ({ y: 8 + k * 30, width: 10 + Math.round((290 * ((k * 7) % 20)) / 19) }));
   const models = (calls: { n: number; width: number; content: number[] }[]): LineModels => ({
@@ -281,7 +369,8 @@ describe("recogniser batches", () => {
         return c;
       });
       calls.push({ n: n!, width: width!, content });
-      const steps = width! / 8, fw = 4;
+      const steps = width! / 8,
+        fw = 4;
       return {
         best: { data: new Float32Array(n! * steps).fill(1), dims: [n!, steps] },
         peak: { data: new Float32Array(n! * steps).fill(0.9), dims: [n!, steps] },

@@ -7,14 +7,19 @@ import { padPlacement, preparePage, roundHalfEven, type PagePixels } from "../..
 import { candidateGrids, chooseTileGrid } from "../../src/vision/tiles.js";
 
 const VISION: VisionConfig = {
-  encoder: "encoder.onnx", mode: "base", modes: DEEPSEEK_OCR_MODES,
-  mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], pad_color: [127, 127, 127], row_newline: true, view_separator: true,
+  encoder: "encoder.onnx",
+  mode: "base",
+  modes: DEEPSEEK_OCR_MODES,
+  mean: [0.5, 0.5, 0.5],
+  std: [0.5, 0.5, 0.5],
+  pad_color: [127, 127, 127],
+  row_newline: true,
+  view_separator: true,
 };
 
 function solidPage(width: number, height: number, colour: (x: number, y: number) => [number, number, number]): PagePixels {
   const data = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) data.set(colour(x, y), (y * width + x) * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(colour(x, y), (y * width + x) * 3);
   return { width, height, data };
 }
 
@@ -64,11 +69,19 @@ describe("Gundam tile grid", () => {
   });
 
   it("lays out an A4 page with 903 embeddings and a 640² page with 273", async () => {
-    const a4 = await preparePage(solidPage(1240, 1754, () => [255, 255, 255]), VISION, "gundam");
+    const a4 = await preparePage(
+      solidPage(1240, 1754, () => [255, 255, 255]),
+      VISION,
+      "gundam",
+    );
     expect(a4.tiles).toMatchObject({ count: 6, cols: 2, rows: 3, width: 640, height: 640 });
     expect(a4.visualTokens).toBe(30 * 21 + 16 * 17 + 1);
     expect(a4.visualTokens).toBe(903);
-    const small = await preparePage(solidPage(640, 640, () => [255, 255, 255]), VISION, "gundam");
+    const small = await preparePage(
+      solidPage(640, 640, () => [255, 255, 255]),
+      VISION,
+      "gundam",
+    );
     expect(small.tiles).toBeUndefined();
     expect(small.visualTokens).toBe(273);
   });
@@ -78,13 +91,18 @@ describe("visual sequence order", () => {
   it("stitches tile rows across tiles, newline per stitched row, then global rows, then the separator", () => {
     const sequence: VisualSequence = {
       tiles: { tileRows: 1, tileCols: 2, grid: { rows: 2, cols: 2 } },
-      global: { rows: 1, cols: 2 }, rowNewline: true, viewSeparator: true,
+      global: { rows: 1, cols: 2 },
+      rowNewline: true,
+      viewSeparator: true,
     };
     // hidden 1: tile t, row r, col c holds 100 + 10t + 2r + c; global holds 50 + c; newline −1; separator −2
     const tiles = new Float32Array([100, 101, 102, 103, 110, 111, 112, 113]);
     const out = assembleVisualEmbeddings(sequence, {
-      hidden: 1, global: new Float32Array([50, 51]), tiles,
-      newline: new Float32Array([-1]), separator: new Float32Array([-2]),
+      hidden: 1,
+      global: new Float32Array([50, 51]),
+      tiles,
+      newline: new Float32Array([-1]),
+      separator: new Float32Array([-2]),
     });
     expect([...out]).toEqual([100, 101, 110, 111, -1, 102, 103, 112, 113, -1, 50, 51, -1, -2]);
     expect(out.length).toBe(visualTokenCount(sequence));
@@ -92,8 +110,14 @@ describe("visual sequence order", () => {
   });
 
   it("refuses embeddings of the wrong size", () => {
-    expect(() => assembleVisualEmbeddings(single(2, 2), { hidden: 4, global: new Float32Array(3), newline: new Float32Array(4), separator: new Float32Array(4) }))
-      .toThrow(/global view has 3 values/);
+    expect(() =>
+      assembleVisualEmbeddings(single(2, 2), {
+        hidden: 4,
+        global: new Float32Array(3),
+        newline: new Float32Array(4),
+        separator: new Float32Array(4),
+      }),
+    ).toThrow(/global view has 3 values/);
   });
 });
 
@@ -108,7 +132,11 @@ describe("preprocessing pixels", () => {
   });
 
   it("pads Base with grey, keeping the aspect ratio, centred", async () => {
-    const p = await preparePage(solidPage(2000, 1000, () => [255, 0, 0]), VISION, "base");
+    const p = await preparePage(
+      solidPage(2000, 1000, () => [255, 0, 0]),
+      VISION,
+      "base",
+    );
     expect(p.global.content).toEqual({ x: 0, y: 256, width: 1024, height: 512 });
     const px = p.global.pixels;
     const plane = 1024 * 1024;
@@ -121,7 +149,11 @@ describe("preprocessing pixels", () => {
   });
 
   it("stretches Tiny without padding", async () => {
-    const p = await preparePage(solidPage(300, 900, () => [0, 255, 0]), VISION, "tiny");
+    const p = await preparePage(
+      solidPage(300, 900, () => [0, 255, 0]),
+      VISION,
+      "tiny",
+    );
     expect(p.global.width).toBe(512);
     expect(p.global.content).toEqual({ x: 0, y: 0, width: 512, height: 512 });
     const plane = 512 * 512;
@@ -158,22 +190,33 @@ describe("preprocessing pixels", () => {
     const page = solidPage(2048, 2048, (x) => [Math.floor(x / 8), 0, 0]);
     const p = await preparePage(page, VISION, "base");
     const x = 600;
-    const expected = ((Math.floor((x * 2 + 1) / 8) / 255) - 0.5) / 0.5;
+    const expected = (Math.floor((x * 2 + 1) / 8) / 255 - 0.5) / 0.5;
     expect(Math.abs(p.global.pixels[700 * 1024 + x]! - expected)).toBeLessThan(0.02);
   });
 });
 
 describe("top-left anchor", () => {
   it("keeps a page that fits at its own pixels in the corner, padding right and bottom", async () => {
-    const vision: VisionConfig = { ...VISION, pad_color: [255, 255, 255], modes: { page: { size: [64, 48], resize: "pad", grid: [3, 4], anchor: "top-left" } }, mode: "page" };
-    const p = await preparePage(solidPage(40, 30, () => [0, 0, 0]), vision);
+    const vision: VisionConfig = {
+      ...VISION,
+      pad_color: [255, 255, 255],
+      modes: { page: { size: [64, 48], resize: "pad", grid: [3, 4], anchor: "top-left" } },
+      mode: "page",
+    };
+    const p = await preparePage(
+      solidPage(40, 30, () => [0, 0, 0]),
+      vision,
+    );
     expect(p.global.content).toEqual({ x: 0, y: 0, width: 40, height: 30 });
     const plane = 64 * 48;
     expect(p.global.pixels[0]).toBeCloseTo(-1, 5); // page (black)
     expect(p.global.pixels[39]).toBeCloseTo(-1, 5);
     expect(p.global.pixels[40]).toBeCloseTo(1, 5); // white padding right of it
     expect(p.global.pixels[2 * plane + 47 * 64]).toBeCloseTo(1, 5); // bottom row padding
-    const big = await preparePage(solidPage(128, 64, () => [0, 0, 0]), vision);
+    const big = await preparePage(
+      solidPage(128, 64, () => [0, 0, 0]),
+      vision,
+    );
     expect(big.global.content).toEqual({ x: 0, y: 0, width: 64, height: 32 });
   });
 });

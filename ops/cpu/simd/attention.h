@@ -24,7 +24,8 @@ static void scores_dt(const uint8_t* base, int64_t stride, const int32_t* slots,
   const int64_t row_bytes = d * static_cast<int64_t>(ocr::dtype_size(DT));
   int32_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    for (int32_t i = j + kPrefetchKeys; i < std::min(n, j + kPrefetchKeys + 8); i++) prefetch_row(base + slots[i] * stride, row_bytes);
+    for (int32_t i = j + kPrefetchKeys; i < std::min(n, j + kPrefetchKeys + 8); i++)
+      prefetch_row(base + slots[i] * stride, row_bytes);
     typename V::reg acc[8];
     for (int i = 0; i < 8; i++) acc[i] = row_dot<DT>(base + slots[j + i] * stride, q, d);
     V::reduce8_store(acc, out + j);
@@ -33,24 +34,31 @@ static void scores_dt(const uint8_t* base, int64_t stride, const int32_t* slots,
   for (; j < n; j++) out[j] = V::reduce(row_dot<DT>(base + slots[j] * stride, q, d)) * scale;
 }
 
-static void scores_simd(ocr::DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* q,
-                        int64_t d, float scale, float* out) {
+static void scores_simd(ocr::DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n,
+                        const float* q, int64_t d, float scale, float* out) {
   switch (dt) {
-    case ocr::DType::F32: scores_dt<ocr::DType::F32>(base, stride, slots, n, q, d, scale, out); break;
-    case ocr::DType::F16: scores_dt<ocr::DType::F16>(base, stride, slots, n, q, d, scale, out); break;
-    default: scores_dt<ocr::DType::BF16>(base, stride, slots, n, q, d, scale, out); break;
+    case ocr::DType::F32:
+      scores_dt<ocr::DType::F32>(base, stride, slots, n, q, d, scale, out);
+      break;
+    case ocr::DType::F16:
+      scores_dt<ocr::DType::F16>(base, stride, slots, n, q, d, scale, out);
+      break;
+    default:
+      scores_dt<ocr::DType::BF16>(base, stride, slots, n, q, d, scale, out);
+      break;
   }
 }
 
 // Four value rows per pass over `out`: the same FMA chain per element as four single axpys, a quarter of
 // the loads and stores of `out`; rows kPrefetchKeys ahead are prefetched.
 template <ocr::DType DT>
-static void weighted_sum_dt(const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p, int64_t d,
-                            float* out) {
+static void weighted_sum_dt(const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n, const float* p,
+                            int64_t d, float* out) {
   const int64_t row_bytes = d * static_cast<int64_t>(ocr::dtype_size(DT));
   int32_t j = 0;
   for (; j + 4 <= n; j += 4) {
-    for (int32_t i = j + kPrefetchKeys; i < std::min(n, j + kPrefetchKeys + 4); i++) prefetch_row(base + slots[i] * stride, row_bytes);
+    for (int32_t i = j + kPrefetchKeys; i < std::min(n, j + kPrefetchKeys + 4); i++)
+      prefetch_row(base + slots[i] * stride, row_bytes);
     const uint8_t* r0 = base + slots[j] * stride;
     const uint8_t* r1 = base + slots[j + 1] * stride;
     const uint8_t* r2 = base + slots[j + 2] * stride;
@@ -81,9 +89,15 @@ static void weighted_sum_dt(const uint8_t* base, int64_t stride, const int32_t* 
 static void weighted_sum_simd(ocr::DType dt, const uint8_t* base, int64_t stride, const int32_t* slots, int32_t n,
                               const float* p, int64_t d, float* out) {
   switch (dt) {
-    case ocr::DType::F32: weighted_sum_dt<ocr::DType::F32>(base, stride, slots, n, p, d, out); break;
-    case ocr::DType::F16: weighted_sum_dt<ocr::DType::F16>(base, stride, slots, n, p, d, out); break;
-    default: weighted_sum_dt<ocr::DType::BF16>(base, stride, slots, n, p, d, out); break;
+    case ocr::DType::F32:
+      weighted_sum_dt<ocr::DType::F32>(base, stride, slots, n, p, d, out);
+      break;
+    case ocr::DType::F16:
+      weighted_sum_dt<ocr::DType::F16>(base, stride, slots, n, p, d, out);
+      break;
+    default:
+      weighted_sum_dt<ocr::DType::BF16>(base, stride, slots, n, p, d, out);
+      break;
   }
 }
 
@@ -106,10 +120,11 @@ static void pack_keys(const uint8_t* base, int64_t stride, const int32_t* slots,
   }
 }
 
-// o[r][k0 .. k0 + DC*W) <- alpha[r] * o[r][..] + sum_{j < nj} p[r][j] * v_j[..] for RB rows; TAIL: one masked vector of rem.
+// o[r][k0 .. k0 + DC*W) <- alpha[r] * o[r][..] + sum_{j < nj} p[r][j] * v_j[..] for RB rows; TAIL: one masked vector of
+// rem.
 template <ocr::DType DT, int RB, int DC, bool TAIL>
-static inline void pv_block(const uint8_t* const* vrows, int32_t nj, const float* p, int64_t ldp, const float* alpha, float* o,
-                            int64_t d, int64_t k0, int64_t rem) {
+static inline void pv_block(const uint8_t* const* vrows, int32_t nj, const float* p, int64_t ldp, const float* alpha,
+                            float* o, int64_t d, int64_t k0, int64_t rem) {
   typename V::reg acc[RB][DC];
   for (int r = 0; r < RB; r++) {
     const typename V::reg a = V::set1(alpha[r]);
@@ -127,13 +142,16 @@ static inline void pv_block(const uint8_t* const* vrows, int32_t nj, const float
   }
   for (int r = 0; r < RB; r++)
     for (int c = 0; c < DC; c++) {
-      if (TAIL) V::storex_tail(o + r * d, k0, rem, acc[r][c]);
-      else V::storex(o + r * d, k0 + c * V::W, acc[r][c]);
+      if (TAIL)
+        V::storex_tail(o + r * d, k0, rem, acc[r][c]);
+      else
+        V::storex(o + r * d, k0 + c * V::W, acc[r][c]);
     }
 }
 
 template <ocr::DType DT, int RB>
-static inline void pv_rows(const uint8_t* const* vrows, int32_t nj, const float* p, int64_t ldp, const float* alpha, float* o, int64_t d) {
+static inline void pv_rows(const uint8_t* const* vrows, int32_t nj, const float* p, int64_t ldp, const float* alpha,
+                           float* o, int64_t d) {
   int64_t k = 0;
   for (; k + 2 * V::W <= d; k += 2 * V::W) pv_block<DT, RB, 2, false>(vrows, nj, p, ldp, alpha, o, d, k, 0);
   for (; k + V::W <= d; k += V::W) pv_block<DT, RB, 1, false>(vrows, nj, p, ldp, alpha, o, d, k, 0);
@@ -141,8 +159,8 @@ static inline void pv_rows(const uint8_t* const* vrows, int32_t nj, const float*
 }
 
 template <ocr::DType DT>
-static void attention_tile_dt(const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots, const float* q,
-                              int32_t rows, const int32_t* vis, int64_t d, float scale, float* out) {
+static void attention_tile_dt(const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots,
+                              const float* q, int32_t rows, const int32_t* vis, int64_t d, float scale, float* out) {
   constexpr int PW = 2 * V::W;
   constexpr int32_t KT = ocr::kAttentionKeyTile;
   static_assert(KT % PW == 0, "the key tile holds whole panels");
@@ -163,12 +181,15 @@ static void attention_tile_dt(const uint8_t* kbase, const uint8_t* vbase, int64_
   for (int32_t j0 = 0; j0 < max_vis; j0 += KT) {
     const int32_t nk = std::min(KT, max_vis - j0), panels = (nk + PW - 1) / PW;
     // Scores s[r][j] = q[r] . k_j (scaled below), every row against every key of the tile.
-    for (int32_t p = 0; p < panels; p++) pack_keys<DT>(kbase, stride, slots + j0 + p * PW, std::min(PW, nk - p * PW), d, kbuf.data() + p * d * PW);
+    for (int32_t p = 0; p < panels; p++)
+      pack_keys<DT>(kbase, stride, slots + j0 + p * PW, std::min(PW, nk - p * PW), d, kbuf.data() + p * d * PW);
     for (int32_t p = 0; p < panels; p++) {
       const float* panel = kbuf.data() + p * d * PW;
       int32_t r = 0;
-      for (; r + V::PT <= rows; r += V::PT) panel_kernel<V::PT>(q + r * d, d, 0, d, panel, sbuf.data() + r * KT + p * PW, KT, PW, true);
-      if (r < rows) panel_tail<V::PT - 1>(rows - r, q + r * d, d, 0, d, panel, sbuf.data() + r * KT + p * PW, KT, PW, true);
+      for (; r + V::PT <= rows; r += V::PT)
+        panel_kernel<V::PT>(q + r * d, d, 0, d, panel, sbuf.data() + r * KT + p * PW, KT, PW, true);
+      if (r < rows)
+        panel_tail<V::PT - 1>(rows - r, q + r * d, d, 0, d, panel, sbuf.data() + r * KT + p * PW, KT, PW, true);
     }
     // Online softmax: row r sees the first c of the tile's keys.
     for (int32_t r = 0; r < rows; r++) {
@@ -201,10 +222,14 @@ static void attention_tile_dt(const uint8_t* kbase, const uint8_t* vbase, int64_
     int32_t r = 0;
     for (; r + V::AR <= rows; r += V::AR) {
       const int32_t nj = *std::max_element(cbuf.begin() + r, cbuf.begin() + r + V::AR);
-      if (nj > 0) pv_rows<DT, V::AR>(vrows.data(), nj, sbuf.data() + static_cast<int64_t>(r) * KT, KT, abuf.data() + r, out + r * d, d);
+      if (nj > 0)
+        pv_rows<DT, V::AR>(vrows.data(), nj, sbuf.data() + static_cast<int64_t>(r) * KT, KT, abuf.data() + r,
+                           out + r * d, d);
     }
     for (; r < rows; r++)
-      if (cbuf[r] > 0) pv_rows<DT, 1>(vrows.data(), cbuf[r], sbuf.data() + static_cast<int64_t>(r) * KT, KT, abuf.data() + r, out + r * d, d);
+      if (cbuf[r] > 0)
+        pv_rows<DT, 1>(vrows.data(), cbuf[r], sbuf.data() + static_cast<int64_t>(r) * KT, KT, abuf.data() + r,
+                       out + r * d, d);
   }
   for (int32_t r = 0; r < rows; r++) {
     if (vis[r] <= 0) continue;
@@ -214,11 +239,18 @@ static void attention_tile_dt(const uint8_t* kbase, const uint8_t* vbase, int64_
   }
 }
 
-static void attention_tile_simd(ocr::DType dt, const uint8_t* kbase, const uint8_t* vbase, int64_t stride, const int32_t* slots,
-                                const float* q, int32_t rows, const int32_t* vis, int64_t d, float scale, float* out) {
+static void attention_tile_simd(ocr::DType dt, const uint8_t* kbase, const uint8_t* vbase, int64_t stride,
+                                const int32_t* slots, const float* q, int32_t rows, const int32_t* vis, int64_t d,
+                                float scale, float* out) {
   switch (dt) {
-    case ocr::DType::F32: attention_tile_dt<ocr::DType::F32>(kbase, vbase, stride, slots, q, rows, vis, d, scale, out); break;
-    case ocr::DType::F16: attention_tile_dt<ocr::DType::F16>(kbase, vbase, stride, slots, q, rows, vis, d, scale, out); break;
-    default: attention_tile_dt<ocr::DType::BF16>(kbase, vbase, stride, slots, q, rows, vis, d, scale, out); break;
+    case ocr::DType::F32:
+      attention_tile_dt<ocr::DType::F32>(kbase, vbase, stride, slots, q, rows, vis, d, scale, out);
+      break;
+    case ocr::DType::F16:
+      attention_tile_dt<ocr::DType::F16>(kbase, vbase, stride, slots, q, rows, vis, d, scale, out);
+      break;
+    default:
+      attention_tile_dt<ocr::DType::BF16>(kbase, vbase, stride, slots, q, rows, vis, d, scale, out);
+      break;
   }
 }

@@ -7,8 +7,8 @@
 // Register blocking: TT tokens x RR weight rows share each loaded vector.
 
 template <ocr::DType DT, int TT, int RR>
-static inline void linear_block(const float* x, int64_t ldx, int64_t in, const uint8_t* w, size_t row_bytes,
-                                float* y, int64_t ldy) {
+static inline void linear_block(const float* x, int64_t ldx, int64_t in, const uint8_t* w, size_t row_bytes, float* y,
+                                int64_t ldy) {
   typename V::reg acc[TT][RR];
   for (int t = 0; t < TT; t++)
     for (int r = 0; r < RR; r++) acc[t][r] = V::zero();
@@ -40,16 +40,23 @@ static inline void linear_rows_tt(const float* x, int64_t ldx, int64_t in, const
   int64_t r = 0;
   for (; r + 4 <= rows; r += 4) linear_block<DT, TT, 4>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy);
   switch (rows - r) {
-    case 3: linear_block<DT, TT, 3>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy); break;
-    case 2: linear_block<DT, TT, 2>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy); break;
-    case 1: linear_block<DT, TT, 1>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy); break;
-    default: break;
+    case 3:
+      linear_block<DT, TT, 3>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy);
+      break;
+    case 2:
+      linear_block<DT, TT, 2>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy);
+      break;
+    case 1:
+      linear_block<DT, TT, 1>(x, ldx, in, w + r * row_bytes, row_bytes, y + r, ldy);
+      break;
+    default:
+      break;
   }
 }
 
 template <ocr::DType DT>
-static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0,
-                           int64_t o1, float* y, int64_t ldy) {
+static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0, int64_t o1,
+                           float* y, int64_t ldy) {
   const size_t row_bytes = ocr::dtype_row_bytes(DT, in);
   const uint8_t* wb = static_cast<const uint8_t*>(w) + static_cast<size_t>(o0) * row_bytes;
   // Token chunks keep their activations in L2 while this thread's weight rows stream by.
@@ -61,9 +68,11 @@ static void linear_rows_dt(const float* x, int64_t ldx, int64_t n, int64_t in, c
       const int64_t rn = std::min(kRowChunk, o1 - o0 - rc);
       int64_t t = 0;
       for (; t + V::TT <= tn; t += V::TT)
-        linear_rows_tt<DT, V::TT>(x + (tc + t) * ldx, ldx, in, wb + rc * row_bytes, row_bytes, rn, y + (tc + t) * ldy + rc, ldy);
+        linear_rows_tt<DT, V::TT>(x + (tc + t) * ldx, ldx, in, wb + rc * row_bytes, row_bytes, rn,
+                                  y + (tc + t) * ldy + rc, ldy);
       for (; t < tn; t++)
-        linear_rows_tt<DT, 1>(x + (tc + t) * ldx, ldx, in, wb + rc * row_bytes, row_bytes, rn, y + (tc + t) * ldy + rc, ldy);
+        linear_rows_tt<DT, 1>(x + (tc + t) * ldx, ldx, in, wb + rc * row_bytes, row_bytes, rn, y + (tc + t) * ldy + rc,
+                              ldy);
     }
   }
 }
@@ -75,10 +84,14 @@ constexpr int64_t kPackK = 256;  // k-block: a 2W x 256 f32 panel stays in L1
 
 template <ocr::DType DT>
 static inline float elem(const uint8_t* row, int64_t k) {
-  if constexpr (DT == ocr::DType::F32) return reinterpret_cast<const float*>(row)[k];
-  else if constexpr (DT == ocr::DType::F16) return ocr::f16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
-  else if constexpr (DT == ocr::DType::BF16) return ocr::bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
-  else return ocr::dequant_elem(DT, row, k);
+  if constexpr (DT == ocr::DType::F32)
+    return reinterpret_cast<const float*>(row)[k];
+  else if constexpr (DT == ocr::DType::F16)
+    return ocr::f16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
+  else if constexpr (DT == ocr::DType::BF16)
+    return ocr::bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[k]);
+  else
+    return ocr::dequant_elem(DT, row, k);
 }
 
 template <ocr::DType DT>
@@ -103,8 +116,10 @@ static inline typename V::reg load_rows(const float* p, int64_t j, int64_t rows_
 
 static inline void store_rows(float* p, int64_t j, int64_t rows_valid, typename V::reg v) {
   const int64_t r = rows_valid - j * V::W;
-  if (r >= V::W) V::storex(p, j * V::W, v);
-  else if (r > 0) V::storex_tail(p, j * V::W, r, v);
+  if (r >= V::W)
+    V::storex(p, j * V::W, v);
+  else if (r > 0)
+    V::storex_tail(p, j * V::W, r, v);
 }
 
 template <int TT>
@@ -128,11 +143,13 @@ static inline void panel_kernel(const float* x, int64_t ldx, int64_t k0, int64_t
 }
 
 template <int TT>
-static inline void panel_tail(int64_t r, const float* x, int64_t ldx, int64_t k0, int64_t kc, const float* buf, float* y,
-                              int64_t ldy, int64_t rows_valid, bool first) {
+static inline void panel_tail(int64_t r, const float* x, int64_t ldx, int64_t k0, int64_t kc, const float* buf,
+                              float* y, int64_t ldy, int64_t rows_valid, bool first) {
   if constexpr (TT >= 1) {
-    if (r == TT) panel_kernel<TT>(x, ldx, k0, kc, buf, y, ldy, rows_valid, first);
-    else panel_tail<TT - 1>(r, x, ldx, k0, kc, buf, y, ldy, rows_valid, first);
+    if (r == TT)
+      panel_kernel<TT>(x, ldx, k0, kc, buf, y, ldy, rows_valid, first);
+    else
+      panel_tail<TT - 1>(r, x, ldx, k0, kc, buf, y, ldy, rows_valid, first);
   }
 }
 
@@ -183,7 +200,8 @@ static void matvec_dt(const float* x, int64_t in, const void* w, int64_t o0, int
   const size_t row_bytes = ocr::dtype_row_bytes(DT, in);
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   const uintptr_t end = reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o1) * row_bytes);
-  uintptr_t next = (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
+  uintptr_t next =
+      (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
   for (int64_t o = o0; o < o1; o++) {
     const uint8_t* row = wb + static_cast<size_t>(o) * row_bytes;
     const uintptr_t upto = std::min(end, reinterpret_cast<uintptr_t>(row) + row_bytes + kMatvecPrefetch);
@@ -207,12 +225,16 @@ static inline float dotq(const uint8_t* row, const float* x, const float* xsum, 
     const float* xb = x + b * ocr::kQuantBlock;
     typename V::reg p = V::zero();
     for (int c = 0; c < C; c++) {
-      if constexpr (DT == ocr::DType::Q8_0) p = V::fma(V::loadx(xb, c * V::W), V::q8(blk + 2 + c * V::W), p);
-      else p = V::fma(V::loadx(xb, c * V::W), V::q4(blk + 4 + (c * V::W) % 16, c * V::W >= 16), p);
+      if constexpr (DT == ocr::DType::Q8_0)
+        p = V::fma(V::loadx(xb, c * V::W), V::q8(blk + 2 + c * V::W), p);
+      else
+        p = V::fma(V::loadx(xb, c * V::W), V::q4(blk + 4 + (c * V::W) % 16, c * V::W >= 16), p);
     }
     const typename V::reg d = V::set1(V::f16(blk));
-    if (b & 1) acc1 = V::fma(d, p, acc1);
-    else acc0 = V::fma(d, p, acc0);
+    if (b & 1)
+      acc1 = V::fma(d, p, acc1);
+    else
+      acc0 = V::fma(d, p, acc0);
     if constexpr (DT == ocr::DType::Q4_1) macc += V::f16(blk + 2) * xsum[b];
   }
   return V::reduce(V::add(acc0, acc1)) + macc;
@@ -232,7 +254,8 @@ static void matvec_q(const float* x, int64_t in, const void* w, int64_t o0, int6
   }
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   const uintptr_t end = reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o1) * row_bytes);
-  uintptr_t next = (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
+  uintptr_t next =
+      (reinterpret_cast<uintptr_t>(wb + static_cast<size_t>(o0) * row_bytes) + kMatvecPrefetch) & ~uintptr_t{63};
   for (int64_t o = o0; o < o1; o++) {
     const uint8_t* row = wb + static_cast<size_t>(o) * row_bytes;
     const uintptr_t upto = std::min(end, reinterpret_cast<uintptr_t>(row) + row_bytes + kMatvecPrefetch);
@@ -242,14 +265,16 @@ static void matvec_q(const float* x, int64_t in, const void* w, int64_t o0, int6
 }
 
 template <ocr::DType DT>
-static void linear_rows_of(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0, int64_t o1, float* y,
-                           int64_t ldy) {
+static void linear_rows_of(const float* x, int64_t ldx, int64_t n, int64_t in, const void* w, int64_t o0, int64_t o1,
+                           float* y, int64_t ldy) {
   if (n == 1) {
     if constexpr (ocr::dtype_is_quantized(DT)) {
-      if (ocr::int8_decode_enabled()) ocr::matvec_q_int8(DT, x, in, w, o0, o1, y);
-      else matvec_q<DT>(x, in, w, o0, o1, y);
-    }
-    else matvec_dt<DT>(x, in, w, o0, o1, y);
+      if (ocr::int8_decode_enabled())
+        ocr::matvec_q_int8(DT, x, in, w, o0, o1, y);
+      else
+        matvec_q<DT>(x, in, w, o0, o1, y);
+    } else
+      matvec_dt<DT>(x, in, w, o0, o1, y);
   } else if (n >= kPackedMinTokens) {
     linear_packed_dt<DT>(x, ldx, n, in, w, o0, o1, y, ldy);
   } else {
@@ -260,10 +285,20 @@ static void linear_rows_of(const float* x, int64_t ldx, int64_t n, int64_t in, c
 static void linear_rows_simd(const float* x, int64_t ldx, int64_t n, int64_t in, ocr::DType wdt, const void* w,
                              int64_t o0, int64_t o1, float* y, int64_t ldy) {
   switch (wdt) {
-    case ocr::DType::F32: linear_rows_of<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    case ocr::DType::F16: linear_rows_of<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    case ocr::DType::Q8_0: linear_rows_of<ocr::DType::Q8_0>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    case ocr::DType::Q4_1: linear_rows_of<ocr::DType::Q4_1>(x, ldx, n, in, w, o0, o1, y, ldy); break;
-    default: linear_rows_of<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy); break;
+    case ocr::DType::F32:
+      linear_rows_of<ocr::DType::F32>(x, ldx, n, in, w, o0, o1, y, ldy);
+      break;
+    case ocr::DType::F16:
+      linear_rows_of<ocr::DType::F16>(x, ldx, n, in, w, o0, o1, y, ldy);
+      break;
+    case ocr::DType::Q8_0:
+      linear_rows_of<ocr::DType::Q8_0>(x, ldx, n, in, w, o0, o1, y, ldy);
+      break;
+    case ocr::DType::Q4_1:
+      linear_rows_of<ocr::DType::Q4_1>(x, ldx, n, in, w, o0, o1, y, ldy);
+      break;
+    default:
+      linear_rows_of<ocr::DType::BF16>(x, ldx, n, in, w, o0, o1, y, ldy);
+      break;
   }
 }

@@ -29,9 +29,12 @@ static float dot_dt(const void* row, const float* x, int64_t len) {
 
 static float dot_simd(ocr::DType dt, const void* row, const float* x, int64_t len) {
   switch (dt) {
-    case ocr::DType::F32: return dot_dt<ocr::DType::F32>(row, x, len);
-    case ocr::DType::F16: return dot_dt<ocr::DType::F16>(row, x, len);
-    default: return dot_dt<ocr::DType::BF16>(row, x, len);
+    case ocr::DType::F32:
+      return dot_dt<ocr::DType::F32>(row, x, len);
+    case ocr::DType::F16:
+      return dot_dt<ocr::DType::F16>(row, x, len);
+    default:
+      return dot_dt<ocr::DType::BF16>(row, x, len);
   }
 }
 
@@ -41,13 +44,20 @@ static void axpy_dt(float a, const void* row, float* y, int64_t len) {
   typename V::reg av = V::set1(a);
   int64_t k = 0;
   for (; k + V::W <= len; k += V::W) V::storex(y, k, V::fma(av, V::template loadw<DT>(w, k), V::loadx(y, k)));
-  if (k < len) V::storex_tail(y, k, len - k, V::fma(av, V::template loadw_tail<DT>(w, k, len - k), V::loadx_tail(y, k, len - k)));
+  if (k < len)
+    V::storex_tail(y, k, len - k, V::fma(av, V::template loadw_tail<DT>(w, k, len - k), V::loadx_tail(y, k, len - k)));
 }
 
 static void axpy_simd(ocr::DType dt, float a, const void* row, float* y, int64_t len) {
   switch (dt) {
-    case ocr::DType::F32: axpy_dt<ocr::DType::F32>(a, row, y, len); break;
-    case ocr::DType::F16: axpy_dt<ocr::DType::F16>(a, row, y, len); break;
-    default: axpy_dt<ocr::DType::BF16>(a, row, y, len); break;
+    case ocr::DType::F32:
+      axpy_dt<ocr::DType::F32>(a, row, y, len);
+      break;
+    case ocr::DType::F16:
+      axpy_dt<ocr::DType::F16>(a, row, y, len);
+      break;
+    default:
+      axpy_dt<ocr::DType::BF16>(a, row, y, len);
+      break;
   }
 }

@@ -81,7 +81,12 @@ def one_hot(letters):
 def evaluate(model, patches, letters, labels):
     model.eval()
     with torch.no_grad():
-        p = torch.cat([torch.softmax(model(patches[i : i + 4096], one_hot(letters[i : i + 4096])), -1) for i in range(0, len(labels), 4096)])
+        p = torch.cat(
+            [
+                torch.softmax(model(patches[i : i + 4096], one_hot(letters[i : i + 4096])), -1)
+                for i in range(0, len(labels), 4096)
+            ]
+        )
     pred = p.argmax(-1)
     sure = p.max(-1).values >= 0.9
     per = {}
@@ -94,7 +99,9 @@ def evaluate(model, patches, letters, labels):
     return {
         "accuracy": round(float((pred == labels).float().mean()), 4),
         "sure_marked": int(marked.sum()),
-        "sure_marked_precision": round(float((pred[marked] == labels[marked]).float().mean()), 4) if int(marked.sum()) else None,
+        "sure_marked_precision": round(float((pred[marked] == labels[marked]).float().mean()), 4)
+        if int(marked.sum())
+        else None,
         "none_called_marked": round(float((marked & (labels == 0)).sum() / max(1, int((labels == 0).sum()))), 5),
         "classes": per,
     }
@@ -132,7 +139,17 @@ def main():
             loss.backward()
             opt.step()
             sched.step()
-        print(json.dumps({"epoch": epoch + 1, "loss": round(float(loss), 4), "val": evaluate(model, vp, vl, vy)["accuracy"], "s": round(time.time() - started)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "epoch": epoch + 1,
+                    "loss": round(float(loss), 4),
+                    "val": evaluate(model, vp, vl, vy)["accuracy"],
+                    "s": round(time.time() - started),
+                }
+            ),
+            flush=True,
+        )
     report = {"train_records": len(ty), "val_records": len(vy), "epochs": a.epochs, "val": evaluate(model, vp, vl, vy)}
     print(json.dumps(report["val"], indent=1))
     model.eval()

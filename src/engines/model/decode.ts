@@ -6,7 +6,14 @@ import { InputError, isInputError } from "../../input/index.js";
 import type { PageLine } from "../../layout/page.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
 import { PAGE_SEPARATOR } from "../../output/grounding.js";
-import { registerEngine, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageEngine } from "../engine.js";
+import {
+  registerEngine,
+  type DecodeContext,
+  type DecodedPage,
+  type DocumentPages,
+  type ModelIdentity,
+  type PageEngine,
+} from "../engine.js";
 import type { ModelOptions } from "../settings.js";
 import { loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
@@ -27,7 +34,6 @@ function disposeSession(session: Session): void {
     /* already disposed: garbage collection frees the rest */
   }
 }
-
 
 class ModelEngine implements PageEngine {
   readonly engine = "model";
@@ -67,11 +73,26 @@ class ModelEngine implements PageEngine {
   }
 
   /** The page's record from its text (and, for line-unit models, its lines); `output` times the Markdown/blocks parse and figure crops. */
-  private async page(pages: DocumentPages, p: PreparedPixels, text: string, tokenCount: number, truncated: boolean, timings: Record<string, number>, missing = false,
-    lines?: PageLine[]): Promise<DecodedPage> {
+  private async page(
+    pages: DocumentPages,
+    p: PreparedPixels,
+    text: string,
+    tokenCount: number,
+    truncated: boolean,
+    timings: Record<string, number>,
+    missing = false,
+    lines?: PageLine[],
+  ): Promise<DecodedPage> {
     const t = performance.now();
     const page = await decodedPageFromText(text, p, {
-      figureDir: pages.figureDir, tokenCount, truncated, timings, missing, maxTokens: this.maxTokens, lines, pictures: p.pictures,
+      figureDir: pages.figureDir,
+      tokenCount,
+      truncated,
+      timings,
+      missing,
+      maxTokens: this.maxTokens,
+      lines,
+      pictures: p.pictures,
     });
     page.timings = { ...page.timings, output: round(performance.now() - t) };
     return page;
@@ -107,10 +128,16 @@ class ModelEngine implements PageEngine {
         await session.prefill({ tokens: textIds, embeddings: p!.embeddings, embeddingPositions: positions });
         const prefill = performance.now() - t;
         t = performance.now();
-        const result = await this.generatePage(session, pageNumber, { maxTokens: this.maxTokens, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(1) }, context);
+        const result = await this.generatePage(
+          session,
+          pageNumber,
+          { maxTokens: this.maxTokens, stopTokens: [json.tokens.eos], noRepeat: this.noRepeat(1) },
+          context,
+        );
         const decode = performance.now() - t;
         const ended = result.reason === "stop";
-        if (result.reason === "runaway") context.warn(`page ${pageNumber} was ended after ${result.tokens.length} tokens: the output kept repeating itself`);
+        if (result.reason === "runaway")
+          context.warn(`page ${pageNumber} was ended after ${result.tokens.length} tokens: the output kept repeating itself`);
         const text = this.m.tokenizer.decode(ended ? result.tokens.slice(0, -1) : result.tokens);
         const share = { ...timings.get(pageNumber)!, prefill: round(prefill), decode: round(decode) };
         const page = await this.page(pages, p!, text, result.tokens.length, !ended, share);
@@ -159,14 +186,25 @@ class ModelEngine implements PageEngine {
     let current = -1;
     let started = performance.now();
     try {
-      const pass = documentPass(session, numbers.length, view, {
-        prompt: { ids, visualStart: prompt.visualStart }, text: this.m.tokenizer, marker: PAGE_SEPARATOR, eos: json.tokens.eos,
-        maxTokens: this.maxTokens, noRepeat: this.noRepeat(numbers.length), signal: context.signal,
-        progress: (i, n) => {
-          if (i !== current) [current, started] = [i, performance.now()];
-          context.progress?.(numbers[i]!, n, performance.now() - started);
+      const pass = documentPass(
+        session,
+        numbers.length,
+        view,
+        {
+          prompt: { ids, visualStart: prompt.visualStart },
+          text: this.m.tokenizer,
+          marker: PAGE_SEPARATOR,
+          eos: json.tokens.eos,
+          maxTokens: this.maxTokens,
+          noRepeat: this.noRepeat(numbers.length),
+          signal: context.signal,
+          progress: (i, n) => {
+            if (i !== current) [current, started] = [i, performance.now()];
+            context.progress?.(numbers[i]!, n, performance.now() - started);
+          },
         },
-      }, hidden);
+        hidden,
+      );
       let i = 0;
       for await (const r of pass) {
         const p = await prepared.get(i)!;
@@ -196,7 +234,11 @@ class ModelEngine implements PageEngine {
   private async *streaming(pages: DocumentPages, context: DecodeContext): AsyncIterable<DecodedPage> {
     const json = this.m.bundle.json;
     const pageToken = json.tokens.page!;
-    const session: Session = this.m.decoder.createSession({ attention: this.attention, focal: this.focal, recordFixations: !!this.fixations });
+    const session: Session = this.m.decoder.createSession({
+      attention: this.attention,
+      focal: this.focal,
+      recordFixations: !!this.fixations,
+    });
     const numbers = pages.pageNumbers;
     const prepare = (pageNumber: number): Promise<PreparedPixels | InputError> => {
       const timings = new Map<number, Record<string, number>>();
@@ -230,7 +272,11 @@ class ModelEngine implements PageEngine {
         }
         // a page is one view, or (line-unit models) one view per text line, each generated to its <PAGE>
         const views: DecodeView[] = p.views ?? [{ embeddings: p.embeddings }];
-        let prefill = 0, decodeMs = 0, count = 0, truncated = false, runaway = false;
+        let prefill = 0,
+          decodeMs = 0,
+          count = 0,
+          truncated = false,
+          runaway = false;
         const texts: string[] = [];
         const lineWarnings: string[] = [];
         for (const [index, view] of views.entries()) {
@@ -251,7 +297,12 @@ class ModelEngine implements PageEngine {
           const slots = view.slotX?.length; // line views only
           const lineCap = slots !== undefined ? Math.min(remaining, 2 * slots + 24) : remaining;
           const maxRun = view.text !== undefined && json.vision.lines?.letter_runs ? letterRunCaps(view.text, this.m.tokenizer) : undefined;
-          const run = await this.generatePage(session, pageNumber, { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun }, context);
+          const run = await this.generatePage(
+            session,
+            pageNumber,
+            { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun },
+            context,
+          );
           decodeMs += performance.now() - t;
           if (this.fixations) this.recordFixations(this.fixations, pages.source, p, session, ext.start, view, index, count);
           const ended = run.reason === "stop";
@@ -261,12 +312,16 @@ class ModelEngine implements PageEngine {
           // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
           const line = cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded;
           // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
-          const faithful = p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
+          const faithful =
+            p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
           // …and a word hyphenated across the line break stays one word
           texts.push(index > 0 && p.views ? joinHyphenated(texts[texts.length - 1] ?? "", p.views[index - 1]?.text, faithful) : faithful);
           if (run.reason === "runaway") runaway = true;
           if (!ended) {
-            if (cut) lineWarnings.push(`line ${index + 1} of page ${pageNumber} did not end within ${run.tokens.length} tokens: the recogniser's reading is used`);
+            if (cut)
+              lineWarnings.push(
+                `line ${index + 1} of page ${pageNumber} did not end within ${run.tokens.length} tokens: the recogniser's reading is used`,
+              );
             else if (run.reason !== "cancelled") truncated = true;
             // the view never ended: close it so the next one starts after a <PAGE>, as in training
             closer = (await session.extend({ tokens: [pageToken] })).start;
@@ -275,8 +330,16 @@ class ModelEngine implements PageEngine {
         }
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
         const lines = p.views ? texts.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
-        const page = await this.page(pages, p, texts.join(""), count, truncated,
-          { ...p.timings, prefill: round(prefill), decode: round(decodeMs) }, false, lines);
+        const page = await this.page(
+          pages,
+          p,
+          texts.join(""),
+          count,
+          truncated,
+          { ...p.timings, prefill: round(prefill), decode: round(decodeMs) },
+          false,
+          lines,
+        );
         if (runaway) {
           page.warnings = page.warnings.filter((w) => !w.includes("token limit"));
           page.warnings.push(`page ${pageNumber} was ended after ${count} tokens: the output kept repeating itself`);
@@ -293,8 +356,12 @@ class ModelEngine implements PageEngine {
   }
 
   /** Greedy decoding with progress callbacks (reported against `pageNumber`) and the runaway rule. */
-  private async generatePage(session: Session, pageNumber: number, options: GenerateOptions, context: DecodeContext):
-    Promise<{ reason: "stop" | "length" | "cancelled" | "runaway"; tokens: number[] }> {
+  private async generatePage(
+    session: Session,
+    pageNumber: number,
+    options: GenerateOptions,
+    context: DecodeContext,
+  ): Promise<{ reason: "stop" | "length" | "cancelled" | "runaway"; tokens: number[] }> {
     const stream = session.generate(options);
     const onAbort = () => stream.cancel();
     context.signal.addEventListener("abort", onAbort, { once: true });
@@ -322,8 +389,17 @@ class ModelEngine implements PageEngine {
   private async failedPage(pages: DocumentPages, pageNumber: number, message: string): Promise<DecodedPage> {
     const size = await pages.pixelSize(pageNumber).catch(() => ({ width: 0, height: 0, dpi: undefined }));
     return {
-      pageNumber, width: size.width, height: size.height, dpi: size.dpi, markdown: "", blocks: [], tokenCount: 0, truncated: false,
-      timings: {}, warnings: [`page ${pageNumber} has no text: ${message}`], error: message,
+      pageNumber,
+      width: size.width,
+      height: size.height,
+      dpi: size.dpi,
+      markdown: "",
+      blocks: [],
+      tokenCount: 0,
+      truncated: false,
+      timings: {},
+      warnings: [`page ${pageNumber} has no text: ${message}`],
+      error: message,
     };
   }
 
@@ -331,8 +407,16 @@ class ModelEngine implements PageEngine {
    * Logs where focal pruning looked while one view was read: kept cells of the view's grid, located on the
    * page (a line's slots along its box; a page grid's cells through the page's placement in the global view).
    */
-  private recordFixations(log: FixationLog, source: string, p: PreparedPixels, session: Session, visualStart: number,
-    view: DecodeView, index: number, firstStep: number): void {
+  private recordFixations(
+    log: FixationLog,
+    source: string,
+    p: PreparedPixels,
+    session: Session,
+    visualStart: number,
+    view: DecodeView,
+    index: number,
+    firstStep: number,
+  ): void {
     const vision = this.m.bundle.json.vision;
     const size: [number, number] = [p.width, p.height];
     if (view.box) {
@@ -343,15 +427,29 @@ class ModelEngine implements PageEngine {
       const locate = (_r: number, c: number): [number, number] | undefined =>
         c === 0 ? [b.xMin / p.width, yc] : c - 1 < slotX.length ? [slotX[c - 1]! / p.width, yc] : undefined;
       const box = [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v)) as [number, number, number, number];
-      log.page(source, p.pageNumber, session.takeFixations(), visualStart, view.grid!, vision.row_newline, { index, box, firstStep }, locate, size);
+      log.page(
+        source,
+        p.pageNumber,
+        session.takeFixations(),
+        visualStart,
+        view.grid!,
+        vision.row_newline,
+        { index, box, firstStep },
+        locate,
+        size,
+      );
       return;
     }
     const mode = vision.modes[this.mode]!;
     const [rows, cols] = mode.grid;
     const c = p.content;
     // a global-view cell's centre, through the page's placement in the view (tiles are not located)
-    const locate = c ? (r: number, col: number): [number, number] =>
-      [((col + 0.5) * mode.size[0] / cols - c.x) / c.width, ((r + 0.5) * mode.size[1] / rows - c.y) / c.height] : undefined;
+    const locate = c
+      ? (r: number, col: number): [number, number] => [
+          (((col + 0.5) * mode.size[0]) / cols - c.x) / c.width,
+          (((r + 0.5) * mode.size[1]) / rows - c.y) / c.height,
+        ]
+      : undefined;
     log.page(source, p.pageNumber, session.takeFixations(), visualStart, mode.grid, vision.row_newline, undefined, locate, size);
   }
 

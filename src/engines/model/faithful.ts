@@ -52,7 +52,14 @@ export interface FaithfulOptions {
  * than 0.8 0.1113 -> 0.1063 (0.5: 0.1085). Dropping spaces beside marks would gain 0.1063 -> 0.1040 but joins a list
  * number to its item ("1.first") and a table cell's text to its tag, so spaces stay the decoder's.
  */
-export const FAITHFUL_DEFAULTS: FaithfulOptions = { confident: 0.7, latinShare: 0.2, punctuation: true, spaces: "none", empty: true, restore: "line" };
+export const FAITHFUL_DEFAULTS: FaithfulOptions = {
+  confident: 0.7,
+  latinShare: 0.2,
+  punctuation: true,
+  spaces: "none",
+  empty: true,
+  restore: "line",
+};
 
 export interface PageScripts {
   /** the page's text is Cyrillic: the decoder's Cyrillic letters may stay */
@@ -66,25 +73,112 @@ export interface PageScripts {
 // characters
 
 const CYRILLIC = /[\u0400-\u04ff]/;
-const OTHER_SCRIPT = /[\u0370-\u03ff\u0590-\u06ff\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\ud800-\udbff]/;
+const OTHER_SCRIPT =
+  /[\u0370-\u03ff\u0590-\u06ff\u0e00-\u0e7f\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\ud800-\udbff]/;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 /** Letters and punctuation the decoder's tokenizer has besides ASCII (models/default: Latin-1 letters, Œœ, Cyrillic, typography). */
 const WRITABLE_EXTRA = /[À-ÖØ-öø-ÿŒœ–—‘’“”„…•«»°§©®±×÷µ¶·€¡¿]/;
 
 /** Cyrillic letters and the Latin letters or digits a recogniser without Cyrillic reads for them. */
 const CYRILLIC_LOOKS: Record<string, string> = {
-  А: "A", В: "B", Е: "E", Ё: "E", З: "3", И: "N", Й: "N", К: "K", М: "M", Н: "H", О: "O", Р: "P", С: "C", Т: "T", У: "Y", Х: "X",
-  Ь: "b", Ѕ: "S", І: "I", Ї: "I", Ј: "J", Г: "r", П: "n", Л: "n", Д: "A", Я: "R", Ч: "4", Ш: "W", Б: "6", Э: "3",
-  а: "a", в: "B", е: "e", ё: "e", з: "3", и: "u", й: "u", к: "k", м: "M", н: "H", о: "o", р: "p", с: "c", т: "T", у: "y", х: "x",
-  ь: "b", ѕ: "s", і: "i", ї: "i", ј: "j", г: "r", п: "n", л: "n", д: "A", я: "R", ч: "4", ш: "w", б: "6", э: "3", ъ: "b", ы: "b",
+  А: "A",
+  В: "B",
+  Е: "E",
+  Ё: "E",
+  З: "3",
+  И: "N",
+  Й: "N",
+  К: "K",
+  М: "M",
+  Н: "H",
+  О: "O",
+  Р: "P",
+  С: "C",
+  Т: "T",
+  У: "Y",
+  Х: "X",
+  Ь: "b",
+  Ѕ: "S",
+  І: "I",
+  Ї: "I",
+  Ј: "J",
+  Г: "r",
+  П: "n",
+  Л: "n",
+  Д: "A",
+  Я: "R",
+  Ч: "4",
+  Ш: "W",
+  Б: "6",
+  Э: "3",
+  а: "a",
+  в: "B",
+  е: "e",
+  ё: "e",
+  з: "3",
+  и: "u",
+  й: "u",
+  к: "k",
+  м: "M",
+  н: "H",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "T",
+  у: "y",
+  х: "x",
+  ь: "b",
+  ѕ: "s",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  г: "r",
+  п: "n",
+  л: "n",
+  д: "A",
+  я: "R",
+  ч: "4",
+  ш: "w",
+  б: "6",
+  э: "3",
+  ъ: "b",
+  ы: "b",
 };
 /** Letters beyond ASCII without a Unicode decomposition, and the ASCII letters they look like. */
 const LATIN_LOOKS: Record<string, string> = {
-  ß: "B", ł: "l", Ł: "L", ø: "o", Ø: "O", đ: "d", Đ: "D", ı: "i", æ: "a", Æ: "A", œ: "o", Œ: "O", ð: "d", þ: "p", µ: "u",
+  ß: "B",
+  ł: "l",
+  Ł: "L",
+  ø: "o",
+  Ø: "O",
+  đ: "d",
+  Đ: "D",
+  ı: "i",
+  æ: "a",
+  Æ: "A",
+  œ: "o",
+  Œ: "O",
+  ð: "d",
+  þ: "p",
+  µ: "u",
 };
 /** Typographic punctuation and the ASCII the recogniser reads for it. */
 const PUNCT_LOOKS: Record<string, string> = {
-  "‘": "'", "’": "'", "‚": ",", "“": '"', "”": '"', "„": '"', "«": "<", "»": ">", "–": "-", "—": "-", "…": ".", "•": ".", "·": ".", "´": "'", "`": "'",
+  "‘": "'",
+  "’": "'",
+  "‚": ",",
+  "“": '"',
+  "”": '"',
+  "„": '"',
+  "«": "<",
+  "»": ">",
+  "–": "-",
+  "—": "-",
+  "…": ".",
+  "•": ".",
+  "·": ".",
+  "´": "'",
+  "`": "'",
 };
 /** Letters and marks beyond the recogniser's alphabet, and what it reads for them, sure, besides their base
  * (scripts/train/recogniser-confusions.mjs, 400 synthetic lines in 12 fonts: ü as "i" 48 times of 134, ß as "f" 5
@@ -117,7 +211,8 @@ function beyondRecogniser(ch: string): boolean {
 /** Two characters that differ only by what the recogniser cannot see: an accent, a script, a typographic form. */
 function sameBase(a: string, b: string): boolean {
   if (a === b || MISREADS[a] === b || MISREADS[b] === a) return true;
-  const x = baseOf(a), y = baseOf(b);
+  const x = baseOf(a),
+    y = baseOf(b);
   if (x === y) return true;
   // a recogniser misreading case on look-alike shapes (Cyrillic в/В → B, к/К → k or K)
   return CYRILLIC.test(a) && x.toLowerCase() === y.toLowerCase();
@@ -162,8 +257,12 @@ const LATIN_ONLY = /[dfghjlqstvwzDFGJLQSVWZ]/;
  * Latin letters (at most `latinShare`) are shapes no Cyrillic letter has (d f g h j l q s t v w z, D F G J L Q S V W Z).
  * Measured on synthetic training-type pages: Latin pages (en, fr, es) 0.28-0.52, a Ukrainian page 0.03.
  */
-export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOptions = FAITHFUL_DEFAULTS): PageScripts & { latinOnly: number; letters: number; cyrillicWords: number; words: number } {
-  let letters = 0, latinOnly = 0;
+export function pageScripts(
+  lines: readonly LineEvidence[],
+  options: FaithfulOptions = FAITHFUL_DEFAULTS,
+): PageScripts & { latinOnly: number; letters: number; cyrillicWords: number; words: number } {
+  let letters = 0,
+    latinOnly = 0;
   for (const line of lines) {
     const chars = Array.from(line.text);
     if (chars.length !== line.peaks.length) continue;
@@ -176,7 +275,8 @@ export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOpt
   }
   // a page with hardly any sure letters (figures, a title) decides nothing: the decoder's letters stay
   const cyrillic = letters < 20 || latinOnly <= options.latinShare * letters;
-  let words = 0, cyrillicWords = 0;
+  let words = 0,
+    cyrillicWords = 0;
   for (const line of lines) {
     const chars = Array.from(line.text);
     if (chars.length !== line.peaks.length) continue;
@@ -184,7 +284,14 @@ export function pageScripts(lines: readonly LineEvidence[], options: FaithfulOpt
     const flush = () => {
       if (word.length >= 3) {
         words++;
-        if (cyrillicLook(word.map((i) => chars[i]!).join(""), word.map((i) => line.peaks[i]!), options.confident)) cyrillicWords++;
+        if (
+          cyrillicLook(
+            word.map((i) => chars[i]!).join(""),
+            word.map((i) => line.peaks[i]!),
+            options.confident,
+          )
+        )
+          cyrillicWords++;
       }
       word = [];
     };
@@ -290,18 +397,25 @@ type Step = { d?: number; r?: number };
 
 /** Edit-distance alignment of the decoder's characters `d` with the recogniser's `r` (look-alikes match cheaply). */
 export function align(d: readonly string[], r: readonly string[]): Step[] {
-  const n = d.length, m = r.length;
+  const n = d.length,
+    m = r.length;
   const W = m + 1;
   const cost = new Float64Array((n + 1) * W);
   const gap = (ch: string) => (ch === " " ? 0.6 : 1);
   for (let i = 1; i <= n; i++) cost[i * W] = cost[(i - 1) * W]! + gap(d[i - 1]!);
   for (let j = 1; j <= m; j++) cost[j] = cost[j - 1]! + gap(r[j - 1]!);
-  const sub = (a: string, b: string) => (a === b ? 0 : sameBase(a, b) ? 0.2 : a === " " || b === " " ? 1.6 : a.toLowerCase() === b.toLowerCase() ? 0.5 : 1);
+  const sub = (a: string, b: string) =>
+    a === b ? 0 : sameBase(a, b) ? 0.2 : a === " " || b === " " ? 1.6 : a.toLowerCase() === b.toLowerCase() ? 0.5 : 1;
   for (let i = 1; i <= n; i++)
     for (let j = 1; j <= m; j++)
-      cost[i * W + j] = Math.min(cost[(i - 1) * W + j - 1]! + sub(d[i - 1]!, r[j - 1]!), cost[(i - 1) * W + j]! + gap(d[i - 1]!), cost[i * W + j - 1]! + gap(r[j - 1]!));
+      cost[i * W + j] = Math.min(
+        cost[(i - 1) * W + j - 1]! + sub(d[i - 1]!, r[j - 1]!),
+        cost[(i - 1) * W + j]! + gap(d[i - 1]!),
+        cost[i * W + j - 1]! + gap(r[j - 1]!),
+      );
   const steps: Step[] = [];
-  let i = n, j = m;
+  let i = n,
+    j = m;
   while (i > 0 || j > 0) {
     const here = cost[i * W + j]!;
     if (i > 0 && j > 0 && Math.abs(here - (cost[(i - 1) * W + j - 1]! + sub(d[i - 1]!, r[j - 1]!))) < 1e-9) steps.push({ d: --i, r: --j });
@@ -315,7 +429,11 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
 // the merge
 
 /** Bracket pairs the recogniser confuses with each other. */
-const BRACKETS: readonly (readonly [string, string])[] = [["{", "}"], ["[", "]"], ["(", ")"]];
+const BRACKETS: readonly (readonly [string, string])[] = [
+  ["{", "}"],
+  ["[", "]"],
+  ["(", ")"],
+];
 
 const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : ch);
 
@@ -324,8 +442,12 @@ const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;
  * S structure, a the decoder agreeing with a sure slot, r a sure slot's character over the decoder's, x a sure
  * character restored, b the decoder's letter beyond the recogniser kept, w the decoder's over weak or no evidence.
  */
-export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS):
-  { text: string; tags: string; restored: number } {
+export function mergeLineTagged(
+  decoded: string,
+  evidence: LineEvidence,
+  scripts: PageScripts,
+  options: FaithfulOptions = FAITHFUL_DEFAULTS,
+): { text: string; tags: string; restored: number } {
   const units = markdownUnits(decoded);
   const html = units.some((u) => u.structure && u.out.startsWith("<")) || /&(?:amp|lt|gt);/.test(decoded);
   const rawR = Array.from(evidence.text);
@@ -338,7 +460,17 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   // whose recogniser letters are look-alikes
   const { diacritics, diacriticPeaks } = evidence;
   const marked = (j: number, ch: string) => {
-    if (scripts.cyrillic || !r.length || !diacritics || !diacriticPeaks || j < 0 || j >= r.length || diacriticPeaks[j]! < DIACRITIC_SURE || !markable(ch)) return ch;
+    if (
+      scripts.cyrillic ||
+      !r.length ||
+      !diacritics ||
+      !diacriticPeaks ||
+      j < 0 ||
+      j >= r.length ||
+      diacriticPeaks[j]! < DIACRITIC_SURE ||
+      !markable(ch)
+    )
+      return ch;
     const base = splitMark(ch).base;
     if (base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
     return withMark(base, DIACRITICS[diacritics[j]!] ?? "none") ?? ch;
@@ -346,10 +478,17 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   // a box the recogniser read nothing in (a rule, a picture) has no letters or digits to write
   if (options.empty && evidence.text.length === 0) {
     const kept = units.filter((u) => u.structure || !LETTER_OR_DIGIT.test(u.ch));
-    return { text: kept.map((u) => u.out).join(""), tags: kept.map((u) => (u.structure ? "S" : "w").repeat(u.out.length)).join(""), restored: 0 };
+    return {
+      text: kept.map((u) => u.out).join(""),
+      tags: kept.map((u) => (u.structure ? "S" : "w").repeat(u.out.length)).join(""),
+      restored: 0,
+    };
   }
   const content = units.map((u, k) => (u.structure ? -1 : k)).filter((k) => k >= 0);
-  const steps = align(content.map((k) => units[k]!.ch), r);
+  const steps = align(
+    content.map((k) => units[k]!.ch),
+    r,
+  );
   // decoder unit -> its step; recogniser slot -> the decoder unit aligned with it
   const rToD = new Int32Array(r.length).fill(-1);
   const dToR = new Int32Array(content.length).fill(-1);
@@ -360,11 +499,15 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   // a letter before the text, a hyphen the decoder joined its word over after it)
   const firstAligned = rToD.findIndex((x) => x >= 0);
   let lastAligned = -1;
-  rToD.forEach((x, j) => { if (x >= 0) lastAligned = j; });
+  rToD.forEach((x, j) => {
+    if (x >= 0) lastAligned = j;
+  });
   // ... but a number is copied whole: sure digits beyond them that continue an aligned number ("0.96" -> "0.969")
   const numeric = (a: number, b: number) => r.slice(a, b + 1).every((c, q) => /[\d.,]/.test(c) && sure(a + q));
-  const numberEdge = (j: number) => /\d/.test(r[j]!) &&
-    ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) || (j < firstAligned && /\d/.test(r[firstAligned]!) && numeric(j, firstAligned)));
+  const numberEdge = (j: number) =>
+    /\d/.test(r[j]!) &&
+    ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) ||
+      (j < firstAligned && /\d/.test(r[firstAligned]!) && numeric(j, firstAligned)));
   const out: string[] = units.map((u) => (u.structure ? u.out : ""));
   const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
   let restored = 0;
@@ -383,7 +526,10 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
     const aligned = new Map<number, number>();
     for (const t of steps) if (t.d !== undefined && t.r !== undefined) aligned.set(content[t.d]!, t.r);
     for (let k = 0; k < units.length; ) {
-      if (units[k]!.structure || !/[\p{L}\p{N}'’-]/u.test(units[k]!.ch)) { k++; continue; }
+      if (units[k]!.structure || !/[\p{L}\p{N}'’-]/u.test(units[k]!.ch)) {
+        k++;
+        continue;
+      }
       let e = k;
       while (e < units.length && !units[e]!.structure && /[\p{L}\p{N}'’-]/u.test(units[e]!.ch)) e++;
       const word = units.slice(k, e);
@@ -418,13 +564,17 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         const rc = r[s.r]!;
         lastR = s.r;
         if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
-        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!))) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
-        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc)) [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
-        else if (!allowed(d, at(content[s.d]!))) out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
+        else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!)))
+          [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
+        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc))
+          [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
+        else if (!allowed(d, at(content[s.d]!)))
+          out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       } else {
         // the decoder wrote a character the recogniser saw nothing for
-        const prev = lastR, next = nextR(k + 1);
+        const prev = lastR,
+          next = nextR(k + 1);
         const inRun = (prev >= 0 || next < r.length) && (prev < 0 || sure(prev)) && (next >= r.length || sure(next)) && r.length > 0;
         // a doubled letter the recogniser read once (CTC merges a run without a blank between): the decoder's
         // neighbour is the same letter, aligned with the recogniser's
@@ -432,7 +582,8 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
         // (a mark repeated more than once beyond the recogniser's run of it is no doubled mark: the decoder's "####1"
         // for the recogniser's sure "#1" in TeX code)
         const runOf = (chars: (q: number) => string | undefined, q: number): [number, number] => {
-          let a = q, b = q;
+          let a = q,
+            b = q;
           while (chars(a - 1) === d) a--;
           while (chars(b + 1) === d) b++;
           return [a, b];
@@ -456,13 +607,20 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
           return rc !== undefined && units[content[q]!]!.ch !== d && sameBase(d, rc);
         };
         const beside = beyondRecogniser(d) && !CYRILLIC.test(d) && twin(s.d - 1);
-        const droppable = LETTER_OR_DIGIT.test(d) ? !doubled && !ligature && (!beyondRecogniser(d) || beside)
-          : d === " " ? options.spaces !== "none" && prev >= 0 && next < r.length && r[prev] !== " " && r[next] !== " " &&
-            (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
-          // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
-          : options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
+        const droppable = LETTER_OR_DIGIT.test(d)
+          ? !doubled && !ligature && (!beyondRecogniser(d) || beside)
+          : d === " "
+            ? options.spaces !== "none" &&
+              prev >= 0 &&
+              next < r.length &&
+              r[prev] !== " " &&
+              r[next] !== " " &&
+              (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
+            : // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
+              options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
         // (an overrun goes wherever the recogniser's run of the mark is sure, its neighbours sure or not)
-        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable) || (overrun && sure(aligned!) && options.punctuation)) out[content[s.d]!] = "";
+        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable) || (overrun && sure(aligned!) && options.punctuation))
+          out[content[s.d]!] = "";
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       }
       lastD = s.d;
@@ -471,10 +629,19 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
       const j = s.r!;
       lastR = j;
       const rc = r[j]!;
-      const flanked = options.restore === "word"
-        ? j > 0 && j + 1 < r.length && rToD[j - 1]! >= 0 && rToD[j + 1]! >= 0 && LETTER_OR_DIGIT.test(r[j - 1]!) && LETTER_OR_DIGIT.test(r[j + 1]!)
-        : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
-      const kind = LETTER_OR_DIGIT.test(rc) || (options.restore === "line" && rc !== " " && writable(rc)) || (options.restore === "line" && rc === " " && options.spaces !== "none");
+      const flanked =
+        options.restore === "word"
+          ? j > 0 &&
+            j + 1 < r.length &&
+            rToD[j - 1]! >= 0 &&
+            rToD[j + 1]! >= 0 &&
+            LETTER_OR_DIGIT.test(r[j - 1]!) &&
+            LETTER_OR_DIGIT.test(r[j + 1]!)
+          : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
+      const kind =
+        LETTER_OR_DIGIT.test(rc) ||
+        (options.restore === "line" && rc !== " " && writable(rc)) ||
+        (options.restore === "line" && rc === " " && options.spaces !== "none");
       // nor half of what the decoder wrote as one letter: ß for "ss", Cyrillic ы for "bl", ю for "IO"
       const nextD = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
       const cyr = (q: number | undefined) => q !== undefined && q >= 0 && CYRILLIC.test(units[content[q]!]!.ch) && cyrOk[content[q]!]!;
@@ -500,7 +667,10 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   // a run of characters only the decoder wrote, whose letters and marks were all dropped, loses its spaces too
   // ("of course be be saved" -> "of course be saved", not "of cours e be saved")
   for (let k = 0; k < steps.length; ) {
-    if (steps[k]!.r !== undefined) { k++; continue; }
+    if (steps[k]!.r !== undefined) {
+      k++;
+      continue;
+    }
     let e = k;
     while (e < steps.length && steps[e]!.r === undefined) e++;
     const run = steps.slice(k, e).map((t) => content[t.d!]!);
@@ -514,7 +684,9 @@ export function mergeLineTagged(decoded: string, evidence: LineEvidence, scripts
   let tags = "";
   const tagged = (t: string, c: string, k = -1) => {
     // nothing of a script the page does not use survives (a fallback line is the recogniser's own reading)
-    const g = Array.from(t).map(k >= 0 ? guardAt(k) : (ch) => (allowed(ch, scripts) ? ch : latinFor(ch))).join("");
+    const g = Array.from(t)
+      .map(k >= 0 ? guardAt(k) : (ch) => (allowed(ch, scripts) ? ch : latinFor(ch)))
+      .join("");
     text += g;
     tags += c.repeat(g.length);
   };
@@ -537,7 +709,9 @@ const LATEX_LOGO = /(^|[^\p{L}\p{N}\\@])([Il1|]?)A(?=TEX(?:$|[^\p{Lu}]))/gu;
 
 function typesetLogos(text: string, tags: string, restored: number): { text: string; tags: string; restored: number } {
   if (!text.includes("ATEX")) return { text, tags, restored };
-  let outText = "", outTags = "", from = 0;
+  let outText = "",
+    outTags = "",
+    from = 0;
   for (const m of text.matchAll(LATEX_LOGO)) {
     const at = m.index! + m[1]!.length;
     outText += text.slice(from, at) + "LA";
@@ -553,7 +727,12 @@ function typesetLogos(text: string, tags: string, restored: number): { text: str
  * file's head). `decoded` is the decoder's Markdown for the line (with its leading separator), `evidence` the
  * recogniser's reading of the same line.
  */
-export function mergeLine(decoded: string, evidence: LineEvidence, scripts: PageScripts, options: FaithfulOptions = FAITHFUL_DEFAULTS): string {
+export function mergeLine(
+  decoded: string,
+  evidence: LineEvidence,
+  scripts: PageScripts,
+  options: FaithfulOptions = FAITHFUL_DEFAULTS,
+): string {
   return mergeLineTagged(decoded, evidence, scripts, options).text;
 }
 
@@ -577,7 +756,12 @@ const TRACE = process.env.OCR_FAITHFUL_TRACE;
  * The Markdown of line `index` of a page whose line views are `views`: the decoder's `decoded` merged with the
  * recogniser's evidence (the page's scripts are decided on its first line and kept for the page).
  */
-export function faithfulLine(decoded: string, views: readonly EvidenceView[], index: number, page?: { source: string; pageNumber: number }): string {
+export function faithfulLine(
+  decoded: string,
+  views: readonly EvidenceView[],
+  index: number,
+  page?: { source: string; pageNumber: number },
+): string {
   const view = views[index]!;
   if (view.text === undefined || view.slotPeak === undefined) return decoded;
   let scripts = pageCache.get(views);
@@ -585,10 +769,24 @@ export function faithfulLine(decoded: string, views: readonly EvidenceView[], in
     scripts = pageScripts(views.map((v) => ({ text: v.text ?? "", peaks: v.slotPeak ?? new Float32Array(0) })));
     pageCache.set(views, scripts);
   }
-  const merged = mergeLine(decoded, { text: view.text, peaks: view.slotPeak, diacritics: view.slotDiacritic, diacriticPeaks: view.slotDiacriticPeak }, scripts);
+  const merged = mergeLine(
+    decoded,
+    { text: view.text, peaks: view.slotPeak, diacritics: view.slotDiacritic, diacriticPeaks: view.slotDiacriticPeak },
+    scripts,
+  );
   if (TRACE)
-    appendFileSync(TRACE, JSON.stringify({ source: page?.source, page: page?.pageNumber, line: index, text: view.text,
-      peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000), decoded, merged }) + "\n");
+    appendFileSync(
+      TRACE,
+      JSON.stringify({
+        source: page?.source,
+        page: page?.pageNumber,
+        line: index,
+        text: view.text,
+        peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000),
+        decoded,
+        merged,
+      }) + "\n",
+    );
   return merged;
 }
 
@@ -603,4 +801,3 @@ export function joinHyphenated(previousMarkdown: string, previousText: string | 
   if (!/\p{L}$/u.test(previousMarkdown)) return markdown;
   return /^ \p{Ll}/u.test(markdown) ? markdown.slice(1) : markdown;
 }
-

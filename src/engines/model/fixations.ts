@@ -37,10 +37,18 @@ export class FixationLog {
    * `grid` its [rows, cols] of embeddings, each row followed by one row-newline entry when `rowNewline`
    * (row newlines and the view separator are visual entries too, but not page cells: they are left out).
    */
-  page(source: string, page: number, fixations: Fixation[], visualStart: number, grid: [number, number], rowNewline: boolean,
+  page(
+    source: string,
+    page: number,
+    fixations: Fixation[],
+    visualStart: number,
+    grid: [number, number],
+    rowNewline: boolean,
     view?: { index: number; box: [number, number, number, number]; firstStep: number },
     /** page position (fractions) of a kept cell, when known */
-    locate?: (row: number, col: number) => [number, number] | undefined, pageSize?: [number, number]): void {
+    locate?: (row: number, col: number) => [number, number] | undefined,
+    pageSize?: [number, number],
+  ): void {
     const [gridRows, gridCols] = grid;
     const stride = gridCols + (rowNewline ? 1 : 0);
     fixations.forEach((f, step) => {
@@ -54,7 +62,10 @@ export class FixationLog {
       if (view) record.line = { index: view.index, box: view.box };
       if (locate) {
         const round = (v: number) => Math.round(v * 10000) / 10000;
-        record.points = cells.map(([r, c]) => locate(r, c)).filter((p): p is [number, number] => !!p).map(([x, y]) => [round(x), round(y)]);
+        record.points = cells
+          .map(([r, c]) => locate(r, c))
+          .filter((p): p is [number, number] => !!p)
+          .map(([x, y]) => [round(x), round(y)]);
       }
       if (pageSize) record.pageSize = pageSize;
       this.out.write(JSON.stringify(record) + "\n");
@@ -86,7 +97,8 @@ export async function readFixations(file: string, doc: string): Promise<Fixation
     } catch {
       throw new Error(`line ${i + 1} is not JSON`);
     }
-    if (typeof r.source !== "string" || typeof r.page !== "number" || !Array.isArray(r.cells)) throw new Error(`line ${i + 1} is not a fixation record`);
+    if (typeof r.source !== "string" || typeof r.page !== "number" || !Array.isArray(r.cells))
+      throw new Error(`line ${i + 1} is not a fixation record`);
     records.push(r);
   });
   if (!records.length) throw new Error("holds no fixation records");
@@ -106,7 +118,8 @@ export function fixationOverlay(records: readonly FixationRecord[], width: numbe
   const lines = new Map<number, [number, number, number, number]>();
   for (const r of records) {
     for (const [fx, fy] of r.points ?? []) {
-      const x = Math.round(fx * width), y = Math.round(fy * height);
+      const x = Math.round(fx * width),
+        y = Math.round(fy * height);
       const key = `${x},${y}`;
       const c = counts.get(key);
       if (c) c.n++;
@@ -119,7 +132,8 @@ export function fixationOverlay(records: readonly FixationRecord[], width: numbe
   for (const r of records) {
     if (!r.line || !r.pageSize) continue;
     // boxes are in the parse run's page pixels: scale them to this rendering
-    const sx = width / r.pageSize[0], sy = height / r.pageSize[1];
+    const sx = width / r.pageSize[0],
+      sy = height / r.pageSize[1];
     const [x0, y0, x1, y1] = r.line.box;
     lines.set(r.line.index, [x0 * sx, y0 * sy, x1 * sx, y1 * sy].map(Math.round) as [number, number, number, number]);
   }

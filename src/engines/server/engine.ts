@@ -6,7 +6,14 @@ import { isInputError, type RasterPage } from "../../input/index.js";
 import { splitPages } from "../../output/grounding.js";
 import { chatCompletion, listModels, serverLabel, ServerError, type ClientOptions, type ServedModel } from "../../server/client.js";
 import { chatRequest, profileForModel, type ModelProfile, type ServerKind } from "../../server/requests.js";
-import { registerEngine, type DecodeContext, type DecodedPage, type DocumentPages, type ModelIdentity, type PageEngine } from "../engine.js";
+import {
+  registerEngine,
+  type DecodeContext,
+  type DecodedPage,
+  type DocumentPages,
+  type ModelIdentity,
+  type PageEngine,
+} from "../engine.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { EngineSettings, ServerSettings } from "../settings.js";
 import { decodedPageFromText } from "../page.js";
@@ -105,7 +112,9 @@ export class ServerEngine implements PageEngine {
       const raster = await pages.render(pageNumber);
       const render = performance.now() - t;
       t = performance.now();
-      const png = await sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: 3 } }).png().toBuffer();
+      const png = await sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: 3 } })
+        .png()
+        .toBuffer();
       return { pageNumber, raster, png, timings: { render: round(render), encode: round(performance.now() - t) } };
     } catch (error) {
       if (!isInputError(error)) throw error;
@@ -132,8 +141,14 @@ export class ServerEngine implements PageEngine {
 
   private async request(pages: DocumentPages, rendered: Rendered[], context: DecodeContext): Promise<DecodedPage[]> {
     const several = rendered.length > 1;
-    const body = chatRequest({ model: this.served, server: this.serverKind, profile: this.profile, pages: rendered.map((r) => r.png),
-      maxTokens: this.maxTokens * rendered.length, stream: true });
+    const body = chatRequest({
+      model: this.served,
+      server: this.serverKind,
+      profile: this.profile,
+      pages: rendered.map((r) => r.png),
+      maxTokens: this.maxTokens * rendered.length,
+      stream: true,
+    });
     const first = rendered[0]!.pageNumber;
     let answer;
     try {
@@ -141,7 +156,10 @@ export class ServerEngine implements PageEngine {
         signal: context.signal,
         onTokens: (tokens, ms) => context.progress?.(first, tokens, ms),
         onRetry: (error, attempt, wait) =>
-          context.warn(`page ${first}${several ? `-${rendered.at(-1)!.pageNumber}` : ""}: ${error.message}; retry ${attempt} of ${this.client.retries} in ${(wait / 1000).toFixed(1)} s`, first),
+          context.warn(
+            `page ${first}${several ? `-${rendered.at(-1)!.pageNumber}` : ""}: ${error.message}; retry ${attempt} of ${this.client.retries} in ${(wait / 1000).toFixed(1)} s`,
+            first,
+          ),
       });
     } catch (error) {
       if (!(error instanceof ServerError)) throw error;
@@ -163,13 +181,28 @@ export class ServerEngine implements PageEngine {
       // a page is complete when a <PAGE> follows it or the answer ended (finish_reason "stop") after it
       const truncated = perPage ? perPage[k]!.truncated : !present || (k === texts.length - 1 && !ended);
       // the server counts tokens per request: a shared request's count is split by the length of each page's text
-      const tokenCount = perPage ? perPage[k]!.tokens
-        : several ? (present ? Math.round((answer.completionTokens * texts[k]!.length) / totalChars) : 0) : answer.completionTokens;
+      const tokenCount = perPage
+        ? perPage[k]!.tokens
+        : several
+          ? present
+            ? Math.round((answer.completionTokens * texts[k]!.length) / totalChars)
+            : 0
+          : answer.completionTokens;
       const request = round(answer.ms / rendered.length);
-      const page = await decodedPageFromText(present ? texts[k]! : "", { ...r.raster, pageNumber: r.pageNumber, pixels: r.raster },
-        { figureDir: pages.figureDir, tokenCount, truncated, timings: { ...r.timings, request }, missing: !present, maxTokens: this.maxTokens,
+      const page = await decodedPageFromText(
+        present ? texts[k]! : "",
+        { ...r.raster, pageNumber: r.pageNumber, pixels: r.raster },
+        {
+          figureDir: pages.figureDir,
+          tokenCount,
+          truncated,
+          timings: { ...r.timings, request },
+          missing: !present,
+          maxTokens: this.maxTokens,
           // `ocr serve` with a line-unit model sends each line's box and Markdown: the same blocks as a local run
-          lines: perPage?.[k]?.lines });
+          lines: perPage?.[k]?.lines,
+        },
+      );
       page.decodeMs = answer.ms / rendered.length;
       // the engine's own notes are the local run's; only figure crops (made here, from our pixels) add to them
       const notes = perPage?.[k]?.warnings;
@@ -187,8 +220,17 @@ export class ServerEngine implements PageEngine {
 async function failedPage(pages: DocumentPages, pageNumber: number, message: string, raster?: RasterPage): Promise<DecodedPage> {
   const size = raster ?? (await pages.pixelSize(pageNumber).catch(() => ({ width: 0, height: 0, dpi: undefined })));
   return {
-    pageNumber, width: size.width, height: size.height, dpi: size.dpi, markdown: "", blocks: [], tokenCount: 0, truncated: false,
-    timings: {}, warnings: [`page ${pageNumber} has no text: ${message}`], error: message,
+    pageNumber,
+    width: size.width,
+    height: size.height,
+    dpi: size.dpi,
+    markdown: "",
+    blocks: [],
+    tokenCount: 0,
+    truncated: false,
+    timings: {},
+    warnings: [`page ${pageNumber} has no text: ${message}`],
+    error: message,
   };
 }
 
@@ -213,7 +255,8 @@ export async function createServerEngine(settings: EngineSettings): Promise<Page
   try {
     models = await listModels(client);
   } catch (error) {
-    if (error instanceof ServerError) throw new EnvironmentError(`--server: cannot list the models of ${serverLabel(s.url)}: ${error.message}`);
+    if (error instanceof ServerError)
+      throw new EnvironmentError(`--server: cannot list the models of ${serverLabel(s.url)}: ${error.message}`);
     throw error;
   }
   const served = s.model ?? models[0]?.id;
@@ -229,10 +272,25 @@ export async function createServerEngine(settings: EngineSettings): Promise<Page
     // and how many pages it reads in one request (a streaming-layout model reads them in one pass, as a local run does)
     const pageText = entry.ocr.prompt.replace("<image>", "").replace(/^\n/, "");
     const per = Math.max(1, Math.floor(entry.ocr.pages_per_request ?? 1));
-    profile = { family: "ocr", pageText, documentText: per > 1 ? pageText : undefined, pagesPerRequest: per, imageFirst: true, maxTokens: entry.ocr.max_tokens };
+    profile = {
+      family: "ocr",
+      pageText,
+      documentText: per > 1 ? pageText : undefined,
+      pagesPerRequest: per,
+      imageFirst: true,
+      maxTokens: entry.ocr.max_tokens,
+    };
   } else profile = profileForModel(served);
   const id = entry?.ocr?.model_id ?? createHash("sha256").update(`server\0${served}`).digest("hex").slice(0, 16);
-  return new ServerEngine({ name: served, dir: null, id }, client, served, kind, profile, settings.model.maxTokens ?? profile.maxTokens, s.concurrency);
+  return new ServerEngine(
+    { name: served, dir: null, id },
+    client,
+    served,
+    kind,
+    profile,
+    settings.model.maxTokens ?? profile.maxTokens,
+    s.concurrency,
+  );
 }
 
 registerEngine({ name: "server", description: "an OpenAI-compatible server (ocr parse --server URL)", create: createServerEngine });

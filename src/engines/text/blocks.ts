@@ -137,9 +137,22 @@ export function buildWords(runs: readonly TextRun[]): Word[] {
 
 /** Spacing accents TeX and others draw as separate glyphs, and the combining marks they stand for. */
 const COMBINING: Record<string, string> = {
-  "\u02c6": "\u0302", "^": "\u0302", "\u02dc": "\u0303", "~": "\u0303", "\u00a8": "\u0308", "\u00b4": "\u0301",
-  "`": "\u0300", "\u02d8": "\u0306", "\u02c7": "\u030c", "\u00af": "\u0304", "\u02c9": "\u0304", "\u02d9": "\u0307",
-  "\u02da": "\u030a", "\u00b8": "\u0327", "\u02db": "\u0328", "\u02dd": "\u030b",
+  "\u02c6": "\u0302",
+  "^": "\u0302",
+  "\u02dc": "\u0303",
+  "~": "\u0303",
+  "\u00a8": "\u0308",
+  "\u00b4": "\u0301",
+  "`": "\u0300",
+  "\u02d8": "\u0306",
+  "\u02c7": "\u030c",
+  "\u00af": "\u0304",
+  "\u02c9": "\u0304",
+  "\u02d9": "\u0307",
+  "\u02da": "\u030a",
+  "\u00b8": "\u0327",
+  "\u02db": "\u0328",
+  "\u02dd": "\u030b",
 };
 
 /** A spacing accent or combining mark other than ASCII ^ ~ ` (those are also plain characters of code and prose). */
@@ -259,8 +272,7 @@ function groupBlocks(all: readonly Word[]): { words: Word[]; fontSize: number }[
         const byBucket = new Map<number, Word>();
         for (const w of pool) {
           if (w.base < minBase - INTRA_LINE * fs || w.base > maxBase + INTRA_LINE * fs || !sameSize(w, 0.2)) continue;
-          const beside =
-            side === "left" ? w.xMax <= box.xMin && w.xMax > box.xMin - far : w.xMin >= box.xMax && w.xMin < box.xMax + far;
+          const beside = side === "left" ? w.xMax <= box.xMin && w.xMax > box.xMin - far : w.xMin >= box.xMax && w.xMin < box.xMax + far;
           if (!beside) continue;
           const b = bucketOf(w.base);
           const prev = byBucket.get(b);

@@ -44,8 +44,17 @@ export function createTextEngine(): PageEngine {
         if (entry.error !== undefined) {
           const size = await pages.pixelSize(pageNumber).catch(() => ({ width: 0, height: 0, dpi: undefined }));
           yield {
-            pageNumber, width: size.width, height: size.height, dpi: size.dpi, markdown: "", blocks: [], tokenCount: 0,
-            truncated: false, timings: { text: round(entry.ms) }, warnings: [`page ${pageNumber} has no text: ${entry.error}`], error: entry.error,
+            pageNumber,
+            width: size.width,
+            height: size.height,
+            dpi: size.dpi,
+            markdown: "",
+            blocks: [],
+            tokenCount: 0,
+            truncated: false,
+            timings: { text: round(entry.ms) },
+            warnings: [`page ${pageNumber} has no text: ${entry.error}`],
+            error: entry.error,
           };
           continue;
         }
@@ -58,8 +67,12 @@ export function createTextEngine(): PageEngine {
           // Points → page pixels: the same space the rendered page (and the model's boxes) use.
           const sx = size.width / entry.text.width;
           const sy = size.height / entry.text.height;
-          const px = (b: { x0: number; y0: number; x1: number; y1: number }): [number, number, number, number] =>
-            [Math.round(b.x0 * sx), Math.round(b.y0 * sy), Math.round(b.x1 * sx), Math.round(b.y1 * sy)];
+          const px = (b: { x0: number; y0: number; x1: number; y1: number }): [number, number, number, number] => [
+            Math.round(b.x0 * sx),
+            Math.round(b.y0 * sy),
+            Math.round(b.x1 * sx),
+            Math.round(b.y1 * sy),
+          ];
           // the blocks themselves (each carries its Markdown), their boxes now in page pixels
           blocks = layout.blocks.map((entry) => {
             const { bboxPoints, linePoints } = entry;
@@ -99,11 +112,23 @@ export function createTextEngine(): PageEngine {
  */
 export function markRunningHeaders(blocks: Block[], pageHeight: number): void {
   const lines = blocks.flatMap((b, k) => (b.lines ?? []).map((l) => ({ block: k, line: l })));
-  const boxes = lines.map(({ line: { bbox: [xMin, yMin, xMax, yMax] } }) => ({ xMin, yMin, xMax, yMax }));
-  const roles = marginRoles(boxes, lines.map((l) => l.line.text), pageHeight, lines.map((l) => blocks[l.block]!.type === "heading"));
+  const boxes = lines.map(
+    ({
+      line: {
+        bbox: [xMin, yMin, xMax, yMax],
+      },
+    }) => ({ xMin, yMin, xMax, yMax }),
+  );
+  const roles = marginRoles(
+    boxes,
+    lines.map((l) => l.line.text),
+    pageHeight,
+    lines.map((l) => blocks[l.block]!.type === "heading"),
+  );
   blocks.forEach((block, k) => {
     const own = lines.map((l, i) => (l.block === k ? roles.get(i) : null)).filter((r) => r !== null);
-    if (own.length && own.every((r) => r !== undefined)) block.type = own.every((r) => r === "page-number") ? "page-number" : own.find((r) => r !== "page-number")!;
+    if (own.length && own.every((r) => r !== undefined))
+      block.type = own.every((r) => r === "page-number") ? "page-number" : own.find((r) => r !== "page-number")!;
   });
 }
 

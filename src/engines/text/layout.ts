@@ -73,20 +73,40 @@ export function layoutBlocks(textBlocks: readonly TextBlock[], headingSizes?: re
     const bullet = BULLET.exec(lines[0]!.text);
     if (level > 0 && lines.length <= 3 && plain.length <= 200) {
       const heading = lines.map((l) => l.text).join(" ");
-      add({ type: "heading", level, text: heading, bbox: null }, box, lines, `${"#".repeat(Math.min(level, 6))} ${escapeMarkdownInline(heading)}`);
+      add(
+        { type: "heading", level, text: heading, bbox: null },
+        box,
+        lines,
+        `${"#".repeat(Math.min(level, 6))} ${escapeMarkdownInline(heading)}`,
+      );
     } else if (lines.every((l) => l.words.every((w) => w.monospace))) {
       // Indentation in code matters: recover it from x offsets in character widths (about 0.525 em in monospace).
       const charWidth = 0.525 * block.fontSize;
       const code = lines.map((l) => " ".repeat(Math.max(0, Math.round((l.xMin - block.xMin) / charWidth))) + l.text).join("\n");
-      add({ type: "code", text: lines.map((l) => l.text).join("\n"), bbox: null }, box, lines, "```\n" + code.replace(/```/g, "`\u200b``") + "\n```");
+      add(
+        { type: "code", text: lines.map((l) => l.text).join("\n"), bbox: null },
+        box,
+        lines,
+        "```\n" + code.replace(/```/g, "`\u200b``") + "\n```",
+      );
     } else if (bullet) {
       const item = joinLines(lines.map((l) => l.text)).replace(BULLET, "");
       // the item's own number is kept (159. stays 159.); bullets of any shape become "-"
       const number = /^\(?(\d{1,3})[.)]/.exec(bullet[1]!);
       const marker = number ? `${Number(number[1])}.` : "-";
-      add({ type: "list-item", marker: bullet[1]!, text: plain.replace(BULLET, ""), bbox: null }, box, lines, `${marker} ${escapeMarkdownInline(item)}`);
+      add(
+        { type: "list-item", marker: bullet[1]!, text: plain.replace(BULLET, ""), bbox: null },
+        box,
+        lines,
+        `${marker} ${escapeMarkdownInline(item)}`,
+      );
     } else {
-      add({ type: "paragraph", text: plain, bbox: null }, box, lines, escapeMarkdownLineStart(escapeMarkdownInline(joinLines(lines.map((l) => l.text)))));
+      add(
+        { type: "paragraph", text: plain, bbox: null },
+        box,
+        lines,
+        escapeMarkdownLineStart(escapeMarkdownInline(joinLines(lines.map((l) => l.text)))),
+      );
     }
   }
   return { markdown: parts.join("\n\n"), blocks };

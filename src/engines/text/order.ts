@@ -99,13 +99,26 @@ function findTables(blocks: readonly OrderBlock[]): number[] {
 
 /** Boxes the rules compare: a table's cells share the table's box; other blocks widen towards text below. */
 function extendedBoxes(blocks: readonly OrderBlock[], table: readonly number[]): Node[] {
-  const nodes: Node[] = blocks.map((block, i) => ({ block, xMin: block.xMin, xMax: block.xMax, yMin: block.yMin, yMax: block.yMax, table: table[i]! }));
+  const nodes: Node[] = blocks.map((block, i) => ({
+    block,
+    xMin: block.xMin,
+    xMax: block.xMax,
+    yMin: block.yMin,
+    yMax: block.yMax,
+    table: table[i]!,
+  }));
   const envelopes = new Map<number, { xMin: number; xMax: number; yMin: number; yMax: number }>();
   for (const node of nodes) {
     if (node.table < 0) continue;
     const e = envelopes.get(node.table);
     if (!e) envelopes.set(node.table, { xMin: node.xMin, xMax: node.xMax, yMin: node.yMin, yMax: node.yMax });
-    else Object.assign(e, { xMin: Math.min(e.xMin, node.xMin), xMax: Math.max(e.xMax, node.xMax), yMin: Math.min(e.yMin, node.yMin), yMax: Math.max(e.yMax, node.yMax) });
+    else
+      Object.assign(e, {
+        xMin: Math.min(e.xMin, node.xMin),
+        xMax: Math.max(e.xMax, node.xMax),
+        yMin: Math.min(e.yMin, node.yMin),
+        yMax: Math.max(e.yMax, node.yMax),
+      });
   }
   for (const node of nodes) {
     if (node.table >= 0) {

@@ -1,19 +1,36 @@
 // The merge of a line's decoder Markdown with the recogniser's glyph evidence (src/engines/model/faithful.ts).
 import { describe, expect, it } from "vitest";
-import { align, baseOf, cyrillicLook, faithfulLine, joinHyphenated, markdownUnits, mergeLine, pageScripts, scriptOf, FAITHFUL_DEFAULTS, type LineEvidence } from "../../../src/engines/model/faithful.js";
+import {
+  align,
+  baseOf,
+  cyrillicLook,
+  faithfulLine,
+  joinHyphenated,
+  markdownUnits,
+  mergeLine,
+  pageScripts,
+  scriptOf,
+  FAITHFUL_DEFAULTS,
+  type LineEvidence,
+} from "../../../src/engines/model/faithful.js";
 import { DIACRITICS } from "../../../src/vision/diacritics.js";
 
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
-const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({ text, peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)) });
+const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({
+  text,
+  peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)),
+});
 const latin = { cyrillic: false };
 const cyrillic = { cyrillic: true };
 
 describe("mergeLine", () => {
   it("undoes the decoder's substitutions and drops its letters inserted inside a sure run (the README's demo page)", () => {
-    expect(mergeLine(" Docling bugundles PDF document conversion to", ev("Docling bundles PDF document conversion to"), latin))
-      .toBe(" Docling bundles PDF document conversion to");
-    expect(mergeLine(" JSON and Markdown in an egasy self contained", ev("JSON and Markdown in an easy self contained"), latin))
-      .toBe(" JSON and Markdown in an easy self contained");
+    expect(mergeLine(" Docling bugundles PDF document conversion to", ev("Docling bundles PDF document conversion to"), latin)).toBe(
+      " Docling bundles PDF document conversion to",
+    );
+    expect(mergeLine(" JSON and Markdown in an egasy self contained", ev("JSON and Markdown in an easy self contained"), latin)).toBe(
+      " JSON and Markdown in an easy self contained",
+    );
     expect(mergeLine(" Thecorem 1 holds for bundlcs", ev("Theorem 1 holds for bundles"), latin)).toBe(" Theorem 1 holds for bundles");
   });
 
@@ -35,11 +52,14 @@ describe("mergeLine", () => {
 
   it("spells the LaTeX logo the recogniser reads as IATEX or ATEX as LATEX, and leaves other words alone", () => {
     expect(mergeLine(" Process it with LATEX to see", ev("Process it with IATEX to see"), latin)).toBe(" Process it with LATEX to see");
-    expect(mergeLine(" the ATEX team, IATEX’s and (IATEX2e)", ev("the ATEX team, IATEX’s and (IATEX2e)"), latin))
-      .toBe(" the LATEX team, LATEX’s and (LATEX2e)");
+    expect(mergeLine(" the ATEX team, IATEX’s and (IATEX2e)", ev("the ATEX team, IATEX’s and (IATEX2e)"), latin)).toBe(
+      " the LATEX team, LATEX’s and (LATEX2e)",
+    );
     expect(mergeLine(" makra IATEXowe", ev("makra IATEXowe"), latin)).toBe(" makra LATEXowe");
     // a control sequence, a word with more letters before it, an upper-case word running on, are not the logo
-    expect(mergeLine(" \\ATEX, DATEX, ATEXT and PLATEX", ev("\\ATEX, DATEX, ATEXT and PLATEX"), latin)).toBe(" \\ATEX, DATEX, ATEXT and PLATEX");
+    expect(mergeLine(" \\ATEX, DATEX, ATEXT and PLATEX", ev("\\ATEX, DATEX, ATEXT and PLATEX"), latin)).toBe(
+      " \\ATEX, DATEX, ATEXT and PLATEX",
+    );
   });
 
   it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
@@ -62,7 +82,7 @@ describe("mergeLine", () => {
 
   it("keeps the decoder's ü, ß and „ over what the recogniser reads for them, sure (i, f, a comma)", () => {
     expect(mergeLine(" außerdem müssen wir", ev("auBerdem missen wir"), latin)).toBe(" außerdem müssen wir");
-    expect(mergeLine(" die Größe „Maß“", ev("die Grofe ,MaB\""), latin)).toBe(" die Größe „Maß“");
+    expect(mergeLine(" die Größe „Maß“", ev('die Grofe ,MaB"'), latin)).toBe(" die Größe „Maß“");
     // a letter the recogniser reads sure as another one stays the recogniser's
     expect(mergeLine(" mössen", ev("missen"), latin)).toBe(" missen");
   });
@@ -109,7 +129,9 @@ describe("mergeLine", () => {
   });
 
   it("keeps the decoder's letters the recogniser cannot read over a letter of the same base", () => {
-    expect(mergeLine(" Übersicht der Straße, café, łódź", ev("Ubersicht der StraBe, cafe, lodz"), latin)).toBe(" Übersicht der Straße, café, łódź");
+    expect(mergeLine(" Übersicht der Straße, café, łódź", ev("Ubersicht der StraBe, cafe, lodz"), latin)).toBe(
+      " Übersicht der Straße, café, łódź",
+    );
     // but not over a sure letter of another base
     expect(mergeLine(" Übersicht", ev("Obersicht"), latin)).toBe(" Obersicht");
   });
@@ -129,8 +151,9 @@ describe("mergeLine", () => {
 
   it("on a mixed page keeps Cyrillic in words read as look-alikes, not in words with sure Latin-only letters", () => {
     const mixed = { cyrillic: false, mixed: true };
-    expect(mergeLine(" The pwconv command преобразует пароли", ev("The pwconv command npeo6pa3yet naponu"), mixed))
-      .toBe(" The pwconv command преобразует пароли");
+    expect(mergeLine(" The pwconv command преобразует пароли", ev("The pwconv command npeo6pa3yet naponu"), mixed)).toBe(
+      " The pwconv command преобразует пароли",
+    );
     expect(mergeLine(" The рwсопv command", ev("The pwconv command"), mixed)).toBe(" The pwconv command");
     // the same words on a Latin page lose their Cyrillic
     expect(mergeLine(" преобразует", ev("npeo6pa3yet"), latin)).not.toMatch(/[\u0400-\u04ff]/);
@@ -147,13 +170,18 @@ describe("mergeLine", () => {
 
 describe("pageScripts", () => {
   const english = [ev("The quick brown fox jumps over the lazy dog while the"), ev("recogniser reads every shape of the Latin alphabet")];
-  const ukrainian = [ev("KoMaHAa pmap BWBoμUTb KapTy nam'aTi npouecy a6o npoueciB.", 0.95), ev("He BUBOAUTN AeAKi nOYaTKOBi i KiHLeBi pAAKU.", 0.95)];
+  const ukrainian = [
+    ev("KoMaHAa pmap BWBoμUTb KapTy nam'aTi npouecy a6o npoueciB.", 0.95),
+    ev("He BUBOAUTN AeAKi nOYaTKOBi i KiHLeBi pAAKU.", 0.95),
+  ];
   it("a page read as sure letters of every shape is Latin; one read as Cyrillic look-alikes is Cyrillic", () => {
     expect(pageScripts(english).cyrillic).toBe(false);
     expect(pageScripts(ukrainian).cyrillic).toBe(true);
   });
   it("a Latin page with Cyrillic words read as look-alikes is mixed; an English page is not", () => {
-    const russian = Array.from({ length: 6 }, () => ev("These four programs all operate on the shadow files pwconv npeo6pa3yet naponu KapTy nonb30BaTenen"));
+    const russian = Array.from({ length: 6 }, () =>
+      ev("These four programs all operate on the shadow files pwconv npeo6pa3yet naponu KapTy nonb30BaTenen"),
+    );
     const r = pageScripts(russian);
     expect(r.cyrillic).toBe(false);
     expect(r.mixed).toBe(true);
@@ -195,10 +223,26 @@ describe("helpers", () => {
     expect(["é", "ü", "ł", "ß", "Н", "’", "e"].map(baseOf)).toEqual(["e", "u", "l", "B", "H", "'", "e"]);
     expect(["a", "é", "я", "中", "1", " "].map(scriptOf)).toEqual(["latin", "latin", "cyrillic", "other", undefined, undefined]);
     expect(markdownUnits("\n\n## a<td>&amp;|").map((u) => [u.out, u.structure])).toEqual([
-      ["\n", true], ["\n", true], ["## ", true], ["a", false], ["<td>", true], ["&amp;", false], ["|", true]]);
-    expect(align(Array.from("bugundles"), Array.from("bundles")).filter((s) => s.r === undefined).map((s) => s.d)).toHaveLength(2);
+      ["\n", true],
+      ["\n", true],
+      ["## ", true],
+      ["a", false],
+      ["<td>", true],
+      ["&amp;", false],
+      ["|", true],
+    ]);
+    expect(
+      align(Array.from("bugundles"), Array.from("bundles"))
+        .filter((s) => s.r === undefined)
+        .map((s) => s.d),
+    ).toHaveLength(2);
     expect(FAITHFUL_DEFAULTS.confident).toBeGreaterThan(0.5);
-    const look = (w: string) => cyrillicLook(w, Array.from(w, () => 1), 0.8);
+    const look = (w: string) =>
+      cyrillicLook(
+        w,
+        Array.from(w, () => 1),
+        0.8,
+      );
     expect(["Ha3Ba", "KapTy", "pa6oTy", "Φain"].map(look)).toEqual([true, true, true, true]);
     expect(["numero", "Markdown", "shadow", "1234"].map(look)).toEqual([false, false, false, false]);
     // a camel-case name looks Cyrillic too: a page needs five such words (and 3 %) to be mixed

@@ -16,7 +16,13 @@ const TEXT = "<|ref|>text<|/ref|><|det|>[[0, 0, 999, 150]]<|/det|>\nCaption\n\n<
 
 describe("decoded page from grounded text", () => {
   it("crops figures to PNGs under the figure folder and links them from the Markdown", async () => {
-    const p = await decodedPageFromText(TEXT, page(), { figureDir: "report.figures", tokenCount: 40, truncated: false, timings: {}, maxTokens: 100 });
+    const p = await decodedPageFromText(TEXT, page(), {
+      figureDir: "report.figures",
+      tokenCount: 40,
+      truncated: false,
+      timings: {},
+      maxTokens: 100,
+    });
     expect(p.markdown).toBe("Caption\n\n![](report.figures/page-3-1.png)");
     expect(p.blocks.map((b) => b.type)).toEqual(["paragraph", "figure"]);
     expect(p.blocks[1]!.bbox).toEqual([50, 20, 150, 60]);

@@ -9,8 +9,15 @@ const tmp = tempDir("ocr-fixations-");
 afterAll(() => tmp.cleanup());
 
 const rec = (over: Partial<FixationRecord>): FixationRecord => ({
-  source: "docs/a.pdf", page: 1, step: 0, position: 40, cells: [[0, 1]], points: [[0.5, 0.25]], pageSize: [200, 100],
-  line: { index: 0, box: [20, 20, 120, 30] }, ...over,
+  source: "docs/a.pdf",
+  page: 1,
+  step: 0,
+  position: 40,
+  cells: [[0, 1]],
+  points: [[0.5, 0.25]],
+  pageSize: [200, 100],
+  line: { index: 0, box: [20, 20, 120, 30] },
+  ...over,
 });
 
 function file(name: string, lines: unknown[]): string {
@@ -29,7 +36,9 @@ describe("readFixations", () => {
   it("names what is wrong: missing file, bad line, no records for the document, no positions", async () => {
     await expect(readFixations(path.join(tmp.dir, "none.jsonl"), "a.pdf")).rejects.toThrow(/no such file/);
     await expect(readFixations(file("bad.jsonl", [rec({}), "{oops"]), "a.pdf")).rejects.toThrow(/line 2 is not JSON/);
-    await expect(readFixations(file("other.jsonl", [rec({ source: "b.pdf" })]), "a.pdf")).rejects.toThrow(/no records for a\.pdf \(it covers b\.pdf\)/);
+    await expect(readFixations(file("other.jsonl", [rec({ source: "b.pdf" })]), "a.pdf")).rejects.toThrow(
+      /no records for a\.pdf \(it covers b\.pdf\)/,
+    );
     await expect(readFixations(file("old.jsonl", [rec({ points: undefined })]), "docs/a.pdf")).rejects.toThrow(/no page positions/);
   });
 });
@@ -41,7 +50,10 @@ describe("fixationOverlay", () => {
     // the line box [20,20,120,30] of a 200x100 page, drawn on a 400x200 rendering
     expect(svg).toContain('<rect x="40" y="40" width="200" height="20"');
     const dots = [...svg.matchAll(/<circle cx="(\d+)" cy="(\d+)" r="\d+" fill="#e5534b" fill-opacity="([\d.]+)"/g)];
-    expect(dots.map((d) => [Number(d[1]), Number(d[2])])).toEqual([[200, 50], [300, 50]]);
+    expect(dots.map((d) => [Number(d[1]), Number(d[2])])).toEqual([
+      [200, 50],
+      [300, 50],
+    ]);
     expect(Number(dots[0]![3])).toBe(1);
     expect(Number(dots[1]![3])).toBeCloseTo(0.25 + 0.75 / 2, 3);
   });

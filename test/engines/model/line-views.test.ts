@@ -26,7 +26,9 @@ describe("letter-run caps", () => {
 describe("line fallback (a line the decoder did not end within its cap)", () => {
   it("keeps the decoder's separator and block marker, then the recogniser's reading", async () => {
     const { lineFallback } = await import("../../../src/engines/page.js");
-    expect(lineFallback("\n\nsavelog [-m Modus] [-] [-] [-] [-] [-", " savelog [-m Modus] [-u Benutzer] ")).toBe("\n\nsavelog [-m Modus] [-u Benutzer]");
+    expect(lineFallback("\n\nsavelog [-m Modus] [-] [-] [-] [-] [-", " savelog [-m Modus] [-u Benutzer] ")).toBe(
+      "\n\nsavelog [-m Modus] [-u Benutzer]",
+    );
     expect(lineFallback("\n\n## Optio Optio Optio", "Optionen")).toBe("\n\n## Optionen");
     expect(lineFallback(" - item item item", "item one")).toBe(" - item one");
     expect(lineFallback(" 12. step step", "step two")).toBe(" 12. step two");

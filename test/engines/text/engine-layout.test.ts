@@ -4,13 +4,22 @@ import { markRunningHeaders } from "../../../src/engines/text/engine.js";
 import type { Block } from "../../../src/output/schema.js";
 
 const block = (type: string, y: number, text: string, lines = 1, x1 = 1100): Block => ({
-  type, text, bbox: [150, y, x1, y + 30 * lines],
-  lines: Array.from({ length: lines }, (_, k) => ({ text: k ? "and the text goes on" : text, bbox: [150, y + 30 * k, x1, y + 30 * k + 28] as [number, number, number, number] })),
+  type,
+  text,
+  bbox: [150, y, x1, y + 30 * lines],
+  lines: Array.from({ length: lines }, (_, k) => ({
+    text: k ? "and the text goes on" : text,
+    bbox: [150, y + 30 * k, x1, y + 30 * k + 28] as [number, number, number, number],
+  })),
 });
 
 describe("text engine layout", () => {
   it("gives a running header and a page number their roles from where they sit", () => {
-    const blocks = [block("paragraph", 60, "R Language Definition", 1, 500), block("paragraph", 200, "Body", 20), block("paragraph", 1680, "7", 1, 640)];
+    const blocks = [
+      block("paragraph", 60, "R Language Definition", 1, 500),
+      block("paragraph", 200, "Body", 20),
+      block("paragraph", 1680, "7", 1, 640),
+    ];
     markRunningHeaders(blocks, 1754);
     expect(blocks.map((b) => b.type)).toEqual(["header", "paragraph", "page-number"]);
   });

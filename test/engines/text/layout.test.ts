@@ -105,12 +105,24 @@ describe("pageBlocks", () => {
     // The paragraph gap under the first row (about 50 pt) is wider than half the gutter (60 pt): a page-wide
     // horizontal band, yet the left column still reads before the right one.
     const second = ["a bb ccc dd", "dddd e ff", "ff ggg h ii", "iiiii jj k"];
-    const runs = [run("left one", 50, 100), run("right one", 150, 100), ...second.map((t, i) => run(t, 50, 160 + 12 * i)), run("right two", 150, 190)];
+    const runs = [
+      run("left one", 50, 100),
+      run("right one", 150, 100),
+      ...second.map((t, i) => run(t, 50, 160 + 12 * i)),
+      run("right two", 150, 190),
+    ];
     expect(texts(runs)).toEqual(["left one", second.join(" / "), "right one", "right two"]);
   });
 
   it("reads a grid of aligned cells row by row", () => {
-    const runs = [run("aa", 50, 100), run("bb", 150, 100), run("cc", 50, 130), run("dd", 150, 130), run("ee", 50, 160), run("ff", 150, 160)];
+    const runs = [
+      run("aa", 50, 100),
+      run("bb", 150, 100),
+      run("cc", 50, 130),
+      run("dd", 150, 130),
+      run("ee", 50, 160),
+      run("ff", 150, 160),
+    ];
     expect(texts(runs)).toEqual(["aa", "bb", "cc", "dd", "ee", "ff"]);
   });
 });
@@ -138,7 +150,9 @@ describe("layoutPage", () => {
   });
 
   it("undoes end-of-line hyphenation, keeping other line breaks in the block text", () => {
-    const layout = layoutPage(page([run("an exam-", 50, 80), run("ple of it", 50, 92), run("2-3 items", 50, 104), run("and more", 50, 116)]));
+    const layout = layoutPage(
+      page([run("an exam-", 50, 80), run("ple of it", 50, 92), run("2-3 items", 50, 104), run("and more", 50, 116)]),
+    );
     expect(layout.markdown).toBe("an example of it 2-3 items and more");
     expect(layout.blocks[0]!.text).toBe("an example of it\n2-3 items\nand more");
   });
