@@ -1,5 +1,7 @@
 // Diacritics read from the glyphs (src/vision/diacritics.ts): letters split into base and diacritic and composed
 // back, the window the model sees, and the page gate that reads a page only where its letters need it.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ALPHABETS,
@@ -15,6 +17,7 @@ import {
   withMark,
 } from "../../src/vision/diacritics.js";
 import type { LineUnit, Tensor } from "../../src/vision/lines.js";
+import { repoRoot } from "../helpers/paths.js";
 
 describe("splitMark and withMark", () => {
   it("splits every letter of the languages the model covers into a base letter and a class, and composes it back", () => {
@@ -44,6 +47,16 @@ describe("splitMark and withMark", () => {
     expect(markable("ж")).toBe(false);
     expect(letterIndex("Č".normalize("NFD")[0]!)).toBe(2);
     expect(letterIndex("ß")).toBe(DIACRITIC_LETTERS - 1);
+  });
+});
+
+describe("the trainer and the engine", () => {
+  it("agree on the classes and their order (python/ocr_tools/train/diacritics.py writes the model's outputs)", () => {
+    const py = readFileSync(path.join(repoRoot, "python/ocr_tools/train/diacritics.py"), "utf8");
+    const list = py.match(/^CLASSES = \[([^\]]*)\]/m)![1]!;
+    expect(Array.from(list.matchAll(/"([^"]+)"/g), (m) => m[1])).toEqual([...DIACRITICS]);
+    expect(py).toMatch(/HEIGHT, WIDTH, LETTERS = 48, 32, 27/);
+    expect([WINDOW_WIDTH, DIACRITIC_LETTERS]).toEqual([32, 27]);
   });
 });
 
