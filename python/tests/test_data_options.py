@@ -49,6 +49,7 @@ def test_ocr_data_supplies_the_default_and_a_missing_folder_is_named(tmp_path):
         "ocr_tools.train.pack",
         "ocr_tools.train.evaluate",
         "ocr_tools.train.export",
+        "ocr_tools.train.quantize_ppocr",
         "ocr_tools.synth.corpus",
         "ocr_tools.corpus.alignment",
         "ocr_tools.deepencoder.export_onnx",

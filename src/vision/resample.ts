@@ -65,18 +65,48 @@ function clip8(sum: number): number {
 /**
  * Resizes RGB pixels (width·height·3 bytes) to outWidth × outHeight. All arithmetic is on integers far below 2^53,
  * so the sums are exact in any order: the vertical pass accumulates whole rows, tap by tap (sequential memory).
+ * A grey image (every pixel's three channels equal: scans, most line crops) is resized as one channel and copied
+ * to the other two: the same weights on the same values, so the same bytes in a third of the time.
  */
 export function resizeBicubic(src: Uint8Array, width: number, height: number, outWidth: number, outHeight: number): Uint8Array {
   if (width === outWidth && height === outHeight) return src;
+  if (!isGrey(src)) return resizeChannels(src, width, height, outWidth, outHeight, 3);
+  const grey = new Uint8Array(width * height);
+  for (let i = 0; i < grey.length; i++) grey[i] = src[i * 3]!;
+  const one = resizeChannels(grey, width, height, outWidth, outHeight, 1);
+  const out = new Uint8Array(one.length * 3);
+  for (let i = 0; i < one.length; i++) out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = one[i]!;
+  return out;
+}
+
+/** True when every pixel of RGB `src` has three equal channels. */
+function isGrey(src: Uint8Array): boolean {
+  for (let i = 0; i < src.length; i += 3) if (src[i] !== src[i + 1] || src[i] !== src[i + 2]) return false;
+  return true;
+}
+
+/** The separable bicubic resize of interleaved pixels of 1 or 3 channels. */
+function resizeChannels(src: Uint8Array, width: number, height: number, outWidth: number, outHeight: number, channels: 1 | 3): Uint8Array {
   let cur = src;
   let curWidth = width;
   if (outWidth !== width) {
     const c = coefficients(width, outWidth);
-    const out = new Uint8Array(outWidth * height * 3);
+    const out = new Uint8Array(outWidth * height * channels);
     const { start, count, weights, taps } = c;
     for (let y = 0; y < height; y++) {
-      const row = y * width * 3;
-      let q = y * outWidth * 3;
+      const row = y * width * channels;
+      let q = y * outWidth * channels;
+      if (channels === 1) {
+        for (let o = 0; o < outWidth; o++, q++) {
+          let v = HALF;
+          const base = o * taps;
+          const n = count[o]!;
+          let p = row + start[o]!;
+          for (let k = 0; k < n; k++, p++) v += cur[p]! * weights[base + k]!;
+          out[q] = clip8(v);
+        }
+        continue;
+      }
       for (let o = 0; o < outWidth; o++, q += 3) {
         let r = HALF,
           g = HALF,
@@ -100,7 +130,7 @@ export function resizeBicubic(src: Uint8Array, width: number, height: number, ou
   }
   if (outHeight !== height) {
     const c = coefficients(height, outHeight);
-    const stride = curWidth * 3;
+    const stride = curWidth * channels;
     const out = new Uint8Array(stride * outHeight);
     const acc = new Float64Array(stride);
     for (let o = 0; o < outHeight; o++) {
