@@ -23,7 +23,7 @@ def hardswish(x, name):
     return [gate, helper.make_node("Mul", [x, name + "_gate"], [name])]
 
 
-def small_model(seed=3):
+def small_model(seed=3, depthwise=False):
     """A PPLCNet-like stack in opset 9, as PaddleOCR exports it: a 3x3 convolution, then three 1x1 ones, each
     followed by hardswish but the last."""
     rng = np.random.default_rng(seed)
@@ -37,7 +37,20 @@ def small_model(seed=3):
             helper.make_node("Conv", [x, y + "_w", y + "_b"], [y], name=y, kernel_shape=[k, k], pads=[k // 2] * 4)
         )
 
-    conv("pixels", "c0", 16, 16, 3)
+    if depthwise:  # a 3x3 depthwise convolution first, as PPLCNet's blocks begin
+        w = rng.normal(0, 0.5, (16, 1, 3, 3)).astype(np.float32)
+        inits.extend(
+            [
+                numpy_helper.from_array(w, "dw_w"),
+                numpy_helper.from_array(rng.normal(0, 1, 16).astype(np.float32), "dw_b"),
+            ]
+        )
+        nodes.append(
+            helper.make_node(
+                "Conv", ["pixels", "dw_w", "dw_b"], ["dw"], name="dw", kernel_shape=[3, 3], pads=[1] * 4, group=16
+            )
+        )
+    conv("dw" if depthwise else "pixels", "c0", 16, 16, 3)
     nodes.extend(hardswish("c0", "h0"))
     conv("h0", "c1", 16, 32, 1)
     nodes.extend(hardswish("c1", "h1"))
@@ -119,3 +132,21 @@ def test_quantised_graph_stays_close_to_the_float_one(tmp_path):
     # measured 0.014; a bias at 1.3x its scale gave 0.18, the correction's sign flipped 0.022
     assert 0 < report["features"]["relL2"] < 0.02, report
     assert report["features"]["relL2"] < q.compare(float_path, uncorrected_path, held_out)["features"]["relL2"]
+
+
+@needs_ort
+def test_a_named_depthwise_convolution_is_quantised_with_its_own_groups_bias_correction(tmp_path):
+    model = q.to_opset(small_model(depthwise=True))
+    float_path = str(tmp_path / "float.onnx")
+    onnx.save(model, float_path)
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    write_inputs(calib, 8)
+    stats_files, held_out = q.calibration_files(str(calib))
+    names = ["dw", "c1"]
+    stats = q.tensor_stats(model, sorted({t for pair in q.conv_tensors(model, names) for t in pair}), stats_files)
+    quantised = q.quantize(model, names, stats)
+    assert [n.name for n in quantised.graph.node if n.op_type == "QLinearConv"] == ["dw_int8", "c1_int8"]
+    int8_path = str(tmp_path / "int8.onnx")
+    onnx.save(quantised, int8_path)
+    assert q.compare(float_path, int8_path, held_out)["features"]["relL2"] < 0.02

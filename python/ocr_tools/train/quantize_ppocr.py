@@ -201,7 +201,10 @@ def quantize(model, names, stats, weight_bits=7):
         wq = np.clip(np.round(w / w_scale[:, None, None, None]), -qmax, qmax)
         mean = stats[x].get("mean")
         if mean is not None:
-            error = (wq * w_scale[:, None, None, None] - w).sum(axis=(2, 3)) @ np.asarray(mean)
+            # output channel m reads its group's input channels (all of them when group is 1)
+            group = attr(n, "group", 1)
+            mu = np.asarray(mean).reshape(group, -1)[np.arange(cout) // (cout // group)]
+            error = ((wq * w_scale[:, None, None, None] - w).sum(axis=(2, 3)) * mu).sum(axis=1)
             b = (b if b is not None else np.zeros(cout)) - error
         inputs = [
             quantised[x],
