@@ -174,7 +174,7 @@ describe("default model bundle (models/default)", () => {
       }
     });
 
-    it("ships an int8 recogniser that reads real lines as its float source does (training/default/recogniser.float.onnx)", async () => {
+    it("has an int8 recogniser (training/default/recogniser.int8.onnx, not shipped) that reads real lines as the bundle's float one does", async () => {
       const bundle = await loadBundle(BUNDLE);
       const lines = bundle.json.vision.lines!;
       const dictionary = parseDictionary(readFileSync(path.join(BUNDLE, lines.dictionary), "utf8"));
@@ -184,8 +184,8 @@ describe("default model bundle (models/default)", () => {
       const open = (file: string, outputs: string[], inputs = ["pixels"]) =>
         VisionEncoder.open(file, { device: "cpu", threads: 1 }, { inputs, outputs });
       const det = await open(path.join(BUNDLE, lines.detector), ["probability"]);
-      const int8 = await open(path.join(BUNDLE, lines.recogniser), ["best", "peak", "features"]);
-      const float = await open(path.resolve("training/default/recogniser.float.onnx"), ["best", "peak", "features"]);
+      const int8 = await open(path.resolve("training/default/recogniser.int8.onnx"), ["best", "peak", "features"]);
+      const float = await open(path.join(BUNDLE, lines.recogniser), ["best", "peak", "features"]);
       try {
         const found = await detectedLines(
           page,

