@@ -9,13 +9,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
-import ort from "onnxruntime-node";
+import { alignPairs, DEFAULT_BUNDLE, escapeXml, openLineReader } from "./line-reader.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { recogniserCrop, recogniserBatch, collapseSlots, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
 const { DIACRITICS, WINDOW_WIDTH, letterWindow, letterIndex, splitMark } = await import(path.join(root, "dist/vision/diacritics.js"));
 
-const args = { out: undefined, lines: 4000, seed: 1, bundle: path.join(root, "models/default") };
+const args = { out: undefined, lines: 4000, seed: 1, bundle: DEFAULT_BUNDLE };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--lines") args.lines = Number(process.argv[++i]);
@@ -34,10 +33,8 @@ const rand = () => {
 };
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 
-const cfg = JSON.parse(fs.readFileSync(path.join(args.bundle, "model.json"), "utf8")).vision.lines;
-const rec = await ort.InferenceSession.create(path.join(args.bundle, cfg.recogniser), { intraOpNumThreads: 1 });
-const dictionary = parseDictionary(fs.readFileSync(path.join(args.bundle, cfg.dictionary), "utf8"));
-const H = cfg.rec_height;
+const reader = await openLineReader(args.bundle);
+const H = reader.cfg.rec_height;
 
 // each language's marked letters (lower case; upper case is drawn too), beside the plain alphabet
 const MARKED = {
@@ -99,8 +96,6 @@ function line() {
   for (let i = 0; i < n; i++) words.push(rand() < 0.08 ? String(Math.floor(rand() * 2000)) : word(lang));
   return words.join(" ");
 }
-const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
 /** The line rendered and cut as the detector's box would be: a page of its own, and the box around its ink. */
 async function render(text) {
   const size = 14 + Math.floor(rand() * 30);
@@ -111,7 +106,7 @@ async function render(text) {
   const h = Math.ceil(size * 2.2);
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="white"/>` +
-    `<text x="20" y="${Math.round(size * 1.4)}" font-family="${font}" font-size="${size}"${style}${weight}>${esc(text)}</text></svg>`;
+    `<text x="20" y="${Math.round(size * 1.4)}" font-family="${font}" font-size="${size}"${style}${weight}>${escapeXml(text)}</text></svg>`;
   let img = sharp(Buffer.from(svg)).flatten({ background: "#fff" });
   const blur = rand();
   if (blur < 0.3) img = img.blur(0.3 + rand() * 0.7);
@@ -145,27 +140,6 @@ async function render(text) {
   return { page: { width: info.width, height: info.height, data }, box };
 }
 
-/** Edit-distance alignment of two strings: the index pairs matched with equal characters. */
-function matches(a, b) {
-  const n = a.length,
-    m = b.length,
-    W = m + 1;
-  const d = new Int32Array((n + 1) * W);
-  for (let i = 0; i <= n; i++) d[i * W] = i;
-  for (let j = 0; j <= m; j++) d[j] = j;
-  for (let i = 1; i <= n; i++)
-    for (let j = 1; j <= m; j++)
-      d[i * W + j] = Math.min(d[(i - 1) * W + j] + 1, d[i * W + j - 1] + 1, d[(i - 1) * W + j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-  const out = [];
-  for (let i = n, j = m; i > 0 && j > 0; ) {
-    if (a[i - 1] === b[j - 1] && d[i * W + j] === d[(i - 1) * W + j - 1]) out.push([--i, --j]);
-    else if (d[i * W + j] === d[(i - 1) * W + j - 1] + 1) i--, j--;
-    else if (d[i * W + j] === d[(i - 1) * W + j] + 1) i--;
-    else j--;
-  }
-  return out;
-}
-
 const fold = (ch) => splitMark(ch).base.toLowerCase();
 const REC = 2 + H * WINDOW_WIDTH;
 const out = fs.openSync(args.out, "w");
@@ -175,19 +149,14 @@ for (let n = 0; n < args.lines; n++) {
   const text = line();
   const r = await render(text);
   if (!r) continue;
-  const crop = recogniserCrop(r.page, r.box, H, cfg.rec_max_width);
-  const width = Math.ceil(crop.width / 8) * 8;
-  const res = await rec.run({ pixels: new ort.Tensor("float32", recogniserBatch([crop], H, width).data, [1, 3, H, width]) });
-  const steps = res.best.dims[1];
-  const fw = res.features.dims[2];
-  const best = Float32Array.from(res.best.data, Number);
-  const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
-  const slots = collapseSlots(best, res.peak.data, res.features.data, valid, fw, dictionary);
-  const read = Array.from(slots.text);
+  const { crop, slots, steps, width } = await reader.read(r.page, r.box);
+  const read = Array.from(slots.text).map(fold);
   if (read.length !== slots.centres.length) continue;
   const truth = Array.from(text);
+  const folded = truth.map(fold);
   const buf = Buffer.alloc(REC);
-  for (const [j, i] of matches(read.map(fold), truth.map(fold))) {
+  for (const [j, i] of alignPairs(read, folded)) {
+    if (read[j] !== folded[i]) continue;
     const { base, mark } = splitMark(truth[i]);
     if (!/[A-Za-z]/.test(base)) continue;
     const label = DIACRITICS.indexOf(mark);
