@@ -173,6 +173,7 @@ export async function readDiacritics(
   });
   if (!letters.length) return;
   const read = async (which: readonly [number, number, string][]) => {
+    if (!which.length) return [];
     const size = height * WINDOW_WIDTH;
     const patches = new Float32Array(which.length * size);
     const onehot = new Float32Array(which.length * DIACRITIC_LETTERS);
@@ -192,14 +193,19 @@ export async function readDiacritics(
     });
   };
   const step = Math.max(1, Math.floor(letters.length / SAMPLE));
-  const sample = letters.filter((_, n) => n % step === 0).slice(0, SAMPLE);
+  const sampledAt = (n: number) => n % step === 0 && n / step < SAMPLE;
+  const sample = letters.filter((_, n) => sampledAt(n));
   const sampled = await read(sample);
   const beyond = sampled.filter(([c, p], n) => {
     const made = withMark(splitMark(sample[n]![2]).base, DIACRITICS[c]!);
     return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made);
   }).length;
   if (beyond < GATE) return;
-  const all = await read(letters);
+  // the rest of the page's letters, beside the sample's readings
+  const rest = await read(letters.filter((_, n) => !sampledAt(n)));
+  let fromSample = 0,
+    fromRest = 0;
+  const all = letters.map((_, n) => (sampledAt(n) ? sampled[fromSample++]! : rest[fromRest++]!));
   for (const u of units) {
     u.diacritics = new Uint8Array(u.ids.length);
     u.diacriticPeaks = new Float32Array(u.ids.length);

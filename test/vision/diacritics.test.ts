@@ -114,15 +114,19 @@ describe("readDiacritics", () => {
     return { data: out, dims: [n, DIACRITICS.length] };
   };
 
-  it("reads every letter of a page whose sample shows letters beyond the decoder's, and leaves other pages alone", async () => {
-    const czech = [unit("cte cislo"), unit("pocitac")];
-    await readDiacritics(
-      czech,
-      [crop, crop],
-      czech.map((u) => new Float32Array(u.ids.length)),
-      carons,
+  /** readDiacritics over units whose crops are blank and whose slots all sit at column 0. */
+  const read = (units: LineUnit[], model: typeof carons) =>
+    readDiacritics(
+      units,
+      units.map(() => crop),
+      units.map((u) => new Float32Array(u.ids.length)),
+      model,
       48,
     );
+
+  it("reads every letter of a page whose sample shows letters beyond the decoder's, and leaves other pages alone", async () => {
+    const czech = [unit("cte cislo"), unit("pocitac")];
+    await read(czech, carons);
     expect(Array.from(czech[0]!.diacritics!, (c) => DIACRITICS[c])).toEqual([
       "caron",
       "none",
@@ -143,35 +147,28 @@ describe("readDiacritics", () => {
       return r;
     };
     const mixed = [unit("cte cislo"), unit("pocitac typ")];
-    await readDiacritics(
-      mixed,
-      [crop, crop],
-      mixed.map((u) => new Float32Array(u.ids.length)),
-      cedillas,
-      48,
-    );
+    await read(mixed, cedillas);
     expect(DIACRITICS[mixed[0]!.diacritics![1]!]).toBe("cedilla");
     expect(mixed[0]!.diacriticPeaks![1]).toBe(0);
     expect(mixed[0]!.diacriticPeaks![0]).toBeCloseTo(0.95);
     // lines too low to show a diacritic are not read (a table cut at screen resolution)
     const tiny = [unit("cte cislo", 12), unit("pocitac", 12)];
-    await readDiacritics(
-      tiny,
-      [crop, crop],
-      tiny.map((u) => new Float32Array(u.ids.length)),
-      carons,
-      48,
-    );
+    await read(tiny, carons);
     expect(tiny[0]!.diacritics).toBeUndefined();
     // two carons in the sample are under the gate: the page is left without
     const english = [unit("a cat"), unit("the car")];
-    await readDiacritics(
-      english,
-      [crop, crop],
-      english.map((u) => new Float32Array(u.ids.length)),
-      carons,
-      48,
-    );
+    await read(english, carons);
     expect(english[0]!.diacritics).toBeUndefined();
+  });
+
+  it("on a page of more letters than its sample, puts each reading on its own letter", async () => {
+    // 40 lines, 420 letters: the sample is the first 320, the other 100 are read after it
+    const page = Array.from({ length: 40 }, (_, i) => unit(i % 2 ? "pocitac xyzw" : "cte cislo ab"));
+    await read(page, carons);
+    page.forEach((u) =>
+      Array.from(u.text).forEach((ch, j) => {
+        if (ch !== " ") expect(DIACRITICS[u.diacritics![j]!], `${u.text}[${j}]`).toBe(ch === "c" ? "caron" : "none");
+      }),
+    );
   });
 });
