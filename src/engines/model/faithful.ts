@@ -459,20 +459,11 @@ export function mergeLineTagged(
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
   // whose recogniser letters are look-alikes
   const { diacritics, diacriticPeaks } = evidence;
+  // (j is a slot the alignment gave, so r is the reading the diacritics line up with)
   const marked = (j: number, ch: string) => {
-    if (
-      scripts.cyrillic ||
-      !r.length ||
-      !diacritics ||
-      !diacriticPeaks ||
-      j < 0 ||
-      j >= r.length ||
-      diacriticPeaks[j]! < DIACRITIC_SURE ||
-      !markable(ch)
-    )
-      return ch;
-    const base = splitMark(ch).base;
-    if (base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
+    if (scripts.cyrillic || !diacritics || !diacriticPeaks || diacriticPeaks[j]! < DIACRITIC_SURE) return ch;
+    const { base } = splitMark(ch);
+    if (!markable(base) || base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
     return withMark(base, DIACRITICS[diacritics[j]!] ?? "none") ?? ch;
   };
   // a box the recogniser read nothing in (a rule, a picture) has no letters or digits to write
