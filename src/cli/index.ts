@@ -79,7 +79,7 @@ export async function main(argv: string[], context: CommandContext): Promise<num
 }
 
 /** Exit status of a run stopped by a signal: 128 + the signal's number, as a shell reports it. */
-export const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+export const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGPIPE: 141, SIGTERM: 143 };
 
 /**
  * Runs against the real process: stdio, environment, Ctrl-C. Used by bin/ocr.js.
@@ -112,6 +112,18 @@ export async function run(argv = process.argv.slice(2)): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // A reader that stops early (`ocr parse doc.pdf --stdout | head`, `ocr --help | head -3`) closes the pipe: Node
+  // then fails the next write with EPIPE, which unhandled ends in a stack trace. Instead the run stops as a shell
+  // tool stopped by SIGPIPE does, quietly and with 141 (128 + 13), after its cleanup; a pipe that closes after
+  // the work is done changes nothing.
+  let pipeClosed = false;
+  let finished = false;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    if (pipeClosed || finished) return;
+    pipeClosed = true;
+    controller.abort({ signal: "SIGPIPE", exitCode: SIGNAL_EXIT.SIGPIPE });
+  });
   const context: CommandContext = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -121,5 +133,6 @@ export async function run(argv = process.argv.slice(2)): Promise<void> {
     exitCode: 0,
   };
   const code = await main(argv, context);
-  process.exitCode = controller.signal.aborted ? (SIGNAL_EXIT[exitSignal ?? "SIGINT"] ?? 130) : code;
+  finished = true;
+  process.exitCode = pipeClosed ? SIGNAL_EXIT.SIGPIPE : controller.signal.aborted ? (SIGNAL_EXIT[exitSignal ?? "SIGINT"] ?? 130) : code;
 }

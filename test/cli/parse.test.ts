@@ -1,5 +1,6 @@
 // `ocr parse` end to end: every kind of bad input gets a one-line error, the batch goes on, exit codes hold.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableAs } from "../helpers/images.js";
@@ -84,6 +85,22 @@ describe("ocr parse --engine text", () => {
     expect(r.exitCode).toBe(0);
     const record = JSON.parse(readFileSync(path.join(dir, "out-cap/good.json"), "utf8"));
     expect(record.pages[0].width * record.pages[0].height).toBeLessThanOrEqual(200_000);
+  });
+
+  it("stops quietly with 141 when the reader of --stdout goes away (| head), as a shell tool does", async () => {
+    const child = spawn(process.execPath, [bin, "parse", good, "--engine", "text", "--stdout"], {
+      cwd: dir,
+      env: { ...process.env, CI: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    // the reader leaves before the first byte: every write of the run meets a closed pipe
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(code).toBe(141);
+    expect(existsSync(path.join(dir, "ocr-out"))).toBe(false);
   });
 
   it("writes one document's Markdown to stdout, reading it from stdin", async () => {
