@@ -18,6 +18,7 @@ import type { ModelOptions } from "../settings.js";
 import { loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
 import { faithfulLine, joinHyphenated } from "./faithful.js";
+import { restoreDecimalPoints } from "./numbers.js";
 import { FixationLog } from "./fixations.js";
 import { letterRunCaps } from "./letter-runs.js";
 import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
@@ -328,12 +329,14 @@ class ModelEngine implements PageEngine {
           }
           if (count >= this.maxTokens || run.reason === "cancelled") break;
         }
+        // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts)
+        const read = p.views ? restoreDecimalPoints(texts) : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
-        const lines = p.views ? texts.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
+        const lines = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
         const page = await this.page(
           pages,
           p,
-          texts.join(""),
+          read.join(""),
           count,
           truncated,
           { ...p.timings, prefill: round(prefill), decode: round(decodeMs) },

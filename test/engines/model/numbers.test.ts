@@ -1,0 +1,44 @@
+// Decimal points restored from a page's own number format (src/engines/model/numbers.ts).
+import { describe, expect, it } from "vitest";
+import { decimalFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
+
+const row = (...cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
+
+describe("restoreDecimalPoints", () => {
+  const table = [
+    `<table>${row("Age", "", "0716")}`,
+    row(">69", "0.839", "0310 -2.268"),
+    row("Female", "0426", "0.1521.190"),
+    row("Grade", "1.933", "0.416-3.423"),
+    `${row("T4b", "0.745", "0.172-3.223")}</table>`,
+  ];
+
+  it("reads the format from the page's well-read decimals", () => {
+    expect(decimalFormat(table.join(""))).toEqual({ decimals: 3, range: "-" });
+    expect(decimalFormat("0.5 and 0.25 and 0.125")).toBeUndefined();
+  });
+
+  it("puts back a lost point after a leading zero and splits two jammed decimals into a range", () => {
+    const out = restoreDecimalPoints(table);
+    expect(out[0]).toBe(`<table>${row("Age", "", "0.716")}`);
+    expect(out[1]).toBe(row(">69", "0.839", "0.310 -2.268"));
+    expect(out[2]).toBe(row("Female", "0.426", "0.152-1.190"));
+    expect(out.slice(3)).toEqual(table.slice(3));
+  });
+
+  it("uses the range mark the page uses most, an en dash by default", () => {
+    const dashes = ["0.101–0.202", "0.303–0.404", "0.505 0.606", "0.7070.808"];
+    expect(restoreDecimalPoints(dashes).at(-1)).toBe("0.707–0.808");
+  });
+
+  it("leaves a page without that evidence alone: an invoice's numbers, codes with leading zeros, versions", () => {
+    const invoice = ["Facture n° 0011 du 078", "Total 3 557,03 €", "Tél. 037 12 34"];
+    expect(restoreDecimalPoints(invoice)).toEqual(invoice);
+    // decimals of another length do not make a 4-digit code with a leading zero a decimal
+    const mixed = ["0.5 0.25 0.75 0.33", "room 0716", "2.0101.100"];
+    expect(restoreDecimalPoints(mixed)).toEqual(mixed);
+    // nor does a leading zero inside a word or a longer number change
+    const near = ["0.123 0.456 0.789", "ID A0716 x07161 1.0716"];
+    expect(restoreDecimalPoints(near)).toEqual(near);
+  });
+});
