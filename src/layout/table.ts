@@ -164,7 +164,26 @@ export function tableGrid(rows: readonly (readonly RawCell[])[]): TableGrid {
     }
   }
   cells.sort((a, b) => a.row - b.row || a.col - b.col);
-  return { rows: rows.length, cols, cells };
+  return withoutEmptyColumns({ rows: rows.length, cols, cells });
+}
+
+/**
+ * The grid without its empty columns: a column no cell of its own holds text in (each of its cells empty, or one
+ * spanning it with its neighbour) is a gap the boxes' x bands made, not a column of the table (a header over a
+ * value one column to its right, "Total" beside "1245" spanning two). Spans over it shrink by one.
+ */
+export function withoutEmptyColumns(grid: TableGrid): TableGrid {
+  let { cols, cells } = grid;
+  for (let c = cols - 1; c >= 0 && cols > 1; c--) {
+    const covering = cells.filter((x) => x.col <= c && c < x.col + x.colSpan);
+    const own = covering.filter((x) => x.colSpan === 1);
+    if (own.some((x) => x.text.trim()) || own.length === covering.length) continue;
+    cells = cells
+      .filter((x) => !(x.colSpan === 1 && x.col === c))
+      .map((x) => (x.col > c ? { ...x, col: x.col - 1 } : x.col + x.colSpan > c ? { ...x, colSpan: x.colSpan - 1 } : x));
+    cols--;
+  }
+  return cols === grid.cols ? grid : { rows: grid.rows, cols, cells };
 }
 
 /** The grid as HTML: every row opened and closed, spans as colspan/rowspan. */

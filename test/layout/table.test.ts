@@ -51,6 +51,20 @@ describe("balanceTables", () => {
     );
   });
 
+  it("drops a column no cell of its own fills, shrinking the span over it; keeps a blank column without spans", () => {
+    const gap =
+      "<table><tr><td></td><td>Pre</td><td></td><td>Total</td></tr>" +
+      '<tr><td>Water samples</td><td>679</td><td colspan="2">1245</td></tr>' +
+      "<tr><td>Positive</td><td>394</td><td></td><td>636</td></tr></table>";
+    expect(balanceTables(gap)).toBe(
+      "<table><tr><td></td><td>Pre</td><td>Total</td></tr><tr><td>Water samples</td><td>679</td><td>1245</td></tr>" +
+        "<tr><td>Positive</td><td>394</td><td>636</td></tr></table>",
+    );
+    // a form's column left blank to be filled in is the form's
+    const form = "<table><tr><td>Name</td><td></td></tr><tr><td>Date</td><td></td></tr></table>";
+    expect(balanceTables(form)).toBe(form);
+  });
+
   it("ends a table left open where the page goes on after a blank line, and reads text between cells as a cell", () => {
     const out = balanceTables("<table><tr><td>a</td> b <td>c\n\nNext paragraph.");
     expect(out).toBe("<table><tr><td>a</td><td>b</td><td>c</td></tr></table>\n\nNext paragraph.");
