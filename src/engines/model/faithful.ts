@@ -26,6 +26,8 @@ export interface LineEvidence {
    * where the page was not read for diacritics */
   diacritics?: ArrayLike<number>;
   diacriticPeaks?: ArrayLike<number>;
+  /** the recogniser's reading of the line before (a heading's number detected as a line of its own) */
+  previous?: string;
 }
 
 export interface FaithfulOptions {
@@ -401,11 +403,24 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
     m = r.length;
   const W = m + 1;
   const cost = new Float64Array((n + 1) * W);
-  const gap = (ch: string) => (ch === " " ? 0.6 : 1);
+  // (an unread glyph, UNREAD, costs what the space it was read as costs, and holds any one character cheaply)
+  const gap = (ch: string) => (ch === " " || ch === UNREAD ? 0.6 : 1);
   for (let i = 1; i <= n; i++) cost[i * W] = cost[(i - 1) * W]! + gap(d[i - 1]!);
   for (let j = 1; j <= m; j++) cost[j] = cost[j - 1]! + gap(r[j - 1]!);
   const sub = (a: string, b: string) =>
-    a === b ? 0 : sameBase(a, b) ? 0.2 : a === " " || b === " " ? 1.6 : a.toLowerCase() === b.toLowerCase() ? 0.5 : 1;
+    a === b
+      ? 0
+      : b === UNREAD
+        ? a === " "
+          ? 0.6
+          : 0.8
+        : sameBase(a, b)
+          ? 0.2
+          : a === " " || b === " "
+            ? 1.6
+            : a.toLowerCase() === b.toLowerCase()
+              ? 0.5
+              : 1;
   for (let i = 1; i <= n; i++)
     for (let j = 1; j <= m; j++)
       cost[i * W + j] = Math.min(
@@ -427,6 +442,9 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 // the merge
+
+/** What stands in the recogniser's reading for a glyph it read as a second space. */
+const UNREAD = "\u25a1";
 
 /** Bracket pairs the recogniser confuses with each other. */
 const BRACKETS: readonly (readonly [string, string])[] = [
@@ -452,8 +470,10 @@ export function mergeLineTagged(
   const html = units.some((u) => u.structure && u.out.startsWith("<")) || /&(?:amp|lt|gt);/.test(decoded);
   const rawR = Array.from(evidence.text);
   // evidence that does not line up with its slots (an unknown class) is no evidence
-  const r = rawR.length === evidence.peaks.length ? rawR.map(fold) : [];
-  const peak = (j: number) => (r.length ? evidence.peaks[j]! : 0);
+  // (two spaces in a row are a glyph the recogniser could not read, "unmatched  or" for "unmatched { or": the
+  // second stands for it, no evidence against the decoder's character there, nor for its own)
+  const r = (rawR.length === evidence.peaks.length ? rawR.map(fold) : []).map((c, j, all) => (c === " " && all[j - 1] === " " ? UNREAD : c));
+  const peak = (j: number) => (r.length && r[j] !== UNREAD ? evidence.peaks[j]! : 0);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
@@ -495,6 +515,18 @@ export function mergeLineTagged(
   });
   // ... but a number is copied whole: sure digits beyond them that continue an aligned number ("0.96" -> "0.969")
   const numeric = (a: number, b: number) => r.slice(a, b + 1).every((c, q) => /[\d.,]/.test(c) && sure(a + q));
+  // … and a section number the decoder left off its heading ("3  Improved verbatim commands" written "Improved
+  // verbatim commands"): sure digits and dots that open the line before the first aligned slot, then the space
+  const lead = /^ ?(\d{1,3}(?:\.\d{1,3})*\.?) +/.exec(r.join(""));
+  const leadStart = lead ? lead[0].indexOf(lead[1]!) : 0;
+  const leadEnd = lead ? leadStart + lead[1]!.length : 0;
+  const leadNumber =
+    lead !== null &&
+    evidence.previous?.trim() !== lead[1] &&
+    firstAligned >= leadEnd + 1 &&
+    r.slice(leadStart, leadEnd).every((_, q) => sure(leadStart + q)) &&
+    /^\p{L}/u.test(units[content[0] ?? -1]?.ch ?? "");
+  const inLead = (j: number) => leadNumber && j >= leadStart && j <= leadEnd;
   const numberEdge = (j: number) =>
     /\d/.test(r[j]!) &&
     ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) ||
@@ -566,7 +598,9 @@ export function mergeLineTagged(
         // the decoder wrote a character the recogniser saw nothing for
         const prev = lastR,
           next = nextR(k + 1);
-        const inRun = (prev >= 0 || next < r.length) && (prev < 0 || sure(prev)) && (next >= r.length || sure(next)) && r.length > 0;
+        // (an unread glyph holds one of the decoder's characters, not a word of them: "table pable depicts")
+        const held = (j: number) => sure(j) || r[j] === UNREAD;
+        const inRun = (prev >= 0 || next < r.length) && (prev < 0 || held(prev)) && (next >= r.length || held(next)) && r.length > 0;
         // a doubled letter the recogniser read once (CTC merges a run without a blank between): the decoder's
         // neighbour is the same letter, aligned with the recogniser's
         const neighbour = (q: number) => alignedWith(q) === d && units[content[q]!]!.ch === d;
@@ -629,15 +663,22 @@ export function mergeLineTagged(
             LETTER_OR_DIGIT.test(r[j - 1]!) &&
             LETTER_OR_DIGIT.test(r[j + 1]!)
           : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
+      // (a space between two characters the decoder dropped as well goes back with them: words the decoder lost
+      // whole, "Adenocarcinoma with mucinous features", are restored as words, not "Adenocarcinomawithmucinous…")
+      // (one side may be the decoder's: it aligns a stray letter of its own with the end of a dropped word)
+      const dropped = (q: number) => q >= 0 && q < r.length && rToD[q]! < 0 && LETTER_OR_DIGIT.test(r[q]!);
+      const aroundDropped = (q: number) =>
+        LETTER_OR_DIGIT.test(r[q - 1] ?? "") && LETTER_OR_DIGIT.test(r[q + 1] ?? "") && (dropped(q - 1) || dropped(q + 1));
       const kind =
         LETTER_OR_DIGIT.test(rc) ||
         (options.restore === "line" && rc !== " " && writable(rc)) ||
-        (options.restore === "line" && rc === " " && options.spaces !== "none");
+        (options.restore === "line" && rc === " " && (options.spaces !== "none" || aroundDropped(j)));
       // nor half of what the decoder wrote as one letter: ß for "ss", Cyrillic ы for "bl", ю for "IO"
       const nextD = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
       const cyr = (q: number | undefined) => q !== undefined && q >= 0 && CYRILLIC.test(units[content[q]!]!.ch) && cyrOk[content[q]!]!;
       const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
-      if (kind && sure(j) && flanked && !expanded) {
+      const restoreHere = inLead(j) ? j === leadEnd || sure(j) : kind && sure(j) && flanked && !expanded;
+      if (restoreHere) {
         // before the decoder's next character, or after its last one (inside any closing tag)
         const ch = escapeFor(marked(j, rc), html);
         if (nextD === undefined) {
@@ -762,7 +803,13 @@ export function faithfulLine(
   }
   const merged = mergeLine(
     decoded,
-    { text: view.text, peaks: view.slotPeak, diacritics: view.slotDiacritic, diacriticPeaks: view.slotDiacriticPeak },
+    {
+      text: view.text,
+      peaks: view.slotPeak,
+      diacritics: view.slotDiacritic,
+      diacriticPeaks: view.slotDiacriticPeak,
+      previous: views[index - 1]?.text,
+    },
     scripts,
   );
   if (TRACE)
@@ -774,6 +821,8 @@ export function faithfulLine(
         line: index,
         text: view.text,
         peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000),
+        diacritics: view.slotDiacritic && Array.from(view.slotDiacritic),
+        diacriticPeaks: view.slotDiacriticPeak && Array.from(view.slotDiacriticPeak, (p) => Math.round(p * 1000) / 1000),
         decoded,
         merged,
       }) + "\n",

@@ -103,6 +103,38 @@ describe("mergeLine", () => {
     expect(mergeLine(" зоопарк", ev("зoпарк"), cyrillic)).toBe(" зоопарк");
   });
 
+  it("keeps the decoder's character where the recogniser read two spaces (a glyph it could not read)", () => {
+    const read = "an unmatched  or 3, or a %";
+    const peaks = Array.from(read, (c) => (c === "3" ? 0.4 : 1));
+    expect(mergeLine(" an unmatched { or y, or a %", ev(read, peaks), latin)).toBe(" an unmatched { or y, or a %");
+    // one space stays evidence: the decoder's letter over a sure single space goes
+    expect(mergeLine(" two wordsxjoined", ev("two words joined"), latin)).toBe(" two words joined");
+    // (the decoder's letters inserted there are still dropped inside a sure run: "table pable depicts")
+    expect(mergeLine(" table pable depicts", ev("table  depicts"), latin)).toMatch(/^ table \S depicts$/);
+  });
+
+  it("puts back a section number the decoder left off a heading, with one space", () => {
+    expect(mergeLine("\n\n## Improved verbatim commands", ev("3  Improved verbatim commands"), latin)).toBe(
+      "\n\n## 3 Improved verbatim commands",
+    );
+    expect(mergeLine("\n\nWriting banners", ev(" 2.1  Writing banners"), latin)).toBe("\n\n2.1 Writing banners");
+    // a number the decoder wrote stays as it is; an unsure one is not put back; nor is one before a non-letter
+    expect(mergeLine("\n\n### 4.1.1 Comments", ev("4.1.1  Comments"), latin)).toBe("\n\n### 4.1.1 Comments");
+    expect(mergeLine("\n\nUsage", ev("1  Usage", [0.3, 1, 1, 1, 1, 1, 1, 1]), latin)).toBe("\n\nUsage");
+    expect(mergeLine("\n\n(see below)", ev("7 (see below)"), latin)).toBe("\n\n(see below)");
+    // nor a number the line before was (detected as a box of its own, already written there)
+    expect(mergeLine(" Improved verbatim commands", { ...ev("3  Improved verbatim commands"), previous: "3" }, latin)).toBe(
+      " Improved verbatim commands",
+    );
+  });
+
+  it("restores the words the decoder dropped whole with their spaces, and no space the decoder left out alone", () => {
+    expect(mergeLine("\n\nAdenocarcinoums/", ev("Adenocarcinoma with mucinous features"), latin)).toBe(
+      "\n\nAdenocarcinoma with mucinous features",
+    );
+    expect(mergeLine(" a bookcase here", ev("a book case here"), latin)).toBe(" a bookcase here");
+  });
+
   it("restores a sure letter the decoder dropped inside a word", () => {
     expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
   });
