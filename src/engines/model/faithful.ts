@@ -472,7 +472,9 @@ export function mergeLineTagged(
   // evidence that does not line up with its slots (an unknown class) is no evidence
   // (two spaces in a row are a glyph the recogniser could not read, "unmatched  or" for "unmatched { or": the
   // second stands for it, no evidence against the decoder's character there, nor for its own)
-  const r = (rawR.length === evidence.peaks.length ? rawR.map(fold) : []).map((c, j, all) => (c === " " && all[j - 1] === " " ? UNREAD : c));
+  const r = (rawR.length === evidence.peaks.length ? rawR.map(fold) : []).map((c, j, all) =>
+    c === " " && all[j - 1] === " " ? UNREAD : c,
+  );
   const peak = (j: number) => (r.length && r[j] !== UNREAD ? evidence.peaks[j]! : 0);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the

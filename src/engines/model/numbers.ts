@@ -23,11 +23,11 @@ export function decimalFormat(text: string): { decimals: number; range: string }
   }
   let decimals = 0,
     best = 0;
-  for (const [k, n] of counts)
-    if (n > best || (n === best && k > decimals)) [decimals, best] = [k, n];
+  for (const [k, n] of counts) if (n > best || (n === best && k > decimals)) [decimals, best] = [k, n];
   if (best < DOMINANT_MIN || decimals < 2) return undefined;
   const marks = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`\\d\\.\\d{${decimals}}\\s?([–—-])\\s?\\d`, "gu"))) marks.set(m[1]!, (marks.get(m[1]!) ?? 0) + 1);
+  for (const m of text.matchAll(new RegExp(`\\d\\.\\d{${decimals}}\\s?([–—-])\\s?\\d`, "gu")))
+    marks.set(m[1]!, (marks.get(m[1]!) ?? 0) + 1);
   const range = [...marks].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "–";
   return { decimals, range };
 }
