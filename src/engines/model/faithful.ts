@@ -186,6 +186,9 @@ const PUNCT_LOOKS: Record<string, string> = {
  * (scripts/train/recogniser-confusions.mjs, 400 synthetic lines in 12 fonts: ü as "i" 48 times of 134, ß as "f" 5
  * of 77, „ as "," 121 of 138, ” as "I" 16 of 169): the decoder's letter stands over them ("müssen", not "missen"). */
 const MISREADS: Record<string, string> = { ü: "i", ß: "f", "„": ",", "”": "I" };
+/** Marks of a typewriter face the recogniser reads sure as a letter: cmtt's "{" as "f" ("\Declare0ptionfdebug}"). The
+ * decoder's mark stands over that letter where the decoder's brackets pair up in the line. */
+const TYPEWRITER_MISREADS: Record<string, string> = { "{": "f" };
 /** Letters the decoder may write as one character where the recogniser reads two. */
 const EXPANDS: Record<string, string> = { ß: "ss", æ: "ae", Æ: "AE", œ: "oe", Œ: "OE", "…": "..." };
 
@@ -580,6 +583,10 @@ export function mergeLineTagged(
     const theirs = BRACKETS.find(([o, c]) => rc === o || rc === c);
     return mine !== undefined && theirs !== undefined && mine !== theirs && paired(...mine) && paired(...theirs);
   };
+  // …and a typewriter brace the recogniser read as f stays before a control sequence ("}{\\foldcorrfalse}") or where
+  // the decoder's braces pair up in the line ("\\mathOp{expression}"; not "\\Sx@r{rame{}")
+  const typewriterMark = (d: string, j: number) =>
+    TYPEWRITER_MISREADS[d] === r[j] && (r[j + 1] === "\\" || BRACKETS.some(([o, c]) => (d === o || d === c) && paired(o, c)));
   let lastD = -1;
   steps.forEach((s, k) => {
     if (s.d !== undefined) {
@@ -591,7 +598,7 @@ export function mergeLineTagged(
         if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
         else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!)))
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
-        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc))
+        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc) && !typewriterMark(d, s.r))
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if (!allowed(d, at(content[s.d]!)))
           out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
@@ -730,7 +737,18 @@ export function mergeLineTagged(
     tagged(afterUnit[k]!, "x");
   });
   tagged(after, "x");
-  return typesetLogos(text, tags, restored);
+  const typeset = typesetLogos(text, tags, restored);
+  return { ...typeset, text: letterO(typeset.text) };
+}
+
+/**
+ * A typewriter capital O read as the digit 0, inside a word (after two letters, or opening a control sequence, and
+ * before a lower-case letter): "\Declare0ption", "\Pass0ptionsToClass", "\AtEnd0fClass", "\0ptionNotUsed". TeX's
+ * control words hold letters only, and a digit between letters that way is no number; hex ("0x0a") has one letter
+ * before it. The recogniser and the decoder both read cmtt's O so.
+ */
+function letterO(text: string): string {
+  return text.includes("0") ? text.replace(/(?<=\p{L}{2}|\\)0(?=\p{Ll})/gu, "O") : text;
 }
 
 /**

@@ -135,6 +135,22 @@ describe("mergeLine", () => {
     expect(mergeLine(" a bookcase here", ev("a book case here"), latin)).toBe(" a bookcase here");
   });
 
+  it("reads a typewriter O the readers took for 0 inside a word, and keeps the decoder's { over the recogniser's f", () => {
+    expect(mergeLine(" 22 \\Declare0ption{twoside}\\0ptionNotUsed}", ev("22 \\Declare0ption{twoside}\\0ptionNotUsed}"), latin)).toBe(
+      " 22 \\DeclareOption{twoside}\\OptionNotUsed}",
+    );
+    // the decoder's { stands before a control sequence, or where its braces pair up; not where they would not
+    expect(
+      mergeLine(" 60 \\Declare0ption{nofoldcorr}{\\foldcorrfalse}", ev("60 \\Declare0ption{nofoldcorr}f\\foldcorrfalse}"), latin),
+    ).toBe(" 60 \\DeclareOption{nofoldcorr}{\\foldcorrfalse}");
+    expect(mergeLine(" \\math0p{expression}", ev("\\math0pfexpression}"), latin)).toBe(" \\mathOp{expression}");
+    expect(mergeLine(" \\Sx@r{rame{}", ev("\\Sx@rframe{}"), latin)).toBe(" \\Sx@rframe{}");
+    // numbers, hex and a digit after one letter stay digits; an f the decoder agrees with stays f
+    expect(mergeLine(" 0x0a v0.2 A0 10pt 2010s \\def\\x", ev("0x0a v0.2 A0 10pt 2010s \\def\\x"), latin)).toBe(
+      " 0x0a v0.2 A0 10pt 2010s \\def\\x",
+    );
+  });
+
   it("restores a sure letter the decoder dropped inside a word", () => {
     expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
   });
