@@ -628,7 +628,8 @@ export function mergeLineTagged(
         const recogniserRun = aligned === undefined ? 0 : (([a, b]) => b - a + 1)(runOf((q) => r[q], aligned));
         // (not dashes: the recogniser reads TeX's "---" as one)
         const overrun = !LETTER_OR_DIGIT.test(d) && d !== "-" && aligned !== undefined && d1 - d0 + 1 > recogniserRun + 1;
-        const doubled = (neighbour(s.d - 1) || neighbour(s.d + 1)) && !overrun;
+        // (not a digit: numbers are copied digit for digit, and the decoder's "100 000" for a sure "10 000" is its own)
+        const doubled = (neighbour(s.d - 1) || neighbour(s.d + 1)) && !overrun && !/\d/.test(d);
         // the second letter of a typographic ligature (fi, fl, ff, ffi, ffl are one glyph, which the recogniser
         // reads as its f: "fle" for "file")
         const ligature = /[fil]/.test(d) && s.d > 0 && units[content[s.d - 1]!]!.ch === "f";
