@@ -6,6 +6,9 @@
 //     zero is otherwise rare in such a table, and an integer with one keeps it where no such decimals are);
 //   - two k-decimal numbers written without anything between them are a range, joined by the range mark the page
 //     uses elsewhere ("0.1521.190" -> "0.152–1.190").
+// Percent signs the same way: "%" is read as "96" at that size ("(58.02796)" for "(58.027%)"); where at least
+// DOMINANT_MIN of the page's percentages are read whole with k decimals, a k-decimal number followed by "96" and then
+// a closing bracket, a space or the cell's end is that percentage ("58.027%").
 // Nothing changes on a page without that evidence.
 
 /** Decimals "0.ddd" a page needs before its format decides anything. */
@@ -32,12 +35,30 @@ export function decimalFormat(text: string): { decimals: number; range: string }
   return { decimals, range };
 }
 
-/** The lines of one page (each a piece of its Markdown) with their lost decimal points restored (see the file's head). */
+/** Decimals of most of the page's percentages read whole ("19.036%": 3), where at least DOMINANT_MIN share them. */
+export function percentFormat(text: string): number | undefined {
+  const counts = new Map<number, number>();
+  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}\\d+\\.(\\d+)\\s?%`, "gu")))
+    counts.set(m[1]!.length, (counts.get(m[1]!.length) ?? 0) + 1);
+  const [k, n] = [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0] ?? [0, 0];
+  return n >= DOMINANT_MIN ? k : undefined;
+}
+
+/** The lines of one page (each a piece of its Markdown) with their lost decimal points and percent signs restored
+ * (see the file's head). */
 export function restoreDecimalPoints(lines: readonly string[]): string[] {
-  const format = decimalFormat(lines.join("\n"));
-  if (!format) return [...lines];
-  const k = format.decimals;
-  const leadingZero = new RegExp(`${ALONE_BEFORE}0(\\d{${k}})${ALONE_AFTER}`, "gu");
-  const jammed = new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${k}})(\\d+\\.\\d{${k}})${ALONE_AFTER}`, "gu");
-  return lines.map((line) => line.replace(leadingZero, "0.$1").replace(jammed, `$1${format.range}$2`));
+  const text = lines.join("\n");
+  const format = decimalFormat(text);
+  const percent = percentFormat(text);
+  if (!format && percent === undefined) return [...lines];
+  return lines.map((line) => {
+    if (format) {
+      const k = format.decimals;
+      const leadingZero = new RegExp(`${ALONE_BEFORE}0(\\d{${k}})${ALONE_AFTER}`, "gu");
+      const jammed = new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${k}})(\\d+\\.\\d{${k}})${ALONE_AFTER}`, "gu");
+      line = line.replace(leadingZero, "0.$1").replace(jammed, `$1${format.range}$2`);
+    }
+    if (percent !== undefined) line = line.replace(new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${percent}})96(?=[)\\]\\s<]|$)`, "gu"), "$1%");
+    return line;
+  });
 }

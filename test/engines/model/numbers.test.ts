@@ -1,6 +1,6 @@
 // Decimal points restored from a page's own number format (src/engines/model/numbers.ts).
 import { describe, expect, it } from "vitest";
-import { decimalFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
+import { decimalFormat, percentFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
 
 const row = (...cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
 
@@ -29,6 +29,23 @@ describe("restoreDecimalPoints", () => {
   it("uses the range mark the page uses most, an en dash by default", () => {
     const dashes = ["0.101–0.202", "0.303–0.404", "0.505 0.606", "0.7070.808"];
     expect(restoreDecimalPoints(dashes).at(-1)).toBe("0.707–0.808");
+  });
+
+  it("reads a percent sign taken for 96 where the page's percentages show their decimals", () => {
+    const rows = [
+      row("Legionella", "394 (58.02796)", "242 (42.75696)"),
+      row("type 2", "75 (19.036%)", "39 (16.116%)"),
+      row("type 1", "99 (25.127%)", "23 (9.50496)"),
+    ];
+    expect(percentFormat(rows.join(""))).toBe(3);
+    expect(restoreDecimalPoints(rows)).toEqual([
+      row("Legionella", "394 (58.027%)", "242 (42.756%)"),
+      rows[1],
+      row("type 1", "99 (25.127%)", "23 (9.504%)"),
+    ]);
+    // two percentages are no format; a number of other decimals keeps its digits
+    const few = ["12.5% and 13.5%", "(58.02796)", "3.1496 (7.25%)"];
+    expect(restoreDecimalPoints(few)).toEqual(few);
   });
 
   it("leaves a page without that evidence alone: an invoice's numbers, codes with leading zeros, versions", () => {
