@@ -76,4 +76,6 @@ def test_focal_and_long_rswa_cases_equal_the_stored_golden(fixture):
     for g, w in zip(got["cases"], want["cases"]):
         for key in ("tokens", "focalLayers", "fixations", "window", "maxTokens", "focal"):
             assert g[key] == w[key], (name, w["name"], key)
-        assert math.isclose(g["minGap"], w["minGap"], rel_tol=1e-3, abs_tol=1e-6), (name, w["name"])
+        # (the smallest top-two logit gap of a run: a difference of logits, so it carries their summation-order error,
+        # ~1e-6 on logits of order 1-10; the same tolerance as the greedy cases' minGap above)
+        assert math.isclose(g["minGap"], w["minGap"], rel_tol=1e-3, abs_tol=1e-5), (name, w["name"])
