@@ -739,7 +739,17 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return { ...typeset, text: letterO(typeset.text) };
+  return { ...typeset, text: texSpacing(letterO(typeset.text)) };
+}
+
+/**
+ * TeX code set in a typewriter face, whose letters sit in cells of one width: the gap of a narrow glyph's cell reads
+ * as a space ("\newcommand\LL@debug@info [1] {%" for "…info[1]{}%"). A space after a control word or a closing
+ * bracket, before an opening one, is such a gap: TeX ignores it, so listings hardly ever have one (none in the dev
+ * truth's TeX lines, 55 in our readings of them); a word before a brace ("except {") keeps its space.
+ */
+function texSpacing(text: string): string {
+  return text.includes("\\") ? text.replace(/(\\[A-Za-z@]+|[\]}]) (?=[[{])/g, "$1") : text;
 }
 
 /**

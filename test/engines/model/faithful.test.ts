@@ -151,6 +151,15 @@ describe("mergeLine", () => {
     );
   });
 
+  it("closes the gap a typewriter cell leaves between a control word or a bracket and an opening bracket", () => {
+    expect(mergeLine(" 17 \\newcommand\\LL@debug@info [1] {%", ev("17 \\newcommand\\LL@debug@info [1] {%"), latin)).toBe(
+      " 17 \\newcommand\\LL@debug@info[1]{%",
+    );
+    // prose keeps its spaces: a word before a brace, a line without TeX
+    expect(mergeLine(" (except {, } and \\par)", ev("(except {, } and \\par)"), latin)).toBe(" (except {, } and \\par)");
+    expect(mergeLine(" see [1] {and} more", ev("see [1] {and} more"), latin)).toBe(" see [1] {and} more");
+  });
+
   it("restores a sure letter the decoder dropped inside a word", () => {
     expect(mergeLine(" self contaned package", ev("self contained package"), latin)).toBe(" self contained package");
   });
