@@ -83,6 +83,17 @@ struct V {
     std::memcpy(&h, p, 2);
     return _cvtsh_ss(h);
   }
+  // Decode on quantised weights through the int8 path where this CPU has it (kernels.h); false: not run.
+  static inline bool matvec_int8(DType dt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1,
+                                 float* y) {
+    if (int8_decode_avx512vnni())
+      matvec_q_int8_avx512(dt, x, in, w, o0, o1, y);
+    else if (int8_decode_avxvnni())
+      matvec_q_int8(dt, x, in, w, o0, o1, y);
+    else
+      return false;
+    return true;
+  }
   template <DType DT>
   static inline reg loadw(const uint8_t* w, int64_t k) {
     if constexpr (DT == DType::F32) {
