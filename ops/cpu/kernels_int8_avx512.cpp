@@ -30,9 +30,19 @@ struct Act {
   std::vector<float> c;   // q8_0: 128 * sum_j q[j] (the bias of the weights); q4_1: the block's f32 sum of x
 };
 
+// A decode pass calls this once per work item (~16 per pass, and once per expert in the MoE's), mostly on the same
+// activations (the experts' inputs are copies of one row): the last row rounded on this thread is kept with a copy of
+// its f32 values and reused when they match.
 template <DType DT>
 const Act& quantize_x(const float* x, int64_t in) {
   static thread_local Act a;
+  static thread_local std::vector<float> last;
+  static thread_local DType last_dt = DType::F32;
+  if (last_dt == DT && static_cast<int64_t>(last.size()) == in &&
+      std::memcmp(last.data(), x, static_cast<size_t>(in) * sizeof(float)) == 0)
+    return a;
+  last.assign(x, x + in);
+  last_dt = DT;
   const int64_t nb = in / kQuantBlock, padded = (nb + 15) / 16 * 16;
   a.q.assign(static_cast<size_t>(padded * kQuantBlock), 0);
   a.dx.assign(static_cast<size_t>(padded), 0.f);
