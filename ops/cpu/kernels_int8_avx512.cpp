@@ -25,7 +25,7 @@ constexpr int64_t kPrefetch = 2048;  // as the float matrix-vector (simd/linear.
 
 // The activation row in int8 blocks, padded to whole 16-block groups (zeros: padding adds nothing).
 struct Act {
-  std::vector<int8_t> q;  // q8_0: natural order; q4_1: per block pair [b0 0..15 | b1 0..15 | b0 16..31 | b1 16..31]
+  std::vector<int8_t> q;  // q8_0: natural order; q4_1: per 4 blocks, x[0..15] of each, then x[16..31] of each
   std::vector<float> dx;  // block scales
   std::vector<float> c;   // q8_0: 128 * sum_j q[j] (the bias of the weights); q4_1: the block's f32 sum of x
 };
@@ -56,9 +56,9 @@ const Act& quantize_x(const float* x, int64_t in) {
     const __m512i i1 = _mm512_cvtps_epi32(_mm512_mul_ps(v1, _mm512_set1_ps(id)));
     const __m128i q0 = _mm512_cvtsepi32_epi8(i0), q1 = _mm512_cvtsepi32_epi8(i1);
     int8_t* dst = a.q.data() + b * kQuantBlock;
-    if constexpr (DT == DType::Q4_1) dst = a.q.data() + (b & ~int64_t{1}) * kQuantBlock + (b & 1) * 16;
+    if constexpr (DT == DType::Q4_1) dst = a.q.data() + (b & ~int64_t{3}) * kQuantBlock + (b & 3) * 16;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), q0);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (DT == DType::Q4_1 ? 32 : 16)), q1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (DT == DType::Q4_1 ? 64 : 16)), q1);
     a.dx[static_cast<size_t>(b)] = d;
     if constexpr (DT == DType::Q8_0)
       a.c[static_cast<size_t>(b)] = 128.f * static_cast<float>(_mm512_reduce_add_epi32(
@@ -86,6 +86,24 @@ alignas(64) constexpr int32_t kPairIdxQ4[8][16] = {{0, 0, 0, 0, 1, 1, 1, 1, 0, 0
                                                    {10, 10, 10, 10, 11, 11, 11, 11, 10, 10, 10, 10, 11, 11, 11, 11},
                                                    {12, 12, 12, 12, 13, 13, 13, 13, 12, 12, 12, 12, 13, 13, 13, 13},
                                                    {14, 14, 14, 14, 15, 15, 15, 15, 14, 14, 14, 14, 15, 15, 15, 15}};
+// q4_1 takes four blocks at a time: quad p of a group takes scales 4p .. 4p + 3, four lanes each.
+alignas(64) constexpr int32_t kQuadIdx[4][16] = {{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3},
+                                                 {4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7},
+                                                 {8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11},
+                                                 {12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15}};
+
+// q4_1: the nibble bytes of `n` (1..4) consecutive blocks, one block per 128-bit lane (zeros past n).
+inline __m512i quad_nibbles(const uint8_t* blk, int64_t n) {
+  if (n == 4) {
+    __m512i z = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4)));
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kQ4_1BlockBytes + 4)), 1);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 * kQ4_1BlockBytes + 4)), 2);
+    return _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 3 * kQ4_1BlockBytes + 4)), 3);
+  }
+  alignas(64) uint8_t buf[64] = {};
+  for (int64_t j = 0; j < n; j++) std::memcpy(buf + 16 * j, blk + j * kQ4_1BlockBytes + 4, 16);
+  return _mm512_load_si512(buf);
+}
 
 // The weights of blocks b0 and b0 + 1 (absent when !two: zeros) as u8, laid out as the activations are.
 template <DType DT>
@@ -135,6 +153,23 @@ void matvec(const float* x, int64_t in, const uint8_t* w, int64_t o0, int64_t o1
         corr = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(head, 16))),
                                _mm512_loadu_ps(a.c.data() + g), corr);
       const int8_t* xg = a.q.data() + g * kQuantBlock;
+      if constexpr (DT == DType::Q4_1) {
+        // Four blocks per pass: their low nibbles (q[0..15]) against x[0..15], then the high ones (q[16..31])
+        // against x[16..31] into the same four lanes per block.
+        const __m512i nib = _mm512_set1_epi8(15);
+        for (int64_t p = 0; 4 * p < blocks; p++) {
+          const __m512i z = quad_nibbles(gb + 4 * p * BB, std::min<int64_t>(4, blocks - 4 * p));
+          const int8_t* xq = xg + 4 * p * kQuantBlock;
+          __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(z, nib), _mm512_loadu_si512(xq));
+          dot = _mm512_dpbusd_epi32(dot, _mm512_and_si512(_mm512_srli_epi16(z, 4), nib), _mm512_loadu_si512(xq + 64));
+          const __m512 sc = _mm512_permutexvar_ps(_mm512_load_si512(kQuadIdx[p]), s);
+          if (p & 1)
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), sc, acc1);
+          else
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), sc, acc0);
+        }
+        continue;
+      }
       for (int64_t p = 0; 2 * p < blocks; p++) {
         const __m512i wv = pair_weights<DT>(gb + 2 * p * BB, 2 * p + 1 < blocks);
         const __m512i xv = _mm512_loadu_si512(xg + 2 * p * kQuantBlock);
