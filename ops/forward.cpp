@@ -4,15 +4,49 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "attention.h"
 #include "linear.h"
 #include "norm.h"
+#include "profile.h"
 #include "routing.h"
 #include "session.h"
 
 namespace ocr {
+
+bool decode_profile_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("OCR_DECODE_PROFILE");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+
+DecodeProfile& decode_profile() {
+  static DecodeProfile p;
+  return p;
+}
+
+void decode_profile_report() {
+  DecodeProfile& p = decode_profile();
+  if (!decode_profile_on() || p.steps == 0) return;
+  static const char* names[DecodeProfile::kPhases] = {"norms+residual", "qkv",     "attention", "o",
+                                                      "router",         "routing", "expert up", "silu",
+                                                      "expert down",    "combine", "dense mlp", "lm_head"};
+  double total = 0;
+  for (double s : p.seconds) total += s;
+  std::fprintf(stderr,
+               "decode profile: %lld steps, %.2f ms/step, %.1f linear passes/step:", static_cast<long long>(p.steps),
+               1e3 * total / p.steps, static_cast<double>(p.passes) / p.steps);
+  for (int i = 0; i < DecodeProfile::kPhases; i++)
+    std::fprintf(stderr, " %s %.2f", names[i], 1e3 * p.seconds[i] / p.steps);
+  std::fprintf(stderr, " (ms/step)\n");
+  p = DecodeProfile();
+}
+
 namespace {
 
 // A forward pass's activation buffers, one set per calling thread (passes run on the addon's worker threads, one
@@ -49,6 +83,7 @@ Scratch& scratch() {
 }
 
 void linear_jobs(Decoder& m, const std::vector<LinearJob>& jobs) {
+  if (decode_profile_on()) decode_profile().passes++;
   linear(m.kernels(), m.pool(), m.min_parallel_macs(), jobs);
 }
 
@@ -81,7 +116,9 @@ void moe_forward(Decoder& m, const LayerWeights& L, const float* x, int64_t n, f
   float* u = Scratch::take(s.up, total * I + n * IS);
   float* shared_out = IS ? Scratch::take(s.shared_out, n * H) : nullptr;
 
+  PhaseTimer timer(n == 1);
   linear_jobs(m, {{x, n, L.router, logits}});
+  timer.mark(DecodeProfile::Router);
   for (int64_t t = 0; t < n; t++)
     route_topk(logits + t * E, E, K, c.norm_topk_prob, c.routed_scaling_factor, ids + t * K, weights + t * K);
   // Group the (token, choice) pairs by expert, tokens ascending (a counting sort): order[offset[e] .. offset[e + 1])
@@ -107,10 +144,14 @@ void moe_forward(Decoder& m, const LayerWeights& L, const float* x, int64_t n, f
     up_jobs.push_back({x, n, L.shared.gate, shared_g});
     up_jobs.push_back({x, n, L.shared.up, u + total * I});
   }
+  timer.mark(DecodeProfile::Routing);
   linear_jobs(m, up_jobs);
+  timer.mark(DecodeProfile::ExpertUp);
   kr.silu_mul(g, u, g, total * I + n * IS);
   if (IS) down_jobs.push_back({shared_g, n, L.shared.down, shared_out});
+  timer.mark(DecodeProfile::SiluMul);
   linear_jobs(m, down_jobs);
+  timer.mark(DecodeProfile::ExpertDown);
   // out[t] = sum over t's choices j (in order) of weight * expert output, then + the shared experts' output.
   std::fill(out, out + n * H, 0.f);
   for (int64_t e = 0; e < E; e++)
@@ -123,6 +164,7 @@ void moe_forward(Decoder& m, const LayerWeights& L, const float* x, int64_t n, f
     }
   if (IS)
     for (int64_t i = 0; i < n * H; i++) out[i] += shared_out[i];
+  timer.mark(DecodeProfile::Combine);
 }
 
 }  // namespace
@@ -165,12 +207,15 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   float* att = Scratch::take(sc.att, n * NH * D);
   if (capture && capture->hidden) capture->hidden_states.assign(static_cast<size_t>(c.num_hidden_layers * n * H), 0.f);
 
+  PhaseTimer timer(decode);
   for (int l = 0; l < c.num_hidden_layers; l++) {
     const LayerWeights& L = decoder_.layers[l];
     KvLayer& kv = kv_[l];
     // Attention block.
     rms_norm(x, L.attn_norm.data(), xn, n, H, c.rms_norm_eps);
+    timer.mark(DecodeProfile::Norms);
     linear_jobs(decoder_, {{xn, n, L.q, q}, {xn, n, L.k, kk}, {xn, n, L.v, vv}});
+    timer.mark(DecodeProfile::Qkv);
     rope(q, positions.data(), n, NH, D, c.rope_theta);
     rope(kk, positions.data(), n, NKV, D, c.rope_theta);
     for (int64_t i = 0; i < n; i++) {
@@ -192,14 +237,20 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
       focal_.after_layer(l, NH);
     }
     if (decode) attn_s += std::chrono::duration<double>(clock::now() - t_attn).count();
+    timer.mark(DecodeProfile::Attention);
     linear_jobs(decoder_, {{att, n, L.o, tmp}});
+    timer.mark(DecodeProfile::O);
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     // MLP block.
     rms_norm(x, L.mlp_norm.data(), xn, n, H, c.rms_norm_eps);
-    if (L.moe)
+    timer.mark(DecodeProfile::Norms);
+    if (L.moe) {
       moe_forward(decoder_, L, xn, n, tmp);
-    else
+      timer = PhaseTimer(decode);
+    } else {
       mlp_forward(decoder_, L.dense, xn, n, tmp);
+      timer.mark(DecodeProfile::Dense);
+    }
     for (int64_t i = 0; i < n * H; i++) x[i] += tmp[i];
     if (capture && capture->hidden)
       std::memcpy(capture->hidden_states.data() + static_cast<size_t>(l) * n * H, x, sizeof(float) * n * H);
@@ -210,11 +261,14 @@ void Session::forward(const float* x_in, int64_t n, Capture* capture, bool decod
   const int64_t rows = all ? n : 1;
   const float* src = x + (all ? 0 : (n - 1) * H);
   rms_norm(src, decoder_.final_norm.data(), xn, rows, H, c.rms_norm_eps);
+  timer.mark(DecodeProfile::Norms);
   const int64_t V = c.vocab_size;
   float* logits = all ? (capture->logits.resize(static_cast<size_t>(rows * V)), capture->logits.data())
                       : Scratch::take(sc.logits, V);
   linear_jobs(decoder_, {{xn, rows, decoder_.lm_head, logits}});
   last_logits_.assign(logits + (rows - 1) * V, logits + rows * V);
+  timer.mark(DecodeProfile::LmHead);
+  if (decode && decode_profile_on()) decode_profile().steps++;
   if (capture && !all) capture->logits = last_logits_;
   sc.trim();
   if (decode) {

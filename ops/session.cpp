@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "profile.h"
 #include "routing.h"
 
 namespace ocr {
@@ -181,8 +182,12 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
     history_.push_back(token);
     pending_ = token;
     on_token(token);
-    if (std::find(opts.stop_tokens.begin(), opts.stop_tokens.end(), token) != opts.stop_tokens.end()) return "stop";
+    if (std::find(opts.stop_tokens.begin(), opts.stop_tokens.end(), token) != opts.stop_tokens.end()) {
+      decode_profile_report();
+      return "stop";
+    }
   }
+  decode_profile_report();
   return "length";
 }
 

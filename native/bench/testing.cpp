@@ -178,10 +178,12 @@ void InitTesting(Napi::Env env, Napi::Object exports) {
   t.Set("focalSelect", Napi::Function::New(env, FocalSelect));
   t.Set("toDtype", Napi::Function::New(env, ToDtype));
   t.Set("measureBandwidth", Napi::Function::New(env, MeasureBandwidth));
-  // setInt8Decode(on) -> whether the int8 decode path now runs (false where the CPU lacks AVX-VNNI).
+  // setInt8Decode(on, set?) -> whether the int8 decode path now runs for kernel set `set` (default: any set; false
+  // where the CPU lacks AVX-VNNI and AVX512-VNNI).
   t.Set("setInt8Decode", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
           ocr::set_int8_decode(info[0].ToBoolean().Value());
-          return Napi::Boolean::New(info.Env(), ocr::int8_decode_enabled());
+          const std::string set = info.Length() > 1 && info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "";
+          return Napi::Boolean::New(info.Env(), ocr::int8_decode_enabled(set.empty() ? nullptr : set.c_str()));
         }));
   exports.Set("testing", t);
 }

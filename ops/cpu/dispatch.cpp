@@ -12,19 +12,37 @@ const Kernels* kernels_avx2() { return nullptr; }
 const Kernels* kernels_avx512() { return nullptr; }
 const Kernels* kernels_avx512bf16() { return nullptr; }
 void matvec_q_int8(DType, const float*, int64_t, const void*, int64_t, int64_t, float*) {}
+void matvec_q_int8_avx512(DType, const float*, int64_t, const void*, int64_t, int64_t, float*) {}
 #endif
 
 namespace {
 std::atomic<bool> int8_decode_on{true};
 }
 
-bool int8_decode_enabled() {
+bool int8_decode_avxvnni() {
 #ifdef OCR_HAVE_X86_SIMD
   static const bool vnni = cpu_supports("avxvnni");
   return vnni && int8_decode_on.load(std::memory_order_relaxed);
 #else
   return false;
 #endif
+}
+
+bool int8_decode_avx512vnni() {
+#ifdef OCR_HAVE_X86_SIMD
+  static const bool vnni = cpu_supports("avx512vnni");
+  return vnni && int8_decode_on.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+bool int8_decode_enabled(const char* set) {
+  if (!set) return int8_decode_avxvnni() || int8_decode_avx512vnni();
+  if (std::strcmp(set, "avx2") == 0) return int8_decode_avxvnni();
+  if (std::strcmp(set, "avx512") == 0 || std::strcmp(set, "avx512bf16") == 0)
+    return int8_decode_avx512vnni() || int8_decode_avxvnni();
+  return false;
 }
 
 void set_int8_decode(bool on) { int8_decode_on.store(on); }
@@ -38,6 +56,7 @@ bool cpu_supports(const char* isa) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
   if (std::strcmp(isa, "avx512bf16") == 0) return __builtin_cpu_supports("avx512bf16");
+  if (std::strcmp(isa, "avx512vnni") == 0) return cpu_supports("avx512") && __builtin_cpu_supports("avx512vnni");
   if (std::strcmp(isa, "avxvnni") == 0)
     return __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 #endif

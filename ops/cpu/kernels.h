@@ -58,11 +58,17 @@ void store_ref(DType dt, const float* x, void* row, int64_t len);
 // Entry of the avx512bf16 set (kernels_avx512bf16.cpp, compiled with -mavx512bf16).
 void linear_rows_dpbf16(const float* x, int64_t ldx, int64_t n, int64_t in, DType wdt, const void* w, int64_t o0,
                         int64_t o1, float* y, int64_t ldy);
-// Decode (n = 1) on q8_0 / q4_1 weights with the activations rounded to int8 blocks and integer dot products
-// (kernels_int8.cpp, AVX-VNNI): what the AVX2 and AVX-512 sets' linear_rows run for n = 1 on quantised weights while
-// int8_decode_enabled() (the CPU has AVX-VNNI, and set_int8_decode has not turned it off; tests compare both paths).
+// Decode (n = 1) on q8_0 / q4_1 weights with the activations rounded to int8 blocks and integer dot products:
+// kernels_int8.cpp (256-bit, AVX-VNNI) is what the AVX2 set's linear_rows runs for n = 1 on quantised weights while
+// int8_decode_avxvnni(); kernels_int8_avx512.cpp (512-bit, AVX512-VNNI) what the AVX-512 sets run while
+// int8_decode_avx512vnni(), else the 256-bit one where the CPU has AVX-VNNI. Both round the activations the same
+// way; set_int8_decode(false) turns both off (tests compare both paths).
 void matvec_q_int8(DType wdt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y);
-bool int8_decode_enabled();
+void matvec_q_int8_avx512(DType wdt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y);
+bool int8_decode_avxvnni();     // the CPU has AVX-VNNI and the int8 path is on
+bool int8_decode_avx512vnni();  // the CPU has AVX512-VNNI and the int8 path is on
+// Whether kernel set `set` (a Kernels::name) runs the int8 path on this CPU now; nullptr: any set.
+bool int8_decode_enabled(const char* set = nullptr);
 void set_int8_decode(bool on);    // off: the f32 path (dequantise, FMA) on every CPU
 const Kernels* kernels_avx2();    // nullptr when not compiled in
 const Kernels* kernels_avx512();  // nullptr when not compiled in

@@ -99,6 +99,13 @@ struct V {
     std::memcpy(&h, p, 2);
     return _cvtsh_ss(h);
   }
+  // Decode on quantised weights through the int8 path where this CPU has it (kernels.h); false: not run.
+  static inline bool matvec_int8(DType dt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1,
+                                 float* y) {
+    if (!int8_decode_avxvnni()) return false;
+    matvec_q_int8(dt, x, in, w, o0, o1, y);
+    return true;
+  }
   template <DType DT>
   static inline reg loadw(const uint8_t* w, int64_t k) {
     if constexpr (DT == DType::F32) {

@@ -135,8 +135,11 @@ export interface NativeTesting {
   focalSelect(probs: Float32Array, heads: number, k: number, reference: boolean): Int32Array;
   toDtype(dtype: NativeDtype, x: Float32Array): Uint8Array;
   measureBandwidth(megabytes: number, threads: number, repeats: number): number;
-  /** Turns the int8-activation decode path for quantised weights on or off; returns whether it now runs. */
-  setInt8Decode(on: boolean): boolean;
+  /**
+   * Turns the int8-activation decode path for quantised weights on or off; returns whether it now runs for kernel set
+   * `set` (default: for any set).
+   */
+  setInt8Decode(on: boolean, set?: string): boolean;
 }
 
 export interface NativeAddon {

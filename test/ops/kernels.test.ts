@@ -452,7 +452,7 @@ function quantTermSizes(format: QuantFormat, bytes: Uint8Array, rows: number, co
  */
 function checkQuant(set: string, format: QuantFormat, seed: number, tokenCounts: number[], int8: boolean) {
   const r = rng(seed);
-  expect(t.setInt8Decode(int8)).toBe(int8);
+  expect(t.setInt8Decode(int8, set)).toBe(int8);
   for (const inF of [32, 64, 96, 256, 1280]) {
     for (const n of tokenCounts) {
       for (const rows of [1, 3, 4, 5, 9, 17, 33]) {
@@ -499,7 +499,7 @@ function activationSteps(x: Float32Array): Float32Array {
 }
 
 describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (set) => {
-  const int8 = t.setInt8Decode(true); // whether this CPU has the int8 decode path (AVX-VNNI)
+  const int8 = t.setInt8Decode(true, set); // whether this set has an int8 decode path here (AVX-VNNI, AVX512-VNNI)
   it.each(quantFormats)(
     "linear_rows with %s weights: matrix-vector, register blocks and packed panels, row ranges (f32 path)",
     (format) => {
@@ -511,7 +511,7 @@ describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (
     },
   );
 
-  it.runIf(set !== "ref" && int8).each(quantFormats)("linear_rows with %s weights, decode with int8 activations (AVX-VNNI)", (format) => {
+  it.runIf(set !== "ref" && int8).each(quantFormats)("linear_rows with %s weights, decode with int8 activations (VNNI)", (format) => {
     checkQuant(set, format, format === "q8_0" ? 47 : 48, [1], true);
   });
 

@@ -269,10 +269,7 @@ static void linear_rows_of(const float* x, int64_t ldx, int64_t n, int64_t in, c
                            float* y, int64_t ldy) {
   if (n == 1) {
     if constexpr (ocr::dtype_is_quantized(DT)) {
-      if (ocr::int8_decode_enabled())
-        ocr::matvec_q_int8(DT, x, in, w, o0, o1, y);
-      else
-        matvec_q<DT>(x, in, w, o0, o1, y);
+      if (!V::matvec_int8(DT, x, in, w, o0, o1, y)) matvec_q<DT>(x, in, w, o0, o1, y);
     } else
       matvec_dt<DT>(x, in, w, o0, o1, y);
   } else if (n >= kPackedMinTokens) {

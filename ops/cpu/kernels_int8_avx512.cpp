@@ -1,0 +1,199 @@
+// Decode matrix-vector on q8_0 / q4_1 weights with int8 activations, 512-bit AVX512-VNNI (compiled with -mavx512f
+// -mavx512bw -mavx512vl -mavx512vnni -mf16c -mfma; run only where the CPU reports AVX512-VNNI): the same arithmetic
+// as kernels_int8.cpp (activations rounded once per call to int8 blocks of 32, dx = max|x| / 127, nearest; per
+// weight block the exact integer sum of q_w * q_x scaled by d * dx in f32; q4_1 adds m times the block's f32 sum of
+// x), but two blocks per `vpdpbusd zmm` and no scalar work per block:
+// - the scales of 16 blocks come in one gather (q8_0: d; q4_1: d and m) and are multiplied by the activations'
+//   block scales as one vector; each block pair picks its two scales out of it with one permute;
+// - q8_0's signed weights go in biased by 128 (w ^ 0x80 = w + 128 as u8, one xor instead of the sign trick), and
+//   the bias, 128 * d * dx * sum_j q_x[j] per block, is taken off in one vector multiply-add per 16 blocks;
+// - q4_1's two nibble halves of two blocks fill one register: [b0 low | b1 low | b0 high | b1 high] against the
+//   activations stored once per call in that order.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels.h"
+
+namespace ocr {
+namespace {
+
+constexpr int64_t kPrefetch = 2048;  // as the float matrix-vector (simd/linear.h)
+
+// The activation row in int8 blocks, padded to whole 16-block groups (zeros: padding adds nothing).
+struct Act {
+  std::vector<int8_t> q;  // q8_0: natural order; q4_1: per 4 blocks, x[0..15] of each, then x[16..31] of each
+  std::vector<float> dx;  // block scales
+  std::vector<float> c;   // q8_0: 128 * sum_j q[j] (the bias of the weights); q4_1: the block's f32 sum of x
+};
+
+// A decode pass calls this once per work item (~16 per pass, and once per expert in the MoE's), mostly on the same
+// activations (the experts' inputs are copies of one row): the last row rounded on this thread is kept with a copy of
+// its f32 values and reused when they match.
+template <DType DT>
+const Act& quantize_x(const float* x, int64_t in) {
+  static thread_local Act a;
+  static thread_local std::vector<float> last;
+  static thread_local DType last_dt = DType::F32;
+  if (last_dt == DT && static_cast<int64_t>(last.size()) == in &&
+      std::memcmp(last.data(), x, static_cast<size_t>(in) * sizeof(float)) == 0)
+    return a;
+  last.assign(x, x + in);
+  last_dt = DT;
+  const int64_t nb = in / kQuantBlock, padded = (nb + 15) / 16 * 16;
+  a.q.assign(static_cast<size_t>(padded * kQuantBlock), 0);
+  a.dx.assign(static_cast<size_t>(padded), 0.f);
+  a.c.assign(static_cast<size_t>(padded), 0.f);
+  for (int64_t b = 0; b < nb; b++) {
+    const __m512 v0 = _mm512_loadu_ps(x + b * kQuantBlock), v1 = _mm512_loadu_ps(x + b * kQuantBlock + 16);
+    const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
+    const float d = amax / 127.f, id = d > 0.f ? 1.f / d : 0.f;
+    // _mm512_cvtps_epi32 rounds to nearest even (the MXCSR default), as std::nearbyint does.
+    const __m512i i0 = _mm512_cvtps_epi32(_mm512_mul_ps(v0, _mm512_set1_ps(id)));
+    const __m512i i1 = _mm512_cvtps_epi32(_mm512_mul_ps(v1, _mm512_set1_ps(id)));
+    const __m128i q0 = _mm512_cvtsepi32_epi8(i0), q1 = _mm512_cvtsepi32_epi8(i1);
+    int8_t* dst = a.q.data() + b * kQuantBlock;
+    if constexpr (DT == DType::Q4_1) dst = a.q.data() + (b & ~int64_t{3}) * kQuantBlock + (b & 3) * 16;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), q0);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (DT == DType::Q4_1 ? 64 : 16)), q1);
+    a.dx[static_cast<size_t>(b)] = d;
+    if constexpr (DT == DType::Q8_0)
+      a.c[static_cast<size_t>(b)] = 128.f * static_cast<float>(_mm512_reduce_add_epi32(
+                                                _mm512_add_epi32(_mm512_cvtepi8_epi32(q0), _mm512_cvtepi8_epi32(q1))));
+    else
+      a.c[static_cast<size_t>(b)] = _mm512_reduce_add_ps(_mm512_add_ps(v0, v1));
+  }
+  return a;
+}
+
+// Permute indices: block pair p of a group takes scales 2p and 2p + 1 into the lanes its integer sums land in.
+alignas(64) constexpr int32_t kPairIdxQ8[8][16] = {{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
+                                                   {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+                                                   {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5},
+                                                   {6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
+                                                   {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9},
+                                                   {10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+                                                   {12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13},
+                                                   {14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15}};
+alignas(64) constexpr int32_t kPairIdxQ4[8][16] = {{0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1},
+                                                   {2, 2, 2, 2, 3, 3, 3, 3, 2, 2, 2, 2, 3, 3, 3, 3},
+                                                   {4, 4, 4, 4, 5, 5, 5, 5, 4, 4, 4, 4, 5, 5, 5, 5},
+                                                   {6, 6, 6, 6, 7, 7, 7, 7, 6, 6, 6, 6, 7, 7, 7, 7},
+                                                   {8, 8, 8, 8, 9, 9, 9, 9, 8, 8, 8, 8, 9, 9, 9, 9},
+                                                   {10, 10, 10, 10, 11, 11, 11, 11, 10, 10, 10, 10, 11, 11, 11, 11},
+                                                   {12, 12, 12, 12, 13, 13, 13, 13, 12, 12, 12, 12, 13, 13, 13, 13},
+                                                   {14, 14, 14, 14, 15, 15, 15, 15, 14, 14, 14, 14, 15, 15, 15, 15}};
+// q4_1 takes four blocks at a time: quad p of a group takes scales 4p .. 4p + 3, four lanes each.
+alignas(64) constexpr int32_t kQuadIdx[4][16] = {{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3},
+                                                 {4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7},
+                                                 {8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11},
+                                                 {12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15}};
+
+// q4_1: the nibble bytes of `n` (1..4) consecutive blocks, one block per 128-bit lane (zeros past n).
+inline __m512i quad_nibbles(const uint8_t* blk, int64_t n) {
+  if (n == 4) {
+    __m512i z = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4)));
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kQ4_1BlockBytes + 4)), 1);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 * kQ4_1BlockBytes + 4)), 2);
+    return _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 3 * kQ4_1BlockBytes + 4)), 3);
+  }
+  alignas(64) uint8_t buf[64] = {};
+  for (int64_t j = 0; j < n; j++) std::memcpy(buf + 16 * j, blk + j * kQ4_1BlockBytes + 4, 16);
+  return _mm512_load_si512(buf);
+}
+
+// The weights of blocks b0 and b0 + 1 (absent when !two: zeros) as u8, laid out as the activations are.
+template <DType DT>
+inline __m512i pair_weights(const uint8_t* blk, bool two) {
+  if constexpr (DT == DType::Q8_0) {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 2));
+    const __m256i hi = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + kQ8_0BlockBytes + 2))
+                           : _mm256_set1_epi8(static_cast<char>(0x80));
+    return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1),
+                            _mm512_set1_epi8(static_cast<char>(0x80)));
+  } else {
+    const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4));
+    const __m128i q1 =
+        two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kQ4_1BlockBytes + 4)) : _mm_setzero_si128();
+    const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(q0), q1, 1);
+    const __m256i nib = _mm256_set1_epi8(15);
+    const __m256i lo = _mm256_and_si256(both, nib), hi = _mm256_and_si256(_mm256_srli_epi16(both, 4), nib);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+  }
+}
+
+template <DType DT>
+void matvec(const float* x, int64_t in, const uint8_t* w, int64_t o0, int64_t o1, float* y) {
+  constexpr int64_t BB = DT == DType::Q8_0 ? kQ8_0BlockBytes : kQ4_1BlockBytes;
+  const int64_t nb = in / kQuantBlock;
+  const Act& a = quantize_x<DT>(x, in);
+  const size_t row_bytes = static_cast<size_t>(nb * BB);
+  const __m512i offsets = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                             _mm512_set1_epi32(static_cast<int>(BB)));
+  const uintptr_t end = reinterpret_cast<uintptr_t>(w + static_cast<size_t>(o1) * row_bytes);
+  uintptr_t next = (reinterpret_cast<uintptr_t>(w + static_cast<size_t>(o0) * row_bytes) + kPrefetch) & ~uintptr_t{63};
+  for (int64_t o = o0; o < o1; o++) {
+    const uint8_t* row = w + static_cast<size_t>(o) * row_bytes;
+    const uintptr_t upto = std::min(end, reinterpret_cast<uintptr_t>(row) + row_bytes + kPrefetch);
+    for (; next < upto; next += 64) _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_NTA);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps(), corr = _mm512_setzero_ps();
+    for (int64_t g = 0; g < nb; g += 16) {
+      const int64_t blocks = std::min<int64_t>(16, nb - g);
+      const __mmask16 m = static_cast<__mmask16>((1u << blocks) - 1u);
+      const uint8_t* gb = row + g * BB;
+      // d (and q4_1's m) of the group's blocks: the first 4 bytes of each.
+      const __m512i head = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, offsets, gb, 1);
+      const __m512 s = _mm512_mul_ps(_mm512_cvtph_ps(_mm512_cvtepi32_epi16(head)), _mm512_loadu_ps(a.dx.data() + g));
+      if constexpr (DT == DType::Q8_0)
+        corr = _mm512_fmadd_ps(s, _mm512_loadu_ps(a.c.data() + g), corr);
+      else
+        corr = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(head, 16))),
+                               _mm512_loadu_ps(a.c.data() + g), corr);
+      const int8_t* xg = a.q.data() + g * kQuantBlock;
+      if constexpr (DT == DType::Q4_1) {
+        // Four blocks per pass: their low nibbles (q[0..15]) against x[0..15], then the high ones (q[16..31])
+        // against x[16..31] into the same four lanes per block.
+        const __m512i nib = _mm512_set1_epi8(15);
+        for (int64_t p = 0; 4 * p < blocks; p++) {
+          const __m512i z = quad_nibbles(gb + 4 * p * BB, std::min<int64_t>(4, blocks - 4 * p));
+          const int8_t* xq = xg + 4 * p * kQuantBlock;
+          __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(z, nib), _mm512_loadu_si512(xq));
+          dot = _mm512_dpbusd_epi32(dot, _mm512_and_si512(_mm512_srli_epi16(z, 4), nib), _mm512_loadu_si512(xq + 64));
+          const __m512 sc = _mm512_permutexvar_ps(_mm512_load_si512(kQuadIdx[p]), s);
+          if (p & 1)
+            acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), sc, acc1);
+          else
+            acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), sc, acc0);
+        }
+        continue;
+      }
+      for (int64_t p = 0; 2 * p < blocks; p++) {
+        const __m512i wv = pair_weights<DT>(gb + 2 * p * BB, 2 * p + 1 < blocks);
+        const __m512i xv = _mm512_loadu_si512(xg + 2 * p * kQuantBlock);
+        const __m512 sum = _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), wv, xv));
+        const __m512i idx = _mm512_load_si512(DT == DType::Q8_0 ? kPairIdxQ8[p] : kPairIdxQ4[p]);
+        const __m512 sc = _mm512_permutexvar_ps(idx, s);
+        if (p & 1)
+          acc1 = _mm512_fmadd_ps(sum, sc, acc1);
+        else
+          acc0 = _mm512_fmadd_ps(sum, sc, acc0);
+      }
+    }
+    const float dot = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)), c = _mm512_reduce_add_ps(corr);
+    y[o - o0] = DT == DType::Q8_0 ? dot - c : dot + c;
+  }
+}
+
+}  // namespace
+
+void matvec_q_int8_avx512(DType wdt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y) {
+  if (wdt == DType::Q8_0)
+    matvec<DType::Q8_0>(x, in, static_cast<const uint8_t*>(w), o0, o1, y);
+  else
+    matvec<DType::Q4_1>(x, in, static_cast<const uint8_t*>(w), o0, o1, y);
+}
+
+}  // namespace ocr
