@@ -8,7 +8,8 @@
 //     uses elsewhere ("0.1521.190" -> "0.152–1.190").
 // Percent signs the same way: "%" is read as "96" at that size ("(58.02796)" for "(58.027%)"); where at least
 // DOMINANT_MIN of the page's percentages are read whole with k decimals, a k-decimal number followed by "96" and then
-// a closing bracket, a space or the cell's end is that percentage ("58.027%").
+// a closing bracket, a space or the cell's end is that percentage ("58.027%"), and so is one of 1–3 + k digits
+// before "%" or "96" that lost its point too ("(54538%" -> "(54.538%").
 // Nothing changes on a page without that evidence.
 
 /** Decimals "0.ddd" a page needs before its format decides anything. */
@@ -58,7 +59,13 @@ export function restoreDecimalPoints(lines: readonly string[]): string[] {
       const jammed = new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${k}})(\\d+\\.\\d{${k}})${ALONE_AFTER}`, "gu");
       line = line.replace(leadingZero, "0.$1").replace(jammed, `$1${format.range}$2`);
     }
-    if (percent !== undefined) line = line.replace(new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${percent}})96(?=[)\\]\\s<]|$)`, "gu"), "$1%");
+    if (percent !== undefined) {
+      const end = "(?=[)\\]\\s<]|$)";
+      line = line
+        .replace(new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${percent}})96${end}`, "gu"), "$1%")
+        // …and one that lost its point as well: "(54538%" for "(54.538%", "(578596)" for "(5.785%)"
+        .replace(new RegExp(`${ALONE_BEFORE}(\\d{1,3})(\\d{${percent}})(?:%|96)${end}`, "gu"), "$1.$2%");
+    }
     return line;
   });
 }

@@ -43,6 +43,12 @@ describe("restoreDecimalPoints", () => {
       rows[1],
       row("type 1", "99 (25.127%)", "23 (9.504%)"),
     ]);
+    // one that lost its point as well gets it back k digits from its end; a whole percentage keeps its digits
+    expect(restoreDecimalPoints([...rows, "679 (54538% of total)", "14 (578596)", "all (100%)"]).slice(3)).toEqual([
+      "679 (54.538% of total)",
+      "14 (5.785%)",
+      "all (100%)",
+    ]);
     // two percentages are no format; a number of other decimals keeps its digits
     const few = ["12.5% and 13.5%", "(58.02796)", "3.1496 (7.25%)"];
     expect(restoreDecimalPoints(few)).toEqual(few);
