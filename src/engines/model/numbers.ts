@@ -18,17 +18,17 @@ const DOMINANT_MIN = 3;
 const ALONE_BEFORE = "(?<![\\p{L}\\p{N}.,])";
 const ALONE_AFTER = "(?![\\p{L}\\p{N}]|[.,]\\d)";
 
+/** The most common length of the first group of `pattern`'s matches in `text` (ties: the longer) and its count. */
+function commonLength(text: string, pattern: RegExp): [length: number, count: number] {
+  const counts = new Map<number, number>();
+  for (const m of text.matchAll(pattern)) counts.set(m[1]!.length, (counts.get(m[1]!.length) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0] ?? [0, 0];
+}
+
 /** The page's decimal format: digits after "0." in most of its decimals, and the mark between two ends of a range. */
 export function decimalFormat(text: string): { decimals: number; range: string } | undefined {
-  const counts = new Map<number, number>();
-  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}0\\.(\\d+)${ALONE_AFTER}`, "gu"))) {
-    const k = m[1]!.length;
-    counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  let decimals = 0,
-    best = 0;
-  for (const [k, n] of counts) if (n > best || (n === best && k > decimals)) [decimals, best] = [k, n];
-  if (best < DOMINANT_MIN || decimals < 2) return undefined;
+  const [decimals, count] = commonLength(text, new RegExp(`${ALONE_BEFORE}0\\.(\\d+)${ALONE_AFTER}`, "gu"));
+  if (count < DOMINANT_MIN || decimals < 2) return undefined;
   const marks = new Map<string, number>();
   for (const m of text.matchAll(new RegExp(`\\d\\.\\d{${decimals}}\\s?([–—-])\\s?\\d`, "gu")))
     marks.set(m[1]!, (marks.get(m[1]!) ?? 0) + 1);
@@ -38,11 +38,8 @@ export function decimalFormat(text: string): { decimals: number; range: string }
 
 /** Decimals of most of the page's percentages read whole ("19.036%": 3), where at least DOMINANT_MIN share them. */
 export function percentFormat(text: string): number | undefined {
-  const counts = new Map<number, number>();
-  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}\\d+\\.(\\d+)\\s?%`, "gu")))
-    counts.set(m[1]!.length, (counts.get(m[1]!.length) ?? 0) + 1);
-  const [k, n] = [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0] ?? [0, 0];
-  return n >= DOMINANT_MIN ? k : undefined;
+  const [decimals, count] = commonLength(text, new RegExp(`${ALONE_BEFORE}\\d+\\.(\\d+)\\s?%`, "gu"));
+  return count >= DOMINANT_MIN ? decimals : undefined;
 }
 
 /** The lines of one page (each a piece of its Markdown) with their lost decimal points and percent signs restored
@@ -51,21 +48,22 @@ export function restoreDecimalPoints(lines: readonly string[]): string[] {
   const text = lines.join("\n");
   const format = decimalFormat(text);
   const percent = percentFormat(text);
-  if (!format && percent === undefined) return [...lines];
-  return lines.map((line) => {
-    if (format) {
-      const k = format.decimals;
-      const leadingZero = new RegExp(`${ALONE_BEFORE}0(\\d{${k}})${ALONE_AFTER}`, "gu");
-      const jammed = new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${k}})(\\d+\\.\\d{${k}})${ALONE_AFTER}`, "gu");
-      line = line.replace(leadingZero, "0.$1").replace(jammed, `$1${format.range}$2`);
-    }
-    if (percent !== undefined) {
-      const end = "(?=[)\\]\\s<]|$)";
-      line = line
-        .replace(new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${percent}})96${end}`, "gu"), "$1%")
-        // …and one that lost its point as well: "(54538%" for "(54.538%", "(578596)" for "(5.785%)"
-        .replace(new RegExp(`${ALONE_BEFORE}(\\d{1,3})(\\d{${percent}})(?:%|96)${end}`, "gu"), "$1.$2%");
-    }
-    return line;
-  });
+  // each rewrite: a pattern and what replaces it, in the order they apply
+  const rewrites: [RegExp, string][] = [];
+  if (format) {
+    const k = format.decimals;
+    rewrites.push(
+      [new RegExp(`${ALONE_BEFORE}0(\\d{${k}})${ALONE_AFTER}`, "gu"), "0.$1"],
+      [new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${k}})(\\d+\\.\\d{${k}})${ALONE_AFTER}`, "gu"), `$1${format.range}$2`],
+    );
+  }
+  if (percent !== undefined) {
+    const end = "(?=[)\\]\\s<]|$)";
+    rewrites.push(
+      [new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${percent}})96${end}`, "gu"), "$1%"],
+      // …and one that lost its point as well: "(54538%" for "(54.538%", "(578596)" for "(5.785%)"
+      [new RegExp(`${ALONE_BEFORE}(\\d{1,3})(\\d{${percent}})(?:%|96)${end}`, "gu"), "$1.$2%"],
+    );
+  }
+  return lines.map((line) => rewrites.reduce((out, [pattern, to]) => out.replace(pattern, to), line));
 }
