@@ -739,7 +739,7 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return { ...typeset, text: texSpacing(letterO(typeset.text)) };
+  return texSpacing({ ...typeset, text: letterO(typeset.text) });
 }
 
 /**
@@ -748,9 +748,23 @@ export function mergeLineTagged(
  * bracket, before an opening one, is such a gap: TeX ignores it, so listings hardly ever have one (none in the dev
  * truth's TeX lines, 55 in our readings of them); a word before a brace ("except {") keeps its space.
  */
-function texSpacing(text: string): string {
-  return text.includes("\\") ? text.replace(/(\\[A-Za-z@]+|[\]}]) (?=[[{])/g, "$1") : text;
+function texSpacing(merged: { text: string; tags: string; restored: number }): { text: string; tags: string; restored: number } {
+  const { text, tags } = merged;
+  if (!text.includes("\\")) return merged;
+  let outText = "",
+    outTags = "",
+    from = 0;
+  // (each gap's tag goes with it: the tags stay one per unit of the text)
+  for (const m of text.matchAll(TEX_GAP)) {
+    const at = m.index! + m[1]!.length;
+    outText += text.slice(from, at);
+    outTags += tags.slice(from, at);
+    from = at + 1;
+  }
+  return { ...merged, text: outText + text.slice(from), tags: outTags + tags.slice(from) };
 }
+/** A space after a control word or a closing bracket, before an opening bracket (texSpacing). */
+const TEX_GAP = /(\\[A-Za-z@]+|[\]}]) (?=[[{])/g;
 
 /**
  * A typewriter capital O read as the digit 0, inside a word (after two letters, or opening a control sequence, and

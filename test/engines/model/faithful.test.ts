@@ -8,6 +8,7 @@ import {
   joinHyphenated,
   markdownUnits,
   mergeLine,
+  mergeLineTagged,
   pageScripts,
   scriptOf,
   FAITHFUL_DEFAULTS,
@@ -158,6 +159,10 @@ describe("mergeLine", () => {
     // prose keeps its spaces: a word before a brace, a line without TeX
     expect(mergeLine(" (except {, } and \\par)", ev("(except {, } and \\par)"), latin)).toBe(" (except {, } and \\par)");
     expect(mergeLine(" see [1] {and} more", ev("see [1] {and} more"), latin)).toBe(" see [1] {and} more");
+    // the tags (where each unit came from) stay one per unit of the text
+    const tagged = mergeLineTagged(" \\cmd [1] {x}", ev("\\cmd [1] {x}"), latin);
+    expect(tagged.text).toBe(" \\cmd[1]{x}");
+    expect(tagged.tags).toHaveLength(tagged.text.length);
   });
 
   it("restores a sure letter the decoder dropped inside a word", () => {
