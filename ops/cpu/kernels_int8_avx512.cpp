@@ -2,13 +2,13 @@
 // -mavx512bw -mavx512vl -mavx512vnni -mf16c -mfma; run only where the CPU reports AVX512-VNNI): the same arithmetic
 // as kernels_int8.cpp (activations rounded once per call to int8 blocks of 32, dx = max|x| / 127, nearest; per
 // weight block the exact integer sum of q_w * q_x scaled by d * dx in f32; q4_1 adds m times the block's f32 sum of
-// x), but two blocks per `vpdpbusd zmm` and no scalar work per block:
+// x), but two (q8_0) or four (q4_1) blocks per `vpdpbusd zmm` and no scalar work per block:
 // - the scales of 16 blocks come in one gather (q8_0: d; q4_1: d and m) and are multiplied by the activations'
-//   block scales as one vector; each block pair picks its two scales out of it with one permute;
+//   block scales as one vector; each block pair (quad) picks its scales out of it with one permute;
 // - q8_0's signed weights go in biased by 128 (w ^ 0x80 = w + 128 as u8, one xor instead of the sign trick), and
 //   the bias, 128 * d * dx * sum_j q_x[j] per block, is taken off in one vector multiply-add per 16 blocks;
-// - q4_1's two nibble halves of two blocks fill one register: [b0 low | b1 low | b0 high | b1 high] against the
-//   activations stored once per call in that order.
+// - q4_1's nibbles of four blocks fill one register, one block per 128-bit lane: the low halves against the
+//   activations' x[0..15] of each block, then the high halves against x[16..31] (stored once per call in that order).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -69,23 +69,15 @@ const Act& quantize_x(const float* x, int64_t in) {
   return a;
 }
 
-// Permute indices: block pair p of a group takes scales 2p and 2p + 1 into the lanes its integer sums land in.
-alignas(64) constexpr int32_t kPairIdxQ8[8][16] = {{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
-                                                   {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
-                                                   {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5},
-                                                   {6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
-                                                   {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9},
-                                                   {10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
-                                                   {12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13},
-                                                   {14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15}};
-alignas(64) constexpr int32_t kPairIdxQ4[8][16] = {{0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1},
-                                                   {2, 2, 2, 2, 3, 3, 3, 3, 2, 2, 2, 2, 3, 3, 3, 3},
-                                                   {4, 4, 4, 4, 5, 5, 5, 5, 4, 4, 4, 4, 5, 5, 5, 5},
-                                                   {6, 6, 6, 6, 7, 7, 7, 7, 6, 6, 6, 6, 7, 7, 7, 7},
-                                                   {8, 8, 8, 8, 9, 9, 9, 9, 8, 8, 8, 8, 9, 9, 9, 9},
-                                                   {10, 10, 10, 10, 11, 11, 11, 11, 10, 10, 10, 10, 11, 11, 11, 11},
-                                                   {12, 12, 12, 12, 13, 13, 13, 13, 12, 12, 12, 12, 13, 13, 13, 13},
-                                                   {14, 14, 14, 14, 15, 15, 15, 15, 14, 14, 14, 14, 15, 15, 15, 15}};
+// q8_0's permute indices: block pair p of a group takes scales 2p and 2p + 1 into the lanes its integer sums land in.
+alignas(64) constexpr int32_t kPairIdx[8][16] = {{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
+                                                 {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+                                                 {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5},
+                                                 {6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
+                                                 {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9},
+                                                 {10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+                                                 {12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13},
+                                                 {14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15}};
 // q4_1 takes four blocks at a time: quad p of a group takes scales 4p .. 4p + 3, four lanes each.
 alignas(64) constexpr int32_t kQuadIdx[4][16] = {{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3},
                                                  {4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7},
@@ -105,24 +97,13 @@ inline __m512i quad_nibbles(const uint8_t* blk, int64_t n) {
   return _mm512_load_si512(buf);
 }
 
-// The weights of blocks b0 and b0 + 1 (absent when !two: zeros) as u8, laid out as the activations are.
-template <DType DT>
+// q8_0: the weights of blocks b0 and b0 + 1 (absent when !two: zeros) as u8, biased by 128.
 inline __m512i pair_weights(const uint8_t* blk, bool two) {
-  if constexpr (DT == DType::Q8_0) {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 2));
-    const __m256i hi = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + kQ8_0BlockBytes + 2))
-                           : _mm256_set1_epi8(static_cast<char>(0x80));
-    return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1),
-                            _mm512_set1_epi8(static_cast<char>(0x80)));
-  } else {
-    const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4));
-    const __m128i q1 =
-        two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + kQ4_1BlockBytes + 4)) : _mm_setzero_si128();
-    const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(q0), q1, 1);
-    const __m256i nib = _mm256_set1_epi8(15);
-    const __m256i lo = _mm256_and_si256(both, nib), hi = _mm256_and_si256(_mm256_srli_epi16(both, 4), nib);
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-  }
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 2));
+  const __m256i hi = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + kQ8_0BlockBytes + 2))
+                         : _mm256_set1_epi8(static_cast<char>(0x80));
+  return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1),
+                          _mm512_set1_epi8(static_cast<char>(0x80)));
 }
 
 template <DType DT>
@@ -168,18 +149,18 @@ void matvec(const float* x, int64_t in, const uint8_t* w, int64_t o0, int64_t o1
           else
             acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), sc, acc0);
         }
-        continue;
-      }
-      for (int64_t p = 0; 2 * p < blocks; p++) {
-        const __m512i wv = pair_weights<DT>(gb + 2 * p * BB, 2 * p + 1 < blocks);
-        const __m512i xv = _mm512_loadu_si512(xg + 2 * p * kQuantBlock);
-        const __m512 sum = _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), wv, xv));
-        const __m512i idx = _mm512_load_si512(DT == DType::Q8_0 ? kPairIdxQ8[p] : kPairIdxQ4[p]);
-        const __m512 sc = _mm512_permutexvar_ps(idx, s);
-        if (p & 1)
-          acc1 = _mm512_fmadd_ps(sum, sc, acc1);
-        else
-          acc0 = _mm512_fmadd_ps(sum, sc, acc0);
+      } else {
+        // Two blocks per pass, one per 256-bit half.
+        for (int64_t p = 0; 2 * p < blocks; p++) {
+          const __m512i wv = pair_weights(gb + 2 * p * BB, 2 * p + 1 < blocks);
+          const __m512i xv = _mm512_loadu_si512(xg + 2 * p * kQuantBlock);
+          const __m512 sum = _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), wv, xv));
+          const __m512 sc = _mm512_permutexvar_ps(_mm512_load_si512(kPairIdx[p]), s);
+          if (p & 1)
+            acc1 = _mm512_fmadd_ps(sum, sc, acc1);
+          else
+            acc0 = _mm512_fmadd_ps(sum, sc, acc0);
+        }
       }
     }
     const float dot = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)), c = _mm512_reduce_add_ps(corr);
