@@ -150,7 +150,7 @@ function rowsOf(indices: number[], boxes: readonly Extent[]): number[][] {
  * The page's line pitch: the median distance, centre to centre, from a line to the nearest one below it that
  * shares some of its width (the next line of its column).
  */
-function linePitch(boxes: readonly Extent[]): number {
+export function linePitch(boxes: readonly Extent[]): number {
   const steps: number[] = [];
   for (const a of boxes) {
     let best = Infinity;

@@ -88,6 +88,8 @@ export interface LinesConfig {
   /** the diacritics model (src/vision/diacritics.ts), an ONNX file in the bundle: letters the recogniser and the
    * decoder cannot write (č, ł, ő …) are composed from the diacritic it reads on the recogniser's letter */
   diacritics?: string;
+  /** the formula reader (src/vision/formula.ts): its formula.json in the bundle, naming its two ONNX files */
+  formula?: string;
 }
 
 export interface TokenIds {
@@ -281,13 +283,14 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         if (l.faithful !== undefined) c.bool(l, "faithful", "vision.lines");
         if (l.layout !== undefined) c.str(l, "layout", "vision.lines");
         if (l.diacritics !== undefined) c.str(l, "diacritics", "vision.lines");
+        if (l.formula !== undefined) c.str(l, "formula", "vision.lines");
         if (
           !Array.isArray(l.slots) ||
           l.slots.length === 0 ||
           !l.slots.every((x, i, a) => Number.isSafeInteger(x) && x > 0 && (i === 0 || x > a[i - 1]))
         )
           c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
-        for (const k of ["detector", "recogniser", "dictionary", "layout", "diacritics"])
+        for (const k of ["detector", "recogniser", "dictionary", "layout", "diacritics", "formula"])
           if (typeof l[k] === "string" && ((l[k] as string).startsWith("/") || (l[k] as string).split(/[\\/]/).includes("..")))
             c.fail(`vision.lines.${k}`, "file names must stay inside the bundle folder");
       }

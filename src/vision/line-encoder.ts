@@ -7,6 +7,7 @@ import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from "./visual-sequence.js";
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
 import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit, type Tensor } from "./lines.js";
+import { parseFormulaConfig, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 import type { PagePixels } from "./preprocess.js";
 import type { Extent } from "../layout/xycut.js";
 
@@ -29,10 +30,12 @@ export interface LineView {
   slotDiacriticPeak?: Float32Array;
 }
 
-/** A page as the decoder reads it: its lines' views in reading order, and its pictures. */
+/** A page as the decoder reads it: its lines' views in reading order, its pictures, and its display formulas. */
 export interface PageViews {
   views: LineView[];
   pictures: Extent[];
+  /** display formulas read to LaTeX, their members indexing `views` */
+  formulas: PageFormula[];
 }
 
 /** One set of the sessions on one worker thread; a page uses one lane from detection to projection. */
@@ -42,11 +45,19 @@ interface Lane {
   projector: VisionEncoder;
   /** where the bundle has a diacritics model */
   diacritics?: VisionEncoder;
+  /** where the bundle has a formula reader: its two halves */
+  formula?: { encoder: VisionEncoder; decoder: VisionEncoder };
   busy: boolean;
 }
 
-/** The lane's model files: detector, recogniser, projector, and the diacritics model if the bundle has one. */
-type LanePaths = [string, string, string, string?];
+/** The lane's model files: detector, recogniser, projector, the diacritics model, the formula reader's two halves. */
+interface LanePaths {
+  detector: string;
+  recogniser: string;
+  projector: string;
+  diacritics?: string;
+  formula?: { encoder: string; decoder: string };
+}
 
 export class LineEncoder {
   /** Lanes are opened when a page arrives while every lane is busy (documents read at once with --jobs). */
@@ -60,6 +71,7 @@ export class LineEncoder {
     private readonly paths: LanePaths,
     private readonly options: EncoderOptions,
     private readonly order?: PairOrderScorer,
+    private readonly formula?: FormulaConfig,
   ) {
     this.lanes.push(first);
   }
@@ -88,9 +100,23 @@ export class LineEncoder {
       }
       order = new PairOrderScorer(parsePairOrderModel(json, file));
     }
-    const paths: LanePaths = [path.join(dir, cfg.detector), path.join(dir, cfg.recogniser), projectorPath];
-    if (cfg.diacritics) paths.push(path.join(dir, cfg.diacritics));
-    return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options, order);
+    const paths: LanePaths = {
+      detector: path.join(dir, cfg.detector),
+      recogniser: path.join(dir, cfg.recogniser),
+      projector: projectorPath,
+    };
+    if (cfg.diacritics) paths.diacritics = path.join(dir, cfg.diacritics);
+    let formula: FormulaConfig | undefined;
+    if (cfg.formula) {
+      const file = path.join(dir, cfg.formula);
+      try {
+        formula = parseFormulaConfig(JSON.parse(await readFile(file, "utf8")), file);
+      } catch (err) {
+        throw new Error(err instanceof SyntaxError ? `${file}: ${err.message}` : (err as Error).message, { cause: err });
+      }
+      paths.formula = { encoder: path.join(dir, formula.encoder), decoder: path.join(dir, formula.decoder) };
+    }
+    return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options, order, formula);
   }
 
   get provider(): "cpu" | "cuda" {
@@ -142,6 +168,7 @@ export class LineEncoder {
       ...(this.order
         ? { order: (boxes: readonly LineBox[], page: { width: number; height: number }) => this.order!.order(boxes, page) }
         : {}),
+      ...(lane.formula && this.formula ? { formula: { models: formulaModels(lane.formula), cfg: this.formula } } : {}),
     };
   }
 
@@ -170,7 +197,7 @@ export class LineEncoder {
     frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
     timings?: Record<string, number>,
   ): Promise<PageViews> {
-    const { units, pictures } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
+    const { units, pictures, formulas } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
@@ -215,7 +242,7 @@ export class LineEncoder {
       });
     }
     clock("project");
-    return { views, pictures };
+    return { views, pictures, formulas };
   }
 
   /** Projector over units padded (or cut) to `length` slots → [n, 1, 1 + length, hidden] flattened. */
@@ -252,6 +279,7 @@ export class LineEncoder {
         l.recogniser.close(),
         l.projector.close(),
         ...(l.diacritics ? [l.diacritics.close()] : []),
+        ...(l.formula ? [l.formula.encoder.close(), l.formula.decoder.close()] : []),
       ]),
     );
   }
@@ -266,13 +294,24 @@ async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane
   const thread = new OnnxThread({ ...options, memArena: options.memArena ?? false });
   thread.acquire();
   try {
-    opened.push(await VisionEncoder.open(paths[0], options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
-    opened.push(await VisionEncoder.open(paths[1], options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
+    opened.push(await VisionEncoder.open(paths.detector, options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
+    opened.push(await VisionEncoder.open(paths.recogniser, options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
     opened.push(
-      await VisionEncoder.open(paths[2], options, { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] }, thread),
+      await VisionEncoder.open(
+        paths.projector,
+        options,
+        { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] },
+        thread,
+      ),
     );
-    if (paths[3])
-      opened.push(await VisionEncoder.open(paths[3], options, { inputs: ["patch", "letter"], outputs: ["probability"] }, thread));
+    if (paths.diacritics)
+      opened.push(await VisionEncoder.open(paths.diacritics, options, { inputs: ["patch", "letter"], outputs: ["probability"] }, thread));
+    if (paths.formula) {
+      opened.push(await VisionEncoder.open(paths.formula.encoder, options, { inputs: ["pixels"], outputs: ["memory"] }, thread));
+      opened.push(
+        await VisionEncoder.open(paths.formula.decoder, options, { inputs: ["memory", "tokens"], outputs: ["logprobs"] }, thread),
+      );
+    }
   } catch (err) {
     await Promise.all(opened.map((e) => e.close()));
     throw err;
@@ -284,7 +323,23 @@ async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane
     detector: opened[0]!,
     recogniser: opened[1]!,
     projector: opened[2]!,
-    ...(opened[3] ? { diacritics: opened[3] } : {}),
+    ...(paths.diacritics ? { diacritics: opened[3]! } : {}),
+    ...(paths.formula ? { formula: { encoder: opened.at(-2)!, decoder: opened.at(-1)! } } : {}),
     busy: false,
+  };
+}
+
+/** The formula reader's two sessions as vision/formula.ts calls them. */
+function formulaModels(sessions: { encoder: VisionEncoder; decoder: VisionEncoder }): FormulaModels {
+  return {
+    encode: async (t) =>
+      (await sessions.encoder.run({ pixels: { type: "float32", data: t.data, dims: t.dims } }, { transfer: true })).memory!,
+    step: async (memory, tokens) =>
+      (
+        await sessions.decoder.run({
+          memory: { type: "float32", data: memory.data, dims: memory.dims },
+          tokens: { type: "int64", data: tokens, dims: [1, tokens.length] },
+        })
+      ).logprobs!.data,
   };
 }

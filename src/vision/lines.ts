@@ -11,6 +11,7 @@ import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
+import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 
 /** Per-slot features after the recogniser's 120 wide: gap before (timesteps/8), run length/8, peak probability, centre/width. */
 export const SLOT_EXTRA = 4;
@@ -33,6 +34,8 @@ export interface LineModels {
   diacritics?(patches: Tensor, letters: Tensor): Promise<Tensor>;
   /** the reading order of the detected lines; default: the layout stage's (orderLines) */
   order?(boxes: readonly LineBox[], page: { width: number; height: number }): LineBox[];
+  /** the formula reader (vision/formula.ts): display formulas among the lines are read to LaTeX */
+  formula?: { models: FormulaModels; cfg: FormulaConfig };
 }
 
 export interface LineBox extends Extent {
@@ -459,6 +462,8 @@ export interface PageUnits {
   units: LineUnit[];
   /** screenshots, photographs, filled charts (vision/pictures.ts), in the deskewed page's pixels */
   pictures: Extent[];
+  /** display formulas read to LaTeX (their members index `units`), where the bundle has a formula reader */
+  formulas: PageFormula[];
 }
 
 export async function pageUnits(
@@ -532,7 +537,16 @@ export async function pageUnits(
     await readDiacritics(units, crops, slotColumns, models.diacritics, cfg.rec_height);
     clock("diacritics");
   }
-  return { units, pictures };
+  const formulas = models.formula
+    ? await readPageFormulas(
+        page,
+        boxes,
+        units.map((u) => u.text),
+        models.formula,
+      )
+    : [];
+  if (models.formula) clock("formulas");
+  return { units, pictures, formulas };
 }
 
 /**

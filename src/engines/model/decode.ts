@@ -24,6 +24,7 @@ import { letterRunCaps } from "./letter-runs.js";
 import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
 import type { DecodeOptions } from "./options.js";
 import { decodedPageFromText, lineFallback } from "../page.js";
+import { withFormulas } from "../../layout/formulas.js";
 import { RunawayDetector } from "./runaway.js";
 import { PageViews, round, type DecodeView, type PreparedPixels } from "./views.js";
 
@@ -332,7 +333,10 @@ class ModelEngine implements PageEngine {
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts)
         const read = p.views ? restoreDecimalPoints(texts) : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
-        const lines = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
+        const written = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
+        // display formulas the formula reader wrote as LaTeX take the place of their lines (layout/formulas.ts)
+        const formulas = (p.formulas ?? []).filter((f) => [...f.members, f.tag?.line ?? 0].every((k) => k < read.length));
+        const lines = written && formulas.length ? withFormulas(written, formulas) : written;
         const page = await this.page(
           pages,
           p,
@@ -348,6 +352,11 @@ class ModelEngine implements PageEngine {
           page.warnings.push(`page ${pageNumber} was ended after ${count} tokens: the output kept repeating itself`);
         }
         page.warnings.push(...lineWarnings);
+        for (const f of formulas)
+          if (!f.sure)
+            page.warnings.push(
+              `a formula on page ${pageNumber} (at ${Math.floor(f.box.xMin)},${Math.floor(f.box.yMin)}) is written as its text: the formula reader is unsure of its LaTeX`,
+            );
         page.decodeMs = decodeMs;
         const stats = session.stats();
         page.cache = { liveEntries: stats.liveEntries, bytes: stats.cacheBytes };

@@ -1,6 +1,7 @@
 // The model engine's views of a page: rendered, then encoded into the decoder's visual rows (a page grid with its
 // tiles, or, for line-unit models, one view per text line), with the timings of each stage.
 import type { LineView } from "../../vision/line-encoder.js";
+import type { PageFormula } from "../../vision/formula.js";
 import type { Extent } from "../../layout/xycut.js";
 import { assembleVisualEmbeddings } from "../../vision/visual-sequence.js";
 import { preparePage, type ContentBox, type PagePixels, type PreparedPage } from "../../vision/preprocess.js";
@@ -23,6 +24,8 @@ export interface PreparedPixels {
   views?: LineView[];
   /** line-unit mode: the page's pictures (screenshots, photographs), whose lines are not in `views` */
   pictures?: Extent[];
+  /** line-unit mode: the page's display formulas read to LaTeX, their members indexing `views` */
+  formulas?: PageFormula[];
 }
 
 /** What one decode run reads: a page's whole view, or (line-unit models) one line's view with its box and slots. */
@@ -74,7 +77,11 @@ export class PageViews {
       if (this.m.lines) {
         const json = this.m.bundle.json;
         const stages: Record<string, number> = {};
-        const { views: lines, pictures } = await this.m.lines.views(
+        const {
+          views: lines,
+          pictures,
+          formulas,
+        } = await this.m.lines.views(
           raster,
           json.decoder.hidden_size,
           {
@@ -102,6 +109,7 @@ export class PageViews {
           pixels,
           views: lines,
           pictures,
+          formulas,
         });
         continue;
       }
