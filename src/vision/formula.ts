@@ -184,13 +184,13 @@ export const FORMULA_MIN_MATH = 0.5;
  * see models/default/README.md). */
 export const FORMULA_MIN_CONFIDENCE = -0.35;
 
+/** Where OCR_FORMULA_TRACE names a file, every candidate region and its reading as JSON Lines (for tuning the gates). */
+const TRACE = process.env.OCR_FORMULA_TRACE;
+
 /**
  * The display formulas among a page's lines (`texts`: the recogniser's readings): the candidate regions of
  * layout/formulas.ts, each read unless it reads as prose.
  */
-/** Where OCR_FORMULA_TRACE names a file, every candidate region and its reading as JSON Lines (for tuning the gates). */
-const TRACE = process.env.OCR_FORMULA_TRACE;
-
 export async function readPageFormulas(
   page: PagePixels,
   boxes: readonly Extent[],

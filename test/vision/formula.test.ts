@@ -6,9 +6,11 @@ import {
   formulaLatex,
   parseFormulaConfig,
   readFormula,
+  readPageFormulas,
   type FormulaConfig,
   type FormulaModels,
 } from "../../src/vision/formula.js";
+import type { Tensor } from "../../src/vision/lines.js";
 
 // formula.json as python/ocr_tools/formula/export.py writes it, with a vocabulary cut down to what the tests use
 const cfg = (): FormulaConfig =>
@@ -124,5 +126,58 @@ describe("readFormula", () => {
       small,
     );
     expect(r.latex).toBe("aaaaa");
+  });
+});
+
+describe("readPageFormulas", () => {
+  // a white 1240 × 600 page: body lines of ink across the column, a centred block (the formula) and "(3)" at the right
+  const W = 1240,
+    H = 600;
+  const page = { width: W, height: H, data: Buffer.alloc(W * H * 3, 255) };
+  const ink = (x0: number, y0: number, x1: number, y1: number) => {
+    for (let y = y0; y < y1; y++) page.data.fill(0, (y * W + x0) * 3, (y * W + x1) * 3);
+  };
+  const boxes = [0, 1, 2].map((k) => ({ xMin: 120, yMin: 100 + 32 * k, xMax: 1120, yMax: 130 + 32 * k }));
+  boxes.push({ xMin: 500, yMin: 220, xMax: 740, yMax: 250 }, { xMin: 1070, yMin: 220, xMax: 1120, yMax: 250 });
+  boxes.push(...[0, 1, 2].map((k) => ({ xMin: 120, yMin: 290 + 32 * k, xMax: 1120, yMax: 320 + 32 * k })));
+  for (const b of boxes) ink(b.xMin + 4, b.yMin + 8, b.xMax - 4, b.yMax - 8);
+  const texts = ["body", "body", "body", "x^2", "(3)", "body", "body", "body"];
+  const c = cfg();
+  const id = (t: string) => c.vocab.indexOf(t);
+  const reader = (steps: Record<number, number>[]) => {
+    const seen: Tensor[] = [];
+    let k = 0;
+    const models: FormulaModels = {
+      encode: async (t) => {
+        seen.push(t);
+        k = 0;
+        return { data: new Float32Array(4), dims: [1, 1, 4] };
+      },
+      step: async () => {
+        const logp = new Float32Array(c.vocab.length).fill(-20);
+        for (const [i, p] of Object.entries(steps[k++]!)) logp[Number(i)] = p;
+        return logp;
+      },
+    };
+    return { models, seen };
+  };
+
+  it("reads the centred line with its equation number, at the body pitch's scale", async () => {
+    const { models, seen } = reader([{ [id("x")]: -0.01 }, { [id("^")]: -0.01 }, { [id("2")]: -0.01 }, { [c.eos]: -0.01 }]);
+    const found = await readPageFormulas(page, boxes, texts, { models, cfg: c });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ members: [3], tag: { line: 4, number: "3" }, latex: "x^2", sure: true });
+    // one region read: the block's ink (232 × 14 px plus margins) at 24 / 32 of its size, centred in 96 rows
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.dims).toEqual([1, 1, 96, 184]);
+  });
+
+  it("leaves a region that reads as prose, and writes unsure LaTeX as not sure", async () => {
+    expect(await readPageFormulas(page, boxes, texts, { models: reader([{ [c.text]: -0.1 }]).models, cfg: c })).toEqual([]);
+    const unsure = await readPageFormulas(page, boxes, texts, {
+      models: reader([{ [id("x")]: -1 }, { [c.eos]: -1 }]).models,
+      cfg: c,
+    });
+    expect(unsure[0]).toMatchObject({ latex: "x", sure: false });
   });
 });
