@@ -2,19 +2,19 @@
 // their column, or alone on the page), grouped with the lines a formula's numerator, limits or rows were detected
 // as, and the equation number at the column's right edge. The formula reader (vision/formula.ts) decides whether
 // each region is a formula at all; this only keeps it from reading every line of the page.
-import { median, type Extent } from "./xycut.js";
+import { extentOf, median, type Extent } from "./xycut.js";
 
 export interface FormulaRegion {
   /** indices of the lines the formula was detected as */
   members: number[];
-  /** the line holding its equation number ("(7)"), if one sits at the column's right edge beside it */
-  tag?: number;
+  /** the line holding its equation number ("(7)"), if one sits at the column's right edge beside it, and the number */
+  tag?: { line: number; number: string };
   /** the members' union */
   box: Extent;
 }
 
-/** An equation number as the recogniser reads one: (7), (3.12), (2a). */
-const TAG = /^\(\s*[0-9IVX]{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$/;
+/** An equation number as the recogniser reads one: (7), (3.12), (2a); the number is its first group. */
+const TAG = /^\(\s*([0-9IVX]{1,3}(?:\.\d{1,3})?[a-z]?)\s*\)$/;
 
 const height = (b: Extent) => b.yMax - b.yMin;
 const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin);
@@ -63,18 +63,14 @@ export function formulaRegions(boxes: readonly Extent[], texts: readonly string[
   });
   const out: FormulaRegion[] = [];
   for (const members of groups.values()) {
-    const box = {
-      xMin: Math.min(...members.map((i) => boxes[i]!.xMin)),
-      yMin: Math.min(...members.map((i) => boxes[i]!.yMin)),
-      xMax: Math.max(...members.map((i) => boxes[i]!.xMax)),
-      yMax: Math.max(...members.map((i) => boxes[i]!.yMax)),
-    };
+    const box = extentOf(members, boxes);
     if (height(box) > 6 * h) continue;
     // the equation number: a tag line to the right, level with the region
     const tag = boxes.findIndex(
       (t, j) => isTag(j) && t.xMin > box.xMax && Math.min(t.yMax, box.yMax) - Math.max(t.yMin, box.yMin) > 0.3 * height(t),
     );
-    out.push({ members: members.sort((a, b) => a - b), box, ...(tag >= 0 ? { tag } : {}) });
+    const number = tag >= 0 ? TAG.exec(texts[tag]!.trim())![1]! : undefined;
+    out.push({ members: members.sort((a, b) => a - b), box, ...(number ? { tag: { line: tag, number } } : {}) });
   }
   return out.sort((a, b) => a.members[0]! - b.members[0]!);
 }
@@ -100,13 +96,10 @@ export function withFormulas<L extends { box: Extent; markdown: string }>(
   lines.forEach((line, i) => {
     const f = first.get(i);
     if (f) {
-      const parts = [...f.members, ...(f.tag ? [f.tag.line] : [])].map((k) => lines[k]!.box);
-      const box = {
-        xMin: Math.min(...parts.map((b) => b.xMin)),
-        yMin: Math.min(...parts.map((b) => b.yMin)),
-        xMax: Math.max(...parts.map((b) => b.xMax)),
-        yMax: Math.max(...parts.map((b) => b.yMax)),
-      };
+      const box = extentOf(
+        [...f.members, ...(f.tag ? [f.tag.line] : [])],
+        lines.map((l) => l.box),
+      );
       const tag = f.tag ? ` \\tag{${f.tag.number}}` : "";
       const body =
         f.sure === false

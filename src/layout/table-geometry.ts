@@ -8,7 +8,7 @@
 // detected on its own) seeds a table too, under stricter checks, since page columns are rows of cells as well.
 import type { PageLine } from "./page.js";
 import { TABLE_TAG } from "./table.js";
-import { core, coreCoverage, level, median, type Extent } from "./xycut.js";
+import { core, coreCoverage, extentOf, level, median, type Extent } from "./xycut.js";
 
 /** TABLE_TAG as a split separator that keeps the tags in the pieces. */
 const TAG_KEPT = new RegExp(`(${TABLE_TAG.source})`, "i");
@@ -83,15 +83,7 @@ function pieces(markdown: string): string[] {
     .filter((s) => s);
 }
 
-/** The box around some of the page's lines, and its top and bottom. */
-function extentOf(indices: readonly number[], boxes: readonly Extent[]): Extent {
-  return {
-    xMin: Math.min(...indices.map((i) => boxes[i]!.xMin)),
-    xMax: Math.max(...indices.map((i) => boxes[i]!.xMax)),
-    yMin: Math.min(...indices.map((i) => boxes[i]!.yMin)),
-    yMax: Math.max(...indices.map((i) => boxes[i]!.yMax)),
-  };
-}
+// the top and bottom of some of the page's lines
 const top = (indices: readonly number[], boxes: readonly Extent[]) => Math.min(...indices.map((i) => boxes[i]!.yMin));
 const bottom = (indices: readonly number[], boxes: readonly Extent[]) => Math.max(...indices.map((i) => boxes[i]!.yMax));
 

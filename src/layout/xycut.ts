@@ -8,6 +8,16 @@ export interface Extent {
   yMax: number;
 }
 
+/** The box around some of the boxes (those at `indices`). */
+export function extentOf(indices: readonly number[], boxes: readonly Extent[]): Extent {
+  return {
+    xMin: Math.min(...indices.map((i) => boxes[i]!.xMin)),
+    xMax: Math.max(...indices.map((i) => boxes[i]!.xMax)),
+    yMin: Math.min(...indices.map((i) => boxes[i]!.yMin)),
+    yMax: Math.max(...indices.map((i) => boxes[i]!.yMax)),
+  };
+}
+
 /** The middle value (the upper of the two middle ones), 0 for none: line heights, pitches, widths. */
 export function median(values: readonly number[]): number {
   if (!values.length) return 0;

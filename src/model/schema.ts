@@ -199,6 +199,11 @@ function describe(v: unknown): string {
 }
 
 /** Validates a parsed model.json; throws one ModelFileError listing every problem. */
+/** A file name a bundle may give: relative, and never climbing out of the bundle's folder. */
+export function insideBundle(name: string): boolean {
+  return !name.startsWith("/") && !name.split(/[\\/]/).includes("..");
+}
+
 export function validateModelJson(value: unknown, file: string): ModelJson {
   const c = new Checker();
   const root = c.object(value, "model.json");
@@ -238,8 +243,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
     c.oneOf(dec, "topk_method", "decoder", ["greedy"]);
     if (!Array.isArray(dec.weights) || dec.weights.length === 0 || !dec.weights.every((w) => typeof w === "string" && w.length > 0))
       c.fail("decoder.weights", `expected a non-empty list of file names but found ${describe(dec.weights)}`);
-    else if (dec.weights.some((w: string) => w.startsWith("/") || w.split(/[\\/]/).includes("..")))
-      c.fail("decoder.weights", "file names must stay inside the bundle folder");
+    else if (dec.weights.some((w: string) => !insideBundle(w))) c.fail("decoder.weights", "file names must stay inside the bundle folder");
     if (dec.quantization !== undefined) c.oneOf(dec, "quantization", "decoder", ["q8_0", "q4_1"]);
     if (
       typeof dec.num_attention_heads === "number" &&
@@ -291,7 +295,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         )
           c.fail("vision.lines.slots", `expected increasing positive integers but found ${describe(l.slots)}`);
         for (const k of ["detector", "recogniser", "dictionary", "layout", "diacritics", "formula"])
-          if (typeof l[k] === "string" && ((l[k] as string).startsWith("/") || (l[k] as string).split(/[\\/]/).includes("..")))
+          if (typeof l[k] === "string" && !insideBundle(l[k] as string))
             c.fail(`vision.lines.${k}`, "file names must stay inside the bundle folder");
       }
     }

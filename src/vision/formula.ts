@@ -6,6 +6,7 @@ import { appendFileSync } from "node:fs";
 import { formulaRegions } from "../layout/formulas.js";
 import { linePitch } from "../layout/page.js";
 import { median, type Extent } from "../layout/xycut.js";
+import { insideBundle } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
 import type { Tensor } from "./lines.js";
@@ -34,9 +35,7 @@ export function parseFormulaConfig(json: unknown, file: string): FormulaConfig {
   };
   if (!o || typeof o !== "object") fail("expected an object");
   for (const k of ["encoder", "decoder"]) if (typeof o[k] !== "string") fail(`${k}: expected a file name`);
-  for (const k of ["encoder", "decoder"])
-    if ((o[k] as string).startsWith("/") || (o[k] as string).split(/[\\/]/).includes(".."))
-      fail(`${k}: file names must stay inside the bundle folder`);
+  for (const k of ["encoder", "decoder"]) if (!insideBundle(o[k] as string)) fail(`${k}: file names must stay inside the bundle folder`);
   for (const k of ["height", "max_width", "max_tokens", "line_pitch"])
     if (!Number.isSafeInteger(o[k]) || (o[k] as number) < 1) fail(`${k}: expected a positive integer`);
   if (!Array.isArray(o.vocab) || !o.vocab.every((t) => typeof t === "string")) fail("vocab: expected a list of tokens");
@@ -177,9 +176,6 @@ export interface PageFormula {
   sure: boolean;
 }
 
-/** A region is written as a formula when the reader is at least this sure it is one. */
-export const FORMULA_MIN_MATH = 0.5;
-
 /** The LaTeX is written when its tokens' mean log-probability is at least this (set on the synthetic held-out samples:
  * see models/default/README.md). */
 export const FORMULA_MIN_CONFIDENCE = -0.35;
@@ -212,15 +208,9 @@ export async function readPageFormulas(
         TRACE,
         JSON.stringify({ box: r.box, members: r.members.map((k) => texts[k]), pitch, width: input.dims[3], ...read }) + "\n",
       );
-    if (!read.latex || read.math < FORMULA_MIN_MATH) continue;
-    const tag = r.tag !== undefined ? /[0-9IVX]{1,3}(?:\.\d{1,3})?[a-z]?/.exec(texts[r.tag]!)?.[0] : undefined;
-    out.push({
-      members: r.members,
-      box: r.box,
-      ...read,
-      sure: read.confidence >= FORMULA_MIN_CONFIDENCE,
-      ...(tag && r.tag !== undefined ? { tag: { line: r.tag, number: tag } } : {}),
-    });
+    // prose (its first token <text>) is left as it was read; P(<text>) above ½ makes <text> the first token
+    if (!read.latex) continue;
+    out.push({ ...r, ...read, sure: read.confidence >= FORMULA_MIN_CONFIDENCE });
   }
   return out;
 }

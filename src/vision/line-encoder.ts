@@ -92,13 +92,7 @@ export class LineEncoder {
     if (readingOrder === "learned") {
       if (!cfg.layout) throw new Error(`${path.join(dir, "model.json")}: vision.lines.layout names no learned reading order`);
       const file = path.join(dir, cfg.layout);
-      let json: unknown;
-      try {
-        json = JSON.parse(await readFile(file, "utf8"));
-      } catch (err) {
-        throw new Error(`${file}: ${(err as Error).message}`, { cause: err });
-      }
-      order = new PairOrderScorer(parsePairOrderModel(json, file));
+      order = new PairOrderScorer(parsePairOrderModel(await readBundleJson(file), file));
     }
     const paths: LanePaths = {
       detector: path.join(dir, cfg.detector),
@@ -109,11 +103,7 @@ export class LineEncoder {
     let formula: FormulaConfig | undefined;
     if (cfg.formula) {
       const file = path.join(dir, cfg.formula);
-      try {
-        formula = parseFormulaConfig(JSON.parse(await readFile(file, "utf8")), file);
-      } catch (err) {
-        throw new Error(err instanceof SyntaxError ? `${file}: ${err.message}` : (err as Error).message, { cause: err });
-      }
+      formula = parseFormulaConfig(await readBundleJson(file), file);
       paths.formula = { encoder: path.join(dir, formula.encoder), decoder: path.join(dir, formula.decoder) };
     }
     return new LineEncoder(cfg, await openLane(paths, options), dictionary, paths, options, order, formula);
@@ -285,6 +275,15 @@ export class LineEncoder {
   }
 }
 
+/** A JSON file of the bundle, parsed; a file that cannot be read or parsed is named in the error. */
+async function readBundleJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new Error(`${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** The detector, recogniser and projector sessions on one worker thread (a page runs them in turn). */
 async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane> {
   const opened: VisionEncoder[] = [];
@@ -293,25 +292,23 @@ async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane
   // high-water mark (README "Where a page's time and memory go").
   const thread = new OnnxThread({ ...options, memArena: options.memArena ?? false });
   thread.acquire();
+  const open = async (file: string, inputs: string[], outputs: string[]) => {
+    const session = await VisionEncoder.open(file, options, { inputs, outputs }, thread);
+    opened.push(session);
+    return session;
+  };
   try {
-    opened.push(await VisionEncoder.open(paths.detector, options, { inputs: ["pixels"], outputs: ["probability"] }, thread));
-    opened.push(await VisionEncoder.open(paths.recogniser, options, { inputs: ["pixels"], outputs: ["best", "peak", "features"] }, thread));
-    opened.push(
-      await VisionEncoder.open(
-        paths.projector,
-        options,
-        { inputs: ["ids", "feats", "valid", "geometry"], outputs: ["embeddings"] },
-        thread,
-      ),
-    );
-    if (paths.diacritics)
-      opened.push(await VisionEncoder.open(paths.diacritics, options, { inputs: ["patch", "letter"], outputs: ["probability"] }, thread));
-    if (paths.formula) {
-      opened.push(await VisionEncoder.open(paths.formula.encoder, options, { inputs: ["pixels"], outputs: ["memory"] }, thread));
-      opened.push(
-        await VisionEncoder.open(paths.formula.decoder, options, { inputs: ["memory", "tokens"], outputs: ["logprobs"] }, thread),
-      );
-    }
+    const detector = await open(paths.detector, ["pixels"], ["probability"]);
+    const recogniser = await open(paths.recogniser, ["pixels"], ["best", "peak", "features"]);
+    const projector = await open(paths.projector, ["ids", "feats", "valid", "geometry"], ["embeddings"]);
+    const diacritics = paths.diacritics ? await open(paths.diacritics, ["patch", "letter"], ["probability"]) : undefined;
+    const formula = paths.formula
+      ? {
+          encoder: await open(paths.formula.encoder, ["pixels"], ["memory"]),
+          decoder: await open(paths.formula.decoder, ["memory", "tokens"], ["logprobs"]),
+        }
+      : undefined;
+    return { detector, recogniser, projector, ...(diacritics ? { diacritics } : {}), ...(formula ? { formula } : {}), busy: false };
   } catch (err) {
     await Promise.all(opened.map((e) => e.close()));
     throw err;
@@ -319,14 +316,6 @@ async function openLane(paths: LanePaths, options: EncoderOptions): Promise<Lane
     // the sessions hold the thread from here: it ends when the last of them closes
     await thread.release();
   }
-  return {
-    detector: opened[0]!,
-    recogniser: opened[1]!,
-    projector: opened[2]!,
-    ...(paths.diacritics ? { diacritics: opened[3]! } : {}),
-    ...(paths.formula ? { formula: { encoder: opened.at(-2)!, decoder: opened.at(-1)! } } : {}),
-    busy: false,
-  };
 }
 
 /** The formula reader's two sessions as vision/formula.ts calls them. */

@@ -29,7 +29,7 @@ describe("formulaRegions", () => {
   it("groups a formula's stacked lines into one region and finds its equation number", () => {
     const regions = formulaRegions(boxes, texts);
     expect(regions.map((r) => r.members)).toEqual([[3, 4, 5], [9]]);
-    expect(regions[0]!.tag).toBe(6);
+    expect(regions[0]!.tag).toEqual({ line: 6, number: "7" });
     expect(regions[0]!.box).toEqual({ xMin: 470, yMin: 210, xMax: 760, yMax: 292 });
     expect(regions[1]!.tag).toBeUndefined();
   });
