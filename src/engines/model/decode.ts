@@ -317,7 +317,11 @@ class ModelEngine implements PageEngine {
           const faithful =
             p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
           // …and a word hyphenated across the line break stays one word
-          texts.push(index > 0 && p.views ? joinHyphenated(texts[texts.length - 1] ?? "", p.views[index - 1]?.text, faithful) : faithful);
+          if (index > 0 && p.views && texts.length) {
+            const [previous, joined] = joinHyphenated(texts[texts.length - 1]!, p.views[index - 1]?.text, faithful);
+            texts[texts.length - 1] = previous;
+            texts.push(joined);
+          } else texts.push(faithful);
           if (run.reason === "runaway") runaway = true;
           if (!ended) {
             if (cut)

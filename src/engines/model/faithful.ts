@@ -876,13 +876,46 @@ export function faithfulLine(
 }
 
 /**
- * A word hyphenated across two lines: the decoder joins it, dropping the line's final hyphen as it was trained to,
- * but the next line still opens with the space that continues a paragraph ("in" + " clude"). Where the recogniser
- * read the previous line ending in a letter and a hyphen, the decoder's previous line ends in that letter (its
- * hyphen dropped), and this line opens with one space and a lower-case letter, the space goes: "include".
+ * A word hyphenated across two lines is one word. The decoder joins it, dropping the line's final hyphen as it was
+ * trained to, but the next line still opens with the space that continues a paragraph ("in" + " clude"); or it keeps
+ * the hyphen ("gener-" + " ated"). Where the recogniser read the previous line ending in a letter and a hyphen, the
+ * decoder's previous line ends in that letter (with or without the hyphen), and this line opens with one space and a
+ * lower-case letter, the hyphen and the space go: "include", "generated". Not before a conjunction: "sub-" + " and
+ * superscripts" is a suspended hyphen. A compound broken at its own hyphen ("Frequently-" + " used") loses it: one
+ * character, where keeping a typesetting hyphen costs two, and typesetting hyphens are the common case.
+ * Returns the previous line's Markdown and this line's.
  */
-export function joinHyphenated(previousMarkdown: string, previousText: string | undefined, markdown: string): string {
-  if (previousText === undefined || !/\p{L}-$/u.test(previousText.trimEnd())) return markdown;
-  if (!/\p{L}$/u.test(previousMarkdown)) return markdown;
-  return /^ \p{Ll}/u.test(markdown) ? markdown.slice(1) : markdown;
+export function joinHyphenated(previousMarkdown: string, previousText: string | undefined, markdown: string): [string, string] {
+  const unchanged: [string, string] = [previousMarkdown, markdown];
+  if (previousText === undefined || !/\p{L}-$/u.test(previousText.trimEnd())) return unchanged;
+  const next = /^ (\p{Ll}\p{L}*)/u.exec(markdown);
+  if (!next) return unchanged;
+  if (/\p{L}$/u.test(previousMarkdown)) return [previousMarkdown, markdown.slice(1)];
+  if (/\p{L}-$/u.test(previousMarkdown) && !SUSPENDED_BEFORE.has(next[1]!)) return [previousMarkdown.slice(0, -1), markdown.slice(1)];
+  return unchanged;
 }
+
+/** Words after which a line-final hyphen is a suspended one ("sub- and superscripts", "Ein- und Ausgabe"). */
+const SUSPENDED_BEFORE = new Set([
+  "and",
+  "or",
+  "nor",
+  "to",
+  "und",
+  "oder",
+  "bis",
+  "et",
+  "ou",
+  "y",
+  "e",
+  "o",
+  "u",
+  "i",
+  "a",
+  "и",
+  "или",
+  "й",
+  "та",
+  "або",
+  "і",
+]);

@@ -275,16 +275,24 @@ describe("faithfulLine (the engine's entry point)", () => {
 });
 
 describe("joinHyphenated", () => {
-  it("joins a word the decoder unhyphenated across a line break, and nothing else", () => {
+  it("joins a word hyphenated across a line break, and nothing else", () => {
     // mc-acm-p2: the recogniser read "… parameters, in-", the decoder wrote "… in" and then " clude:"
-    expect(joinHyphenated("\n\nFrequently-used parameters, in", "Frequently-used parameters, in-", " clude:")).toBe("clude:");
-    // the decoder kept the hyphen: its choice stands
-    expect(joinHyphenated(" parameters, in-", "parameters, in-", " clude:")).toBe(" clude:");
+    expect(joinHyphenated("\n\nFrequently-used parameters, in", "Frequently-used parameters, in-", " clude:")).toEqual([
+      "\n\nFrequently-used parameters, in",
+      "clude:",
+    ]);
+    // the decoder kept the hyphen: it goes too (nl-fontcheatsheet "gener-" + " ated.")
+    expect(joinHyphenated(" will be gener-", "will be gener-", " ated.")).toEqual([" will be gener", "ated."]);
+    // a suspended hyphen before a conjunction stays
+    expect(joinHyphenated(" look ahead for sub-", "look ahead for sub-", " and superscripts")).toEqual([
+      " look ahead for sub-",
+      " and superscripts",
+    ]);
     // no hyphen in the evidence, a capital after it, or a new block: unchanged
-    expect(joinHyphenated(" the work and", "the work and", " includes")).toBe(" includes");
-    expect(joinHyphenated(" see Section", "see Section-", " Two")).toBe(" Two");
-    expect(joinHyphenated(" in", "in-", "\n\nclude")).toBe("\n\nclude");
-    expect(joinHyphenated(" in", undefined, " clude")).toBe(" clude");
+    expect(joinHyphenated(" the work and", "the work and", " includes")).toEqual([" the work and", " includes"]);
+    expect(joinHyphenated(" see Section", "see Section-", " Two")).toEqual([" see Section", " Two"]);
+    expect(joinHyphenated(" in", "in-", "\n\nclude")).toEqual([" in", "\n\nclude"]);
+    expect(joinHyphenated(" in", undefined, " clude")).toEqual([" in", " clude"]);
   });
 });
 
