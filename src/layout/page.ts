@@ -183,7 +183,8 @@ function bodyLike(text: string, foot: boolean, mayRunOver = true): boolean {
  * Running headers, footers and page numbers of one page, told by geometry: rows of lines in the top (bottom)
  * MARGIN_BAND of the page, no taller than body lines, short, not body-like sentences, and set apart from the
  * rest by an empty band of at least MARGIN_SEPARATION line pitches. FOLIO_SEPARATION is enough for rows of page
- * numbers, short text with a page number at its left or right end (a running head and its folio), split rows
+ * numbers, short text with a page number at its left or right end (a running head and its folio, in a box of its
+ * own or, flush right, in the head's), split rows
  * (pieces at both edges with a wide gap between) and rows in the OUTER_BAND. A page number alone, or a split row
  * with its page number, may lie as far in as FOLIO_BAND. A single page has nothing to repeat, so this is all it
  * has; a first line of body text at the top of a page follows the page's own pitch and stays body.
@@ -216,21 +217,26 @@ export function marginRoles(
     );
   };
   // set in from the text's left edge by a quarter of its width, yet reaching its right edge (a head set flush right)
-  const inset = (i: number) => boxes[i]!.xMin - textLeft >= SPLIT_GAP * textWidth && boxes[i]!.xMax >= textLeft + (1 - FLUSH) * textWidth;
+  const flushRight = (i: number) => boxes[i]!.xMax >= textLeft + (1 - FLUSH) * textWidth;
+  const inset = (i: number) => boxes[i]!.xMin - textLeft >= SPLIT_GAP * textWidth && flushRight(i);
+  // a head whose page number the detector kept in its box ("… a Long Title Is Used 3"), set flush right
+  const endsInFolio = (i: number) => /\S\s+\d{1,4}$/.test(texts[i]!.trim()) && flushRight(i);
   const marginLike = (r: number[], foot: boolean) => {
     const tallest = split(r) ? SPLIT_HEIGHT : MARGIN_HEIGHT;
     // the decoder writes a lone short line as a heading; at the very foot of the page it is none
     const heading = (i: number) => headings?.[i] && !isPageNumber(texts[i]!) && !(foot && outer(r));
     return (
-      r.every((i) => height(boxes[i]!) <= tallest * h && !heading(i) && !bodyLike(texts[i]!, foot, !split(r) && !inset(i))) &&
-      r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS
+      r.every(
+        (i) => height(boxes[i]!) <= tallest * h && !heading(i) && !bodyLike(texts[i]!, foot, !split(r) && !inset(i) && !endsInFolio(i)),
+      ) && r.reduce((n, i) => n + texts[i]!.length, 0) <= MARGIN_CHARS
     );
   };
   const folios = (r: number[]) => r.every((i) => isPageNumber(texts[i]!));
   // a running head set with its page number: short text and a page number at the row's left or right end
   const withFolio = (r: number[]) => {
-    if (r.length < 2) return false;
     const xs = byX(r);
+    if (endsInFolio(xs[xs.length - 1]!)) return true;
+    if (r.length < 2) return false;
     return isPageNumber(texts[xs[0]!]!) || isPageNumber(texts[xs[xs.length - 1]!]!);
   };
   const near = (r: number[]) => folios(r) || withFolio(r) || split(r) || outer(r);
@@ -277,6 +283,8 @@ const HEADING = /^(#{1,6})\s+/;
 const CAPTION =
   /^(?:\*\*|_)?(?:figure|fig\.|table|tab\.|listing|chart|plate|exhibit|scheme|algorithm|abbildung|abb\.|tabelle|tabla|figura|tableau|рис\.|рисунок|таблица|图|表)\s*[\dIVXivx]/i;
 const FOOTNOTE = /^(?:\d{1,3}|[*†‡§¶]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*\S/;
+/** A footnote's mark with its first word's capital touching it ("5There"). */
+const MARK_TOUCHING = /^(\d{1,3}|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)(?=\p{Lu}\p{Ll})/u;
 
 /** Offsets [start, end) of the pieces of a stretch of Markdown that are blocks: split at blank lines (never
  * inside a fenced code block or a $$ formula) and before each list item. */
@@ -467,7 +475,20 @@ function tellRoles(blocks: Block[], lineHeight: number, pageHeight: number): voi
     first.level = 1;
   }
   for (const b of body) {
-    if (b.type !== "paragraph" || !b.bbox || !b.lines?.length) continue;
-    if (b.bbox[1] > (2 / 3) * pageHeight && tall(b) <= 0.85 * lineHeight && FOOTNOTE.test(b.text)) b.type = "footnote";
+    // (the decoder writes a short footnote as a heading now and then: at the foot, in small type, it is none)
+    if ((b.type !== "paragraph" && b.type !== "heading") || !b.bbox || !b.lines?.length) continue;
+    if (b.bbox[1] > (2 / 3) * pageHeight && tall(b) <= 0.85 * lineHeight && FOOTNOTE.test(b.text)) {
+      if (b.type === "heading") {
+        delete b.level;
+        setBlockMarkdown(b, b.text);
+      }
+      b.type = "footnote";
+      // a raised mark set close to its text reads without the space: "5There is an exception" is "5 There …"
+      if (MARK_TOUCHING.test(b.text)) {
+        const markdown = BLOCK_MARKDOWN.get(b);
+        b.text = b.text.replace(MARK_TOUCHING, "$1 ");
+        if (markdown !== undefined) setBlockMarkdown(b, markdown.replace(MARK_TOUCHING, "$1 "));
+      }
+    }
   }
 }

@@ -127,6 +127,13 @@ describe("assemblePage", () => {
     const { blocks, markdown } = assemblePage(lines, W, H);
     expect(blocks.map((b) => b.type)).toEqual(["paragraph", "footnote"]);
     expect(markdown).toContain("See the manual");
+    // a raised mark the recogniser read touching its text gets its space back (tb-spreadtab-p5 "5There is …")
+    // (which the decoder wrote as a heading)
+    const raised = assemblePage([...body(160, 30), line(1640, "\n\n## 5There is an exception, see page 17.", 120, 900, 22)], W, H);
+    expect(raised.blocks[1]).toMatchObject({ type: "footnote", text: "5 There is an exception, see page 17." });
+    expect(raised.markdown).toContain("\n\n5 There is an exception");
+    // not in the body's text, nor where a capital does not open a word ("3D printing")
+    expect(assemblePage([...body(160, 30), line(1640, "\n\n3D printing is", 120, 900, 22)], W, H).markdown).toContain("3D printing");
   });
 
   it("finds a page number alone under the text, and nothing in a page of a few lines", () => {
@@ -189,6 +196,16 @@ describe("assemblePage", () => {
       ...body(190, 20),
     ];
     expect(assemblePage(title, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
+    // …and wider, with its page number in the same box (sc-cnbpaper-p3): the folio at its end, flush right, tells it
+    const wide = [
+      line(60, "Sample Template for Writing", 700, 1120, 26),
+      line(92, "\n\nthe Working Papers of the Czech National Bank, a Long Title Is Used 3", 330, 1120, 26),
+      ...body(190, 20),
+    ];
+    expect(assemblePage(wide, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
+    // not flush right, the same words are a paragraph run over from the page before
+    const ragged = [line(92, "the Working Papers of the Czech National Bank, a Long Title Is Used 3", 330, 1000, 26), ...body(190, 20)];
+    expect(assemblePage(ragged, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
   });
 
   it("measures the pitch of close-set lines whose boxes overlap", () => {
