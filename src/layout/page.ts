@@ -353,17 +353,36 @@ function pixelBox(b: Extent): [number, number, number, number] {
   return [Math.floor(b.xMin), Math.floor(b.yMin), Math.ceil(b.xMax), Math.ceil(b.yMax)];
 }
 
+/** Words a heading has at most when it ends like a sentence ("Example:", "Proof.") or at all. */
+const HEADING_WORDS = 12;
+const HEADING_WORDS_MAX = 20;
+
+/**
+ * What the decoder wrote as a heading that is prose: a line going on from the one before (opening in lower case:
+ * "## to the reader."), a sentence too long for a heading ("## For people familiar with maths, this other example
+ * calculates the first lines of Pascal's triangle:"), or a paragraph whose first line it took for one.
+ */
+function proseHeading(body: string): boolean {
+  const words = body.split(/\s+/).filter(Boolean).length;
+  return /^\p{Ll}/u.test(body) || (words > HEADING_WORDS && /[.,;:]$/.test(body)) || words > HEADING_WORDS_MAX;
+}
+
 /** Role, text and Markdown of a non-table block from what was written for it. */
 function readBlock(markdown: string): Block {
-  const text = markdown.trim();
+  const written = markdown.trim();
+  // a fence alone on a line of a block that is no code block (its partner went with a table or a margin line) is stray
+  const text = written.startsWith("```") ? written : written.replace(/^```[^\n]*(?:\n|$)/gm, "").trim();
   const heading = HEADING.exec(text);
   if (heading) {
     const body = text.slice(heading[0].length).trim();
-    return setBlockMarkdown({ type: "heading", level: heading[1]!.length, text: body, bbox: null }, text);
+    if (!proseHeading(body)) return setBlockMarkdown({ type: "heading", level: heading[1]!.length, text: body, bbox: null }, text);
+    return readBlock(body);
   }
   if (text.startsWith("```")) {
     const body = text.replace(/^```[^\n]*\n?/, "").replace(/\n?```\s*$/, "");
-    return setBlockMarkdown({ type: "code", text: body, bbox: null }, text);
+    // a fence the decoder never closed ends with its block, not with the document
+    const closed = /\n```\s*$/.test(text) ? text : `${text}\n\`\`\``;
+    return setBlockMarkdown({ type: "code", text: body, bbox: null }, closed);
   }
   if (text.startsWith("$$") || text.startsWith("\\[")) {
     const body = text
@@ -400,11 +419,22 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
   const headings = lines.map((l) => HEADING.test(l.markdown.trimStart()));
   const margins = marginRoles(boxes, texts, pageHeight, headings);
   const h = median(boxes.map(height));
+  const goesOn = spacedContinuations(boxes, lines, texts, margins, h);
   // the flow: every other line's Markdown in order, with where each line's text lies in it
   let flow = "";
   const ranges: ([number, number] | undefined)[] = [];
-  lines.forEach((line, i) => {
-    if (margins.has(i)) return;
+  lines.forEach((line0, i) => {
+    // (a line the decoder began as a heading in lower case goes on with the paragraph before: proseHeading)
+    const line = goesOn.has(i)
+      ? { ...line0, markdown: line0.markdown.replace(/^\n\n/, " ") }
+      : { ...line0, markdown: line0.markdown.replace(/^\n\n#{1,6} (?=\p{Ll})/u, " ") };
+    if (margins.has(i)) {
+      // a header's or footer's text leaves the flow, but not the fence its separator closes ("\n```\n\n## 2": the
+      // decoder closes a code block as the page number's line begins)
+      const closing = /^\n```(?=\n|$)/.exec(line.markdown);
+      if (closing && flow) flow += closing[0];
+      return;
+    }
     const piece = flow ? line.markdown : line.markdown.replace(/^\s+/, "");
     ranges[i] = [flow.length, flow.length + piece.length];
     flow += piece;
@@ -436,7 +466,8 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
       }
     } else {
       const written = flow.slice(p.start, p.end).replace(TABLE_TAG, "");
-      if (!written.trim()) continue;
+      // (a fence alone, with nothing after it, opens no code block)
+      if (!written.trim() || /^```[^\n]*$/.test(written.trim())) continue;
       block = readBlock(written);
     }
     const members = linesIn(p.start, p.end);
@@ -455,6 +486,53 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
   const blocks = entries.map((e) => e.block);
   tellRoles(blocks, h, pageHeight);
   return { blocks, markdown: pageMarkdown(blocks) };
+}
+
+/** A page set with this much leading (line pitch over line height) or more is double- or one-and-a-half-spaced. */
+const SPACED_PITCH = 1.3;
+
+/**
+ * Lines of a double-spaced page that the decoder began as new paragraphs ("\n\n") although they go on with the one
+ * before: the decoder learned paragraphs from single-spaced pages, where a line's distance from the one above tells
+ * a paragraph break. Here every line is that far apart, so the geometry decides: this line follows the one before
+ * at the page's pitch, starts no further right than it (a new paragraph is indented), and its first word would not
+ * have fitted in the room the line before leaves at its column's right edge (so that line was broken, not ended:
+ * justified or ragged right alike).
+ */
+function spacedContinuations(
+  boxes: readonly Extent[],
+  lines: readonly PageLine[],
+  texts: readonly string[],
+  margins: Map<number, MarginRole>,
+  h: number,
+): Set<number> {
+  const out = new Set<number>();
+  const body = boxes.map((_, i) => i).filter((i) => !margins.has(i));
+  const pitch = linePitch(body.map((i) => boxes[i]!));
+  if (!(h > 0) || !(pitch >= SPACED_PITCH * h)) return out;
+  // the right edge of the column a line lies in: the furthest any line sharing most of its width reaches
+  const columnRight = (b: Extent) =>
+    Math.max(
+      ...body
+        .map((j) => boxes[j]!)
+        .filter((o) => Math.min(o.xMax, b.xMax) - Math.max(o.xMin, b.xMin) > 0.5 * Math.min(o.xMax - o.xMin, b.xMax - b.xMin))
+        .map((o) => o.xMax),
+    );
+  const plain = (markdown: string) => /^\n\n(?![#>|<$`\s]|[-*+•]\s|\(?\d{1,4}[.)]\s)\S/.test(markdown);
+  for (let k = 1; k < body.length; k++) {
+    const [p, i] = [body[k - 1]!, body[k]!];
+    const [a, b] = [boxes[p]!, boxes[i]!];
+    if (!plain(lines[i]!.markdown) || /^\s*(?:#|```|<|\$\$)/.test(lines[p]!.markdown)) continue;
+    const step = centreY(b) - centreY(a);
+    if (Math.abs(step - pitch) > 0.15 * pitch) continue;
+    if (b.xMin > a.xMin + 0.5 * h || a.xMin - b.xMin > 6 * h) continue;
+    // the first word and a space, at this line's width per character
+    const text = texts[i]!;
+    const word = text.split(" ")[0]!.length + 1;
+    if (columnRight(a) - a.xMax >= ((b.xMax - b.xMin) * word) / Math.max(1, text.length)) continue;
+    out.add(i);
+  }
+  return out;
 }
 
 /** Title, footnote: roles the text alone does not give, from the sizes and places of the block's lines. */

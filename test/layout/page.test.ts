@@ -208,6 +208,66 @@ describe("assemblePage", () => {
     expect(assemblePage(ragged, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph"]);
   });
 
+  it("keeps code fences balanced: a page number's line that closes one, a fence never closed", () => {
+    // sc-aipguide-p2: the decoder closes the code block as the page number's line begins ("\n```\n\n2")
+    const code = [...body(160, 20), line(820, "\n\n```\n\\bibliography{aipsamp}", 120, 600), line(1650, "\n```\n\n2", 600, 620, 26)];
+    const page = assemblePage(code, W, H);
+    expect(page.blocks.map((b) => b.type)).toEqual(["paragraph", "code", "page-number"]);
+    expect(page.markdown).toContain("```\n\\bibliography{aipsamp}\n```");
+    // a fence the decoder never closed closes with its block
+    const open = assemblePage([...body(160, 20), line(820, "\n\n```\nfoo()", 120, 600), line(850, "\nbar()", 120, 600)], W, H);
+    expect(open.markdown.endsWith("```\nfoo()\nbar()\n```")).toBe(true);
+    expect(open.markdown.match(/```/g)).toHaveLength(2);
+    // a fence alone at the end of a paragraph (its partner went with a table's lines) goes
+    const stray = assemblePage([...body(160, 3), line(260, "\n```", 120, 300)], W, H);
+    expect(stray.markdown).not.toContain("```");
+  });
+
+  it("joins the lines of a double-spaced paragraph the decoder began one by one (hd-apa7-p3)", () => {
+    const texts = [
+      "Nam dui ligula, fringilla a, euismod sodales.",
+      "lorem non justo. Nam lacus libero",
+      "aliquet, tortor sed accumsan.",
+      "Pellentesque cursus luctus mauris.",
+    ];
+    const spaced = (pitch: number) => [
+      line(160, `\n\n${texts[0]}`, 180, 1120),
+      // (ragged right: "aliquet," would not have fitted in the room this line leaves)
+      line(160 + pitch, `\n\n${texts[1]}`, 120, 1010),
+      line(160 + 2 * pitch, `\n\n${texts[2]}`, 120, 1120),
+      line(160 + 3 * pitch, `\n\n${texts[3]}`, 120, 600),
+      // a new paragraph: indented, after a short last line
+      line(160 + 4 * pitch, "\n\nVon Davier et al. said this, too.", 180, 1120),
+      line(160 + 5 * pitch, "\n\nFurther evidence comes from other sources.", 120, 700),
+      // not indented, but "Nulla" would have fitted after "sources.": a paragraph of its own
+      line(160 + 6 * pitch, "\n\nNulla malesuada porttitor diam.", 120, 1120),
+      line(160 + 7 * pitch, "\n\n## Method", 500, 700),
+      line(160 + 8 * pitch, "\n\nQuisque ullamcorper placerat ipsum.", 180, 1120),
+    ];
+    const double = assemblePage(spaced(64), W, H);
+    expect(double.blocks.map((b) => b.type)).toEqual(["paragraph", "paragraph", "paragraph", "heading", "paragraph"]);
+    expect(double.blocks[0]!.text).toBe(texts.join(" "));
+    expect(double.blocks[0]!.lines).toHaveLength(4);
+    expect(double.blocks[1]!.text).toBe("Von Davier et al. said this, too. Further evidence comes from other sources.");
+    // set single-spaced, the decoder's paragraph breaks stand (there the gap tells them)
+    expect(assemblePage(spaced(34), W, H).blocks).toHaveLength(9);
+  });
+
+  it("reads as prose what the decoder wrote as a heading but is none: a line going on, a long sentence", () => {
+    const lines = [
+      line(160, "\n\n## 2 Alternative descriptions", 120, 700, 36),
+      line(210, "\n\nA short description may be", 120, 1120),
+      line(242, "\n\n## helpful to the reader.", 120, 500),
+      line(300, "\n\n## For people familiar with maths, this other example calculates the first lines of Pascal's triangle:", 120, 1120),
+      line(360, "\n\n### Example:", 120, 300),
+    ];
+    const { blocks, markdown } = assemblePage(lines, W, H);
+    expect(blocks.map((b) => b.type)).toEqual(["heading", "paragraph", "paragraph", "heading"]);
+    expect(blocks[1]!.text).toBe("A short description may be helpful to the reader.");
+    expect(markdown).toContain("\n\nFor people familiar with maths");
+    expect(markdown).toContain("### Example:");
+  });
+
   it("measures the pitch of close-set lines whose boxes overlap", () => {
     // boxes 30 px high every 24 px: the head is 2.2 pitches above the text, though less than two box heights
     const tight = Array.from({ length: 30 }, (_, k) => line(220 + 24 * k, k ? ` line ${k + 1}` : "Body text"));
