@@ -347,6 +347,57 @@ describe("crops and geometry", () => {
   });
 });
 
+describe("pages of very small text", () => {
+  // a white page 480 x 320 with 12 detected lines (page pixels), their detected cores this high (the detector's
+  // regions are the text shrunk; its boxes grow them back by the unclip ratio)
+  const page = { width: 480, height: 320, data: Buffer.alloc(480 * 320 * 3, 255) };
+  const models = (lineHeight: number, calls: { detect: number[][]; crops: number }) => ({
+    detect: async (t: Tensor) => {
+      const [, , h, w] = t.dims as number[];
+      calls.detect.push([h!, w!]);
+      // the lines where they lie on the page, whatever scale the detector sees it at
+      const scale = w! / 480;
+      const data = new Float32Array(h! * w!);
+      for (let k = 0; k < 12; k++)
+        for (let y = Math.round((10 + 25 * k) * scale); y < Math.round((10 + 25 * k + lineHeight) * scale); y++)
+          data.fill(0.9, y * w! + Math.round(20 * scale), y * w! + Math.round(300 * scale));
+      return { data, dims: [1, 1, h!, w!] };
+    },
+    recognise: async (t: Tensor) => {
+      const [n, , , width] = t.dims as number[];
+      calls.crops += n!;
+      const steps = width! / 8;
+      return {
+        best: { data: new Float32Array(n! * steps).fill(1), dims: [n!, steps] },
+        peak: { data: new Float32Array(n! * steps).fill(0.9), dims: [n!, steps] },
+        features: { data: new Float32Array(n! * steps * 4), dims: [n!, steps, 4] },
+      };
+    },
+  });
+
+  it("reads a page whose lines are about 10 px high grown twice over, and gives its boxes in the page's pixels", async () => {
+    const calls = { detect: [] as number[][], crops: 0 };
+    const { units } = await pageUnits(page, models(4, calls), CFG, ["", "a", " "]);
+    // detected once as given, then again grown (the detector's input is the same size: its limit is 960)
+    expect(calls.detect).toHaveLength(2);
+    expect(units).toHaveLength(12);
+    expect(calls.crops).toBe(12);
+    for (const [k, u] of units.entries()) {
+      expect(u.box.xMax).toBeLessThanOrEqual(480);
+      expect(Math.abs((u.box.yMin + u.box.yMax) / 2 - (10 + 25 * k + 2))).toBeLessThan(1.5);
+      expect(u.box.yMax - u.box.yMin).toBeLessThan(14);
+      expect(u.box.xMax - u.box.xMin).toBeGreaterThan(270);
+      expect(u.box.xMax - u.box.xMin).toBeLessThan(300);
+    }
+  });
+
+  it("reads a page of text of ordinary size once", async () => {
+    const calls = { detect: [] as number[][], crops: 0 };
+    await pageUnits(page, models(16, calls), CFG, ["", "a", " "]);
+    expect(calls.detect).toHaveLength(1);
+  });
+});
+
 describe("recogniser batches", () => {
   // a white page with 20 detected lines of widths 10…300 px (map = page: the page is under det_limit)
   const W = 960,
