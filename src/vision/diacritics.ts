@@ -200,7 +200,27 @@ export async function readDiacritics(
     const made = withMark(splitMark(sample[n]![2]).base, DIACRITICS[c]!);
     return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made);
   }).length;
-  if (beyond < GATE) return;
+  if (beyond < GATE) {
+    // a page whose sample shows umlauts (German, Swedish, Finnish): the decoder writes ä ö ü but reads a capital bare
+    // ("Anderungen"), so its capitals A, O, U are read for theirs — only a sure diaeresis is kept
+    const umlauts = sampled.filter(
+      ([c, p], n) => DIACRITICS[c] === "diaeresis" && p >= DIACRITIC_SURE && /^[aou]$/.test(sample[n]![2]),
+    ).length;
+    if (umlauts < GATE) return;
+    const capitals = letters.filter(([, , ch]) => /^[AOU]$/.test(ch));
+    const readings = await read(capitals);
+    for (const u of units) {
+      u.diacritics = new Uint8Array(u.ids.length);
+      u.diacriticPeaks = new Float32Array(u.ids.length);
+    }
+    capitals.forEach(([k, j], n) => {
+      const [c, p] = readings[n]!;
+      if (DIACRITICS[c] !== "diaeresis" || p < DIACRITIC_SURE) return;
+      units[k]!.diacritics![j] = c;
+      units[k]!.diacriticPeaks![j] = p;
+    });
+    return;
+  }
   // the rest of the page's letters, beside the sample's readings
   const rest = await read(letters.filter((_, n) => !sampledAt(n)));
   let fromSample = 0,

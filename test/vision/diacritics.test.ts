@@ -161,6 +161,39 @@ describe("readDiacritics", () => {
     expect(english[0]!.diacritics).toBeUndefined();
   });
 
+  it("on a page showing umlauts, reads its capitals A, O, U and keeps only a sure diaeresis", async () => {
+    // a diaeresis on every a, o and u (letters 0, 14, 20), whatever their case
+    const umlauts = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
+      const n = patches.dims[0]!;
+      const out = new Float32Array(n * DIACRITICS.length);
+      for (let i = 0; i < n; i++) {
+        const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
+        out[i * DIACRITICS.length + ([0, 14, 20].includes(letter) ? DIACRITICS.indexOf("diaeresis") : 0)] = 0.95;
+      }
+      return { data: out, dims: [n, DIACRITICS.length] };
+    };
+    const calls: number[] = [];
+    const counted = async (patches: Tensor, letters: Tensor) => {
+      calls.push(patches.dims[0]!);
+      return umlauts(patches, letters);
+    };
+    const german = [unit("Anderung fur Grosse"), unit("Uber hauslich")];
+    await read(german, counted);
+    // the sample (every letter), then the capitals A and U only
+    expect(calls).toEqual([29, 2]);
+    expect(DIACRITICS[german[0]!.diacritics![0]!]).toBe("diaeresis");
+    expect(german[0]!.diacriticPeaks![0]).toBeCloseTo(0.95);
+    expect(DIACRITICS[german[1]!.diacritics![0]!]).toBe("diaeresis");
+    // lower-case letters are the decoder's to write: no reading is kept on them
+    expect(german[0]!.diacriticPeaks![10]).toBe(0);
+    // a page with fewer than three umlauts in its sample reads no capitals
+    calls.length = 0;
+    const english = [unit("Is the big"), unit("Under it")];
+    await read(english, counted);
+    expect(calls).toEqual([15]);
+    expect(english[0]!.diacritics).toBeUndefined();
+  });
+
   it("on a page of more letters than its sample, puts each reading on its own letter", async () => {
     // 40 lines, 420 letters: the sample is the first 320, the other 100 are read after it
     const page = Array.from({ length: 40 }, (_, i) => unit(i % 2 ? "pocitac xyzw" : "cte cislo ab"));
