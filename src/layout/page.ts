@@ -490,6 +490,8 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
 
 /** A page set with this much leading (line pitch over line height) or more is double- or one-and-a-half-spaced. */
 const SPACED_PITCH = 1.3;
+/** A first word is taken this much wider than its characters' share of its line (spacedContinuations). */
+const ROOM_SLACK = 1.2;
 
 /**
  * Lines of a double-spaced page that the decoder began as new paragraphs ("\n\n") although they go on with the one
@@ -529,7 +531,8 @@ function spacedContinuations(
     // the first word and a space, at this line's width per character
     const text = texts[i]!;
     const word = text.split(" ")[0]!.length + 1;
-    if (columnRight(a) - a.xMax >= ((b.xMax - b.xMin) * word) / Math.max(1, text.length)) continue;
+    // (a tolerance of ROOM_SLACK: the width is the line's mean per character, and "elementum" is wider than most)
+    if (columnRight(a) - a.xMax >= (ROOM_SLACK * (b.xMax - b.xMin) * word) / Math.max(1, text.length)) continue;
     out.add(i);
   }
   return out;

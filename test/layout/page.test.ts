@@ -232,8 +232,9 @@ describe("assemblePage", () => {
     ];
     const spaced = (pitch: number) => [
       line(160, `\n\n${texts[0]}`, 180, 1120),
-      // (ragged right: "aliquet," would not have fitted in the room this line leaves)
-      line(160 + pitch, `\n\n${texts[1]}`, 120, 1010),
+      // (ragged right: "aliquet," would not have fitted in the room this line leaves — 340 px, against 310 px at
+      // the next line's mean width per character, taken 1.2 times wider)
+      line(160 + pitch, `\n\n${texts[1]}`, 120, 780),
       line(160 + 2 * pitch, `\n\n${texts[2]}`, 120, 1120),
       line(160 + 3 * pitch, `\n\n${texts[3]}`, 120, 600),
       // a new paragraph: indented, after a short last line
