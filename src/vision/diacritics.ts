@@ -150,6 +150,14 @@ export const DIACRITIC_SURE = 0.9;
  * form's capitals reads as carons and macrons; a language's letters are in its lower-case text). */
 const GATE = 3;
 
+/** Gives every unit its readings, all "none" at probability 0 (no evidence) until a letter's reading is set. */
+function unread(units: LineUnit[]): void {
+  for (const u of units) {
+    u.diacritics = new Uint8Array(u.ids.length);
+    u.diacriticPeaks = new Float32Array(u.ids.length);
+  }
+}
+
 /**
  * Reads the diacritics of a page's letters into each unit's `diacritics` and `diacriticPeaks` (in place). A sample
  * of the page's letters is read first; unless it shows GATE lower-case letters the decoder cannot write (č, ł, ő, ş …), the
@@ -209,10 +217,7 @@ export async function readDiacritics(
     if (umlauts < GATE) return;
     const capitals = letters.filter(([, , ch]) => /^[AOU]$/.test(ch));
     const readings = await read(capitals);
-    for (const u of units) {
-      u.diacritics = new Uint8Array(u.ids.length);
-      u.diacriticPeaks = new Float32Array(u.ids.length);
-    }
+    unread(units);
     capitals.forEach(([k, j], n) => {
       const [c, p] = readings[n]!;
       if (DIACRITICS[c] !== "diaeresis" || p < DIACRITIC_SURE) return;
@@ -226,10 +231,7 @@ export async function readDiacritics(
   let fromSample = 0,
     fromRest = 0;
   const all = letters.map((_, n) => (sampledAt(n) ? sampled[fromSample++]! : rest[fromRest++]!));
-  for (const u of units) {
-    u.diacritics = new Uint8Array(u.ids.length);
-    u.diacriticPeaks = new Float32Array(u.ids.length);
-  }
+  unread(units);
   const made = letters.map(([, , ch], n) => withMark(splitMark(ch).base, DIACRITICS[all[n]![0]]!));
   const alphabet = pageAlphabet(made.filter((ch, n): ch is string => ch !== undefined && all[n]![0] !== 0 && all[n]![1] >= DIACRITIC_SURE));
   letters.forEach(([k, j], n) => {
