@@ -45,6 +45,7 @@ struct DecoderOptions {
   // Ops smaller than this many multiply-adds run on the calling thread (waking the pool costs more);
   // tests set 0 so even the tiny fixtures go through the pool.
   int64_t min_parallel_macs = 1 << 18;
+  WeightPages pages = WeightPages::Auto;  // how the weight files are held (safetensors.h)
 };
 
 class Decoder {

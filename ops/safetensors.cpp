@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -34,9 +36,59 @@ std::string dirname_of(const std::string& p) {
   return k == std::string::npos ? std::string(".") : p.substr(0, k);
 }
 
+constexpr size_t kHugePage = size_t{2} << 20;
+#if defined(__linux__)
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#else  // elsewhere the advice is not given and Auto maps (an anonymous copy cannot be asked for huge pages either)
+#define MADV_HUGEPAGE -1
+#define MADV_POPULATE_READ -1
+#define POSIX_FADV_DONTNEED 0
+#define posix_fadvise(fd, off, len, advice) 0
+#endif
+
+// The kernel gives anonymous memory huge pages ("always" or "madvise" in its THP setting).
+bool anon_huge_pages() {
+#if !defined(__linux__)
+  return false;
+#endif
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(f, line);
+  return line.find("[always]") != std::string::npos || line.find("[madvise]") != std::string::npos;
+}
+
+// Bytes in huge pages (FilePmdMapped + AnonHugePages) of the mappings meeting [begin, begin + len), from
+// /proc/self/smaps; 0 where it cannot be read.
+size_t smaps_huge_bytes(const void* begin, size_t len) {
+  std::ifstream f("/proc/self/smaps");
+  if (!f) return 0;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(begin), hi = lo + len;
+  std::string line;
+  bool inside = false;
+  size_t kb = 0;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    const size_t dash = line.find('-');
+    const size_t colon = line.find(':');
+    if (dash != std::string::npos && (colon == std::string::npos || dash < colon) &&
+        std::isxdigit(static_cast<unsigned char>(line[0]))) {
+      const uintptr_t a = std::strtoull(line.c_str(), nullptr, 16);
+      const uintptr_t b = std::strtoull(line.c_str() + dash + 1, nullptr, 16);
+      inside = a < hi && b > lo;  // (an anonymous copy's mapping runs past the bytes: the reservation's slack)
+      continue;
+    }
+    if (!inside) continue;
+    if (line.rfind("FilePmdMapped:", 0) == 0 || line.rfind("AnonHugePages:", 0) == 0)
+      kb += std::strtoull(line.c_str() + colon + 1, nullptr, 10);
+  }
+  return kb * 1024;
+}
+
 }  // namespace
 
-SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
+SafetensorsFile::SafetensorsFile(const std::string& path, WeightPages pages) : path_(path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) bad(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
@@ -49,12 +101,28 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     ::close(fd);
     bad(path, "file is " + std::to_string(size_) + " bytes, too short for a safetensors header");
   }
-  map_ = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
+  // A reservation one huge page longer than the file, the file mapped at its first 2 MB boundary.
+  reserved_ = size_ + kHugePage;
+  reserve_ = ::mmap(nullptr, reserved_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserve_ == MAP_FAILED) {
+    reserve_ = nullptr;
+    ::close(fd);
+    bad(path, std::string("cannot reserve address space: ") + std::strerror(errno));
+  }
+  void* at = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(reserve_) + kHugePage - 1) & ~(kHugePage - 1));
+  map_ = ::mmap(at, size_, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
-    bad(path, std::string("mmap failed: ") + std::strerror(errno));
+    const int err = errno;
+    ::close(fd);
+    release();
+    bad(path, std::string("mmap failed: ") + std::strerror(err));
   }
+  ::madvise(map_, size_, MADV_HUGEPAGE);  // advice: where the kernel cannot, the mapping keeps 4 KB pages
+  if (pages == WeightPages::Copy ||
+      (pages == WeightPages::Auto && size_ >= kHugeCheckBytes && anon_huge_pages() && mapped_huge_share() < 0.5))
+    copy_out(fd);
+  ::close(fd);
   try {
     const uint8_t* base = static_cast<const uint8_t*>(map_);
     uint64_t header_len = 0;
@@ -154,17 +222,67 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     for (size_t i = 1; i < ranges.size(); i++)
       if (ranges[i].first < ranges[i - 1].second) bad(path, "tensor data ranges overlap");
   } catch (...) {
-    ::munmap(map_, size_);
-    map_ = nullptr;
+    release();
     throw;
   }
 }
 
-SafetensorsFile::~SafetensorsFile() {
-  if (map_) ::munmap(map_, size_);
+// The file's bytes read into anonymous memory advised for huge pages (2 MB-aligned), read-only like the mapping,
+// which goes. The page cache behind each chunk read is released (pages other processes map stay), so a later load
+// reads the file afresh, in the huge folios the advised mapping asks for, and maps it.
+void SafetensorsFile::copy_out(int fd) {
+  const size_t reserved = size_ + kHugePage;
+  void* fresh = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (fresh == MAP_FAILED) return;  // no room: the mapping serves
+  uint8_t* at = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(fresh) + kHugePage - 1) & ~(kHugePage - 1));
+  ::madvise(at, size_, MADV_HUGEPAGE);
+  constexpr size_t kChunk = size_t{64} << 20;
+  for (size_t off = 0; off < size_;) {
+    const ssize_t got = ::pread(fd, at + off, std::min(kChunk, size_ - off), static_cast<off_t>(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {  // a read error: the mapping serves (it reports the error, if any, where it is read)
+      ::munmap(fresh, reserved);
+      return;
+    }
+    ::posix_fadvise(fd, static_cast<off_t>(off), got, POSIX_FADV_DONTNEED);
+    off += static_cast<size_t>(got);
+  }
+  ::mprotect(fresh, reserved, PROT_READ);
+  ::munmap(reserve_, reserved_);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // the sample the check mapped
+  reserve_ = fresh;
+  reserved_ = reserved;
+  map_ = at;
+  copied_ = true;
 }
 
-WeightStore::WeightStore(const std::vector<std::string>& paths) {
+// Auto's check: eight 8 MB windows spread over the file read in (a cold cache reads them in huge folios, as the
+// mapping is advised for them), and the share of them the mapping then holds in huge pages (nothing else of it is
+// mapped yet); 1 where the kernel cannot populate on advice (before Linux 5.14).
+double SafetensorsFile::mapped_huge_share() const {
+  constexpr int kWindows = 8;
+  constexpr size_t kWindow = size_t{8} << 20;
+  size_t read = 0;
+  for (int i = 0; i < kWindows; i++) {
+    const size_t at = size_ / (2 * kWindows) * (2 * i + 1) & ~(kHugePage - 1);
+    const size_t len = std::min(kWindow, size_ - at);
+    if (::madvise(static_cast<uint8_t*>(map_) + at, len, MADV_POPULATE_READ) != 0) return 1.0;
+    read += len;
+  }
+  return static_cast<double>(smaps_huge_bytes(map_, size_)) / static_cast<double>(read);
+}
+
+void SafetensorsFile::release() {
+  if (reserve_) ::munmap(reserve_, reserved_);
+  reserve_ = nullptr;
+  map_ = nullptr;
+}
+
+size_t SafetensorsFile::huge_bytes() const { return map_ ? smaps_huge_bytes(map_, size_) : 0; }
+
+SafetensorsFile::~SafetensorsFile() { release(); }
+
+WeightStore::WeightStore(const std::vector<std::string>& paths, WeightPages pages) {
   std::vector<std::string> files;
   for (auto& p : paths) {
     if (p.size() > 5 && p.compare(p.size() - 5, 5, ".json") == 0) {
@@ -193,7 +311,7 @@ WeightStore::WeightStore(const std::vector<std::string>& paths) {
     }
   }
   for (auto& f : files) {
-    files_.push_back(std::make_unique<SafetensorsFile>(f));
+    files_.push_back(std::make_unique<SafetensorsFile>(f, pages));
     auto* sf = files_.back().get();
     for (auto& kv : sf->tensors()) {
       if (all_.count(kv.first)) bad(f, "tensor '" + kv.first + "' also appears in " + all_[kv.first].first->path());
@@ -221,6 +339,18 @@ const TensorView& WeightStore::require(const std::string& name, const std::vecto
 size_t WeightStore::mapped_bytes() const {
   size_t n = 0;
   for (auto& f : files_) n += f->size();
+  return n;
+}
+
+size_t WeightStore::huge_bytes() const {
+  size_t n = 0;
+  for (auto& f : files_) n += f->huge_bytes();
+  return n;
+}
+
+size_t WeightStore::copied_bytes() const {
+  size_t n = 0;
+  for (auto& f : files_) n += f->copied() ? f->size() : 0;
   return n;
 }
 

@@ -116,6 +116,9 @@ async function benchOurs(dir, prefix, kvDtype) {
   t0 = process.hrtime.bigint();
   const r = await session.generate({ maxTokens: decodeTokens }).result;
   const decodeTokPerS = r.tokens.length / seconds(t0);
+  // how the weights were held: copied at load or mapped, and their share in huge pages once read (DecoderOptions.pages)
+  const hugeShare = decoder.hugePageBytes() / decoder.info.mappedBytes;
+  const copied = decoder.info.copiedBytes > 0;
   const bwAfter = addon.testing.measureBandwidth(bandwidthMB, threads, 3);
   // Bytes one step streams: weights (attention, dense MLP, router, top-k + shared experts, lm_head), the
   // K and V rows it attends (average over the timed steps), and its embedding row.
@@ -132,6 +135,8 @@ async function benchOurs(dir, prefix, kvDtype) {
     bandwidthGBs: (bwBefore + bwAfter) / 2,
     kernels: decoder.info.kernels,
     weightDtype: decoder.info.weightDtype,
+    hugeShare,
+    copied,
     logits,
   };
 }
@@ -250,6 +255,8 @@ for (const name of [...new Set(runs.map((m) => m.name))]) {
         bytesPerToken: ours.bytesPerToken,
         boundTokPerS,
         boundShare: ours.decodeTokPerS / boundTokPerS,
+        hugeShare: ours.hugeShare,
+        weightsCopied: ours.copied,
       };
       if (!m.quantize) base = { ours, row };
       else if (base) {
@@ -288,6 +295,7 @@ if (json) {
     "GB/s",
     "bound tok/s",
     "of bound",
+    "2 MB pages",
     "x bf16",
     "logits NMSE",
     "ORT decode",
@@ -304,6 +312,7 @@ if (json) {
     f(r.bandwidthGBs),
     f(r.boundTokPerS),
     `${f(r.boundShare * 100, 0)}%`,
+    `${f(r.hugeShare * 100, 0)}%${r.weightsCopied ? " copied" : ""}`,
     r.decodeVsBase ? `${f(r.decodeVsBase, 2)}x` : "-",
     r.logitsNmseVsBase === undefined ? "-" : r.logitsNmseVsBase.toExponential(1),
     f(r.ortDecodeTokPerS),
@@ -321,7 +330,9 @@ if (json) {
   process.stdout.write(fmt(header) + "\n" + lines.map(fmt).join("\n") + "\n");
   process.stdout.write(
     "bound = bandwidth (GB/s: streaming read measured just before and after that row's decode) / bytes read per decode step\n" +
-      "        (weights incl. router, top-k + shared experts and lm_head; the K/V rows attended; the embedding row).\n",
+      "        (weights incl. router, top-k + shared experts and lm_head; the K/V rows attended; the embedding row).\n" +
+      "2 MB pages = the share of the weight files held in huge pages after the row's decode (the probe reads huge pages too);\n" +
+      "        copied = read into anonymous memory at load, as the file's page cache held it in small pages (ops/safetensors.h).\n",
   );
   process.stdout.write(
     "x bf16, logits NMSE = a quantised row's decode tok/s over the bf16 row's of the same prefix, and its prefill logits'\n" +

@@ -59,6 +59,10 @@ class DecoderWrap : public Napi::ObjectWrap<DecoderWrap> {
     if (o.Get("kernels").IsString()) opts.kernels = o.Get("kernels").As<Napi::String>().Utf8Value();
     if (o.Get("minParallelWork").IsNumber())
       opts.min_parallel_macs = o.Get("minParallelWork").As<Napi::Number>().Int64Value();
+    if (o.Get("pages").IsString()) {
+      const std::string p = o.Get("pages").As<Napi::String>().Utf8Value();
+      opts.pages = p == "map" ? ocr::WeightPages::Map : p == "copy" ? ocr::WeightPages::Copy : ocr::WeightPages::Auto;
+    }
     try {
       decoder = std::make_shared<ocr::Decoder>(cfg, paths, opts);
     } catch (const ocr::DecoderError& e) {
@@ -72,12 +76,17 @@ class DecoderWrap : public Napi::ObjectWrap<DecoderWrap> {
     o.Set("kernels", decoder->kernels().name);
     o.Set("threads", decoder->pool().size());
     o.Set("mappedBytes", static_cast<double>(decoder->store().mapped_bytes()));
+    o.Set("copiedBytes", static_cast<double>(decoder->store().copied_bytes()));
     o.Set("decodeWeightBytes", static_cast<double>(decoder->decode_weight_bytes()));
     // The decoder layers' matrices (q8_0 / q4_1 in a quantised bundle); the embedding, norms and router stay float.
     o.Set("weightDtype",
           ocr::dtype_name(decoder->layers.empty() ? decoder->lm_head->dtype : decoder->layers[0].q->dtype));
     o.Set("embedDtype", ocr::dtype_name(decoder->embed_tokens->dtype));
     return o;
+  }
+
+  Napi::Value HugePageBytes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(decoder->store().huge_bytes()));
   }
 };
 
@@ -93,7 +102,9 @@ std::shared_ptr<ocr::Decoder> DecoderFrom(const Napi::Value& v) {
 
 void InitDecoder(Napi::Env env, Napi::Object exports) {
   Napi::Function f =
-      DecoderWrap::DefineClass(env, "NativeDecoder", {DecoderWrap::InstanceMethod("info", &DecoderWrap::Info)});
+      DecoderWrap::DefineClass(env, "NativeDecoder",
+                               {DecoderWrap::InstanceMethod("info", &DecoderWrap::Info),
+                                DecoderWrap::InstanceMethod("hugePageBytes", &DecoderWrap::HugePageBytes)});
   DecoderWrap::ctor = Napi::Persistent(f);
   exports.Set("NativeDecoder", f);
   exports.Set("cpuFeatures", Napi::String::New(env, ocr::cpu_features_string()));

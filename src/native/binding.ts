@@ -55,6 +55,8 @@ export interface NativeDecoderInfo {
   kernels: string;
   threads: number;
   mappedBytes: number;
+  /** of mappedBytes, those copied into anonymous memory at load (DecoderOptions.pages) */
+  copiedBytes: number;
   decodeWeightBytes: number;
   /** the decoder matrices' type: q8_0 / q4_1 in a quantised bundle */
   weightDtype: NativeDtype | "q8_0" | "q4_1";
@@ -64,6 +66,7 @@ export interface NativeDecoderInfo {
 
 export interface NativeDecoder {
   info(): NativeDecoderInfo;
+  hugePageBytes(): number;
 }
 
 export interface NativeExtendResult {
@@ -146,7 +149,7 @@ export interface NativeAddon {
   NativeDecoder: new (
     config: NativeDecoderConfig,
     weightPaths: string[],
-    options: { threads: number; kernels: string; minParallelWork?: number },
+    options: { threads: number; kernels: string; minParallelWork?: number; pages?: string },
   ) => NativeDecoder;
   NativeSession: new (
     decoder: NativeDecoder,

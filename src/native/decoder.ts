@@ -24,7 +24,16 @@ export interface DecoderOptions {
   kernels?: KernelChoice;
   /** Ops below this many multiply-adds run on one thread (default 262144; tests pass 0 to exercise the pool). */
   minParallelWork?: number;
+  /**
+   * How the weights are held (ops/safetensors.h): "map" the file mapping (2 MB-aligned, advised for huge pages);
+   * "copy" a copy in anonymous memory advised for huge pages; "auto" (default) maps, and copies a file of 64 MB or
+   * more whose mapping holds under half its bytes in huge pages (a page cache of 4 KB folios, as a file just
+   * written leaves): decode streams every weight each step, and 4 KB pages halved its speed.
+   */
+  pages?: WeightPages;
 }
+
+export type WeightPages = "auto" | "map" | "copy";
 
 /** Which generated entries a step attends (extended entries are attended until retired). */
 export type AttentionPolicy = { kind: "full" } | { kind: "rswa"; window: number };
@@ -228,6 +237,11 @@ export class Decoder {
     this.info = native.info();
   }
 
+  /** Bytes of the weights held in huge pages now (a file mapping's grow as its pages are first read; 0 where unknown). */
+  hugePageBytes(): number {
+    return this.native.hugePageBytes();
+  }
+
   /** Loads the decoder of a bundle folder (model.json `decoder` section + its safetensors). */
   static async load(dir: string, options: DecoderOptions = {}): Promise<Decoder> {
     const file = path.join(path.resolve(dir), "model.json");
@@ -275,13 +289,15 @@ export class Decoder {
     const kernels = options.kernels ?? "auto";
     if (!["auto", "ref", "avx2", "avx512", "avx512bf16"].includes(kernels))
       throw badOption('"auto", "ref", "avx2", "avx512" or "avx512bf16"', "kernels", kernels);
+    const pages = options.pages ?? "auto";
+    if (!["auto", "map", "copy"].includes(pages)) throw badOption('"auto", "map" or "copy"', "pages", pages);
     const minParallelWork = options.minParallelWork ?? 1 << 18;
     checkInt(minParallelWork, "minParallelWork", 0);
     const addon = loadAddon();
     try {
       return new Decoder(
         config,
-        new addon.NativeDecoder(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork }),
+        new addon.NativeDecoder(config, weightPaths, { threads, kernels: kernels === "auto" ? "" : kernels, minParallelWork, pages }),
       );
     } catch (err) {
       throw fromNative(err);

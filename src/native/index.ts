@@ -10,6 +10,7 @@ export type {
   GenerateResult,
   KernelChoice,
   KvDtype,
+  WeightPages,
   NoRepeatRule,
   SessionOptions,
   SessionStats,
