@@ -45,7 +45,7 @@ Decoder::Decoder(const DecoderConfig& cfg, const std::vector<std::string>& weigh
                        "decoder config: sizes must be positive, head_dim even, heads a multiple of kv heads");
   if (cfg.n_routed_experts > 0 && (cfg.num_experts_per_tok <= 0 || cfg.num_experts_per_tok > cfg.n_routed_experts))
     throw DecoderError("BAD_CONFIG", "decoder config: num_experts_per_tok must be in 1..n_routed_experts");
-  store_ = std::make_unique<WeightStore>(weight_paths);
+  store_ = std::make_unique<WeightStore>(weight_paths, opts.pages);
   const int64_t H = cfg.hidden_size, V = cfg.vocab_size, D = cfg.head_dim;
   const int64_t NH = cfg.num_attention_heads, NKV = cfg.num_key_value_heads;
   auto& s = *store_;
