@@ -411,13 +411,14 @@ export interface AssembledPage {
  * (the first block, near the top, set in lines half again as tall as the page's median) are told apart too.
  */
 export function assemblePage(written: readonly PageLine[], pageWidth: number, pageHeight: number): AssembledPage {
-  void pageWidth;
   // tables the decoder began, rebuilt from where their cells sit (table-geometry.ts)
-  const lines = tablesByGeometry(written);
+  const lines = tablesByGeometry(written, pageWidth);
   const boxes = lines.map((l) => l.box);
   const texts = lines.map((l) => plainLine(l.markdown));
   const headings = lines.map((l) => HEADING.test(l.markdown.trimStart()));
   const margins = marginRoles(boxes, texts, pageHeight, headings);
+  // a line that carries a table's tags is the table's (its header row at the top of a table's image), no margin's
+  for (const i of [...margins.keys()]) if (lines[i]!.markdown.search(TABLE_TAG) >= 0) margins.delete(i);
   const h = median(boxes.map(height));
   const goesOn = spacedContinuations(boxes, lines, texts, margins, h);
   // the flow: every other line's Markdown in order, with where each line's text lies in it

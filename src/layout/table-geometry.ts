@@ -67,6 +67,11 @@ const CELL_GAP = 1;
 const GRID_WIDE = 0.6;
 /** …or this share for a sparse table of numbers (see measured). */
 const SPARSE_WIDE = 0.3;
+/** A grid of two columns is a table only when it is all the page holds and fills it, CROP_FILL of its width (an image
+ * of a table: names and values, a header row over them), and has PAIR_ROWS rows; on a page, with its margins, rows of
+ * two are page columns or a listing's comments. */
+const PAIR_ROWS = 5;
+const CROP_FILL = 0.8;
 
 /** A line's text pieces as the decoder split them into cells (one piece for a line with no cell tags). */
 function pieces(markdown: string): string[] {
@@ -155,13 +160,23 @@ function tableLines(lines: readonly PageLine[]): number[] {
  * of cells as GRID_ROWS, GRID_WIDE and CELL_GAP say. They seed tables as the decoder's table lines do, and the
  * same checks (page columns, prose, listings, sparse grids) turn away what is no table.
  */
-function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: number): number[] {
+function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: number, pageWidth: number): number[] {
   const written = lines.map((_, i) => i).filter((i) => pieces(lines[i]!.markdown).length);
   const rows = rowsOf(written, boxes);
   const cells = (r: readonly number[]) => 1 + r.filter((i, k) => k > 0 && boxes[i]!.xMin - boxes[r[k - 1]!]!.xMax > CELL_GAP * h).length;
+  const fills = (members: readonly number[]) => {
+    const e = extentOf(members, boxes);
+    return pageWidth > 0 && e.xMax - e.xMin >= CROP_FILL * pageWidth;
+  };
   const out: number[] = [];
   let run: number[][] = [];
   const close = () => {
+    // (an image of a two-column table: every line the page holds in one run of rows of two)
+    if (run.length >= PAIR_ROWS && run.every((r) => cells(r) === 2) && run.flat().length === written.length && fills(run.flat())) {
+      out.push(...run.flat());
+      run = [];
+      return;
+    }
     // a row of fewer than three cells at either end that reaches beyond the wide rows' width is the page going on
     // (a line of each page column level under a table spanning both), not the table's header or total
     const wide = extentOf(run.filter((r) => cells(r) >= 3).flat(), boxes);
@@ -201,11 +216,11 @@ interface Slot {
  * reading order, a table's lines together where its first line was, each carrying its part of the table's HTML.
  * Lines of no table are returned as they were.
  */
-export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
+export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0): PageLine[] {
   const boxes = lines.map((l) => l.box);
   const h = median(boxes.map((b) => b.yMax - b.yMin)) || 1;
   const decoded = new Set(tableLines(lines));
-  const gridded = gridLines(lines, boxes, h);
+  const gridded = gridLines(lines, boxes, h, pageWidth);
   if (!decoded.size && !gridded.length) return [...lines];
   // seeds of one table: linked when within SEED_GAP line heights of each other vertically and SEED_REACH
   // horizontally; the decoder's seeds and a grid's are linked apart (a grid keeps the tagged lines it runs through)
@@ -345,7 +360,13 @@ export function tablesByGeometry(lines: readonly PageLine[]): PageLine[] {
       const spread = extentOf(members, boxes);
       const bounds = [spread.xMin, ...seps, spread.xMax];
       const widths = bounds.slice(1).map((b, c) => b - bounds[c]!);
-      if (cols < 3 || Math.max(...widths) <= EVEN_COLUMNS * Math.min(...widths)) continue;
+      const alone =
+        cols === 2 &&
+        region.length >= PAIR_ROWS &&
+        pageWidth > 0 &&
+        spread.xMax - spread.xMin >= CROP_FILL * pageWidth &&
+        lines.every((l, i) => members.includes(i) || !pieces(l.markdown).length);
+      if ((cols < 3 && !alone) || Math.max(...widths) <= EVEN_COLUMNS * Math.min(...widths)) continue;
     }
     const grid: Slot[][] = region.map(() => Array.from({ length: cols }, () => ({ text: [], owners: [], span: 1 })));
     region.forEach((row, r) => {

@@ -327,4 +327,24 @@ describe("tablesByGeometry", () => {
     expect([t.rows, t.cols]).toEqual([4, 3]);
     expect(t.cells.filter((c) => c.row === 2).map((c) => c.text)).toEqual(["Number of samples with load values of class 2", "12", "22"]);
   });
+
+  it("reads an image of a two-column table as one, its header row at the image's top included (tb-pmc5897438)", () => {
+    // a 251-px crop: row names and primer sequences, no rules between, each cell detected apart
+    const names = ["Tnfrsf12a sense", "Tnfrsf12a antisense", "IL6 sense", "IL6 antisense", "Col3a1 sense", "GAPDH sense"];
+    const lines: PageLine[] = [L(2, 7, 45, 15, "Primer name"), L(129, 7, 208, 15, " Primer sequence (5'-3')")];
+    names.forEach((n, k) => {
+      const y = 24 + 11 * k;
+      lines.push(L(2, y, 2 + 3 * n.length, y + 8, `\n\n${k === 0 ? "### " : ""}${n}`), L(129, y, 226, y + 8, ` ACGT${k}ACGTACGTACGTACG`));
+    });
+    const { blocks, markdown } = assemblePage(lines, 251, 136);
+    expect(blocks.map((b) => b.type)).toEqual(["table"]);
+    const t = blocks[0]!.table!;
+    expect([t.rows, t.cols]).toEqual([7, 2]);
+    expect([cellText(t, 0, 0), cellText(t, 0, 1)]).toEqual(["Primer name", "Primer sequence (5'-3')"]);
+    expect([cellText(t, 1, 0), cellText(t, 1, 1)]).toEqual(["Tnfrsf12a sense", "ACGT0ACGTACGTACGTACG"]);
+    expect(markdown.startsWith("<table>")).toBe(true);
+    // the same rows set on a page, with its margins, are left to the decoder (a listing and its comments)
+    const onPage = lines.map((l) => ({ ...l, box: { ...l.box, xMin: l.box.xMin * 2 + 300, xMax: l.box.xMax * 2 + 300 } }));
+    expect(assemblePage(onPage, 1240, 1754).blocks.filter((b) => b.type === "table").length).toBe(0);
+  });
 });
