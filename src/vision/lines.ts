@@ -4,6 +4,7 @@
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
 import { deskewPage } from "./deskew.js";
+import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { layoutStage } from "../layout/stage.js";
 import { median, type Extent } from "../layout/xycut.js";
@@ -475,6 +476,9 @@ export async function pageUnits(
   timings?: Record<string, number>,
 ): Promise<PageUnits> {
   const clock = stageClock(timings);
+  // link frames (hyperref's coloured boxes round references) would be read as brackets and letters
+  input = withoutLinkBorders(input).page;
+  clock("links");
   let detected = await detectedLines(input, models, cfg, clock);
   // text set very small for the page's pixels (a table cut from an article at screen resolution: 9–12 px lines) is
   // read on the page grown twice over: the recogniser reads such lines far better from a grown page ("Varlable",
