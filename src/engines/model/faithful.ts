@@ -642,8 +642,27 @@ export function mergeLineTagged(
           return rc !== undefined && units[content[q]!]!.ch !== d && sameBase(d, rc);
         };
         const beside = beyondRecogniser(d) && !CYRILLIC.test(d) && twin(s.d - 1);
+        // …and so is one before letters the recogniser saw nothing of either, then the letter it read there, of the
+        // same base ("stejnême" for its "stejne": ê and m over the one e, which takes the diacritic read on it; a
+        // French "ée" is two letters side by side, with nothing between)
+        const echo = (() => {
+          if (!beyondRecogniser(d) || CYRILLIC.test(d)) return false;
+          let skipped = 0;
+          for (let q = k + 1; q < steps.length; q++) {
+            const t = steps[q]!;
+            if (t.d === undefined) return false;
+            const c = units[content[t.d]!]!.ch;
+            if (t.r === undefined) {
+              if (!/\p{L}/u.test(c) || beyondRecogniser(c)) return false;
+              skipped++;
+              continue;
+            }
+            return skipped > 0 && sameBase(d, r[t.r]!) && sameBase(d, c) && sure(t.r);
+          }
+          return false;
+        })();
         const droppable = LETTER_OR_DIGIT.test(d)
-          ? !doubled && !ligature && (!beyondRecogniser(d) || beside)
+          ? !doubled && !ligature && (!beyondRecogniser(d) || beside || echo)
           : d === " "
             ? options.spaces !== "none" &&
               prev >= 0 &&

@@ -73,6 +73,12 @@ describe("mergeLine", () => {
     expect(mergeLine(" níc", nic, latin)).toBe(" nic");
     expect(mergeLine(" níc", { ...nic, diacriticPeaks: [0.99, 0.6, 0.99] }, latin)).toBe(" níc");
     expect(mergeLine(" nìc", { ...nic, diacritics: D(["none", "acute", "none"]) }, latin)).toBe(" níc");
+    // the decoder's accented letter and a letter the recogniser saw nothing of, before the letter it read there
+    // ("stejnême" for "stejne" on a Czech scan): one glyph, which takes the caron read on it; "ée" side by side stays
+    const n = (t: string) => Array.from(t, () => "none");
+    const stejne = { ...ev("stejne"), diacritics: D([...n("stejn"), "caron"]), diacriticPeaks: Array.from("stejne", () => 0.99) };
+    expect(mergeLine(" stejnême", stejne, latin)).toBe(" stejně");
+    expect(mergeLine(" détaillées", ev("detailles"), latin)).toBe(" détaillées");
     // a letter restored from the recogniser takes its diacritic too; a letter of another base keeps its own
     const zlut = { ...ev("zlut"), diacritics: D(["caron", "none", "none", "caron"]), diacriticPeaks: [0.99, 0.99, 0.99, 0.99] };
     expect(mergeLine(" zlt", zlut, latin)).toBe(" žluť");
