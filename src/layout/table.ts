@@ -164,7 +164,37 @@ export function tableGrid(rows: readonly (readonly RawCell[])[]): TableGrid {
     }
   }
   cells.sort((a, b) => a.row - b.row || a.col - b.col);
-  return withoutEmptyColumns({ rows: rows.length, cols, cells });
+  return numericColumns(withoutEmptyColumns({ rows: rows.length, cols, cells }));
+}
+
+/** A table cell's number: 13, 0.381, 12.5 %, (45.462%), 1,245, −2, 1–3. */
+const CELL_NUMBER = /^[-+−±(]?\d[\d.,]*\s*%?\)?(?:\s*[-–−]\s*\d[\d.,]*\s*%?\)?)?$/;
+/** …and one the recogniser read with a letter for a digit ("I" for 1, "1O" for 10): digits, I l | O and number marks. */
+const MISREAD_NUMBER = /^[-+−±(]?[\dIl|O][\dIl|O.,]*\s*%?\)?$/;
+/** A column is numeric when at least this share of its body cells (below the first row, one column wide) are numbers. */
+const NUMERIC_COLUMN = 0.75;
+const NUMERIC_MIN = 3;
+
+/**
+ * In a column of numbers, a body cell that reads as a number once its letters are taken for the digits they look
+ * like (I, l and | for 1, O for 0) is that number: the recogniser reads a lone "1" in a narrow cell as "I". Not a
+ * stroke that opens a number ("I1245"): a vertical rule is read so as well.
+ */
+function numericColumns(grid: TableGrid): TableGrid {
+  let cells = grid.cells;
+  for (let c = 0; c < grid.cols; c++) {
+    const body = cells.filter((x) => x.col === c && x.colSpan === 1 && x.row > 0 && x.text.trim());
+    const numbers = body.filter((x) => CELL_NUMBER.test(x.text.trim())).length;
+    if (numbers < NUMERIC_MIN || numbers < NUMERIC_COLUMN * body.length) continue;
+    cells = cells.map((x) => {
+      const t = x.text.trim();
+      // (a stroke before digits is as often the cell's rule as a 1: "I1245" for "1245" beside a vertical rule)
+      if (!body.includes(x) || CELL_NUMBER.test(t) || !MISREAD_NUMBER.test(t) || /^[Il|]\d/.test(t)) return x;
+      const read = t.replace(/[Il|]/g, "1").replace(/O/g, "0");
+      return CELL_NUMBER.test(read) ? { ...x, text: read } : x;
+    });
+  }
+  return cells === grid.cells ? grid : { ...grid, cells };
 }
 
 /**

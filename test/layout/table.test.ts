@@ -90,3 +90,39 @@ describe("balanceTables", () => {
     if (piece.kind === "table") expect(tableHtml(tableGrid(piece.rows))).toBe(html);
   });
 });
+
+describe("numbers in a table's columns", () => {
+  const cell = (text: string) => ({ text, rowSpan: 1, colSpan: 1, header: false });
+  const rowsOf = (table: string[][]) => table.map((r) => r.map(cell));
+  const column = (table: string[][], c: number) => {
+    const g = tableGrid(rowsOf(table));
+    return g.cells.filter((x) => x.col === c).map((x) => x.text);
+  };
+
+  it("reads a letter the recogniser took for a digit as the digit, in a column of numbers (tb-pmc4776821)", () => {
+    const table = [
+      ["Prior Experience", "One", "Two", "Total"],
+      ["High", "5", "6", "13"],
+      ["Medium", "4", "8", "17"],
+      ["Low", "3", "I", "1O"],
+      ["Total", "I12", "15", "36"],
+    ];
+    expect(column(table, 2)).toEqual(["Two", "6", "8", "1", "15"]);
+    expect(column(table, 3)).toEqual(["Total", "13", "17", "10", "36"]);
+    // (a stroke before a number may be the cell's rule: it stays)
+    expect(column(table, 1)).toEqual(["One", "5", "4", "3", "I12"]);
+  });
+
+  it("leaves words, a column of words and a header row as they are", () => {
+    const table = [
+      ["O", "Name", "Value"],
+      ["1", "I", "Io"],
+      ["2", "Ol", "OK"],
+      ["3", "l", "3"],
+      ["4", "x", "4"],
+    ];
+    expect(column(table, 0)).toEqual(["O", "1", "2", "3", "4"]);
+    expect(column(table, 1)).toEqual(["Name", "I", "Ol", "l", "x"]);
+    expect(column(table, 2)).toEqual(["Value", "Io", "OK", "3", "4"]);
+  });
+});
