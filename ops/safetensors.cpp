@@ -37,6 +37,11 @@ std::string dirname_of(const std::string& p) {
 }
 
 constexpr size_t kHugePage = size_t{2} << 20;
+
+// The first 2 MB boundary at or after p.
+uint8_t* huge_aligned(void* p) {
+  return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1));
+}
 #if defined(__linux__)
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -109,8 +114,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path, WeightPages pages) : p
     ::close(fd);
     bad(path, std::string("cannot reserve address space: ") + std::strerror(errno));
   }
-  void* at = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(reserve_) + kHugePage - 1) & ~(kHugePage - 1));
-  map_ = ::mmap(at, size_, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+  map_ = ::mmap(huge_aligned(reserve_), size_, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
     const int err = errno;
@@ -234,7 +238,7 @@ void SafetensorsFile::copy_out(int fd) {
   const size_t reserved = size_ + kHugePage;
   void* fresh = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (fresh == MAP_FAILED) return;  // no room: the mapping serves
-  uint8_t* at = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(fresh) + kHugePage - 1) & ~(kHugePage - 1));
+  uint8_t* at = huge_aligned(fresh);
   ::madvise(at, size_, MADV_HUGEPAGE);
   constexpr size_t kChunk = size_t{64} << 20;
   for (size_t off = 0; off < size_;) {

@@ -84,19 +84,15 @@ double measure_read_bandwidth(ocr::ThreadPool& pool, size_t bytes, int repeats) 
     size_t n;
     ~Unmap() { ::munmap(p, n); }
   } unmap{raw, len};
-  struct {
-    float* data() const { return p; }
-    float* p;
-  } buf{data};
   // Touch every page from the thread that will read it (first-touch placement).
-  pool.parallel_for(n, 4096, [&](int64_t b, int64_t e) { std::fill(buf.data() + b, buf.data() + e, 1.0f); });
+  pool.parallel_for(n, 4096, [&](int64_t b, int64_t e) { std::fill(data + b, data + e, 1.0f); });
   double best = 0;
   volatile float sink = 0;
   for (int r = 0; r < repeats; r++) {
     std::vector<float> partial(static_cast<size_t>(pool.size()), 0.f);
     auto t0 = std::chrono::steady_clock::now();
     pool.parallel_for(n, 4096, [&](int64_t b, int64_t e) {
-      const float s = sum(buf.data() + b, e - b);
+      const float s = sum(data + b, e - b);
       partial[static_cast<size_t>(b * pool.size() / n)] += s;
     });
     auto t1 = std::chrono::steady_clock::now();

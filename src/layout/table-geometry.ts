@@ -73,6 +73,14 @@ const SPARSE_WIDE = 0.3;
 const PAIR_ROWS = 5;
 const CROP_FILL = 0.8;
 
+/** The members are every line the page holds text on and span CROP_FILL of its width: the image is of them alone. */
+function wholeImage(members: readonly number[], lines: readonly PageLine[], boxes: readonly Extent[], pageWidth: number): boolean {
+  const e = extentOf(members, boxes);
+  return (
+    pageWidth > 0 && e.xMax - e.xMin >= CROP_FILL * pageWidth && lines.every((l, i) => members.includes(i) || !pieces(l.markdown).length)
+  );
+}
+
 /** A line's text pieces as the decoder split them into cells (one piece for a line with no cell tags). */
 function pieces(markdown: string): string[] {
   const clean = (s: string) =>
@@ -164,15 +172,11 @@ function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: numb
   const written = lines.map((_, i) => i).filter((i) => pieces(lines[i]!.markdown).length);
   const rows = rowsOf(written, boxes);
   const cells = (r: readonly number[]) => 1 + r.filter((i, k) => k > 0 && boxes[i]!.xMin - boxes[r[k - 1]!]!.xMax > CELL_GAP * h).length;
-  const fills = (members: readonly number[]) => {
-    const e = extentOf(members, boxes);
-    return pageWidth > 0 && e.xMax - e.xMin >= CROP_FILL * pageWidth;
-  };
   const out: number[] = [];
   let run: number[][] = [];
   const close = () => {
     // (an image of a two-column table: every line the page holds in one run of rows of two)
-    if (run.length >= PAIR_ROWS && run.every((r) => cells(r) === 2) && run.flat().length === written.length && fills(run.flat())) {
+    if (run.length >= PAIR_ROWS && run.every((r) => cells(r) === 2) && wholeImage(run.flat(), lines, boxes, pageWidth)) {
       out.push(...run.flat());
       run = [];
       return;
@@ -360,12 +364,7 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0): Pag
       const spread = extentOf(members, boxes);
       const bounds = [spread.xMin, ...seps, spread.xMax];
       const widths = bounds.slice(1).map((b, c) => b - bounds[c]!);
-      const alone =
-        cols === 2 &&
-        region.length >= PAIR_ROWS &&
-        pageWidth > 0 &&
-        spread.xMax - spread.xMin >= CROP_FILL * pageWidth &&
-        lines.every((l, i) => members.includes(i) || !pieces(l.markdown).length);
+      const alone = cols === 2 && region.length >= PAIR_ROWS && wholeImage(members, lines, boxes, pageWidth);
       if ((cols < 3 && !alone) || Math.max(...widths) <= EVEN_COLUMNS * Math.min(...widths)) continue;
     }
     const grid: Slot[][] = region.map(() => Array.from({ length: cols }, () => ({ text: [], owners: [], span: 1 })));

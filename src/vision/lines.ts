@@ -3,6 +3,7 @@
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
+import { forComponents } from "./components.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
@@ -337,39 +338,9 @@ function inkComponents(page: PagePixels, x0: number, x1: number, y0: number, y1:
       ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < INK ? 1 : 0;
     }
   const out: Extent[] = [];
-  const stack: number[] = [];
-  for (let start = 0; start < w * h; start++) {
-    if (ink[start] !== 1) continue;
-    ink[start] = 2;
-    stack.push(start);
-    let ax = w,
-      bx = -1,
-      ay = h,
-      by = -1,
-      n = 0;
-    while (stack.length) {
-      const i = stack.pop()!;
-      const x = i % w,
-        y = (i - x) / w;
-      ax = Math.min(ax, x);
-      bx = Math.max(bx, x);
-      ay = Math.min(ay, y);
-      by = Math.max(by, y);
-      n++;
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx,
-            ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-          const j = ny * w + nx;
-          if (ink[j] === 1) {
-            ink[j] = 2;
-            stack.push(j);
-          }
-        }
-    }
-    if (n >= 4) out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1 });
-  }
+  forComponents(ink, w, h, ({ members, x0: ax, x1: bx, y0: ay, y1: by }) => {
+    if (members.length >= 4) out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1 });
+  });
   return out;
 }
 

@@ -7,6 +7,7 @@
 // its box's sides, or, an O's, not in its corners; a filled cell's are mostly inside), and turns white with the tinted
 // pixels that edge it.
 import type { Extent } from "../layout/xycut.js";
+import { forComponents, forNeighbours } from "./components.js";
 import type { PagePixels } from "./preprocess.js";
 
 /** A pixel is saturated when its channels differ by this much, its brightest one at least BRIGHT (not a dark grey). */
@@ -55,42 +56,11 @@ export function withoutLinkBorders(page: PagePixels): { page: PagePixels; frames
   if (!mask) return { page, frames: [] };
   let out: Buffer | undefined;
   const frames: Extent[] = [];
-  const stack: number[] = [];
-  const members: number[] = [];
-  for (let start = 0; start < n; start++) {
-    if (mask[start] !== 1) continue;
-    // one 8-connected run of saturated pixels (visited ones become 2)
-    members.length = 0;
-    mask[start] = 2;
-    stack.push(start);
-    let x0 = w,
-      x1 = -1,
-      y0 = h,
-      y1 = -1;
-    while (stack.length) {
-      const p = stack.pop()!;
-      members.push(p);
-      const x = p % w,
-        y = (p - x) / w;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx,
-            ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-          const q = ny * w + nx;
-          if (mask[q] === 1) {
-            mask[q] = 2;
-            stack.push(q);
-          }
-        }
-    }
+  // each 8-connected run of saturated pixels
+  forComponents(mask, w, h, ({ members, x0, x1, y0, y1 }) => {
     const bw = x1 - x0 + 1,
       bh = y1 - y0 + 1;
-    if (bw < MIN_SIDE || bh < MIN_SIDE) continue;
+    if (bw < MIN_SIDE || bh < MIN_SIDE) return;
     const band = Math.max(2, Math.round(SIDE_BAND * Math.min(bw, bh)));
     // each side's drawn length: the columns (rows) holding a pixel within the band of that side
     const top = new Uint8Array(bw),
@@ -119,7 +89,7 @@ export function withoutLinkBorders(page: PagePixels): { page: PagePixels; frames
         inner.reduce((a, v) => a + (v === 2 ? 1 : 0), 0) >= STRAIGHT * inner.length
       );
     };
-    if (onSides < ON_SIDES * members.length || !drawn(top) || !drawn(bottom) || !drawn(left) || !drawn(right)) continue;
+    if (onSides < ON_SIDES * members.length || !drawn(top) || !drawn(bottom) || !drawn(left) || !drawn(right)) return;
     // …and it has corners: a coloured O, 0 or D lies along its box's sides too, but leaves them empty
     let corners = 0;
     for (const p of members) {
@@ -129,23 +99,16 @@ export function withoutLinkBorders(page: PagePixels): { page: PagePixels; frames
         cy = y - y0 <= CORNER ? 1 : y1 - y <= CORNER ? 2 : 0;
       if (cx && cy) corners |= 1 << ((cx - 1) * 2 + (cy - 1));
     }
-    if (corners !== 15) continue;
+    if (corners !== 15) return;
     // (an empty frame of a box's size is inside nothing: it is drawn round ink, so whatever it holds stays)
-    out ??= Buffer.from(data);
+    const whitened = (out ??= Buffer.from(data));
     frames.push({ xMin: x0, yMin: y0, xMax: x1 + 1, yMax: y1 + 1 });
     for (const p of members) {
-      out.fill(255, 3 * p, 3 * p + 3);
-      const x = p % w,
-        y = (p - x) / w;
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx,
-            ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-          const q = ny * w + nx;
-          if (mask[q] === 0 && spread(q) >= TINTED) out.fill(255, 3 * q, 3 * q + 3);
-        }
+      whitened.fill(255, 3 * p, 3 * p + 3);
+      forNeighbours(p, w, h, (q) => {
+        if (mask[q] === 0 && spread(q) >= TINTED) whitened.fill(255, 3 * q, 3 * q + 3);
+      });
     }
-  }
+  });
   return out ? { page: { ...page, data: out }, frames } : { page, frames };
 }

@@ -1,0 +1,56 @@
+// 8-connected runs of marked pixels in a w × h mask, shared by the line front end's mark finder (lines.ts) and the
+// link-frame eraser (link-borders.ts).
+
+/** Calls `visit` with each pixel index 8-adjacent to pixel p inside the w × h grid. */
+export function forNeighbours(p: number, w: number, h: number, visit: (q: number) => void): void {
+  const x = p % w,
+    y = (p - x) / w;
+  for (let dy = -1; dy <= 1; dy++)
+    for (let dx = -1; dx <= 1; dx++) {
+      const nx = x + dx,
+        ny = y + dy;
+      if ((dx || dy) && nx >= 0 && ny >= 0 && nx < w && ny < h) visit(ny * w + nx);
+    }
+}
+
+/** A run's pixels and its box, inclusive (x0 ≤ x ≤ x1, y0 ≤ y ≤ y1). */
+export interface Component {
+  members: number[];
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/**
+ * Each 8-connected run of pixels marked 1 in `mask`, in the order of its first pixel; the pixels of a run visited
+ * become 2. `members` is reused from run to run: copy it to keep it.
+ */
+export function forComponents(mask: Uint8Array, w: number, h: number, visit: (c: Component) => void): void {
+  const stack: number[] = [];
+  const c: Component = { members: [], x0: 0, x1: 0, y0: 0, y1: 0 };
+  const push = (q: number) => {
+    if (mask[q] === 1) {
+      mask[q] = 2;
+      stack.push(q);
+    }
+  };
+  for (let start = 0; start < w * h; start++) {
+    if (mask[start] !== 1) continue;
+    c.members.length = 0;
+    [c.x0, c.x1, c.y0, c.y1] = [w, -1, h, -1];
+    push(start);
+    while (stack.length) {
+      const p = stack.pop()!;
+      c.members.push(p);
+      const x = p % w,
+        y = (p - x) / w;
+      if (x < c.x0) c.x0 = x;
+      if (x > c.x1) c.x1 = x;
+      if (y < c.y0) c.y0 = y;
+      if (y > c.y1) c.y1 = y;
+      forNeighbours(p, w, h, push);
+    }
+    visit(c);
+  }
+}
