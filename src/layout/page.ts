@@ -333,6 +333,44 @@ function textBlocks(text: string, offset: number): [number, number][] {
   return out;
 }
 
+/** A fence that closes a code block: bare, with a blank line or nothing after it ("\n```\n\n## Next"). */
+const CLOSING_FENCE = /(^|\n)```(?=\n\n|\n?$)/y;
+const ANY_FENCE = /(^|\n)```[\w-]*(?=\n|$)/g;
+
+/**
+ * A line's Markdown with its code fences kept in step with the blocks before it (`open`: a fence is open as the
+ * line begins). The decoder writes fences as separators between lines, and misses one now and then: a line it
+ * closes a block with when none is open ("-s" of a signature read as code, then "\n```\n\nd", then
+ * "\n```\n\n### Les pièces …") would open one that swallows the rest of the page, so that fence is dropped. A
+ * fence opening a block while one is open closes it (the decoder lost count: what follows is as often prose it had
+ * taken for code, la-huaz-p2, as a listing of its own), and so does a heading the decoder begins a line
+ * with after a blank line ("\n\n## 2.3 Text cells": it writes a code block's lines as they are, and a heading
+ * there says it took the block for closed; a single "#" may be a comment of a shell or Python listing).
+ */
+export function balancedFences(markdown: string, open: boolean): { markdown: string; open: boolean } {
+  let out = "";
+  if (open && /^\n\n#{2,6} \S/.test(markdown)) {
+    out = "\n```";
+    open = false;
+  }
+  let at = 0;
+  for (const m of markdown.matchAll(ANY_FENCE)) {
+    const start = m.index! + m[1]!.length;
+    CLOSING_FENCE.lastIndex = m.index!;
+    const closing = CLOSING_FENCE.test(markdown);
+    out += markdown.slice(at, start);
+    at = start + m[0].length - m[1]!.length;
+    if (open) {
+      out += "```";
+      open = false;
+    } else if (!closing) {
+      out += m[0].slice(m[1]!.length);
+      open = true;
+    }
+  }
+  return { markdown: out + markdown.slice(at), open };
+}
+
 interface Piece {
   start: number;
   end: number;
@@ -379,7 +417,7 @@ function readBlock(markdown: string): Block {
     return readBlock(body);
   }
   if (text.startsWith("```")) {
-    const body = text.replace(/^```[^\n]*\n?/, "").replace(/\n?```\s*$/, "");
+    const body = text.replace(/^```[^\n]*\n?/, "").replace(/\n*```\s*$/, "");
     // a fence the decoder never closed ends with its block, not with the document
     const closed = /\n```\s*$/.test(text) ? text : `${text}\n\`\`\``;
     return setBlockMarkdown({ type: "code", text: body, bbox: null }, closed);
@@ -423,19 +461,29 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
   const goesOn = spacedContinuations(boxes, lines, texts, margins, h);
   // the flow: every other line's Markdown in order, with where each line's text lies in it
   let flow = "";
+  let fenced = false;
   const ranges: ([number, number] | undefined)[] = [];
   lines.forEach((line0, i) => {
     // (a line the decoder began as a heading in lower case goes on with the paragraph before: proseHeading)
-    const line = goesOn.has(i)
-      ? { ...line0, markdown: line0.markdown.replace(/^\n\n/, " ") }
-      : { ...line0, markdown: line0.markdown.replace(/^\n\n#{1,6} (?=\p{Ll})/u, " ") };
+    // (inside a code block, "\n\n# then install" is a listing's comment after a blank line)
+    const line = fenced
+      ? { ...line0 }
+      : goesOn.has(i)
+        ? { ...line0, markdown: line0.markdown.replace(/^\n\n/, " ") }
+        : { ...line0, markdown: line0.markdown.replace(/^\n\n#{1,6} (?=\p{Ll})/u, " ") };
     if (margins.has(i)) {
       // a header's or footer's text leaves the flow, but not the fence its separator closes ("\n```\n\n## 2": the
       // decoder closes a code block as the page number's line begins)
       const closing = /^\n```(?=\n|$)/.exec(line.markdown);
-      if (closing && flow) flow += closing[0];
+      if (closing && flow && fenced) {
+        flow += closing[0];
+        fenced = false;
+      }
       return;
     }
+    const fences = balancedFences(line.markdown, fenced);
+    line.markdown = fences.markdown;
+    fenced = fences.open;
     const piece = flow ? line.markdown : line.markdown.replace(/^\s+/, "");
     ranges[i] = [flow.length, flow.length + piece.length];
     flow += piece;

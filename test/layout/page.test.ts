@@ -223,6 +223,52 @@ describe("assemblePage", () => {
     expect(stray.markdown).not.toContain("```");
   });
 
+
+  it("drops a fence that closes no open block, and closes one a heading says the decoder left (issue 17)", () => {
+    // fm-notedefrais: a signature read as code ("-s"), closed, then closed again as the next heading begins — the
+    // second fence opened a block that swallowed the rest of the page, heading and all
+    const signed = assemblePage(
+      [
+        ...body(160, 3),
+        line(300, "\n\n```\n-s", 120, 200),
+        line(340, "\n```\n\nd", 120, 140),
+        line(400, "\n```\n\n## Annexes", 120, 400, 36),
+        line(460, "\n\nThe receipts are attached.", 120, 900),
+      ],
+      W,
+      H,
+    );
+    expect(signed.blocks.map((b) => b.type)).toEqual(["paragraph", "code", "paragraph", "heading", "paragraph"]);
+    expect(signed.markdown.match(/```/g)).toHaveLength(2);
+    expect(signed.markdown).toContain("## Annexes\n\nThe receipts are attached.");
+    // tb-spreadtab-p5: a listing the decoder never closed, then a section heading after a blank line
+    const unclosed = assemblePage(
+      [
+        line(160, "\n\n```\n\\begin{spreadtab}", 120, 600),
+        line(192, "\na1 & b1 \\end{spreadtab}", 120, 600),
+        line(260, "\n\n## 2.3 Text cells", 120, 400, 36),
+        line(320, "\n\nIf you want to put only text in a cell, say so.", 120, 1000),
+      ],
+      W,
+      H,
+    );
+    expect(unclosed.blocks.map((b) => b.type)).toEqual(["code", "heading", "paragraph"]);
+    expect(unclosed.blocks[0]).toMatchObject({ text: "\\begin{spreadtab}\na1 & b1 \\end{spreadtab}" });
+    // a fence opening a block while one is open closes it (la-huaz-p2: prose the decoder had taken for code)
+    const twice = assemblePage([line(160, "\n\n```\nfoo()", 120, 600), line(220, "\n\n```\n- Az elöz hiba", 120, 600)], W, H);
+    expect(twice.blocks.map((b) => [b.type, b.text])).toEqual([
+      ["code", "foo()"],
+      ["list-item", "Az elöz hiba"],
+    ]);
+    // a shell comment after a blank line is the listing's own line
+    const shell = assemblePage(
+      [line(160, "\n\n```\nmake", 120, 600), line(220, "\n\n# then install", 120, 600), line(252, "\nmake install\n```", 120, 600)],
+      W,
+      H,
+    );
+    expect(shell.blocks.map((b) => b.type)).toEqual(["code"]);
+    expect(shell.blocks[0]!.text).toContain("# then install");
+  });
   it("joins the lines of a double-spaced paragraph the decoder began one by one (hd-apa7-p3)", () => {
     const texts = [
       "Nam dui ligula, fringilla a, euismod sodales.",
