@@ -223,7 +223,6 @@ describe("assemblePage", () => {
     expect(stray.markdown).not.toContain("```");
   });
 
-
   it("drops a fence that closes no open block, and closes one a heading says the decoder left (issue 17)", () => {
     // fm-notedefrais: a signature read as code ("-s"), closed, then closed again as the next heading begins — the
     // second fence opened a block that swallowed the rest of the page, heading and all
