@@ -607,7 +607,9 @@ function tellRoles(blocks: Block[], lineHeight: number, pageHeight: number): voi
   for (const b of body) {
     // (the decoder writes a short footnote as a heading now and then: at the foot, in small type, it is none)
     if ((b.type !== "paragraph" && b.type !== "heading") || !b.bbox || !b.lines?.length) continue;
-    if (b.bbox[1] > (2 / 3) * pageHeight && tall(b) <= 0.85 * lineHeight && FOOTNOTE.test(b.text)) {
+    // (a raised mark touching a sentence, "5There is an exception, see page 17.", makes its line as tall as the body's)
+    const marked = b.bbox[1] > 0.75 * pageHeight && MARK_TOUCHING.test(b.text) && /[.!?]$/.test(b.text);
+    if (b.bbox[1] > (2 / 3) * pageHeight && (marked || (tall(b) <= 0.85 * lineHeight && FOOTNOTE.test(b.text)))) {
       if (b.type === "heading") {
         delete b.level;
         setBlockMarkdown(b, b.text);

@@ -132,6 +132,12 @@ describe("assemblePage", () => {
     const raised = assemblePage([...body(160, 30), line(1640, "\n\n## 5There is an exception, see page 17.", 120, 900, 22)], W, H);
     expect(raised.blocks[1]).toMatchObject({ type: "footnote", text: "5 There is an exception, see page 17." });
     expect(raised.markdown).toContain("\n\n5 There is an exception");
+    // the raised mark makes its line as tall as the body's (tb-spreadtab-p5's line box is 32 px where code is 28)
+    const tall = assemblePage([...body(160, 30), line(1582, "\n\n## 5There is an exception, see page 17.", 120, 430, 32)], W, H);
+    expect(tall.blocks[1]).toMatchObject({ type: "footnote", text: "5 There is an exception, see page 17." });
+    // a heading of the same height there that is no sentence stays one
+    const heading = assemblePage([...body(160, 30), line(1582, "\n\n## 5Results", 120, 430, 32)], W, H);
+    expect(heading.blocks[1]!.type).toBe("heading");
     // not in the body's text, nor where a capital does not open a word ("3D printing")
     expect(assemblePage([...body(160, 30), line(1640, "\n\n3D printing is", 120, 900, 22)], W, H).markdown).toContain("3D printing");
   });
