@@ -209,6 +209,35 @@ function gridLines(lines: readonly PageLine[], boxes: readonly Extent[], h: numb
   return out;
 }
 
+/**
+ * A row of two numbers or more under a table, one per column, its figures detected as one line or few (a total row
+ * set close: "114" and "156 270"): each number's place along its line's box (by its characters, as figures are set
+ * one width) falls in a column of its own, left to right. The columns it fills, each with its number and line.
+ */
+function numbersRow(
+  row: readonly number[],
+  lines: readonly PageLine[],
+  boxes: readonly Extent[],
+  seps: readonly number[],
+): Map<number, [string, number]> | undefined {
+  const out = new Map<number, [string, number]>();
+  let previous = -1;
+  for (const i of [...row].sort((x, y) => boxes[x]!.xMin - boxes[y]!.xMin)) {
+    const parts = pieces(lines[i]!.markdown);
+    if (parts.length !== 1) return undefined;
+    const text = parts[0]!;
+    const [a, b] = core(boxes[i]!);
+    for (const t of text.matchAll(/\S+/g)) {
+      if (!NUMBER.test(t[0])) return undefined;
+      const c = columnAt(a + ((t.index! + t[0].length / 2) / text.length) * (b - a), seps);
+      if (c <= previous) return undefined;
+      out.set(c, [t[0], i]);
+      previous = c;
+    }
+  }
+  return out.size >= 2 ? out : undefined;
+}
+
 interface Slot {
   text: string[];
   owners: number[];
@@ -440,6 +469,20 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0): Pag
         ),
       );
     if (filled < (gridOnly && !sparse ? GRID_FILLED : FILLED) * grid.flat().length) continue;
+    // a row of figures under the table detected as one line (a total row set close: "114 156 270") is parted into
+    // the columns its numbers sit over
+    const below = rows[last + 1];
+    const total = below && numbersRow(below, lines, boxes, seps);
+    if (total && top(below, boxes) - bottom(region[region.length - 1]!, boxes) <= ROW_GAP * h) {
+      grid.push(
+        Array.from({ length: cols }, (_, c) => {
+          const cell = total.get(c);
+          return { text: cell ? [cell[0]] : [], owners: cell ? [cell[1]] : [], span: 1 };
+        }),
+      );
+      region.push([...below]);
+      members.push(...below);
+    }
     // HTML in row order, each piece owned by the line whose text it holds (tags go with the line before them)
     const html = new Map<number, string>();
     const order: number[] = [];

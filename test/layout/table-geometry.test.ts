@@ -96,6 +96,47 @@ describe("tablesByGeometry", () => {
     ]);
   });
 
+  it("takes in a total row detected as one line or two under a table, a number in each column (tb-spreadtab-p5)", () => {
+    // a 3×3 grid of figures the decoder wrote as text, and its total row set close under it: the page's detector
+    // found "114" and "156 270" (5 px apart), or all three as one line
+    const grid = [
+      L(908, 234, 936, 258, "\n\n22"),
+      L(976, 233, 1004, 259, " 54"),
+      L(1044, 234, 1073, 255, " 76"),
+      L(908, 258, 936, 281, " 43"),
+      L(976, 257, 1004, 282, " 65"),
+      L(1035, 257, 1073, 282, " 108"),
+      L(907, 281, 936, 305, " 49"),
+      L(976, 281, 1004, 306, " 37"),
+      L(1044, 283, 1073, 307, " 86"),
+    ];
+    const page = (under: PageLine[]) =>
+      assemblePage(
+        [
+          L(148, 156, 989, 184, "This example calculates the sum of each row:"),
+          ...grid,
+          ...under,
+          L(147, 379, 963, 412, "\n\nFor people familiar with maths:"),
+        ],
+        1240,
+        1754,
+      );
+    const total = page([L(894, 307, 941, 334, " 114"), L(946, 306, 1076, 335, " 156 270")]);
+    const t = total.blocks.find((b) => b.type === "table")!.table!;
+    expect([t.rows, t.cols]).toEqual([4, 3]);
+    expect([0, 1, 2].map((c) => cellText(t, 3, c))).toEqual(["114", "156", "270"]);
+    expect(total.markdown).not.toMatch(/^114/m);
+    // detected as one line, it is parted the same way
+    const one = page([L(894, 307, 1076, 335, " 114 156 270")]).blocks.find((b) => b.type === "table")!.table!;
+    expect([0, 1, 2].map((c) => cellText(one, 3, c))).toEqual(["114", "156", "270"]);
+    // a line of words under the table, or numbers that do not fall one to a column, stay out of it
+    for (const under of [L(894, 307, 1076, 335, " Total 270"), L(894, 307, 950, 335, " 114 156")]) {
+      const other = page([under]);
+      expect(other.blocks.find((b) => b.type === "table")!.table!.rows).toBe(3);
+      expect(other.markdown).toContain(under.markdown.trim());
+    }
+  });
+
   it("keeps the prose of the page column beside a table the decoder wrote out of it, though each row has cells", () => {
     const rows = Array.from({ length: 6 }, (_, k) => {
       const y = 200 + 32 * k;
