@@ -4,6 +4,7 @@ import {
   align,
   baseOf,
   cyrillicLook,
+  englishPage,
   faithfulLine,
   joinHyphenated,
   markdownUnits,
@@ -85,6 +86,46 @@ describe("mergeLine", () => {
     expect(mergeLine(" glut", { ...zlut, peaks: [0.3, 1, 1, 1] }, latin)).toBe(" gluť");
     // no diacritics read on the page: nothing changes
     expect(mergeLine(" ête", ev("cte"), latin)).toBe(" cte");
+  });
+
+  it("drops the decoder's accents on letters the recogniser read bare on an English page (issue 18)", () => {
+    const english = { cyrillic: false, english: true };
+    // tb-pmc4840965, tb-pmc5897438, fm-funsd-0338: accents no glyph shows
+    expect(mergeLine(" Adenocarcinomá with mucinous", ev("Adenocarcinoma with mucinous"), english)).toBe(" Adenocarcinoma with mucinous");
+    expect(mergeLine(" Col3a1 antisénse", ev("Col3a1 antisense", 0.6), english)).toBe(" Col3a1 antisense");
+    // a French page keeps them: the recogniser cannot read é
+    expect(mergeLine(" la société", ev("la societe"), latin)).toBe(" la société");
+    // where the diacritics model read the page, its readings decide
+    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
+    const cafe = { ...ev("cafe"), diacritics: D(["none", "none", "none", "acute"]), diacriticPeaks: [0.99, 0.99, 0.99, 0.99] };
+    expect(mergeLine(" café", cafe, english)).toBe(" café");
+    // the price: a name's or a loanword's own accent goes too, where the diacritics model did not read the page
+    expect(mergeLine(" Zürich", ev("Zurich"), english)).toBe(" Zurich");
+    expect(mergeLine(" naïve", ev("naive"), english)).toBe(" naive");
+  });
+
+  it("tells an English page by its function words, a table's few included", () => {
+    expect(englishPage("The results of the trial are shown in the table, which is for the reader to check.")).toBe(true);
+    expect(
+      englishPage(
+        "Variable Hazard ratio Type of surgery Depth of tumor invasion Adenocarcinoma with mucinous features Grade of differentiation",
+      ),
+    ).toBe(true);
+    expect(
+      englishPage("Je soussigné déclare qu'il m'est dû par la société la somme de 31,45 pour les dépenses énoncées dans le tableau"),
+    ).toBe(false);
+    expect(englishPage("Die Ergebnisse der Studie sind in der Tabelle, die für den Leser ist, und nicht mit dem Text")).toBe(false);
+    expect(englishPage("Il risultato della prova è per il lettore, che non ha delle tabelle con il testo del capitolo")).toBe(false);
+    // too few words to tell
+    expect(englishPage("Primer name Primer sequence Tnfrsf12a sense of")).toBe(false);
+    // a page is English for the merge only without Cyrillic words among its English (cy-audacity-p16 quotes a name,
+    // "Alf Tonny Bätz", in a Ukrainian manual the recogniser reads as look-alikes)
+    const prose = ev("The document is written by Alf Tonny Batz and it is released under the GPL for the reader");
+    expect(pageScripts([prose])).toMatchObject({ cyrillic: false, mixed: false, english: true });
+    const quoting = [prose, ev("ni3Hi KapTy ma6yTb xo4eTe 3a6yB nepeKa3")];
+    expect(pageScripts(quoting)).toMatchObject({ cyrillic: false, mixed: true, english: false });
+    // English words where another language's function words are as many as a third of them
+    expect(englishPage("the of and to is, le la les des et")).toBe(false);
   });
 
   it("keeps the decoder's ü, ß and „ over what the recogniser reads for them, sure (i, f, a comma)", () => {
