@@ -314,20 +314,18 @@ export function pageScripts(
 /** Function words of English, and of the other Latin-script languages the decoder writes accents for: words of two
  * letters or more ("a", "e", "i", "s", "v", "z" are words of several), none of them an English word ("to", "is",
  * "as", "do", "come", "van" are not counted for Polish, Czech, Hungarian, Portuguese or Italian). */
-const FUNCTION_WORDS: Record<string, ReadonlySet<string>> = Object.fromEntries(
-  Object.entries({
-    en: "the of and to is that for with are this be from which by as an it not or can on at we have has was were these their its",
-    fr: "le la les des et est une du dans que qui pour pas sur au aux ce cette sont avec par il elle nous vous ou mais",
-    de: "der die das und ist nicht mit den von zu ein eine dem des sich auf für im werden wird auch oder bei",
-    es: "el los las que en una del por con para es se al lo como más pero sus su",
-    it: "il di che della per sono non con del gli le una si da nel alla delle dei questo anche",
-    pt: "os que da em uma para com não dos das por mais se ao",
-    pl: "na że się nie jest jak od po przez dla oraz",
-    cs: "na se je že pro jako ale jsou jsme nebo",
-    hu: "az és hogy nem egy meg ez csak mint de",
-    tr: "ve bir bu da için ile olan gibi daha çok",
-  }).map(([k, v]) => [k, new Set(v.split(" "))]),
-);
+const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries({
+  en: "the of and to is that for with are this be from which by as an it not or can on at we have has was were these their its",
+  fr: "le la les des et est une du dans que qui pour pas sur au aux ce cette sont avec par il elle nous vous ou mais",
+  de: "der die das und ist nicht mit den von zu ein eine dem des sich auf für im werden wird auch oder bei",
+  es: "el los las que en una del por con para es se al lo como más pero sus su",
+  it: "il di che della per sono non con del gli le una si da nel alla delle dei questo anche",
+  pt: "os que da em uma para com não dos das por mais se ao",
+  pl: "na że się nie jest jak od po przez dla oraz",
+  cs: "na se je že pro jako ale jsou jsme nebo",
+  hu: "az és hogy nem egy meg ez csak mint de",
+  tr: "ve bir bu da için ile olan gibi daha çok",
+}).map(([k, v]) => [k, new Set(v.split(" "))]);
 /** English: at least this many of its function words, and this many times those of any other language. */
 const ENGLISH_WORDS = 4;
 const ENGLISH_LEAD = 3;
@@ -341,7 +339,7 @@ const ENGLISH_LEAD = 3;
 export function englishPage(text: string): boolean {
   const counts = new Map<string, number>();
   for (const w of text.toLowerCase().split(/[^\p{L}]+/u))
-    for (const [lang, set] of Object.entries(FUNCTION_WORDS)) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+    for (const [lang, set] of FUNCTION_WORDS) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
   const en = counts.get("en") ?? 0;
   const other = Math.max(0, ...[...counts].filter(([k]) => k !== "en").map(([, v]) => v));
   return en >= ENGLISH_WORDS && en >= ENGLISH_LEAD * other;
@@ -528,9 +526,9 @@ export function mergeLineTagged(
   const marked = (j: number, ch: string) => {
     // (an English page the diacritics model left unread: an accent on a letter the recogniser read bare is the
     // decoder's invention, "Adenocarcinomá"; where the model read the page, its readings decide)
-    if (scripts.english && !diacritics && splitMark(ch).mark !== "none" && splitMark(ch).base === r[j]) return r[j]!;
+    const { base, mark } = splitMark(ch);
+    if (scripts.english && !diacritics && mark !== "none" && base === r[j]) return r[j]!;
     if (scripts.cyrillic || !diacritics || !diacriticPeaks || diacriticPeaks[j]! < DIACRITIC_SURE) return ch;
-    const { base } = splitMark(ch);
     if (!markable(base) || base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
     return withMark(base, DIACRITICS[diacritics[j]!] ?? "none") ?? ch;
   };
