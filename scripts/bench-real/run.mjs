@@ -42,8 +42,8 @@ export function aggregate(rows, engine) {
     t.hyp += e.hypWords;
     t.ref += e.refWords;
     t.seconds += e.seconds ?? 0;
-    t.passed += e.tests.filter((x) => x.passed).length;
-    t.tests += e.tests.length;
+    t.passed += (e.tests ?? []).filter((x) => x.passed).length;
+    t.tests += (e.tests ?? []).length;
   }
   const p = t.hyp ? t.common / t.hyp : 0;
   const rec = t.ref ? t.common / t.ref : 0;
@@ -216,7 +216,13 @@ async function measure(o) {
     ];
     if (o["max-tokens"]) oursArgs.push("--max-tokens", o["max-tokens"]);
     if (o.model) oursArgs.push("--model", o.model);
-    const oursRun = todo.length ? await run(process.execPath, oursArgs) : { code: 0, seconds: 0, stderr: "" };
+    // every line's recogniser reading (OCR_FAITHFUL_TRACE), for the recogniser-alone column; appended across --reuse runs
+    const traceFile = path.join(work, "ours-trace.jsonl");
+    if (!o.reuse) rmSync(traceFile, { force: true });
+    const oursRun = todo.length
+      ? await run(process.execPath, oursArgs, { OCR_FAITHFUL_TRACE: traceFile })
+      : { code: 0, seconds: 0, stderr: "" };
+    const greedy = recogniserReadings(traceFile);
     if (oursRun.code !== 0)
       log(`bench parse --real: ocr parse exited ${oursRun.code}: ${oursRun.stderr.trim().split("\n").slice(-3).join(" | ")}`);
     // the same pages with XY-cut's reading order, for the layout stages side by side
@@ -269,6 +275,9 @@ async function measure(o) {
         };
       };
       row.ours = ours("ours");
+      // the recogniser alone: its greedy reading of every line, in our reading order (no tests: the CER row of issue 18)
+      const readings = greedy.get(images.get(p.id).image);
+      if (readings) row.recogniser = pageScores(readings.join("\n"), truth);
       if (xyRun) row.xycut = ours("ours-xycut");
       if (langs) {
         const lang = langs.has(p.lang) ? (p.lang === "eng" ? "eng" : `${p.lang}+eng`) : "eng";
@@ -308,6 +317,27 @@ async function measure(o) {
   } finally {
     if (!o.keep) rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The recogniser's own greedy reading of each traced page (`OCR_FAITHFUL_TRACE` lines: source, line, text), by image
+ * path; a page traced twice (a --reuse run that parsed it again) keeps its last reading.
+ */
+export function recogniserReadings(traceFile) {
+  const pages = new Map();
+  if (!existsSync(traceFile)) return pages;
+  for (const l of readFileSync(traceFile, "utf8").split("\n")) {
+    if (!l.trim()) continue;
+    const r = JSON.parse(l);
+    if (r.line === 0 || !pages.has(r.source)) pages.set(r.source, []);
+    pages.get(r.source)[r.line] = r.text ?? "";
+  }
+  for (const [k, v] of pages)
+    pages.set(
+      k,
+      Array.from(v, (t) => t ?? ""),
+    );
+  return pages;
 }
 
 /** Pass/fail of every test by ../shared/tools/olmocr-score.mjs beside ours, when that tool is present. */
@@ -408,6 +438,22 @@ export function report(result) {
   lines.push("faithful characters: letters of a script absent from the page's truth; numbers of 3+ digits read exactly");
   lines.push(`${pad("kind", 11)} | ${padl("foreign", 7)} ${padl("numbers", 15)} | ${padl("foreign", 7)} ${padl("tess numbers", 15)}`);
   for (const [name, rs] of groups) lines.push(`${pad(name, 11)} | ${faithful("ours", rs)} | ${hasTess ? faithful("tesseract", rs) : "—"}`);
+  if (rows.some((r) => r.recogniser)) {
+    // issue 18: on clean born-digital pages, CER no higher than the recogniser's own greedy reading, nor Tesseract's
+    const clean = rows.filter((r) => r.recipe === "pdf150" && r.recogniser);
+    const cer = (rs, engine) => pct(aggregate(rs, engine).cer);
+    lines.push("");
+    lines.push("CER beside the recogniser's own greedy reading (its lines in our reading order, no decoder)");
+    lines.push(`${pad("pages", 28)} ${padl("n", 3)} | ${padl("ours", 6)} ${padl("recogniser", 10)} ${padl("tesseract", 9)}`);
+    for (const [name, rs] of [
+      ["clean born-digital (150 dpi)", clean],
+      ["  of them Latin script", clean.filter((r) => !r.kinds.includes("cyrillic"))],
+      ["all", rows.filter((r) => r.recogniser)],
+    ])
+      lines.push(
+        `${pad(name, 28)} ${padl(rs.length, 3)} | ${padl(cer(rs, "ours"), 6)} ${padl(cer(rs, "recogniser"), 10)} ${padl(hasTess ? cer(rs, "tesseract") : "—", 9)}`,
+      );
+  }
   lines.push("");
   lines.push("our stage timings, mean ms per page (from ocr parse's JSON)");
   lines.push(`${pad("kind", 11)} ${padl("render", 7)} ${padl("encode", 8)} ${padl("prefill", 8)} ${padl("decode", 8)} ${padl("total", 8)}`);

@@ -1,7 +1,8 @@
 // `ocr bench parse --real`: the dev set's split rule, manifest and unit tests, and the scoring parts of the
 // benchmark. Node only: no poppler, tesseract or model is needed.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -195,6 +196,39 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(text).toMatch(/^overall\s+2 \|/m);
     expect(text).toMatch(/^present\s+2 \|\s+50\.0% 1\/2 \|\s+100\.0% 2\/2/m);
     expect(text).toMatch(/^overall\s+\|\s+0\s+—\s+0\/0 \|\s+0\s+—\s+0\/0/m);
+  });
+  it("reads the recogniser's own lines from the trace, a page traced again keeping its last reading", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "ocr-trace-"));
+    const file = path.join(dir, "trace.jsonl");
+    const line = (source: string, i: number, text: string) => JSON.stringify({ source, page: 1, line: i, text, peaks: [] });
+    writeFileSync(
+      file,
+      [line("a.png", 0, "old"), line("b.png", 0, "one"), line("b.png", 1, "two"), line("a.png", 0, "new")].join("\n") + "\n",
+    );
+    const readings: Map<string, string[]> = runner.recogniserReadings(file);
+    expect(Object.fromEntries(readings)).toEqual({ "a.png": ["new"], "b.png": ["one", "two"] });
+    expect(runner.recogniserReadings(path.join(dir, "none.jsonl")).size).toBe(0);
+    rmSync(dir, { recursive: true });
+  });
+  it("prints CER beside the recogniser alone on clean born-digital pages, Latin ones apart", () => {
+    const row = (id: string, kinds: string[], recipe: string, ours: string, rec: string) => ({
+      id,
+      kinds,
+      recipe,
+      truthPasses: 0,
+      tests: 0,
+      ours: { ...runner.pageScores(ours, "abcdefghij"), tests: [] },
+      recogniser: runner.pageScores(rec, "abcdefghij"),
+    });
+    const rows = [
+      row("a", ["math"], "pdf150", "abcdefghij", "abcdefgh"),
+      row("b", ["cyrillic"], "pdf150", "abcdefgh", "xxxxxxxxxx"),
+      row("c", ["scan"], "scan300", "abcde", "abcdefghij"),
+    ];
+    const text: string = runner.report({ settings: { model: "m", threads: 1, maxTokens: 9, tesseract: "t" }, pages: rows });
+    expect(text).toMatch(/^clean born-digital \(150 dpi\)\s+2 \|\s+10\.0%\s+60\.0%\s+—/m);
+    expect(text).toMatch(/^ {2}of them Latin script\s+1 \|\s+0\.0%\s+20\.0%/m);
+    expect(text).toMatch(/^all\s+3 \|\s+23\.3%\s+40\.0%/m);
   });
   it("reads --json with or without a file name", () => {
     expect(runner.splitJsonArg(["--real", "--json", "out.json", "--limit", "2"])).toEqual({
