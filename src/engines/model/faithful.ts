@@ -487,6 +487,8 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
 /** What stands in the recogniser's reading for a glyph it read as a second space. */
 const UNREAD = "\u25a1";
 
+/** The characters of BRACKETS. */
+const BRACKET_CHARS = "{}[]()";
 /** Bracket pairs the recogniser confuses with each other. */
 const BRACKETS: readonly (readonly [string, string])[] = [
   ["{", "}"],
@@ -628,6 +630,12 @@ export function mergeLineTagged(
   // the decoder's braces pair up in the line ("\\mathOp{expression}"; not "\\Sx@r{rame{}")
   const typewriterMark = (d: string, j: number) =>
     TYPEWRITER_MISREADS[d] === r[j] && (r[j + 1] === "\\" || BRACKETS.some(([o, c]) => (d === o || d === c) && paired(o, c)));
+  // a line of TeX code, as the recogniser read it
+  const texCode = TEX_CODE.test(evidence.text);
+  // decoder unit q stands where letterO takes a zero for an O: after two letters or a backslash, before a small letter
+  const ch = (q: number) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : "");
+  const capitalO = (q: number) =>
+    ((/\p{L}/u.test(ch(q - 1)) && /\p{L}/u.test(ch(q - 2))) || ch(q - 1) === "\\") && /\p{Ll}/u.test(ch(q + 1));
   let lastD = -1;
   steps.forEach((s, k) => {
     if (s.d !== undefined) {
@@ -640,6 +648,12 @@ export function mergeLineTagged(
         else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!)))
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
         else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc) && !typewriterMark(d, s.r))
+          [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
+        else if ((d === "o" || d === "O") && rc === "0" && texCode && capitalO(s.d))
+          // a typewriter O, read as a zero by the recogniser and as a small o by the decoder ("\\Process0ptions")
+          [out[content[s.d]!], tag[content[s.d]!]] = ["O", "r"];
+        else if (texCode && (rc === "{" || rc === "}") && !LETTER_OR_DIGIT.test(d) && !BRACKET_CHARS.includes(d) && d !== " ")
+          // a brace the recogniser read, weakly, where the decoder wrote a mark in TeX code ("\\DeclareOption=twocolumn}")
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if (!allowed(d, at(content[s.d]!)))
           out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
@@ -799,7 +813,7 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return texSpacing({ ...typeset, text: letterO(typeset.text) });
+  return texBraces(texSpacing({ ...typeset, text: letterO(typeset.text) }));
 }
 
 /**
@@ -823,6 +837,88 @@ function texSpacing(merged: { text: string; tags: string; restored: number }): {
   }
   return { ...merged, text: outText + text.slice(from), tags: outTags + tags.slice(from) };
 }
+/**
+ * TeX code set in a typewriter face loses opening braces: both readers miss cmtt's "{" between "}" and "\\" or "#"
+ * ("\\DeclareOption{twoside}\\OptionNotUsed}" for "…{twoside}{\\OptionNotUsed}", "\\def\\x#1#1}" for "\\def\\x#1{#1}").
+ * In a line of TeX, a "}" that closes a group the line never opened, where a group closed at depth zero right before a
+ * control sequence or a parameter (or a \\def's parameter text ended) earlier in the line, takes its "{" back there.
+ * A "}" with no such place closes a group of an earlier line ("\\fi}"), and stays as it is. Inserted braces are
+ * tagged "x".
+ */
+function texBraces(merged: { text: string; tags: string; restored: number }): { text: string; tags: string; restored: number } {
+  if (!merged.text.includes("\\") || !merged.text.includes("}")) return merged;
+  let { text, tags, restored } = merged;
+  let start = 0;
+  while (start <= text.length) {
+    const end = text.indexOf("\n", start) < 0 ? text.length : text.indexOf("\n", start);
+    const line = Array.from(text.slice(start, end));
+    let inserted = 0;
+    if (TEX_CODE.test(text.slice(start, end)) && !text.slice(start, end).includes("<td")) {
+      // open groups (where each opened) and the place a missing "{" would go
+      const open: number[] = [];
+      let place = -1;
+      let brace = -1;
+      const inserts: number[] = [];
+      const def = /\\[egx]?def\\[A-Za-z@]+/.exec(line.join(""));
+      let k = 0;
+      while (k < line.length) {
+        const c = line[k]!;
+        if (c === "\\") {
+          let j = k + 1;
+          while (j < line.length && /[A-Za-z@]/.test(line[j]!)) j++;
+          // a long control word ending in "f" right before another or a parameter: cmtt's "{" read as "f"
+          // ("\\PassOptionsToPackagef\\CurrentOption}"; not \\def, \\edef, \\ifdef: short words)
+          if (j - k > 6 && line[j - 1] === "f" && (line[j] === "\\" || line[j] === "#") && !open.length) brace = j - 1;
+          k = Math.max(j, k + 2);
+          continue;
+        }
+        if (c === "%") break;
+        if (def && k === def.index + def[0].length) {
+          // a \def's parameter text: #1#2… in order; the body's brace follows it
+          let n = 1;
+          while (line[k] === "#" && line[k + 1] === String(n)) {
+            k += 2;
+            n++;
+          }
+          // (a body that opens with a parameter or a control sequence; "#1#2!" is delimited by "!", "#1#{" by a brace)
+          if (n > 1 && !open.length && ((line[k] === "#" && /\d/.test(line[k + 1] ?? "")) || line[k] === "\\")) place = k;
+          if (n > 1) continue;
+        }
+        if (c === "{" || c === "[") open.push(k);
+        else if (c === "]" && line[open.at(-1) ?? -1] === "[") open.pop();
+        else if (c === "}") {
+          if (open.length) {
+            // a group a "[" opened and a "}" closes was opened by a "{" the readers took for a bracket
+            const at = open.pop()!;
+            if (line[at] === "[") line[at] = "{";
+            if (!open.length && (line[k + 1] === "\\" || line[k + 1] === "#")) place = k + 1;
+          } else {
+            // (the nearer of the two places)
+            if (brace > place) line[brace] = "{";
+            else if (place >= 0) inserts.push(place);
+            [place, brace] = [-1, -1];
+          }
+        }
+        k++;
+      }
+      for (const at of inserts.reverse()) line.splice(at, 0, "{");
+      inserted = inserts.length;
+      if (inserted || line.join("") !== text.slice(start, end)) {
+        // (tags: an inserted brace is "x"; positions are in code points, the line's text is ASCII TeX where it matters)
+        const lineTags = Array.from(tags.slice(start, end));
+        for (const at of inserts) lineTags.splice(at, 0, "x");
+        text = text.slice(0, start) + line.join("") + text.slice(end);
+        tags = tags.slice(0, start) + lineTags.join("") + tags.slice(end);
+        restored += inserted;
+      }
+    }
+    start = end + 1 + inserted;
+  }
+  return { text, tags, restored };
+}
+/** A line of TeX: a control word of two letters or more (texBraces). */
+const TEX_CODE = /\\[A-Za-z@]{2,}/;
+
 /** A space after a control word or a closing bracket, before an opening bracket (texSpacing). */
 const TEX_GAP = /(\\[A-Za-z@]+|[\]}]) (?=[[{])/g;
 

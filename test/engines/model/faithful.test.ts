@@ -184,8 +184,8 @@ describe("mergeLine", () => {
   });
 
   it("reads a typewriter O the readers took for 0 inside a word, and keeps the decoder's { over the recogniser's f", () => {
-    expect(mergeLine(" 22 \\Declare0ption{twoside}\\0ptionNotUsed}", ev("22 \\Declare0ption{twoside}\\0ptionNotUsed}"), latin)).toBe(
-      " 22 \\DeclareOption{twoside}\\OptionNotUsed}",
+    expect(mergeLine(" 22 \\Declare0ption{twoside}\\0ptionNotUsed", ev("22 \\Declare0ption{twoside}\\0ptionNotUsed"), latin)).toBe(
+      " 22 \\DeclareOption{twoside}\\OptionNotUsed",
     );
     // the decoder's { stands before a control sequence, or where its braces pair up; not where they would not
     expect(
@@ -197,6 +197,39 @@ describe("mergeLine", () => {
     expect(mergeLine(" 0x0a v0.2 A0 10pt 2010s \\def\\x", ev("0x0a v0.2 A0 10pt 2010s \\def\\x"), latin)).toBe(
       " 0x0a v0.2 A0 10pt 2010s \\def\\x",
     );
+  });
+
+  it("gives TeX code back the opening braces both readers lost, where a closing one has no group", () => {
+    // a "{" lost between "}" and a control sequence, or after a \\def's parameters; "\\fi}" closes an earlier line's group
+    expect(mergeLine(" 22 \\DeclareOption{twoside}\\OptionNotUsed}", ev("22 \\DeclareOption{twoside}\\OptionNotUsed}"), latin)).toBe(
+      " 22 \\DeclareOption{twoside}{\\OptionNotUsed}",
+    );
+    expect(mergeLine(" \\def\\LL@rotate@I#1#1}%", ev("\\def\\LL@rotate@I#1#1}%"), latin)).toBe(" \\def\\LL@rotate@I#1{#1}%");
+    expect(mergeLine(" \\fi}", ev("\\fi}"), latin)).toBe(" \\fi}");
+    expect(mergeLine(" \\expandafter{\\the\\toks@}}", ev("\\expandafter{\\the\\toks@}}"), latin)).toBe(" \\expandafter{\\the\\toks@}}");
+    // a delimited parameter text ("#2!") gets no brace: where the body starts is unknown
+    expect(mergeLine(" 5 \\def\\t#1#2!\\def\\s{#2}}\\t", ev("5 \\def\\t#1#2!\\def\\s{#2}}\\t"), latin)).toBe(
+      " 5 \\def\\t#1#2!\\def\\s{#2}}\\t",
+    );
+    // a group a bracket opens and a brace closes was a brace; a long control word's final f before another, too
+    expect(mergeLine(" \\ClassError[leaflet}{#1}%", ev("\\ClassError[leaflet}{#1}%"), latin)).toBe(" \\ClassError{leaflet}{#1}%");
+    expect(mergeLine(" \\PassOptionsToPackagef\\CurrentOption}", ev("\\PassOptionsToPackagef\\CurrentOption}"), latin)).toBe(
+      " \\PassOptionsToPackage{\\CurrentOption}",
+    );
+    expect(mergeLine(" \\newcommand[1]{x} see [2]", ev("\\newcommand[1]{x} see [2]"), latin)).toBe(" \\newcommand[1]{x} see [2]");
+    // prose with a brace is no TeX line
+    expect(mergeLine(" the } sign", ev("the } sign"), latin)).toBe(" the } sign");
+  });
+
+  it("takes the recogniser's weak brace over the decoder's mark, and its zero as an O, in TeX code", () => {
+    const peaks = (text: string, weak: number) => Array.from(text, (_, i) => (i === weak ? 0.4 : 1));
+    const r1 = "23 \\DeclareOption{twocolumn}";
+    expect(mergeLine(" 23 \\DeclareOption=twocolumn}", ev(r1, peaks(r1, r1.indexOf("{"))), latin)).toBe(" 23 \\DeclareOption{twocolumn}");
+    // not in prose: the decoder's mark stays over a weak reading
+    const r2 = "a {b} c";
+    expect(mergeLine(" a =b} c", ev(r2, peaks(r2, 2)), latin)).toBe(" a =b} c");
+    const r3 = "82 \\Process0ptions\\relax";
+    expect(mergeLine(" 82 \\Processoptions\\relax", ev(r3, peaks(r3, r3.indexOf("0"))), latin)).toBe(" 82 \\ProcessOptions\\relax");
   });
 
   it("closes the gap a typewriter cell leaves between a control word or a bracket and an opening bracket", () => {
