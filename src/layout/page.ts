@@ -1,7 +1,7 @@
 // A page's blocks from its lines: each line's box and the Markdown written for it (line-unit models) grow into
 // blocks with a role and a box in page pixels; running headers, footers and page numbers are told from geometry.
 import type { Block, BlockLine } from "../output/schema.js";
-import { splitTables, TABLE_TAG, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
+import { formFields, splitTables, TABLE_TAG, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
 import { tablesByGeometry } from "./table-geometry.js";
 import { median, type Extent } from "./xycut.js";
 
@@ -508,6 +508,29 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
   const entries: { first: number; block: Block }[] = [];
   for (const p of pieces) {
     let block: Block;
+    const fields = p.grid && formFields(p.grid);
+    if (fields) {
+      // a form's fields: a paragraph per field, boxed by the lines whose text it holds
+      const members = linesIn(p.start, p.end);
+      const owner = (i: number) => {
+        const t = plainLine(texts[i]!);
+        const k = fields.findIndex((f) => t && f.includes(t));
+        return k >= 0 ? k : fields.findIndex((f) => t.includes(f));
+      };
+      let at = members[0] ?? Infinity;
+      fields.forEach((text, k) => {
+        // (a field that opens like Markdown, "- IPCL", "# REPS: 5", stays text)
+        const written = text.replace(/^([-*+#>]|\d+[.)])(?=\s)/, "\\$1");
+        const block = setBlockMarkdown({ type: "paragraph", text, bbox: null }, written);
+        const mine = members.filter((i) => owner(i) === k);
+        block.bbox = union(mine.map((i) => boxes[i]!));
+        block.lines = mine.map((i): BlockLine => ({ text: texts[i]!, bbox: pixelBox(boxes[i]!) }));
+        // (in the table's row order: a field takes its first line's place, never before the field above)
+        at = Math.max(at, mine[0] ?? at);
+        entries.push({ first: at + (k + 1) / (fields.length + 2), block });
+      });
+      continue;
+    }
     if (p.grid) {
       if (p.grid.rows === 1 && p.grid.cols === 1) block = readBlock(p.grid.cells[0]!.text);
       else {

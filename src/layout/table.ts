@@ -216,6 +216,33 @@ export function withoutEmptyColumns(grid: TableGrid): TableGrid {
   return cols === grid.cols ? grid : { rows: grid.rows, cols, cells };
 }
 
+/** A form field's label: a short run of words ending in a colon ("TO:", "# REPS:", "Date of birth:"). */
+const FIELD_LABEL = /^[^\s:][^:]{0,30}:$/;
+/** A grid is a form's fields when this share of its rows (of those holding text) open with a label… */
+const FIELD_ROWS = 0.6;
+/** …and fewer than this share of its other cells are numbers (a table of figures with "Total:" rows stays one). */
+const FIELD_NUMBERS = 0.5;
+
+/**
+ * A form's fields the model wrote as a table ("TO: | K. A. Sparrow", "FROM: | I. D. Blachly"): rows that mostly open
+ * with a label are fields, not a table's records, and read as lines, label and value together. Returns each row's
+ * cells joined, or undefined for a table.
+ */
+export function formFields(grid: TableGrid): string[] | undefined {
+  if (grid.rows < 2) return undefined;
+  const rows = Array.from({ length: grid.rows }, (_, r) =>
+    grid.cells
+      .filter((c) => c.row === r && c.text.trim())
+      .sort((a, b) => a.col - b.col)
+      .map((c) => c.text.trim()),
+  ).filter((row) => row.length);
+  const labelled = rows.filter((row) => FIELD_LABEL.test(row[0]!));
+  if (labelled.length < 2 || labelled.length < FIELD_ROWS * rows.length) return undefined;
+  const values = rows.flatMap((row) => row.filter((t) => !FIELD_LABEL.test(t)));
+  if (values.filter((t) => CELL_NUMBER.test(t)).length >= FIELD_NUMBERS * values.length) return undefined;
+  return rows.map((row) => row.join(" "));
+}
+
 /** The grid as HTML: every row opened and closed, spans as colspan/rowspan. */
 export function tableHtml(grid: TableGrid): string {
   let html = "<table>";

@@ -69,6 +69,32 @@ describe("assemblePage", () => {
     expect(blocks.map((b) => b.type)).toEqual(["table", "paragraph"]);
   });
 
+  it("reads a form's fields the model wrote as a table as lines, label and value together, each with its box", () => {
+    const lines = [
+      line(200, "<table><tr><td>TO:</td>", 120, 200),
+      line(200, "<td>K. A. Sparrow</td></tr>", 300, 600),
+      line(240, "<tr><td>FROM:</td>", 120, 220),
+      line(240, "<td>I. D. Blachly</td></tr>", 300, 600),
+      line(280, "<tr><td>-</td>", 120, 140),
+      line(280, "<td>IPCL</td></tr></table>", 300, 400),
+    ];
+    const { markdown, blocks } = assemblePage(lines, W, H);
+    expect(markdown).toBe("TO: K. A. Sparrow\n\nFROM: I. D. Blachly\n\n\\- IPCL");
+    expect(blocks.map((b) => [b.type, b.text, b.bbox])).toEqual([
+      ["paragraph", "TO: K. A. Sparrow", [120, 200, 600, 230]],
+      ["paragraph", "FROM: I. D. Blachly", [120, 240, 600, 270]],
+      ["paragraph", "- IPCL", [120, 280, 400, 310]],
+    ]);
+    // a table whose rows hold figures stays a table, "Total:" and all
+    const figures = [
+      line(200, "<table><tr><td>Mean:</td>", 120, 200),
+      line(200, "<td>1.25</td></tr>", 300, 600),
+      line(240, "<tr><td>Total:</td>", 120, 220),
+      line(240, "<td>1245</td></tr></table>", 300, 600),
+    ];
+    expect(assemblePage(figures, W, H).blocks.map((b) => b.type)).toEqual(["table"]);
+  });
+
   it("tells a title by its size at the top of the page", () => {
     const lines = [line(120, "# Free software and the fine print", 120, 1000, 70), ...body(230, 6)];
     expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["title", "paragraph"]);

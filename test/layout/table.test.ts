@@ -1,6 +1,6 @@
 // Tables in page Markdown: balanced HTML from whatever tags a model wrote, cell grids with spans, pipe tables.
 import { describe, expect, it } from "vitest";
-import { balanceTables, pipeTable, splitTables, tableGrid, tableHtml } from "../../src/layout/table.js";
+import { balanceTables, formFields, pipeTable, splitTables, tableGrid, tableHtml } from "../../src/layout/table.js";
 
 /** Every <table> closed, every <tr> inside a table and closed, every cell inside a row. */
 function balanced(html: string): boolean {
@@ -68,6 +68,22 @@ describe("balanceTables", () => {
   it("ends a table left open where the page goes on after a blank line, and reads text between cells as a cell", () => {
     const out = balanceTables("<table><tr><td>a</td> b <td>c\n\nNext paragraph.");
     expect(out).toBe("<table><tr><td>a</td><td>b</td><td>c</td></tr></table>\n\nNext paragraph.");
+  });
+
+  it("tells a form's fields (rows opening with a label) from a table", () => {
+    const grid = (html: string) => {
+      const p = splitTables(html)[0]!;
+      return tableGrid(p.kind === "table" ? p.rows : []);
+    };
+    expect(
+      formFields(grid("<table><tr><td>TO:</td><td>K. A. Sparrow</td></tr><tr><td>FROM:</td><td>I. D. Blachly</td></tr></table>")),
+    ).toEqual(["TO: K. A. Sparrow", "FROM: I. D. Blachly"]);
+    // labels on too few rows, one row, figures as values: tables
+    expect(
+      formFields(grid("<table><tr><td>Name:</td><td>x</td></tr><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>")),
+    ).toBeUndefined();
+    expect(formFields(grid("<table><tr><td>TO:</td><td>K. A. Sparrow</td></tr></table>"))).toBeUndefined();
+    expect(formFields(grid("<table><tr><td>Mean:</td><td>1.25</td></tr><tr><td>SD:</td><td>0.5</td></tr></table>"))).toBeUndefined();
   });
 
   it("unwraps a table of one cell, and leaves Markdown without tables alone", () => {
