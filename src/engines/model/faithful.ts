@@ -529,7 +529,8 @@ export function mergeLineTagged(
     // (an English page the diacritics model left unread: an accent on a letter the recogniser read bare is the
     // decoder's invention, "Adenocarcinomá"; where the model read the page, its readings decide)
     const { base, mark } = splitMark(ch);
-    if (scripts.english && !diacritics && mark !== "none" && base === r[j]) return r[j]!;
+    // (of either case: the decoder's "Passöptions" for the recogniser's "PassOptions")
+    if (scripts.english && !diacritics && mark !== "none" && base.toLowerCase() === r[j]!.toLowerCase()) return r[j]!;
     if (scripts.cyrillic || !diacritics || !diacriticPeaks || diacriticPeaks[j]! < DIACRITIC_SURE) return ch;
     if (!markable(base) || base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
     return withMark(base, DIACRITICS[diacritics[j]!] ?? "none") ?? ch;
@@ -929,7 +930,7 @@ const TEX_GAP = /(\\[A-Za-z@]+|[\]}]) (?=[[{])/g;
  * before it. The recogniser and the decoder both read cmtt's O so.
  */
 function letterO(text: string): string {
-  return text.includes("0") ? text.replace(/(?<=\p{L}{2}|\\)0(?=\p{Ll})/gu, "O") : text;
+  return text.includes("0") ? text.replace(/(?<=[\p{L}@]{2}|\\)0(?=\p{Ll})/gu, "O") : text;
 }
 
 /**

@@ -93,6 +93,18 @@ describe("mergeLine", () => {
     // tb-pmc4840965, tb-pmc5897438, fm-funsd-0338: accents no glyph shows
     expect(mergeLine(" Adenocarcinomá with mucinous", ev("Adenocarcinoma with mucinous"), english)).toBe(" Adenocarcinoma with mucinous");
     expect(mergeLine(" Col3a1 antisénse", ev("Col3a1 antisense", 0.6), english)).toBe(" Col3a1 antisense");
+    // of either case: the recogniser's capital, weakly read, over the decoder's small accented letter
+    const pass = "\\PassOptions";
+    expect(
+      mergeLine(
+        " \\Passöptions",
+        ev(
+          pass,
+          Array.from(pass, (c) => (c === "O" ? 0.48 : 1)),
+        ),
+        english,
+      ),
+    ).toBe(" \\PassOptions");
     // a French page keeps them: the recogniser cannot read é
     expect(mergeLine(" la société", ev("la societe"), latin)).toBe(" la société");
     // where the diacritics model read the page, its readings decide
@@ -192,6 +204,8 @@ describe("mergeLine", () => {
       mergeLine(" 60 \\Declare0ption{nofoldcorr}{\\foldcorrfalse}", ev("60 \\Declare0ption{nofoldcorr}f\\foldcorrfalse}"), latin),
     ).toBe(" 60 \\DeclareOption{nofoldcorr}{\\foldcorrfalse}");
     expect(mergeLine(" \\math0p{expression}", ev("\\math0pfexpression}"), latin)).toBe(" \\mathOp{expression}");
+    // "@" is a letter in a macro's name
+    expect(mergeLine(" \\lstKV@0ptArg", ev("\\lstKV@0ptArg"), latin)).toBe(" \\lstKV@OptArg");
     expect(mergeLine(" \\Sx@r{rame{}", ev("\\Sx@rframe{}"), latin)).toBe(" \\Sx@rframe{}");
     // numbers, hex and a digit after one letter stay digits; an f the decoder agrees with stays f
     expect(mergeLine(" 0x0a v0.2 A0 10pt 2010s \\def\\x", ev("0x0a v0.2 A0 10pt 2010s \\def\\x"), latin)).toBe(
