@@ -160,7 +160,9 @@ export function level(a: Extent, b: Extent): boolean {
 
 /**
  * A table whose rows leave no empty band between them (tight leading, dilated boxes): rows are runs of
- * items level with the row's first item, top to bottom, each read left to right.
+ * items level with the row's first item, top to bottom, each read left to right. A cell wrapped over two lines
+ * beside one-line cells set level with its middle (a description beside a command and its syntax) joins two such
+ * rows into one, read cell by cell, each cell's lines top to bottom.
  */
 function byRows<T extends Extent>(items: readonly T[]): T[] {
   const rows: T[][] = [];
@@ -169,7 +171,45 @@ function byRows<T extends Extent>(items: readonly T[]): T[] {
     if (row && level(row[0]!, item)) row.push(item);
     else rows.push([item]);
   }
-  return rows.flatMap((row) => row.sort((a, b) => a.xMin - b.xMin));
+  const joined = new Set<T[]>();
+  for (let k = rows.length - 1; k > 0; k--) {
+    const above = rows[k - 1]!,
+      below = rows[k]!;
+    const both = [...above, ...below];
+    if (below.some((b) => wrappedCell(above, b, both))) {
+      rows.splice(k - 1, 2, both);
+      joined.add(both);
+    }
+  }
+  return rows.flatMap((row) => {
+    if (!joined.has(row)) return row.sort((a, b) => a.xMin - b.xMin);
+    const cells: T[][] = [];
+    for (const item of [...row].sort((a, b) => a.xMin - b.xMin)) {
+      const cell = cells.find((c) => c.some((o) => overlapX(o, item)));
+      if (cell) cell.push(item);
+      else cells.push([item]);
+    }
+    return cells.flatMap((cell) => cell.sort((a, b) => a.yMin - b.yMin));
+  });
+}
+
+const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) > Math.max(a.xMin, b.xMin);
+
+/**
+ * `below` is the second line of a cell whose first line is in `above` (it sits under one there, in its column),
+ * and a line alone in another column among `row` sits level with the cell's middle: between the two lines'
+ * middles, a quarter of a line from each (a regular table's next row sits level with the second line itself).
+ */
+function wrappedCell(above: readonly Extent[], below: Extent, row: readonly Extent[]): boolean {
+  return above.some((a) => {
+    if (a === below || !overlapX(a, below) || middle(a) >= middle(below)) return false;
+    const q = 0.25 * Math.min(a.yMax - a.yMin, below.yMax - below.yMin);
+    // (a one-line cell is alone in its column there: a line of a page column beside has lines above and below it)
+    return row.some(
+      (c) =>
+        c !== a && c !== below && !row.some((o) => o !== c && overlapX(o, c)) && middle(c) > middle(a) + q && middle(c) < middle(below) - q,
+    );
+  });
 }
 
 /** Items whose middle lies before `at` along the axis, and the rest. */

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PairOrderScorer, parsePairOrderModel } from "../../src/layout/learned.js";
-import { softGutter } from "../../src/layout/xycut.js";
+import { softGutter, xyCut } from "../../src/layout/xycut.js";
 import { orderLines, type LineBox } from "../../src/vision/lines.js";
 
 interface Fixture {
@@ -82,6 +82,33 @@ describe("reading order of multi-column pages (detector boxes at 300 DPI)", () =
     // the title, authors and abstract with the first lines of both columns below them
     const top = boxes(f).filter((b) => b.yMax < 1100);
     expect(softGutter(top, 63)).toBeUndefined();
+  });
+});
+
+describe("a table set without empty bands between its rows (XY-cut's rows)", () => {
+  const box = (name: string, xMin: number, yMin: number, xMax: number, yMax: number) => ({ name, xMin, yMin, xMax, yMax });
+  it("reads a cell wrapped over two lines whole, beside one-line cells set level with its middle", () => {
+    // mt-luamaths p2: "\\mathRound | \\mathRound{number}{digits} | It rounds off a real number to a speci- / fied number
+    // of digits." (boxes at 150 DPI, dilated as the detector gives them)
+    const row = [
+      box("speci-", 681, 1258, 1048, 1287),
+      box("\\mathRound", 231, 1274, 349, 1302),
+      box("{digits}", 376, 1274, 667, 1303),
+      box("fied", 683, 1282, 883, 1311),
+    ];
+    expect(xyCut(row, 15).map((b) => b.name)).toEqual(["\\mathRound", "{digits}", "speci-", "fied"]);
+    expect(xyCut(row.slice(2).concat(row[0]!), 15).map((b) => b.name)).toEqual(["{digits}", "speci-", "fied"]);
+  });
+  it("keeps a regular table row by row, and page columns set half a line apart column by column", () => {
+    const rows = [
+      box("a1", 100, 100, 200, 129),
+      box("b1", 220, 100, 300, 129),
+      box("c1", 320, 100, 400, 129),
+      box("a2", 100, 122, 200, 151),
+      box("b2", 220, 122, 300, 151),
+      box("c2", 320, 122, 400, 151),
+    ];
+    expect(xyCut(rows, 15).map((b) => b.name)).toEqual(["a1", "b1", "c1", "a2", "b2", "c2"]);
   });
 });
 
