@@ -633,6 +633,9 @@ export function mergeLineTagged(
     TYPEWRITER_MISREADS[d] === r[j] && (r[j + 1] === "\\" || BRACKETS.some(([o, c]) => (d === o || d === c) && paired(o, c)));
   // a line of TeX code, as the recogniser read it
   const texCode = TEX_CODE.test(evidence.text);
+  // …and the "%" that ends a line of TeX code (its line end is no space), which the decoder leaves off as it leaves
+  // off a line's hyphen
+  const texComment = (j: number) => texCode && j === r.length - 1 && j > lastAligned && r[j] === "%";
   // decoder unit q stands where letterO takes a zero for an O: after two letters or a backslash, before a small letter
   const ch = (q: number) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : "");
   const capitalO = (q: number) =>
@@ -747,7 +750,7 @@ export function mergeLineTagged(
             rToD[j + 1]! >= 0 &&
             LETTER_OR_DIGIT.test(r[j - 1]!) &&
             LETTER_OR_DIGIT.test(r[j + 1]!)
-          : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j));
+          : firstAligned >= 0 && ((firstAligned < j && j < lastAligned) || numberEdge(j) || texComment(j));
       // (a space between two characters the decoder dropped as well goes back with them: words the decoder lost
       // whole, "Adenocarcinoma with mucinous features", are restored as words, not "Adenocarcinomawithmucinous…")
       // (one side may be the decoder's: it aligns a stray letter of its own with the end of a dropped word)

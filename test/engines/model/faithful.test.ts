@@ -235,6 +235,14 @@ describe("mergeLine", () => {
     expect(mergeLine(" the } sign", ev("the } sign"), latin)).toBe(" the } sign");
   });
 
+  it("keeps the recogniser's % that ends a line of TeX code, and no other mark past the decoder's last", () => {
+    expect(mergeLine(" \\ClassWarningNoLine{leaflet}{#2}}", ev("\\ClassWarningNoLine{leaflet}{#2}}%"), latin)).toBe(
+      " \\ClassWarningNoLine{leaflet}{#2}}%",
+    );
+    expect(mergeLine(" 100 percent", ev("100 percent%"), latin)).toBe(" 100 percent");
+    expect(mergeLine(" \\relax done", ev("\\relax done."), latin)).toBe(" \\relax done");
+  });
+
   it("takes the recogniser's weak brace over the decoder's mark, and its zero as an O, in TeX code", () => {
     const peaks = (text: string, weak: number) => Array.from(text, (_, i) => (i === weak ? 0.4 : 1));
     const r1 = "23 \\DeclareOption{twocolumn}";
