@@ -12,7 +12,7 @@ import { median, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
-import { resizeBicubic } from "./resample.js";
+import { resizeBicubic, resizeGrey } from "./resample.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 
@@ -199,6 +199,22 @@ export function unitGeometry(
   ]);
 }
 
+/** The grey bytes of a region of the page, or undefined when one of its pixels has channels that differ. */
+function greyRegion(page: PagePixels, x0: number, y0: number, cw: number, ch: number): Uint8Array | undefined {
+  const grey = new Uint8Array(cw * ch);
+  const src = page.data;
+  for (let y = 0; y < ch; y++) {
+    let p = ((y0 + y) * page.width + x0) * 3;
+    const row = y * cw;
+    for (let x = 0; x < cw; x++, p += 3) {
+      const v = src[p]!;
+      if (v !== src[p + 1] || v !== src[p + 2]) return undefined;
+      grey[row + x] = v;
+    }
+  }
+  return grey;
+}
+
 /** (v / 255 - 0.5) / 0.5 per byte value v, as float32 (the recogniser's normalisation). */
 const REC_LUT = Float32Array.from({ length: 256 }, (_, v) => (v / 255 - 0.5) / 0.5);
 
@@ -210,10 +226,22 @@ export function recogniserCrop(page: PagePixels, box: Extent, height: number, ma
     y1 = Math.min(page.height, Math.ceil(box.yMax));
   const cw = Math.max(1, x1 - x0),
     ch = Math.max(1, y1 - y0);
+  const width = Math.max(8, Math.min(maxWidth, Math.round((cw * height) / ch)));
+  // a grey crop (scans, most print): its one channel resized and normalised, the plane copied to the other two (the
+  // same values as the RGB path, a third of the work and no RGB copies)
+  const grey = greyRegion(page, x0, y0, cw, ch);
+  if (grey) {
+    const px = resizeGrey(grey, cw, ch, width, height);
+    const n = width * height;
+    const data = new Float32Array(3 * n);
+    for (let i = 0; i < n; i++) data[i] = REC_LUT[px[i]!]!;
+    data.copyWithin(n, 0, n);
+    data.copyWithin(2 * n, 0, n);
+    return { data, width };
+  }
   const crop = new Uint8Array(cw * ch * 3);
   for (let y = 0; y < ch; y++)
     crop.set(page.data.subarray(((y0 + y) * page.width + x0) * 3, ((y0 + y) * page.width + x0 + cw) * 3), y * cw * 3);
-  const width = Math.max(8, Math.min(maxWidth, Math.round((cw * height) / ch)));
   const px = resizeBicubic(crop, cw, ch, width, height);
   const data = new Float32Array(3 * width * height);
   for (let c = 0; c < 3; c++) {

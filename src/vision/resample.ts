@@ -79,6 +79,11 @@ export function resizeBicubic(src: Uint8Array, width: number, height: number, ou
   return out;
 }
 
+/** resizeBicubic of one channel (grey pixels, width·height bytes): the bytes resizeBicubic gives each channel of them. */
+export function resizeGrey(src: Uint8Array, width: number, height: number, outWidth: number, outHeight: number): Uint8Array {
+  return width === outWidth && height === outHeight ? src : resizeChannels(src, width, height, outWidth, outHeight, 1);
+}
+
 /** True when every pixel of RGB `src` has three equal channels. */
 function isGrey(src: Uint8Array): boolean {
   for (let i = 0; i < src.length; i += 3) if (src[i] !== src[i + 1] || src[i] !== src[i + 2]) return false;

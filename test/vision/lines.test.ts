@@ -1,6 +1,7 @@
 // The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
 import { describe, expect, it } from "vitest";
 import type { LinesConfig } from "../../src/model/schema.js";
+import { resizeBicubic } from "../../src/vision/resample.js";
 import {
   boxesFromMap,
   collapseSlots,
@@ -319,6 +320,30 @@ describe("crops and geometry", () => {
     expect(c.data).toHaveLength(3 * 48 * 192);
     expect(c.data[24 * 192 + 96]).toBeCloseTo(-1, 2); // black inside
     expect(c.width).toBe(Math.round((40 * 48) / 10));
+  });
+
+  it("crops a grey line as its colour form would be cropped, value for value", () => {
+    // grey text with soft edges (every value), and the same page with one tinted pixel (the RGB path)
+    const grey = { width: 120, height: 40, data: Buffer.alloc(120 * 40 * 3) };
+    for (let i = 0; i < 120 * 40; i++) grey.data.fill((i * 37) % 256, i * 3, i * 3 + 3);
+    const box = { xMin: 7, xMax: 113, yMin: 5, yMax: 33 };
+    const tinted = { ...grey, data: Buffer.from(grey.data) };
+    tinted.data[(30 * 120 + 2) * 3] = 1; // outside the box: the box is still grey
+    const a = recogniserCrop(grey, box, 48, 3200);
+    const b = recogniserCrop(tinted, box, 48, 3200);
+    expect(b).toEqual(a);
+    // the reference: resizeBicubic of the RGB crop, normalised channel by channel
+    const crop = new Uint8Array(106 * 28 * 3);
+    for (let y = 0; y < 28; y++) crop.set(grey.data.subarray(((5 + y) * 120 + 7) * 3, ((5 + y) * 120 + 113) * 3), y * 106 * 3);
+    const px = resizeBicubic(crop, 106, 28, a.width, 48);
+    const ref = new Float32Array(3 * a.width * 48);
+    for (let c = 0; c < 3; c++) for (let i = 0; i < a.width * 48; i++) ref[c * a.width * 48 + i] = (px[i * 3 + c]! / 255 - 0.5) / 0.5;
+    expect(a.data).toEqual(ref);
+    // a colour crop keeps its channels apart
+    const colour = { ...grey, data: Buffer.from(grey.data) };
+    colour.data[(10 * 120 + 50) * 3 + 2] = 0;
+    const c = recogniserCrop(colour, box, 48, 3200);
+    expect(c.data.subarray(0, a.width * 48)).not.toEqual(c.data.subarray(2 * a.width * 48));
   });
 
   it("caps very long lines at the maximum width", () => {
