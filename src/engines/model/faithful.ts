@@ -855,7 +855,8 @@ function texBraces(merged: { text: string; tags: string; restored: number }): { 
   let start = 0;
   while (start <= text.length) {
     const end = text.indexOf("\n", start) < 0 ? text.length : text.indexOf("\n", start);
-    const line = Array.from(text.slice(start, end));
+    // (UTF-16 units, as the tags and the offsets are)
+    const line = text.slice(start, end).split("");
     let inserted = 0;
     if (TEX_CODE.test(text.slice(start, end)) && !text.slice(start, end).includes("<td")) {
       // open groups (where each opened) and the place a missing "{" would go
@@ -908,8 +909,8 @@ function texBraces(merged: { text: string; tags: string; restored: number }): { 
       for (const at of inserts.reverse()) line.splice(at, 0, "{");
       inserted = inserts.length;
       if (inserted || line.join("") !== text.slice(start, end)) {
-        // (tags: an inserted brace is "x"; positions are in code points, the line's text is ASCII TeX where it matters)
-        const lineTags = Array.from(tags.slice(start, end));
+        // (an inserted brace is tagged "x")
+        const lineTags = tags.slice(start, end).split("");
         for (const at of inserts) lineTags.splice(at, 0, "x");
         text = text.slice(0, start) + line.join("") + text.slice(end);
         tags = tags.slice(0, start) + lineTags.join("") + tags.slice(end);
