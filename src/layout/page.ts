@@ -513,7 +513,7 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
       // a form's fields: a paragraph per field, boxed by the lines whose text it holds
       const members = linesIn(p.start, p.end);
       const owner = (i: number) => {
-        const t = plainLine(texts[i]!);
+        const t = texts[i]!;
         const k = fields.findIndex((f) => t && f.includes(t));
         return k >= 0 ? k : fields.findIndex((f) => t.includes(f));
       };
