@@ -230,6 +230,18 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     expect(text).toMatch(/^ {2}of them Latin script\s+1 \|\s+0\.0%\s+20\.0%/m);
     expect(text).toMatch(/^all\s+3 \|\s+23\.3%\s+40\.0%/m);
   });
+  it("scores a re-merged line against its best window of the truth, and never tunes on reserved pages", async () => {
+    const lines = await load("scripts/faithful-lines.mjs");
+    expect(lines.windowDistance("the fox", "a quick brown the fax jumps")).toBe(1);
+    expect(lines.windowDistance("", "anything")).toBe(0);
+    const reserved = manifest.pages.filter((p) => !lines.tunable(p)).map((p) => lines.pagePackage(p));
+    expect(reserved.length).toBeGreaterThan(0);
+    for (const pkg of reserved)
+      expect(["r-doc-pdf", "texlive-latex-base-doc", "texlive-lang-german", "texlive-lang-cyrillic"]).toContain(pkg);
+    expect(lines.tunable({ source: { shared: "../shared/data/real/debian/r-doc-pdf--R-lang.pdf" } })).toBe(false);
+    expect(lines.tunable({ source: { package: "texlive-lang-polish" } })).toBe(true);
+    expect(lines.tunable({ source: { shared: "../shared/data/real/funsd/x.png" } })).toBe(true);
+  });
   it("reads --json with or without a file name", () => {
     expect(runner.splitJsonArg(["--real", "--json", "out.json", "--limit", "2"])).toEqual({
       args: ["--real", "--json", "--limit", "2"],
