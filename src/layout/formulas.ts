@@ -2,7 +2,7 @@
 // their column, or alone on the page), grouped with the lines a formula's numerator, limits or rows were detected
 // as, and the equation number at the column's right edge. The formula reader (vision/formula.ts) decides whether
 // each region is a formula at all; this only keeps it from reading every line of the page.
-import { extentOf, median, type Extent } from "./xycut.js";
+import { extentOf, median, overlapX, type Extent } from "./xycut.js";
 
 export interface FormulaRegion {
   /** indices of the lines the formula was detected as */
@@ -17,7 +17,6 @@ export interface FormulaRegion {
 const TAG = /^\(\s*([0-9IVX]{1,3}(?:\.\d{1,3})?[a-z]?)\s*\)$/;
 
 const height = (b: Extent) => b.yMax - b.yMin;
-const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin);
 const gapY = (a: Extent, b: Extent) => Math.max(a.yMin, b.yMin) - Math.min(a.yMax, b.yMax);
 
 /**

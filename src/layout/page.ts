@@ -512,17 +512,17 @@ export function assemblePage(written: readonly PageLine[], pageWidth: number, pa
     if (fields) {
       // a form's fields: a paragraph per field, boxed by the lines whose text it holds
       const members = linesIn(p.start, p.end);
-      const owner = (i: number) => {
+      const owners = members.map((i) => {
         const t = texts[i]!;
         const k = fields.findIndex((f) => t && f.includes(t));
         return k >= 0 ? k : fields.findIndex((f) => t.includes(f));
-      };
+      });
       let at = members[0] ?? Infinity;
       fields.forEach((text, k) => {
         // (a field that opens like Markdown, "- IPCL", "# REPS: 5", stays text)
         const written = text.replace(/^([-*+#>]|\d+[.)])(?=\s)/, "\\$1");
         const block = setBlockMarkdown({ type: "paragraph", text, bbox: null }, written);
-        const mine = members.filter((i) => owner(i) === k);
+        const mine = members.filter((_, m) => owners[m] === k);
         block.bbox = union(mine.map((i) => boxes[i]!));
         block.lines = mine.map((i): BlockLine => ({ text: texts[i]!, bbox: pixelBox(boxes[i]!) }));
         // (in the table's row order: a field takes its first line's place, never before the field above)

@@ -185,7 +185,7 @@ function byRows<T extends Extent>(items: readonly T[]): T[] {
     if (!joined.has(row)) return row.sort((a, b) => a.xMin - b.xMin);
     const cells: T[][] = [];
     for (const item of [...row].sort((a, b) => a.xMin - b.xMin)) {
-      const cell = cells.find((c) => c.some((o) => overlapX(o, item)));
+      const cell = cells.find((c) => c.some((o) => overlapX(o, item) > 0));
       if (cell) cell.push(item);
       else cells.push([item]);
     }
@@ -193,7 +193,8 @@ function byRows<T extends Extent>(items: readonly T[]): T[] {
   });
 }
 
-const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) > Math.max(a.xMin, b.xMin);
+/** How far two extents overlap along x (negative: the gap between them). */
+export const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin);
 
 /**
  * `below` is the second line of a cell whose first line is in `above` (it sits under one there, in its column),
@@ -202,12 +203,16 @@ const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) > Math.max(a
  */
 function wrappedCell(above: readonly Extent[], below: Extent, row: readonly Extent[]): boolean {
   return above.some((a) => {
-    if (a === below || !overlapX(a, below) || middle(a) >= middle(below)) return false;
+    if (a === below || overlapX(a, below) <= 0 || middle(a) >= middle(below)) return false;
     const q = 0.25 * Math.min(a.yMax - a.yMin, below.yMax - below.yMin);
     // (a one-line cell is alone in its column there: a line of a page column beside has lines above and below it)
     return row.some(
       (c) =>
-        c !== a && c !== below && !row.some((o) => o !== c && overlapX(o, c)) && middle(c) > middle(a) + q && middle(c) < middle(below) - q,
+        c !== a &&
+        c !== below &&
+        !row.some((o) => o !== c && overlapX(o, c) > 0) &&
+        middle(c) > middle(a) + q &&
+        middle(c) < middle(below) - q,
     );
   });
 }

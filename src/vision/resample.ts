@@ -73,7 +73,7 @@ export function resizeBicubic(src: Uint8Array, width: number, height: number, ou
   if (!isGrey(src)) return resizeChannels(src, width, height, outWidth, outHeight, 3);
   const grey = new Uint8Array(width * height);
   for (let i = 0; i < grey.length; i++) grey[i] = src[i * 3]!;
-  const one = resizeChannels(grey, width, height, outWidth, outHeight, 1);
+  const one = resizeGrey(grey, width, height, outWidth, outHeight);
   const out = new Uint8Array(one.length * 3);
   for (let i = 0; i < one.length; i++) out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = one[i]!;
   return out;

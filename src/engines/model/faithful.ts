@@ -487,14 +487,15 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
 /** What stands in the recogniser's reading for a glyph it read as a second space. */
 const UNREAD = "\u25a1";
 
-/** The characters of BRACKETS. */
-const BRACKET_CHARS = "{}[]()";
 /** Bracket pairs the recogniser confuses with each other. */
 const BRACKETS: readonly (readonly [string, string])[] = [
   ["{", "}"],
   ["[", "]"],
   ["(", ")"],
 ];
+
+/** The characters of BRACKETS. */
+const BRACKET_CHARS = BRACKETS.flat().join("");
 
 const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : ch);
 
@@ -681,7 +682,7 @@ export function mergeLineTagged(
           while (chars(b + 1) === d) b++;
           return [a, b];
         };
-        const [d0, d1] = runOf((q) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : undefined), s.d);
+        const [d0, d1] = runOf(ch, s.d);
         const alignedAt = Array.from({ length: d1 - d0 + 1 }, (_, k) => d0 + k).find((q) => alignedWith(q) === d);
         const aligned = alignedAt === undefined ? undefined : dToR[alignedAt]!;
         const recogniserRun = aligned === undefined ? 0 : (([a, b]) => b - a + 1)(runOf((q) => r[q], aligned));
@@ -854,17 +855,19 @@ function texBraces(merged: { text: string; tags: string; restored: number }): { 
   let { text, tags, restored } = merged;
   let start = 0;
   while (start <= text.length) {
-    const end = text.indexOf("\n", start) < 0 ? text.length : text.indexOf("\n", start);
+    const newline = text.indexOf("\n", start);
+    const end = newline < 0 ? text.length : newline;
+    const source = text.slice(start, end);
     // (UTF-16 units, as the tags and the offsets are)
-    const line = text.slice(start, end).split("");
+    const line = source.split("");
     let inserted = 0;
-    if (TEX_CODE.test(text.slice(start, end)) && !text.slice(start, end).includes("<td")) {
+    if (TEX_CODE.test(source) && !source.includes("<td")) {
       // open groups (where each opened) and the place a missing "{" would go
       const open: number[] = [];
       let place = -1;
       let brace = -1;
       const inserts: number[] = [];
-      const def = /\\[egx]?def\\[A-Za-z@]+/.exec(line.join(""));
+      const def = /\\[egx]?def\\[A-Za-z@]+/.exec(source);
       let k = 0;
       while (k < line.length) {
         const c = line[k]!;
@@ -908,7 +911,7 @@ function texBraces(merged: { text: string; tags: string; restored: number }): { 
       }
       for (const at of inserts.reverse()) line.splice(at, 0, "{");
       inserted = inserts.length;
-      if (inserted || line.join("") !== text.slice(start, end)) {
+      if (inserted || line.join("") !== source) {
         // (an inserted brace is tagged "x")
         const lineTags = tags.slice(start, end).split("");
         for (const at of inserts) lineTags.splice(at, 0, "x");
