@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { tracedPages } from "./bench-real/run.mjs";
 import { plainText } from "./cer.mjs";
 import { DENY } from "./corpus/packages.mjs";
 
@@ -68,21 +69,18 @@ async function main() {
   const options = { ...f.FAITHFUL_DEFAULTS, ...JSON.parse(o.options) };
   const manifest = JSON.parse(readFileSync(path.join(root, "bench/real/manifest.json"), "utf8")).pages;
   const byId = new Map(manifest.map((p) => [p.id, p]));
-  // the last traced run of each page (a --reuse run appends the pages it parsed again)
-  const pages = new Map();
-  for (const l of readFileSync(positionals[0], "utf8").split("\n")) {
-    if (!l.trim()) continue;
-    const r = JSON.parse(l);
-    const id = path.basename(r.source).replace(/\.[a-z]+$/, "");
-    if (r.line === 0 || !pages.has(id)) pages.set(id, []);
-    pages.get(id)[r.line] = r;
+  if (!existsSync(positionals[0])) {
+    process.stderr.write(`${positionals[0]}: no such trace (bench parse --real --keep DIR writes DIR/ours-trace.jsonl)\n`);
+    return 2;
   }
   let lines = 0,
     before = 0,
     after = 0,
     skipped = 0;
   const changes = [];
-  for (const [id, traced] of pages) {
+  // (the last traced run of each page: a --reuse run appends the pages it parsed again)
+  for (const [source, traced] of tracedPages(positionals[0])) {
+    const id = path.basename(source).replace(/\.[a-z]+$/, "");
     const page = byId.get(id);
     if (!page) continue;
     if (!tunable(page)) {

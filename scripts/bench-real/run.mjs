@@ -320,24 +320,24 @@ async function measure(o) {
 }
 
 /**
- * The recogniser's own greedy reading of each traced page (`OCR_FAITHFUL_TRACE` lines: source, line, text), by image
- * path; a page traced twice (a --reuse run that parsed it again) keeps its last reading.
+ * The lines of each traced page (`OCR_FAITHFUL_TRACE` records: source, line, text, peaks, decoded, merged), by image
+ * path; a page traced twice (a --reuse run that parsed it again) keeps its last run. Empty without the file.
  */
-export function recogniserReadings(traceFile) {
+export function tracedPages(traceFile) {
   const pages = new Map();
   if (!existsSync(traceFile)) return pages;
   for (const l of readFileSync(traceFile, "utf8").split("\n")) {
     if (!l.trim()) continue;
     const r = JSON.parse(l);
     if (r.line === 0 || !pages.has(r.source)) pages.set(r.source, []);
-    pages.get(r.source)[r.line] = r.text ?? "";
+    pages.get(r.source)[r.line] = r;
   }
-  for (const [k, v] of pages)
-    pages.set(
-      k,
-      Array.from(v, (t) => t ?? ""),
-    );
   return pages;
+}
+
+/** The recogniser's own greedy reading of each traced page, line by line (tracedPages). */
+export function recogniserReadings(traceFile) {
+  return new Map([...tracedPages(traceFile)].map(([source, lines]) => [source, Array.from(lines, (r) => r?.text ?? "")]));
 }
 
 /** Pass/fail of every test by ../shared/tools/olmocr-score.mjs beside ours, when that tool is present. */
