@@ -140,7 +140,16 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
   if (!opts.max_run.empty() && static_cast<int64_t>(opts.max_run.size()) != V)
     throw DecoderError("BAD_OPTION", "maxRun has " + std::to_string(opts.max_run.size()) +
                                          " entries; the vocabulary has " + std::to_string(V));
-  std::vector<uint8_t> banned(static_cast<size_t>(V), 0);
+  // `fixed` holds the call's own bans; `banned` is them plus this step's (no-repeat, run caps), reset each step
+  std::vector<uint8_t> fixed(static_cast<size_t>(V), 0);
+  for (int32_t t : opts.ban) {
+    if (t < 0 || t >= V)
+      throw DecoderError("BAD_OPTION",
+                         "ban has token " + std::to_string(t) + "; the vocabulary has " + std::to_string(V));
+    fixed[static_cast<size_t>(t)] = 1;
+  }
+  const bool any_fixed = !opts.ban.empty();
+  std::vector<uint8_t> banned = fixed;
   std::vector<int32_t> banned_list;
   for (int i = 0; i < opts.max_tokens; i++) {
     if (cancel && cancel->load()) return "cancelled";
@@ -174,8 +183,8 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
         }
       }
     }
-    int64_t tok = argmax_masked(last_logits_.data(), V, banned_list.empty() ? nullptr : &banned);
-    for (int32_t t : banned_list) banned[t] = 0;
+    int64_t tok = argmax_masked(last_logits_.data(), V, banned_list.empty() && !any_fixed ? nullptr : &banned);
+    for (int32_t t : banned_list) banned[t] = fixed[t];
     banned_list.clear();
     if (tok < 0) tok = argmax_masked(last_logits_.data(), V, nullptr);  // everything banned: fall back
     const int32_t token = static_cast<int32_t>(tok);

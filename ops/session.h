@@ -46,6 +46,8 @@ struct GenerateOptions {
   // Run caps: empty, or one entry per vocabulary id; max_run[t] > 0 bans t once the last max_run[t] generated
   // tokens are all t (a token may not repeat more often in a row than that). 0 = no cap.
   std::vector<int32_t> max_run;
+  // Tokens never generated in this call (a script the line does not use); each must be a vocabulary id.
+  std::vector<int32_t> ban;
 };
 
 // Optional per-call dumps for golden tests.

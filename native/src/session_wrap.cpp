@@ -208,7 +208,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     return promise;
   }
 
-  // generate({ maxTokens, stopTokens, noRepeat: { n, lookback, exempt }, maxRun }, onTokens(Int32Array))
+  // generate({ maxTokens, stopTokens, noRepeat: { n, lookback, exempt }, maxRun, ban }, onTokens(Int32Array))
   Napi::Value Generate(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction())
@@ -233,6 +233,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
       w->opts.no_repeat.exempt = ints(nr.Get("exempt"));
     }
     w->opts.max_run = ints(o.Get("maxRun"));
+    w->opts.ban = ints(o.Get("ban"));
     auto promise = w->deferred.Promise();
     w->Queue();
     return promise;

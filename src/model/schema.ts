@@ -83,6 +83,8 @@ export interface LinesConfig {
   letter_runs?: boolean;
   /** merge each line's Markdown with the recogniser's sure characters (src/engines/model/faithful.ts) */
   faithful?: boolean;
+  /** with `faithful`: the decoder never writes letters of a script the line does not use (faithful.ts bannedScript) */
+  script_bans?: boolean;
   /** the learned reading order of the detected lines (src/layout/learned.ts), a file in the bundle */
   layout?: string;
   /** the diacritics model (src/vision/diacritics.ts), an ONNX file in the bundle: letters the recogniser and the
@@ -285,6 +287,7 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         for (const k of ["det_limit", "det_min_size", "rec_height", "rec_max_width", "rec_batch", "dpi"]) c.int(l, k, "vision.lines", 1);
         if (l.letter_runs !== undefined) c.bool(l, "letter_runs", "vision.lines");
         if (l.faithful !== undefined) c.bool(l, "faithful", "vision.lines");
+        if (l.script_bans !== undefined) c.bool(l, "script_bans", "vision.lines");
         if (l.layout !== undefined) c.str(l, "layout", "vision.lines");
         if (l.diacritics !== undefined) c.str(l, "diacritics", "vision.lines");
         if (l.formula !== undefined) c.str(l, "formula", "vision.lines");

@@ -104,6 +104,11 @@ export class Tokenizer {
     return this.impl.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 
+  /** Every id of the vocabulary and the added tokens. */
+  ids(): number[] {
+    return [...new Set(this.vocab.values())].sort((a, b) => a - b);
+  }
+
   /** Id of a token string (vocabulary or added token), or undefined. */
   tokenId(token: string): number | undefined {
     return this.vocab.get(token);

@@ -80,6 +80,8 @@ export interface NativeGenerateOptions {
   noRepeat?: { n: number; lookback: number; exempt: Int32Array };
   /** One cap per vocabulary id (0 = none). */
   maxRun?: Int32Array;
+  /** Tokens never generated in the call. */
+  ban?: Int32Array;
 }
 
 export interface NativeSession {

@@ -107,6 +107,8 @@ export interface GenerateOptions {
   noRepeat?: NoRepeatRule;
   /** Run caps: token id -> the most times it may appear in a row (>= 1); it is banned once its run is that long. */
   maxRun?: ReadonlyMap<number, number>;
+  /** Tokens never generated in this call (a script the line does not use); where every token is banned, the ban is lifted. */
+  ban?: readonly number[];
 }
 
 export interface GenerateResult {
@@ -404,6 +406,13 @@ export class Session {
         maxRun[token] = checkInt(run, `maxRun[${token}]`, 1);
       }
     }
+    let ban: Int32Array | undefined;
+    if (options.ban?.length) {
+      const vocab = this.decoder.config.vocab_size;
+      for (const token of options.ban)
+        if (!Number.isInteger(token) || token < 0 || token >= vocab) throw badOption(`a token id below ${vocab}`, "ban", token);
+      ban = Int32Array.from(options.ban);
+    }
     const queue: number[] = [];
     const all: number[] = [];
     let done = false;
@@ -416,7 +425,7 @@ export class Session {
     };
     let native: Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
     try {
-      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat, maxRun }, (tokens) => {
+      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat, maxRun, ban }, (tokens) => {
         for (const t of tokens) {
           queue.push(t);
           all.push(t);

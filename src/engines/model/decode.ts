@@ -17,10 +17,10 @@ import {
 import type { ModelOptions } from "../settings.js";
 import { loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
-import { faithfulLine, joinHyphenated } from "./faithful.js";
+import { bannedScript, faithfulLine, joinHyphenated } from "./faithful.js";
 import { restoreDecimalPoints } from "./numbers.js";
 import { FixationLog } from "./fixations.js";
-import { letterRunCaps } from "./letter-runs.js";
+import { letterRunCaps, scriptBan } from "./letter-runs.js";
 import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
 import type { DecodeOptions } from "./options.js";
 import { decodedPageFromText, lineFallback } from "../page.js";
@@ -299,10 +299,13 @@ class ModelEngine implements PageEngine {
           const slots = view.slotX?.length; // line views only
           const lineCap = slots !== undefined ? Math.min(remaining, 2 * slots + 24) : remaining;
           const maxRun = view.text !== undefined && json.vision.lines?.letter_runs ? letterRunCaps(view.text, this.m.tokenizer) : undefined;
+          // letters of a script the line does not use are never written (src/engines/model/faithful.ts bannedScript)
+          const script = p.views && json.vision.lines?.faithful && json.vision.lines.script_bans ? bannedScript(p.views, index) : undefined;
+          const ban = script ? scriptBan(this.m.tokenizer, script, view.text ?? "") : undefined;
           const run = await this.generatePage(
             session,
             pageNumber,
-            { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun },
+            { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun, ban },
             context,
           );
           decodeMs += performance.now() - t;

@@ -988,7 +988,55 @@ export interface EvidenceView {
   slotDiacriticPeak?: Float32Array;
 }
 
-const pageCache = new WeakMap<readonly EvidenceView[], PageScripts>();
+const pageCache = new WeakMap<readonly EvidenceView[], ReturnType<typeof pageScripts>>();
+
+/** The scripts of a page whose line views are `views`, decided once from the recogniser's evidence and kept. */
+function scriptsOf(views: readonly EvidenceView[]): ReturnType<typeof pageScripts> {
+  let scripts = pageCache.get(views);
+  if (!scripts) {
+    scripts = pageScripts(views.map((v) => ({ text: v.text ?? "", peaks: v.slotPeak ?? new Float32Array(0) })));
+    pageCache.set(views, scripts);
+  }
+  return scripts;
+}
+
+/** A page decides its scripts with at least this many sure recogniser letters (pageScripts: fewer decide nothing). */
+const DECIDING_LETTERS = 20;
+
+/**
+ * The script the decoder may not write in line `index` of a page, decided before the line is decoded (the engine
+ * bans its letters): Latin on a Cyrillic page, in a line with words read as Cyrillic look-alikes and none with a
+ * sure Latin-only letter ("ICHyE KinbKa ... Ma6yTb, xOyeTe:", which the decoder copies as "xOqeTe" for "хочете").
+ * Not Cyrillic on a Latin page: there the merge writes the look-alike of a Cyrillic letter the decoder wrote
+ * (latinFor: "T4а" -> "T4a"), which beat the decoder's next Latin choice ("T4y") on the dev bench (+8 errors on
+ * two pages, none better). A page with few sure letters bans nothing.
+ */
+export function bannedScript(
+  views: readonly EvidenceView[],
+  index: number,
+  options: FaithfulOptions = FAITHFUL_DEFAULTS,
+): Script | undefined {
+  const view = views[index];
+  if (view?.text === undefined || view.slotPeak === undefined) return undefined;
+  const scripts = scriptsOf(views);
+  if (scripts.letters < DECIDING_LETTERS || !(scripts.cyrillic || scripts.mixed)) return undefined;
+  const peaks = view.slotPeak;
+  if (Array.from(view.text).length !== peaks.length) return undefined;
+  // the line's words: none with a sure Latin-only letter, and most of those of 3 or more characters read as
+  // Cyrillic look-alikes ("terminatorx" is neither, and stays free; so does "mcp-nnariHN", half of it Latin)
+  let looks = 0,
+    words = 0;
+  for (const m of view.text.matchAll(/[^\s(),.;:[\]{}"«»《》<>/_-]+/g)) {
+    const at = Array.from(view.text.slice(0, m.index)).length;
+    const word = Array.from(m[0]);
+    const wordPeaks = peaks.subarray(at, at + word.length);
+    if (word.some((c, i) => wordPeaks[i]! >= options.confident && LATIN_ONLY_WORD.test(fold(c)))) return undefined;
+    if (word.length < 3) continue;
+    words++;
+    if (cyrillicLook(word.map(fold).join(""), wordPeaks, options.confident)) looks++;
+  }
+  return looks > 0 && looks * 2 > words ? "latin" : undefined;
+}
 
 /** Where OCR_FAITHFUL_TRACE asks for it, every line's evidence, decoder Markdown and merge as JSON Lines (for scripts/faithful-eval.mjs). */
 const TRACE = process.env.OCR_FAITHFUL_TRACE;
@@ -1005,11 +1053,7 @@ export function faithfulLine(
 ): string {
   const view = views[index]!;
   if (view.text === undefined || view.slotPeak === undefined) return decoded;
-  let scripts = pageCache.get(views);
-  if (!scripts) {
-    scripts = pageScripts(views.map((v) => ({ text: v.text ?? "", peaks: v.slotPeak ?? new Float32Array(0) })));
-    pageCache.set(views, scripts);
-  }
+  const scripts = scriptsOf(views);
   const merged = mergeLine(
     decoded,
     {

@@ -4,6 +4,7 @@
 // slots and writes "fleeet" for the recogniser's "fleet". A letter the recogniser did not read in the line at
 // all may appear at most `unseen` times in a row (the decoder's corrections stay possible).
 import type { Tokenizer } from "../../model/tokenizer.js";
+import { type Script, scriptOf } from "./faithful.js";
 
 const ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -27,4 +28,34 @@ export function letterRunCaps(recognised: string, tokenizer: Tokenizer, unseen =
     if (id !== undefined) caps.set(id, seen.get(letter) ?? unseen);
   }
   return caps;
+}
+
+const scriptCache = new WeakMap<Tokenizer, Map<Script, number[]>>();
+
+/**
+ * The ids of every token whose text has a letter of `script` (as the tokenizer decodes it alone, so byte-level
+ * pieces of a letter are not counted); markup tokens (<table>, <PAGE>, special tokens) are never among them.
+ */
+export function scriptTokens(tokenizer: Tokenizer, script: Script): number[] {
+  let byScript = scriptCache.get(tokenizer);
+  if (!byScript) scriptCache.set(tokenizer, (byScript = new Map()));
+  let ids = byScript.get(script);
+  if (!ids) {
+    ids = tokenizer.ids().filter((id) => {
+      const text = tokenizer.decode([id]);
+      return !/^<[^<>]*>$/.test(text) && Array.from(text).some((ch) => scriptOf(ch) === script);
+    });
+    byScript.set(script, ids);
+  }
+  return ids;
+}
+
+/**
+ * What a line whose script `script` is banned may not write: that script's letters, and a backtick the recogniser
+ * did not read (a code fence is what the decoder opens when its first letter is taken from it: "```" before
+ * "Існує кілька плагінів" on a Ukrainian page, and the lines after it read as code).
+ */
+export function scriptBan(tokenizer: Tokenizer, script: Script, recognised: string): number[] {
+  const tick = tokenizer.tokenId("`");
+  return [...scriptTokens(tokenizer, script), ...(tick !== undefined && !recognised.includes("`") ? [tick] : [])];
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import {
   align,
+  bannedScript,
   baseOf,
   cyrillicLook,
   englishPage,
@@ -361,6 +362,36 @@ describe("pageScripts", () => {
   });
   it("a page with too few sure letters to tell keeps the decoder's letters", () => {
     expect(pageScripts([ev("Fig 1")]).cyrillic).toBe(true);
+  });
+});
+
+describe("bannedScript (letters the engine bans in a line, decided before it is decoded)", () => {
+  const view = (text: string, peak = 0.95) => ({ text, slotPeak: new Float32Array(Array.from(text).length).fill(peak) });
+  const english = ["The quick brown fox jumps over the lazy dog while the", "recogniser reads every shape of the Latin alphabet"];
+  const ukrainian = ["KoMaHAa pmap BWBoμUTb KapTy nam'aTi npouecy a6o npoueciB.", "He BUBOAUTN AeAKi nOYaTKOBi i KiHLeBi pAAKU."];
+
+  it("a Latin page bans nothing (the merge guards it), nor does a mixed page or one too short to tell", () => {
+    const views = [...english, "SHE MOPED"].map((t) => view(t));
+    expect([0, 1, 2].map((i) => bannedScript(views, i))).toEqual([undefined, undefined, undefined]);
+    const russian = Array.from({ length: 6 }, () => view("These four programs all operate on the shadow files pwconv npeo6pa3yet KapTy"));
+    expect(bannedScript(russian, 0)).toBeUndefined();
+    expect(bannedScript([view("Fig 1")], 0)).toBeUndefined();
+    // a page-grid model's view has no evidence
+    expect(bannedScript([{}], 0)).toBeUndefined();
+  });
+
+  it("a Cyrillic page bans Latin in a line of look-alike words, not in one with a sure Latin-only letter or no Cyrillic look", () => {
+    const views = [...ukrainian, "ICHyE KinbKa nnariHiB, AKi BU, Ma6yTb, xOyeTe:", "Audacity noci6Hnk", "terminatorx"].map((t) => view(t));
+    expect(bannedScript(views, 2)).toBe("latin");
+    // a sure W (ш read as W) is a Latin-only shape: the line stays free
+    expect(bannedScript(views, 0)).toBeUndefined();
+    // "Audacity" has d: a Latin word on the line
+    expect(bannedScript(views, 3)).toBeUndefined();
+    // a Latin word of shapes Cyrillic shares, with nothing that looks Cyrillic
+    expect(bannedScript(views, 4)).toBeUndefined();
+    // an unsure Latin-only letter is no Latin word
+    const unsure = [...views, { text: "Ma6yTb d", slotPeak: Float32Array.from([0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.3]) }];
+    expect(bannedScript(unsure, 5)).toBe("latin");
   });
 });
 
