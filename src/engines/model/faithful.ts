@@ -818,7 +818,7 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return texBraces(texSpacing({ ...typeset, text: letterO(typeset.text) }));
+  return texBraces(texSpacing({ ...typeset, text: letterL(letterO(typeset.text)) }));
 }
 
 /**
@@ -938,6 +938,16 @@ const TEX_GAP = /(\\[A-Za-z@]+|[\]}]) (?=[[{])/g;
  */
 function letterO(text: string): string {
   return text.includes("0") ? text.replace(/(?<=[\p{L}@]{2}|\\)0(?=\p{Ll})/gu, "O") : text;
+}
+
+/**
+ * A small l read as the digit 1 where no digit stands: opening a control sequence before a small letter or an
+ * underscore ("\\1stset", expl3's "\\1_alignedsets_box": TeX's control words hold letters only), and opening a file
+ * extension after a word's dot ("magyar.1df", "magyar .1df"). Not between letters: "type1ec" is a package's name.
+ * The recogniser and the decoder both read a serif or typewriter l so (dev bench: 5 lines, every one an l).
+ */
+function letterL(text: string): string {
+  return text.includes("1") ? text.replace(/(?<=\\)1(?=[\p{Ll}_])|(?<=\p{L} ?\.)1(?=\p{Ll}{2})/gu, "l") : text;
 }
 
 /**

@@ -196,6 +196,15 @@ describe("mergeLine", () => {
     expect(mergeLine(" a bookcase here", ev("a book case here"), latin)).toBe(" a bookcase here");
   });
 
+  it("reads an l the readers took for 1 opening a control sequence or a file extension, and no other 1", () => {
+    expect(mergeLine(" through the \\1stset and", ev("through the \\1stset and"), latin)).toBe(" through the \\lstset and");
+    expect(mergeLine(" 2 \\box_new:N\\1__sets_box", ev("2 \\box_new:N\\1__sets_box"), latin)).toBe(" 2 \\box_new:N\\l__sets_box");
+    expect(mergeLine(" a magyar.1df and magyar .1df", ev("a magyar.1df and magyar .1df"), latin)).toBe(" a magyar.ldf and magyar .ldf");
+    // a package's name, a number, a backreference before a digit, a decimal before a unit
+    for (const t of [" \\usepackage{type1ec}", " 8.5in x 11in", " \\1\\2", " 0.1pt", " v1.1rc"])
+      expect(mergeLine(t, ev(t.slice(1)), latin)).toBe(t);
+  });
+
   it("reads a typewriter O the readers took for 0 inside a word, and keeps the decoder's { over the recogniser's f", () => {
     expect(mergeLine(" 22 \\Declare0ption{twoside}\\0ptionNotUsed", ev("22 \\Declare0ption{twoside}\\0ptionNotUsed"), latin)).toBe(
       " 22 \\DeclareOption{twoside}\\OptionNotUsed",
