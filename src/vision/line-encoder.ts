@@ -218,7 +218,8 @@ export class LineEncoder {
         // the last extra feature of a slot is its centre along the line
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
         // and the one before it the run's peak probability
-        const slotPeak = Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
+        // (or the evidence's own, where the line was read again: vision/lines.ts CROWDED)
+        const slotPeak = u.peaks ?? Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
         views[i] = {
           box: u.box,
           grid: [1, 1 + length],

@@ -483,3 +483,103 @@ describe("recogniser batches", () => {
     expect(recogniserChunk(3200, { rec_batch: 8, rec_max_width: 3200 })).toBe(1);
   });
 });
+
+describe("crowded lines", () => {
+  // a page with three detected lines 280 px wide, each of its own grey (the fake recogniser tells them by it); the
+  // recogniser reads `density[line]` letters a step of a line's content (1: a crowded line), "a" and "b" in turn in
+  // a first reading and "c" and "d" in a widened one, with peaks `peak(line, widened)`
+  const W = 480,
+    H = 160;
+  const greys = [200, 150, 100];
+  const data = Buffer.alloc(W * H * 3, 255);
+  greys.forEach((g, k) => {
+    for (let y = 10 + 50 * k - 6; y < 10 + 50 * k + 16; y++) data.fill(g, (y * W + 14) * 3, (y * W + 306) * 3);
+  });
+  const page = { width: W, height: H, data };
+  const run = async (density: number[], peak: (line: number, widened: boolean) => number) => {
+    const calls: { line: number; width: number }[][] = [];
+    const models: LineModels = {
+      detect: async (t: Tensor) => {
+        const [, , h, w] = t.dims as number[];
+        const map = new Float32Array(h! * w!);
+        // (the detector sees the page scaled)
+        const f = w! / W;
+        for (let k = 0; k < 3; k++)
+          for (let y = Math.round((10 + 50 * k) * f); y < Math.round((20 + 50 * k) * f); y++)
+            map.fill(0.9, y * w! + Math.round(20 * f), y * w! + Math.round(300 * f));
+        return { data: map, dims: [1, 1, h!, w!] };
+      },
+      recognise: async (t: Tensor) => {
+        const [n, , rh, width] = t.dims as number[];
+        const steps = width! / 8;
+        const best = new Float32Array(n! * steps),
+          pk = new Float32Array(n! * steps);
+        const seen: { line: number; width: number }[] = [];
+        for (let j = 0; j < n!; j++) {
+          const plane = t.data.subarray(j * 3 * rh! * width!);
+          let c = 0;
+          while (c < width! && plane[(rh! >> 1) * width! + c] !== 0) c++;
+          const v = plane[(rh! >> 1) * width! + (c >> 1)]!;
+          const gap = (g: number) => Math.abs((g / 255 - 0.5) / 0.5 - v);
+          const line = greys.reduce((best, g, k) => (gap(g) < gap(greys[best]!) ? k : best), 0);
+          seen.push({ line, width: c });
+          const widened = calls.length > 0;
+          let letters = 0;
+          for (let s = 0; s < Math.ceil(c / 8); s++)
+            if (Math.floor((s + 1) * density[line]!) > Math.floor(s * density[line]!)) {
+              best[j * steps + s] = (widened ? 3 : 1) + (letters++ % 2);
+              pk[j * steps + s] = peak(line, widened);
+            }
+        }
+        calls.push(seen);
+        return {
+          best: { data: best, dims: [n!, steps] },
+          peak: { data: pk, dims: [n!, steps] },
+          features: { data: new Float32Array(n! * steps * 4).fill(0.25), dims: [n!, steps, 4] },
+        };
+      },
+    };
+    const { units } = await pageUnits(page, models, CFG, ["", "a", "b", "c", "d", " "]);
+    return { units, calls };
+  };
+
+  it("reads a crowded line again widened and takes that reading as its evidence, the first staying the decoder's slots", async () => {
+    // line 0 crowded (a letter every step), line 1 of ordinary density and sure, line 2 as dense and unsure
+    const { units, calls } = await run([1, 0.55, 0.55], (line, widened) => (widened ? 0.95 : line === 2 ? 0.6 : 0.95));
+    expect(units).toHaveLength(3);
+    expect(calls).toHaveLength(2);
+    const first = new Map(calls[0]!.map((c) => [c.line, c.width]));
+    const again = new Map(calls[1]!.map((c) => [c.line, c.width]));
+    // the crowded line and the unsure one, not the sure one of half the density
+    expect([...again.keys()].sort()).toEqual([0, 2]);
+    // widened at most 1.6 times (one letter a step: 2 times as many as SPREAD), 1.1 times at 0.55 a step
+    expect(again.get(0)! / first.get(0)!).toBeCloseTo(1.6, 1);
+    expect(again.get(2)! / first.get(2)!).toBeCloseTo(1.1, 1);
+    const byLine = [0, 1, 2].map((k) => units.find((u) => Math.abs(u.box.yMin + (u.box.yMax - u.box.yMin) / 2 - (15 + 50 * k)) < 5)!);
+    // line 0: the widened reading's text and peaks, the first reading's ids and features
+    expect(byLine[0]!.text).toMatch(/^(cd)+c?$/);
+    expect(byLine[0]!.peaks).toBeDefined();
+    expect(byLine[0]!.peaks!.length).toBe(byLine[0]!.text.length);
+    expect(Array.from(byLine[0]!.peaks!).every((p) => Math.abs(p - 0.95) < 1e-6)).toBe(true);
+    expect(Array.from(byLine[0]!.ids).every((id) => id === 1 || id === 2)).toBe(true);
+    expect(byLine[0]!.ids.length).toBe(Math.ceil(first.get(0)! / 8));
+    expect(byLine[0]!.text.length).toBeGreaterThan(byLine[0]!.ids.length);
+    expect(byLine[1]!.text).toMatch(/^(ab)+a?$/);
+    expect(byLine[2]!.text).toMatch(/^(cd)+c?$/);
+    expect(byLine[1]!.peaks).toBeUndefined();
+  });
+
+  it("keeps a line's first reading where the second is less sure", async () => {
+    const { units, calls } = await run([1, 0.55, 0.55], (_, widened) => (widened ? 0.5 : 0.8));
+    expect(calls).toHaveLength(2);
+    for (const u of units) {
+      expect(u.text).toMatch(/^(ab)+a?$/);
+      expect(u.peaks).toBeUndefined();
+    }
+  });
+
+  it("reads a page of sure lines of ordinary density once", async () => {
+    const { calls } = await run([0.55, 0.55, 0.55], () => 0.95);
+    expect(calls).toHaveLength(1);
+  });
+});
