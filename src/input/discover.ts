@@ -1,5 +1,4 @@
 // Discovery: turns paths, folders, globs and path lists into documents, recording bad inputs as problems.
-import fg from "fast-glob";
 import { createRequire } from "node:module";
 import { open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
@@ -121,7 +120,9 @@ export async function discoverDocuments(inputs: readonly string[], options: Disc
       info = await stat(absolute);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" && fg.isDynamicPattern(input)) {
+      // (fast-glob loads for a pattern only)
+      const fg = code === "ENOENT" && /[*?[\]{}()!]/.test(input) ? (await import("fast-glob")).default : undefined;
+      if (fg?.isDynamicPattern(input)) {
         const matches = await fg(input, { cwd, absolute: true, onlyFiles: true, dot: false, ignore });
         const found = (await Promise.all(matches.sort().map(async (m) => ((await isCandidate(m)) ? m : undefined)))).filter(
           (m): m is string => m !== undefined,

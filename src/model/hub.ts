@@ -5,7 +5,6 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { listFiles } from "@huggingface/hub";
 import { cacheNameForRepo, modelsDir, PULL_MARKER } from "./registry.js";
 
 export const DEFAULT_ENDPOINT = "https://huggingface.co";
@@ -135,6 +134,8 @@ export async function pullRepository(repo: string, options: PullOptions = {}): P
 
   const remote: RemoteFile[] = [];
   try {
+    // (the hub client loads here, not at every start of the CLI)
+    const { listFiles } = await import("@huggingface/hub");
     for await (const entry of listFiles({
       repo: { type: "model", name: repo },
       revision,

@@ -1,5 +1,6 @@
 // Interactive progress bars (documents, pages, pages/s, ETA) for a terminal; messages print above them.
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type { MultiBar, Presets, SingleBar } from "cli-progress";
 import type { RunEvent } from "../app/events.js";
 import { formatError, formatSummary, formatWarning, type Reporter } from "./reporter.js";
 
@@ -10,6 +11,8 @@ export interface TtyStream {
 }
 
 export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter {
+  // (the bars load for a terminal only)
+  const cliProgress = createRequire(import.meta.url)("cli-progress") as { MultiBar: typeof MultiBar; Presets: typeof Presets };
   const multibar = new cliProgress.MultiBar(
     {
       stream: stream as NodeJS.WriteStream,
@@ -24,8 +27,8 @@ export function createTtyReporter(stream: TtyStream, verbose: boolean): Reporter
     },
     cliProgress.Presets.shades_grey,
   );
-  let documentsBar: cliProgress.SingleBar | undefined;
-  let pagesBar: cliProgress.SingleBar | undefined;
+  let documentsBar: SingleBar | undefined;
+  let pagesBar: SingleBar | undefined;
   let pagesTotal = 0;
   let pagesDone = 0;
   let startedAt = Date.now();

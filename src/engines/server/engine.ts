@@ -1,8 +1,8 @@
 // The "server" engine (ocr parse --server URL): pages go to an OpenAI-compatible chat-completions server (vLLM or SGLang
 // serving DeepSeek-OCR or Unlimited-OCR, or `ocr serve`); the answers are parsed into blocks exactly as local output is.
 import { createHash } from "node:crypto";
-import sharp from "sharp";
 import { isInputError, type RasterPage } from "../../input/index.js";
+import { loadSharp } from "../../input/sharp.js";
 import { splitPages } from "../../output/grounding.js";
 import { chatCompletion, listModels, serverLabel, ServerError, type ClientOptions, type ServedModel } from "../../server/client.js";
 import { chatRequest, profileForModel, type ModelProfile, type ServerKind } from "../../server/requests.js";
@@ -112,6 +112,7 @@ export class ServerEngine implements PageEngine {
       const raster = await pages.render(pageNumber);
       const render = performance.now() - t;
       t = performance.now();
+      const sharp = await loadSharp();
       const png = await sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: 3 } })
         .png()
         .toBuffer();
