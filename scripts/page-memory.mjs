@@ -4,7 +4,8 @@
 // Not a timed test: the figures do not depend on the machine's load. With --baseline FILE (an earlier --json) each
 // page's figures are printed beside the earlier run's. Needs npm run build.
 //
-//   node scripts/page-memory.mjs FILE [--pages 1-5] [--threads 1] [--model DIR] [--json OUT] [--baseline OLD.json]
+//   node scripts/page-memory.mjs FILE [--pages 1-5] [--threads 1] [--model DIR] [--mode M] [--max-tokens N] [--json OUT]
+//     [--baseline OLD.json]
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,8 @@ const { values: o, positionals } = parseArgs({
     pages: { type: "string" },
     threads: { type: "string", default: "1" },
     model: { type: "string" },
+    mode: { type: "string" },
+    "max-tokens": { type: "string" },
     json: { type: "string" },
     baseline: { type: "string" },
   },
@@ -47,6 +50,8 @@ const out = mkdtempSync(path.join(tmpdir(), "ocr-page-memory-"));
 const args = [path.join(root, "bin/ocr.js"), "parse", file, "-o", out, "--jsonl", "--threads", o.threads];
 if (o.pages) args.push("--pages", o.pages);
 if (o.model) args.push("--model", o.model);
+if (o.mode) args.push("--mode", o.mode);
+if (o["max-tokens"]) args.push("--max-tokens", o["max-tokens"]);
 const child = spawn(process.execPath, args, { env: { ...process.env, CI: "1" }, stdio: ["ignore", "pipe", "pipe"] });
 const status = () => {
   const m = procMemory(child.pid);
@@ -64,7 +69,14 @@ const sample = () => {
 const timer = setInterval(sample, 20);
 const pages = [];
 let stderr = "";
+// resident memory once the model has loaded, before the document's first page
+let loadedMiB;
 onJsonLines(child.stdout, (e) => {
+  if (e.type === "document-start" && loadedMiB === undefined) {
+    sample();
+    loadedMiB = last.rss;
+    windowPeak = last.rss;
+  }
   if (e.type !== "page-done") return;
   sample();
   pages.push({ page: e.page, peakMiB: windowPeak, hwmMiB: last.hwm, endMiB: last.rss, ...(e.error ? { error: e.error } : {}) });
@@ -80,13 +92,18 @@ const result = {
   file: path.basename(file),
   pages: o.pages ?? "all",
   threads: Number(o.threads),
+  ...(o.mode ? { mode: o.mode } : {}),
+  loadedMiB,
   peakMiB: last.hwm,
   growthMiB: pages.length > 1 ? pages.at(-1).hwmMiB - pages[0].hwmMiB : 0,
   perPage: pages,
 };
 const pad = (v, n) => String(v).padStart(n);
 const old = (i, k) => (baseline?.perPage?.[i]?.[k] !== undefined ? pad(baseline.perPage[i][k], 8) : "");
-console.log(`${result.file} pages ${result.pages}, --threads ${result.threads} (MiB; sampled every 20 ms; peak = VmHWM)`);
+console.log(
+  `${result.file} pages ${result.pages}, --threads ${result.threads}${o.mode ? `, --mode ${o.mode}` : ""} (MiB; sampled every 20 ms; peak = VmHWM)`,
+);
+console.log(`RSS once the model has loaded (at the document's start): ${loadedMiB} MiB`);
 console.log(
   `${pad("page", 5)} ${pad("max RSS", 8)} ${pad("peak", 8)} ${pad("RSS end", 8)}${baseline ? ` | before: ${pad("max RSS", 8)} ${pad("peak", 8)} ${pad("RSS end", 8)}` : ""}`,
 );
