@@ -556,7 +556,7 @@ export async function pageUnits(
           );
           const { centres, ...unit } = slots;
           const stride = fw + SLOT_EXTRA;
-          const peaks = Float32Array.from(unit.ids, (_, j) => unit.features[(j + 1) * stride - 2]!);
+          const peaks = Float32Array.from(unit.ids, (_, slot) => unit.features[(slot + 1) * stride - 2]!);
           const sureness = peaks.length ? peaks.reduce((a, p) => a + p, 0) / peaks.length : 0;
           // (the second reading is taken where the recogniser is surer of it)
           if (again && sureness < meanPeak[k]!) return;

@@ -3,6 +3,7 @@
 // (CTC emits a blank between them); the small decoder, copying slot by slot, loses count on a run of identical
 // slots and writes "fleeet" for the recogniser's "fleet". A letter the recogniser did not read in the line at
 // all may appear at most `unseen` times in a row (the decoder's corrections stay possible).
+// Also the tokens of a line's script ban (faithful.ts bannedScript decides the script): ids the engine never generates.
 import type { Tokenizer } from "../../model/tokenizer.js";
 import { type Script, scriptOf } from "./faithful.js";
 
