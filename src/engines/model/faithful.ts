@@ -818,7 +818,7 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return texBraces(texSpacing({ ...typeset, text: letterL(letterO(typeset.text)) }));
+  return texBraces(texSpacing({ ...typeset, text: texAngles(letterL(letterO(typeset.text))) }));
 }
 
 /**
@@ -948,6 +948,26 @@ function letterO(text: string): string {
  */
 function letterL(text: string): string {
   return text.includes("1") ? text.replace(/(?<=\\)1(?=[\p{Ll}_])|(?<=\p{L} ?\.)1(?=\p{Ll}{2})/gu, "l") : text;
+}
+
+/**
+ * LaTeX documentation's meta-variables, set in angle brackets (\\norm*[⟨size⟩]{⟨arg⟩}), which neither reader has: the
+ * recogniser reads each bracket as "<", ">", "(" or ")", and the decoder, whose tokenizer lacks them, copies it. In a
+ * line of TeX where a word in lower case stands between one of "<", ">" and a parenthesis ("[(size>]"), that word and
+ * every other between "<" and ">" is such a variable; a word between two parentheses ("(subscr)") may be one or a
+ * parenthesis, and stays. (Also the better Markdown: "<arg>" is an HTML tag to a renderer.)
+ */
+const TABLE_MARKUP = /<\/?(?:table|thead|tbody|tr|td|th)\b/;
+
+function texAngles(text: string): string {
+  // (a table's line: its "<" and ">" are tags, the text's are entities)
+  if (!TEX_CODE.test(text) || !/[<>]/.test(text) || TABLE_MARKUP.test(text)) return text;
+  const variable = /([<(])([a-z][a-z0-9 ]{0,24}?[a-z0-9]|[a-z])([>)])/g;
+  // (only where one is read half as a parenthesis: typewriter code has real "<" and ">", \\ref{<label>}, which the
+  // recogniser reads as such both times)
+  const mixed = [...text.matchAll(variable)].some(([, open, , close]) => (open === "(") !== (close === ")"));
+  if (!mixed) return text;
+  return text.replace(variable, (all, open: string, word: string, close: string) => (open === "(" && close === ")" ? all : `⟨${word}⟩`));
 }
 
 /**

@@ -205,6 +205,16 @@ describe("mergeLine", () => {
       expect(mergeLine(t, ev(t.slice(1)), latin)).toBe(t);
   });
 
+  it("writes LaTeX documentation's meta-variables in angle brackets where a line shows one read half as a parenthesis", () => {
+    const line = " \\norm*[<size>]<subscr)}<arg>} works as \\norm";
+    expect(mergeLine(line, ev(line.slice(1)), latin)).toBe(" \\norm*[⟨size⟩]⟨subscr⟩}⟨arg⟩} works as \\norm");
+    const two = " \\scalprod[(size>]{(name)}{arg 1}";
+    expect(mergeLine(two, ev(two.slice(1)), latin)).toBe(" \\scalprod[⟨size⟩]{(name)}{arg 1}");
+    // typewriter code's own "<" and ">", a table's tags, prose without TeX, and parentheses stay
+    for (const t of [" \\ref{<label>} will print", "<table><tr><td>\\ref{(a>}</td></tr></table>", " if (x) then <b)", " \\foo (bar) baz"])
+      expect(mergeLine(t, ev(t.replace(/<\/?(table|tr|td)>/g, "").trimStart()), latin)).toBe(t);
+  });
+
   it("reads a typewriter O the readers took for 0 inside a word, and keeps the decoder's { over the recogniser's f", () => {
     expect(mergeLine(" 22 \\Declare0ption{twoside}\\0ptionNotUsed", ev("22 \\Declare0ption{twoside}\\0ptionNotUsed"), latin)).toBe(
       " 22 \\DeclareOption{twoside}\\OptionNotUsed",
