@@ -150,11 +150,15 @@ export const DIACRITIC_SURE = 0.9;
  * form's capitals reads as carons and macrons; a language's letters are in its lower-case text). */
 const GATE = 3;
 
+/** A unit's evidence slots: one per character of its text (its second reading's, where it was read again on a
+ * widened crop: its letters are read there, at their slots' columns in that crop). */
+const slotsOf = (u: LineUnit) => u.peaks?.length ?? u.ids.length;
+
 /** Gives every unit its readings, all "none" at probability 0 (no evidence) until a letter's reading is set. */
 function unread(units: LineUnit[]): void {
   for (const u of units) {
-    u.diacritics = new Uint8Array(u.ids.length);
-    u.diacriticPeaks = new Float32Array(u.ids.length);
+    u.diacritics = new Uint8Array(slotsOf(u));
+    u.diacriticPeaks = new Float32Array(slotsOf(u));
   }
 }
 
@@ -174,7 +178,7 @@ export async function readDiacritics(
   const letters: [number, number, string][] = [];
   units.forEach((u, k) => {
     const chars = Array.from(u.text);
-    if (chars.length !== u.ids.length || u.box.yMax - u.box.yMin < MIN_LINE_HEIGHT) return;
+    if (chars.length !== slotsOf(u) || u.box.yMax - u.box.yMin < MIN_LINE_HEIGHT) return;
     chars.forEach((ch, j) => {
       if (markable(ch)) letters.push([k, j, ch]);
     });
@@ -201,7 +205,9 @@ export async function readDiacritics(
     });
   };
   const step = Math.max(1, Math.floor(letters.length / SAMPLE));
-  const sampledAt = (n: number) => n % step === 0 && n / step < SAMPLE;
+  // (not a line read again widened: its windows show wider glyphs, whose readings opened an English page's gate on
+  // carons that are not there; they are read with the rest)
+  const sampledAt = (n: number) => n % step === 0 && n / step < SAMPLE && units[letters[n]![0]]!.peaks === undefined;
   const sample = letters.filter((_, n) => sampledAt(n));
   const sampled = await read(sample);
   const beyond = sampled.filter(([c, p], n) => {

@@ -161,6 +161,27 @@ describe("readDiacritics", () => {
     expect(english[0]!.diacritics).toBeUndefined();
   });
 
+  it("reads a line read again widened (vision/lines.ts CROWDED) by its second reading's letters, not its first slots", async () => {
+    // the first reading dropped letters ("pocta" for "pocitac": 5 slots); the evidence is the second's 7 letters
+    const widened = (): LineUnit => ({ ...unit("pocta"), text: "pocitac", peaks: new Float32Array(7).fill(0.9) });
+    const readAll = (units: LineUnit[]) =>
+      readDiacritics(
+        units,
+        units.map(() => crop),
+        units.map((u) => new Float32Array(Array.from(u.text).length)),
+        carons,
+        48,
+      );
+    const czech = [unit("cte cislo"), unit("cas"), widened()];
+    await readAll(czech);
+    expect(czech[2]!.diacritics).toHaveLength(7);
+    expect(Array.from(czech[2]!.diacritics!, (c) => DIACRITICS[c])).toEqual(["none", "none", "caron", "none", "none", "none", "caron"]);
+    // its letters are no part of the sample that opens the page: two carons elsewhere leave it closed
+    const closed = [unit("cte cislo"), widened()];
+    await readAll(closed);
+    expect(closed[1]!.diacritics).toBeUndefined();
+  });
+
   it("on a page showing umlauts, reads its capitals A, O, U and keeps only a sure diaeresis", async () => {
     // a diaeresis on every a, o and u (letters 0, 14, 20), whatever their case
     const umlauts = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
