@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import ort from "onnxruntime-node";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { recogniserCrop, recogniserBatch, collapseSlots, parseDictionary, SLOT_EXTRA } = await import(
+const { recogniserCrop, recogniserBatch, collapseSlots, parseDictionary, slotPeaks, SLOT_EXTRA } = await import(
   path.join(root, "dist/vision/lines.js")
 );
 
@@ -34,7 +34,7 @@ export async function openLineReader(bundle = DEFAULT_BUNDLE) {
     const fw = r.features.dims[2];
     const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
     const slots = collapseSlots(Float32Array.from(r.best.data, Number), r.peak.data, r.features.data, valid, fw, dictionary);
-    const peaks = Array.from(slots.ids, (_, j) => slots.features[(j + 1) * (fw + SLOT_EXTRA) - 2]);
+    const peaks = Array.from(slotPeaks(slots.ids, slots.features, fw + SLOT_EXTRA));
     return { crop, slots, peaks, steps, width };
   };
   return { cfg, read };

@@ -6,7 +6,7 @@ import type { LinesConfig } from "../model/schema.js";
 import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from "./visual-sequence.js";
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
-import { pageUnits, parseDictionary, stageClock, type LineBox, type LineModels, type LineUnit, type Tensor } from "./lines.js";
+import { pageUnits, parseDictionary, slotPeaks, stageClock, type LineBox, type LineModels, type LineUnit, type Tensor } from "./lines.js";
 import { parseFormulaConfig, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 import type { PagePixels } from "./preprocess.js";
 import type { Extent } from "../layout/xycut.js";
@@ -219,7 +219,7 @@ export class LineEncoder {
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
         // and the one before it the run's peak probability
         // (or the evidence's own, where the line was read again: vision/lines.ts CROWDED)
-        const slotPeak = u.peaks ?? Float32Array.from(u.ids, (_, j) => u.features[(j + 1) * u.stride - 2]!);
+        const slotPeak = u.peaks ?? slotPeaks(u.ids, u.features, u.stride);
         views[i] = {
           box: u.box,
           grid: [1, 1 + length],

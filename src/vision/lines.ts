@@ -263,6 +263,11 @@ export function recogniserCrop(
   return { data, width };
 }
 
+/** Each slot's peak probability, from its features' extras (collapseSlots: the one before the centre). */
+export function slotPeaks(ids: ArrayLike<number>, features: Float32Array, stride: number): Float32Array {
+  return Float32Array.from(ids, (_, slot) => features[(slot + 1) * stride - 2]!);
+}
+
 /**
  * Greedy CTC collapse of one line: each run of one non-blank class (`best`, with its probability `peak`) becomes
  * a slot carrying the mean recogniser feature over the run plus [blank steps before it/8, run length/8, peak
@@ -556,7 +561,7 @@ export async function pageUnits(
           );
           const { centres, ...unit } = slots;
           const stride = fw + SLOT_EXTRA;
-          const peaks = Float32Array.from(unit.ids, (_, slot) => unit.features[(slot + 1) * stride - 2]!);
+          const peaks = slotPeaks(unit.ids, unit.features, stride);
           const sureness = peaks.length ? peaks.reduce((a, p) => a + p, 0) / peaks.length : 0;
           // (the second reading is taken where the recogniser is surer of it)
           if (again && sureness < meanPeak[k]!) return;

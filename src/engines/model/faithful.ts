@@ -818,7 +818,7 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return texBraces(texSpacing({ ...typeset, text: texAngles(letterL(letterO(typeset.text))) }));
+  return texBraces(texSpacing({ ...typeset, text: texAngles(letterL(letterO(typeset.text)), html) }));
 }
 
 /**
@@ -957,11 +957,9 @@ function letterL(text: string): string {
  * every other between "<" and ">" is such a variable; a word between two parentheses ("(subscr)") may be one or a
  * parenthesis, and stays. (Also the better Markdown: "<arg>" is an HTML tag to a renderer.)
  */
-const TABLE_MARKUP = /<\/?(?:table|thead|tbody|tr|td|th)\b/;
-
-function texAngles(text: string): string {
-  // (a table's line: its "<" and ">" are tags, the text's are entities)
-  if (!TEX_CODE.test(text) || !/[<>]/.test(text) || TABLE_MARKUP.test(text)) return text;
+function texAngles(text: string, html: boolean): string {
+  // (in a table's line, "<" and ">" are tags: its text's are entities)
+  if (html || !TEX_CODE.test(text) || !/[<>]/.test(text)) return text;
   const variable = /([<(])([a-z][a-z0-9 ]{0,24}?[a-z0-9]|[a-z])([>)])/g;
   // (only where one is read half as a parenthesis: typewriter code has real "<" and ">", \\ref{<label>}, which the
   // recogniser reads as such both times)
