@@ -32,7 +32,9 @@ const fail = (message) => {
   process.exit(2);
 };
 if (positionals.length !== 1)
-  fail("give one document (usage: node scripts/page-memory.mjs FILE [--pages 1-5] [--json OUT] [--baseline OLD.json])");
+  fail(
+    "give one document (usage: node scripts/page-memory.mjs FILE [--pages 1-5] [--mode M] [--max-tokens N] [--json OUT] [--baseline OLD.json])",
+  );
 const file = positionals[0];
 if (!existsSync(file)) fail(`${file}: no such file`);
 if (!existsSync(path.join(root, "dist/index.js"))) fail("run `npm run build` first (dist/ is missing)");
