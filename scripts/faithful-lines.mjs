@@ -95,6 +95,7 @@ async function main() {
       const evidence = {
         text: l.text,
         peaks: Float32Array.from(l.peaks),
+        gaps: l.gaps && Float32Array.from(l.gaps),
         diacritics: l.diacritics && Uint8Array.from(l.diacritics),
         diacriticPeaks: l.diacriticPeaks && Float32Array.from(l.diacriticPeaks),
         previous: ls[i - 1]?.text,

@@ -6,7 +6,17 @@ import type { LinesConfig } from "../model/schema.js";
 import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from "./visual-sequence.js";
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
-import { pageUnits, parseDictionary, slotPeaks, stageClock, type LineBox, type LineModels, type LineUnit, type Tensor } from "./lines.js";
+import {
+  pageUnits,
+  parseDictionary,
+  slotGaps,
+  slotPeaks,
+  stageClock,
+  type LineBox,
+  type LineModels,
+  type LineUnit,
+  type Tensor,
+} from "./lines.js";
 import { parseFormulaConfig, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 import type { PagePixels } from "./preprocess.js";
 import type { Extent } from "../layout/xycut.js";
@@ -25,6 +35,8 @@ export interface LineView {
   slotX: Float32Array;
   /** each slot's peak probability: the recogniser's surest CTC step over the slot's run (one per character of `text`) */
   slotPeak: Float32Array;
+  /** each slot's blank CTC steps before its run (a wide gap with no space read is a space the recogniser missed) */
+  slotGap: Float32Array;
   /** each slot's diacritic (an index of vision/diacritics.ts DIACRITICS) and its probability, where the page was read for them */
   slotDiacritic?: Uint8Array;
   slotDiacriticPeak?: Float32Array;
@@ -220,6 +232,7 @@ export class LineEncoder {
         // and the one before it the run's peak probability
         // (or the evidence's own, where the line was read again: vision/lines.ts CROWDED)
         const slotPeak = u.peaks ?? slotPeaks(u.ids, u.features, u.stride);
+        const slotGap = u.gaps ?? slotGaps(u.ids, u.features, u.stride);
         views[i] = {
           box: u.box,
           grid: [1, 1 + length],
@@ -228,6 +241,7 @@ export class LineEncoder {
           text: u.text,
           slotX,
           slotPeak,
+          slotGap,
           ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}),
         };
       });

@@ -59,6 +59,8 @@ export interface LineUnit {
   /** per character of `text`, its slot's peak probability where `text` is not the reading of `ids` (a crowded line
    * read again widened: the decoder's slots stay those of the first reading, whose scale it was trained on) */
   peaks?: Float32Array;
+  /** …and its blank CTC steps before each character (slotGaps), scaled to the first reading's steps */
+  gaps?: Float32Array;
   /** per slot, the diacritic the diacritics model reads on its letter (an index of DIACRITICS) and how sure it is;
    * absent where the bundle has no diacritics model or the page shows none beyond the decoder's letters */
   diacritics?: Uint8Array;
@@ -261,6 +263,11 @@ export function recogniserCrop(
     for (let i = 0; i < width * height; i++) data[plane + i] = REC_LUT[px[i * 3 + c]!]!;
   }
   return { data, width };
+}
+
+/** Each slot's blank CTC steps before its run, from its features' extras (collapseSlots: the first). */
+export function slotGaps(ids: ArrayLike<number>, features: Float32Array, stride: number): Float32Array {
+  return Float32Array.from(ids, (_, slot) => features[(slot + 1) * stride - 4]! * 8);
 }
 
 /** Each slot's peak probability, from its features' extras (collapseSlots: the one before the centre). */
@@ -526,6 +533,8 @@ export async function pageUnits(
   const units: LineUnit[] = new Array(boxes.length);
   // each slot's centre in its crop's columns (the diacritics model's windows)
   const slotColumns: Float32Array[] = new Array(boxes.length);
+  // each line's CTC steps in its first reading
+  const firstSteps = new Float32Array(boxes.length);
   // characters the recogniser read per CTC step of each line
   const density = new Float32Array(boxes.length);
   // and its mean peak probability
@@ -565,8 +574,14 @@ export async function pageUnits(
           const sureness = peaks.length ? peaks.reduce((a, p) => a + p, 0) / peaks.length : 0;
           // (the second reading is taken where the recogniser is surer of it)
           if (again && sureness < meanPeak[k]!) return;
-          if (again) units[k] = { ...units[k]!, text: unit.text, peaks };
-          else units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...unit, stride };
+          // (a gap in the widened reading's steps is a gap of the first's: the crop was widened `steps / first` times)
+          if (again) {
+            const gaps = slotGaps(unit.ids, unit.features, stride).map((g) => (g * firstSteps[k]!) / valid);
+            units[k] = { ...units[k]!, text: unit.text, peaks, gaps };
+          } else {
+            units[k] = { box: boxes[k]!, geometry: geometry[k]!, ...unit, stride };
+            firstSteps[k] = valid;
+          }
           slotColumns[k] = centres.map((c) => (c * width) / steps);
           density[k] = valid >= CROWDED_STEPS ? centres.length / valid : 0;
           meanPeak[k] = sureness;

@@ -13,6 +13,7 @@ import {
   recogniserChunk,
   recogniserCrop,
   SLOT_EXTRA,
+  slotGaps,
   unitGeometry,
   type LineBox,
   type LineModels,
@@ -301,6 +302,8 @@ describe("collapseSlots", () => {
     expect(r.features[3 * stride + width]).toBeCloseTo(2 / 8, 6);
     // each slot's centre in steps (where the diacritics model's window is cut): runs [0,2) [3,4) [4,5) [7,8) [8,9)
     expect(Array.from(r.centres)).toEqual([1, 3.5, 4.5, 7.5, 8.5]);
+    // slotGaps reads each slot's blank steps back (the merge keeps a space between two digits only over a gap)
+    expect(Array.from(slotGaps(r.ids, r.features, stride))).toEqual([0, 1, 0, 2, 0]);
   });
 
   it("gives an empty line no slots", () => {

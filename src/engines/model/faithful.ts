@@ -22,6 +22,8 @@ import { DIACRITIC_SURE, DIACRITICS, markable, splitMark, withMark } from "../..
 export interface LineEvidence {
   text: string;
   peaks: ArrayLike<number>;
+  /** per slot, the blank CTC steps before it (absent: unknown) */
+  gaps?: ArrayLike<number>;
   /** per slot, the diacritic read on its letter (vision/diacritics.ts DIACRITICS index) and its probability; absent
    * where the page was not read for diacritics */
   diacritics?: ArrayLike<number>;
@@ -497,6 +499,41 @@ const BRACKETS: readonly (readonly [string, string])[] = [
 /** The characters of BRACKETS. */
 const BRACKET_CHARS = BRACKETS.flat().join("");
 
+/** Blank CTC steps between two digits of one number, at most (a space the recogniser missed leaves 3 or more). */
+const NUMBER_GAP = 2;
+
+/** Letters the recogniser reads for a digit of the same shape. */
+const DIGIT_LOOKS: Record<string, string> = { S: "5", O: "0", o: "0", l: "1", I: "1", B: "8", Z: "2" };
+/** A letter read less surely than this, among sure digits, is taken for the digit it looks like. */
+const DIGIT_LOOK_UNSURE = 0.9;
+
+/**
+ * The recogniser's reading with a digit's look-alike letter read unsurely inside a number taken for that digit
+ * ("S66 (45.462%" for "566", "Dunkerque 2o19"): a word of at least two sure digits and that one letter, which opens it
+ * or stands inside it (a letter after a number is its unit or a word run on: "2.2S" for "2.2 Saving").
+ */
+export function digitLooks(r: string[], peaks: ArrayLike<number>, confident: number): string[] {
+  const out = r.slice();
+  for (let a = 0; a < r.length; ) {
+    if (!/[\p{L}\p{N}.,%]/u.test(r[a]!)) {
+      a++;
+      continue;
+    }
+    let b = a;
+    while (b < r.length && /[\p{L}\p{N}.,%]/u.test(r[b]!)) b++;
+    const letters = [];
+    let digits = 0;
+    for (let j = a; j < b; j++)
+      if (/\p{L}/u.test(r[j]!)) letters.push(j);
+      else if (/\d/.test(r[j]!)) digits += peaks[j]! >= confident ? 1 : -99;
+    const j = letters[0];
+    if (letters.length === 1 && digits >= 2 && j! < b - 1 && DIGIT_LOOKS[r[j!]!] && peaks[j!]! < DIGIT_LOOK_UNSURE && /\d/.test(r[j! + 1]!))
+      out[j!] = DIGIT_LOOKS[r[j!]!]!;
+    a = b;
+  }
+  return out;
+}
+
 const escapeFor = (ch: string, html: boolean) => (html ? ch.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : ch);
 
 /**
@@ -516,8 +553,10 @@ export function mergeLineTagged(
   // evidence that does not line up with its slots (an unknown class) is no evidence
   // (two spaces in a row are a glyph the recogniser could not read, "unmatched  or" for "unmatched { or": the
   // second stands for it, no evidence against the decoder's character there, nor for its own)
-  const r = (rawR.length === evidence.peaks.length ? rawR.map(fold) : []).map((c, j, all) =>
-    c === " " && all[j - 1] === " " ? UNREAD : c,
+  const r = digitLooks(
+    (rawR.length === evidence.peaks.length ? rawR.map(fold) : []).map((c, j, all) => (c === " " && all[j - 1] === " " ? UNREAD : c)),
+    evidence.peaks,
+    options.confident,
   );
   const peak = (j: number) => (r.length && r[j] !== UNREAD ? evidence.peaks[j]! : 0);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
@@ -577,10 +616,12 @@ export function mergeLineTagged(
     r.slice(leadStart, leadEnd).every((_, q) => sure(leadStart + q)) &&
     /^\p{L}/u.test(units[content[0] ?? -1]?.ch ?? "");
   const inLead = (j: number) => leadNumber && j >= leadStart && j <= leadEnd;
+  // (the aligned end may be the number's point: the decoder's "10723.222" aligned from the recogniser's "." on, for
+  // its "0.1723.223")
   const numberEdge = (j: number) =>
     /\d/.test(r[j]!) &&
     ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) ||
-      (j < firstAligned && /\d/.test(r[firstAligned]!) && numeric(j, firstAligned)));
+      (j < firstAligned && /[\d.,]/.test(r[firstAligned]!) && numeric(j, firstAligned)));
   const out: string[] = units.map((u) => (u.structure ? u.out : ""));
   const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
   let restored = 0;
@@ -732,8 +773,22 @@ export function mergeLineTagged(
               (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
             : // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
               options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
+        // inside a number the recogniser read whole and sure, no mark comes between two of its characters that it
+        // read side by side: numbers are copied digit for digit ("8.12’2%", "9, 999" for its "8.122%", "9,999"); a
+        // space between two digits stays where the recogniser saw a gap there (it runs table cells together: "156
+        // 270" read "156270", with 5 blank steps between the 6 and the 2 where a number's digits have 0–2)
+        const inNumber =
+          !LETTER_OR_DIGIT.test(d) &&
+          (d !== " " || /[.,]/.test(r[prev] ?? "") || (evidence.gaps !== undefined && evidence.gaps[next]! <= NUMBER_GAP)) &&
+          prev >= 0 &&
+          next === prev + 1 &&
+          next < r.length &&
+          sure(prev) &&
+          sure(next) &&
+          /\d/.test(r[next]!) &&
+          (/\d/.test(r[prev]!) || (/[.,]/.test(r[prev]!) && /\d/.test(r[prev - 1] ?? "") && sure(prev - 1)));
         // (an overrun goes wherever the recogniser's run of the mark is sure, its neighbours sure or not)
-        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable) || (overrun && sure(aligned!) && options.punctuation))
+        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable) || inNumber || (overrun && sure(aligned!) && options.punctuation))
           out[content[s.d]!] = "";
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       }
@@ -1012,6 +1067,7 @@ export function mergeLine(
 export interface EvidenceView {
   text?: string;
   slotPeak?: Float32Array;
+  slotGap?: Float32Array;
   slotDiacritic?: Uint8Array;
   slotDiacriticPeak?: Float32Array;
 }
@@ -1090,6 +1146,7 @@ export function faithfulLine(
     {
       text: view.text,
       peaks: view.slotPeak,
+      gaps: view.slotGap,
       diacritics: view.slotDiacritic,
       diacriticPeaks: view.slotDiacriticPeak,
       previous: views[index - 1]?.text,
@@ -1105,6 +1162,7 @@ export function faithfulLine(
         line: index,
         text: view.text,
         peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000),
+        gaps: view.slotGap && Array.from(view.slotGap, (g) => Math.round(g * 10) / 10),
         diacritics: view.slotDiacritic && Array.from(view.slotDiacritic),
         diacriticPeaks: view.slotDiacriticPeak && Array.from(view.slotDiacriticPeak, (p) => Math.round(p * 1000) / 1000),
         decoded,

@@ -306,6 +306,32 @@ describe("mergeLine", () => {
     expect(mergeLine(" a book", ev("a bok"), latin)).toBe(" a book");
   });
 
+  it("puts no mark and no unseen space between two digits the recogniser read side by side in a sure number", () => {
+    // a mark the decoder inserted inside a sure number ("8.12’2%"), a space after its decimal comma ("525, 17")
+    expect(mergeLine(" 32 (8.129’2%)", ev("32 (8.122%)"), latin)).toBe(" 32 (8.122%)");
+    expect(mergeLine(" 525, 17", ev("525,17"), latin)).toBe(" 525,17");
+    // a space between two digits goes where the recogniser saw no gap there (0-2 blank steps inside a number)...
+    const gapped = (text: string, gaps: number[]): LineEvidence => ({ ...ev(text), gaps });
+    expect(mergeLine(" 69 (17936 390)", gapped("69 (17.513%)", [1, 1, 1, 0, 0, 1, 1, 0, 2, 1, 1, 2]), latin)).toBe(" 69 (17.513%)");
+    // ...and stays where it saw one: table cells run together ("156270", 5 blank steps before the 2), or unknown
+    expect(mergeLine(" 156 270", gapped("156270", [1, 1, 1, 5, 0, 1]), latin)).toBe(" 156 270");
+    expect(mergeLine(" 156 270", ev("156270"), latin)).toBe(" 156 270");
+    // a sure digit the decoder dropped before a number's point it kept is restored ("0.1723.223")
+    expect(mergeLine("</td></tr></table>\n\n10723.222", ev("0.1723.223"), latin)).toBe("</td></tr></table>\n\n0.1723.223");
+  });
+
+  it("reads a digit's look-alike letter, unsure, opening or inside a number of sure digits as that digit", () => {
+    const pk = (text: string, at: number, p: number) => Array.from(text, (_, i) => (i === at ? p : 1));
+    expect(mergeLine(" S66 (45.462% of total)", ev("S66 (45.462% of total)", pk("S66 (45.462% of total)", 0, 0.74)), latin)).toBe(
+      " 566 (45.462% of total)",
+    );
+    expect(mergeLine(" stage 2o19, j'ai", ev("stage 2o19, j'ai", pk("stage 2o19, j'ai", 7, 0.79)), latin)).toBe(" stage 2019, j'ai");
+    // not a sure letter ("S66" a code), one after the number ("2.2S": "2.2 Saving" run on), nor among unsure digits
+    expect(mergeLine(" S66 (45.462%", ev("S66 (45.462%", pk("S66 (45.462%", 0, 0.95)), latin)).toBe(" S66 (45.462%");
+    expect(mergeLine(" 2.2S", ev("2.2S", pk("2.2S", 3, 0.5)), latin)).toBe(" 2.2S");
+    expect(mergeLine(" S66", ev("S66", [0.74, 1, 0.5]), latin)).toBe(" S66");
+  });
+
   it("keeps the decoder's characters over weak evidence", () => {
     // the recogniser's 'c' is unsure: the decoder's 'e' stays
     const peaks = Array.from("self contained bundlcs", (c, i) => (i === 20 ? 0.4 : 1));
