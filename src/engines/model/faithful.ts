@@ -502,6 +502,12 @@ const BRACKET_CHARS = BRACKETS.flat().join("");
 /** Blank CTC steps between two digits of one number, at most (a space the recogniser missed leaves 3 or more). */
 const NUMBER_GAP = 2;
 
+/** Blank CTC steps between two characters set tight: a space there is none (a word space leaves more, or is read). */
+const TIGHT_GAP = 1;
+/** Marks that take no space after them (openers) or before them (closers and punctuation). */
+const OPENERS = "[({“‘";
+const CLOSERS = "])}”’,;:!?";
+
 /** Letters the recogniser reads for a digit of the same shape. */
 const DIGIT_LOOKS: Record<string, string> = { S: "5", O: "0", o: "0", l: "1", I: "1", B: "8", Z: "2" };
 /** A letter read less surely than this, among sure digits, is taken for the digit it looks like. */
@@ -787,8 +793,36 @@ export function mergeLineTagged(
           sure(next) &&
           /\d/.test(r[next]!) &&
           (/\d/.test(r[prev]!) || (/[.,]/.test(r[prev]!) && /\d/.test(r[prev - 1] ?? "") && sure(prev - 1)));
+        // a space the recogniser saw no gap for (at most TIGHT_GAP blank steps between its two sure characters) beside
+        // a mark that takes none: inside an opening bracket or quote, before a closing one or a punctuation mark
+        // ("[ 3, 15]", "“ acmart”", "tions ."), and beside any mark in TeX code ("{breakable, colback=…}",
+        // "\providecommand \If…"), whose commas and brackets are set tight; a space between two letters stays (the
+        // recogniser misses word spaces in tight prose), and so does one after a comma or a dot in prose
+        const tight = (a: string, b: string) =>
+          (texCode && (!LETTER_OR_DIGIT.test(a) || !LETTER_OR_DIGIT.test(b))) ||
+          OPENERS.includes(a) ||
+          CLOSERS.includes(b) ||
+          (b === "." && LETTER_OR_DIGIT.test(a));
+        const unseenSpace =
+          d === " " &&
+          evidence.gaps !== undefined &&
+          prev >= 0 &&
+          next === prev + 1 &&
+          next < r.length &&
+          sure(prev) &&
+          sure(next) &&
+          r[prev] !== " " &&
+          r[next] !== " " &&
+          evidence.gaps[next]! <= TIGHT_GAP &&
+          tight(r[prev]!, r[next]!);
         // (an overrun goes wherever the recogniser's run of the mark is sure, its neighbours sure or not)
-        if (!allowed(d, at(content[s.d]!)) || (inRun && droppable) || inNumber || (overrun && sure(aligned!) && options.punctuation))
+        if (
+          !allowed(d, at(content[s.d]!)) ||
+          (inRun && droppable) ||
+          inNumber ||
+          unseenSpace ||
+          (overrun && sure(aligned!) && options.punctuation)
+        )
           out[content[s.d]!] = "";
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
       }

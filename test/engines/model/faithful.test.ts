@@ -320,6 +320,26 @@ describe("mergeLine", () => {
     expect(mergeLine("</td></tr></table>\n\n10723.222", ev("0.1723.223"), latin)).toBe("</td></tr></table>\n\n0.1723.223");
   });
 
+  it("drops a space the recogniser saw no gap for beside a mark set tight, and keeps word spaces", () => {
+    const gapped = (text: string, wide: number[] = []): LineEvidence => ({
+      ...ev(text),
+      gaps: Array.from(text, (_, i) => (wide.includes(i) ? 4 : 1)),
+    });
+    // TeX code: commas and control words set tight
+    expect(mergeLine(" \\tcbset{breakable, colback=red}", gapped("\\tcbset{breakable,colback=red}"), latin)).toBe(
+      " \\tcbset{breakable,colback=red}",
+    );
+    expect(mergeLine(" \\providecommand \\If", gapped("\\providecommand\\If"), latin)).toBe(" \\providecommand\\If");
+    // prose: inside brackets and quotes, before a dot
+    expect(mergeLine(" article [ 3, 15], the “ acmart” class .", gapped("article [3, 15], the “acmart” class."), latin)).toBe(
+      " article [3, 15], the “acmart” class.",
+    );
+    // a space between letters, after a comma in prose, or over a gap stays; and none is dropped without gaps
+    expect(mergeLine(" will use lab, use", gapped("willuse lab,use"), latin)).toBe(" will use lab, use");
+    expect(mergeLine(" \\let\\a \\b", gapped("\\let\\a\\b", [6]), latin)).toBe(" \\let\\a \\b");
+    expect(mergeLine(" [ 3]", ev("[3]"), latin)).toBe(" [ 3]");
+  });
+
   it("reads a digit's look-alike letter, unsure, opening or inside a number of sure digits as that digit", () => {
     const pk = (text: string, at: number, p: number) => Array.from(text, (_, i) => (i === at ? p : 1));
     expect(mergeLine(" S66 (45.462% of total)", ev("S66 (45.462% of total)", pk("S66 (45.462% of total)", 0, 0.74)), latin)).toBe(
