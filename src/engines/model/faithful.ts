@@ -502,6 +502,9 @@ const BRACKET_CHARS = BRACKETS.flat().join("");
 /** Blank CTC steps between two digits of one number, at most (a space the recogniser missed leaves 3 or more). */
 const NUMBER_GAP = 2;
 
+/** Marks whose two glyphs side by side touch, which the recogniser reads as one (a doubled one may be the decoder's). */
+const TOUCHING_MARKS = "-/=_.'`~";
+
 /** Blank CTC steps between two characters set tight: a space there is none (a word space leaves more, or is read). */
 const TIGHT_GAP = 1;
 /** Marks that take no space after them (openers) or before them (closers and punctuation). */
@@ -736,7 +739,13 @@ export function mergeLineTagged(
         // (not dashes: the recogniser reads TeX's "---" as one)
         const overrun = !LETTER_OR_DIGIT.test(d) && d !== "-" && aligned !== undefined && d1 - d0 + 1 > recogniserRun + 1;
         // (not a digit: numbers are copied digit for digit, and the decoder's "100 000" for a sure "10 000" is its own)
-        const doubled = (neighbour(s.d - 1) || neighbour(s.d + 1)) && !overrun && !/\d/.test(d);
+        // (nor a mark whose two glyphs stand apart, "!!", "**", "##", "@@", "}}": CTC reads each of those, and merges
+        // only marks whose pair touches, "--", "//", "==")
+        const doubled =
+          (neighbour(s.d - 1) || neighbour(s.d + 1)) &&
+          !overrun &&
+          !/\d/.test(d) &&
+          (LETTER_OR_DIGIT.test(d) || TOUCHING_MARKS.includes(d));
         // the second letter of a typographic ligature (fi, fl, ff, ffi, ffl are one glyph, which the recogniser
         // reads as its f: "fle" for "file")
         const ligature = /[fil]/.test(d) && s.d > 0 && units[content[s.d - 1]!]!.ch === "f";

@@ -51,6 +51,9 @@ describe("mergeLine", () => {
     expect(mergeLine(" \\Warning{leaflet}{####1.}", ev("\\Warning{leaflet}{#1.}", peaks), latin)).toBe(" \\Warning{leaflet}{#1.}");
     // the recogniser reads a doubled mark once: "--" stays
     expect(mergeLine(" pages 3--5 and", ev("pages 3-5 and"), latin)).toBe(" pages 3--5 and");
+    // ...not a mark whose two glyphs stand apart, which it would have read twice
+    expect(mergeLine(" Thanks!!", ev("Thanks!"), latin)).toBe(" Thanks!");
+    expect(mergeLine(" \\newcommand**\\sx@pos{}}", ev("\\newcommand*\\sx@pos{}"), latin)).toBe(" \\newcommand*\\sx@pos{}");
   });
 
   it("spells the LaTeX logo the recogniser reads as IATEX or ATEX as LATEX, and leaves other words alone", () => {
