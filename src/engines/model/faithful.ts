@@ -502,6 +502,10 @@ const BRACKET_CHARS = BRACKETS.flat().join("");
 /** Blank CTC steps between two digits of one number, at most (a space the recogniser missed leaves 3 or more). */
 const NUMBER_GAP = 2;
 
+/** A space the recogniser reads at least this surely, which the decoder left out, goes back ("(i)First item",
+ * "…com/has useful", "\footnote{… $\aS{le}-i$in a footnote}": the decoder runs words together). */
+const SURE_SPACE = 0.9;
+
 /** Marks whose two glyphs side by side touch, which the recogniser reads as one (a doubled one may be the decoder's). */
 const TOUCHING_MARKS = "-/=_.'`~";
 
@@ -859,12 +863,14 @@ export function mergeLineTagged(
       const kind =
         LETTER_OR_DIGIT.test(rc) ||
         (options.restore === "line" && rc !== " " && writable(rc)) ||
-        (options.restore === "line" && rc === " " && (options.spaces !== "none" || aroundDropped(j)));
+        (options.restore === "line" && rc === " " && (options.spaces !== "none" || aroundDropped(j) || peak(j) >= SURE_SPACE));
       // nor half of what the decoder wrote as one letter: ß for "ss", Cyrillic ы for "bl", ю for "IO"
       const nextD = steps.slice(k + 1).find((t) => t.d !== undefined)?.d;
       const cyr = (q: number | undefined) => q !== undefined && q >= 0 && CYRILLIC.test(units[content[q]!]!.ch) && cyrOk[content[q]!]!;
       const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
-      const restoreHere = inLead(j) ? j === leadEnd || sure(j) : kind && sure(j) && flanked && !expanded;
+      // (a space read between two table cells or before a line's structure is theirs: "<td>3.32T" takes none)
+      const atStructure = rc === " " && nextD !== undefined && units[content[nextD]! - 1]?.structure === true;
+      const restoreHere = inLead(j) ? j === leadEnd || sure(j) : kind && sure(j) && flanked && !expanded && !atStructure;
       if (restoreHere) {
         // before the decoder's next character, or after its last one (inside any closing tag)
         const ch = escapeFor(marked(j, rc), html);

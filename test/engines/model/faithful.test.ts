@@ -192,11 +192,13 @@ describe("mergeLine", () => {
     );
   });
 
-  it("restores the words the decoder dropped whole with their spaces, and no space the decoder left out alone", () => {
+  it("restores the words the decoder dropped whole with their spaces, and no unsure space the decoder left out alone", () => {
     expect(mergeLine("\n\nAdenocarcinoums/", ev("Adenocarcinoma with mucinous features"), latin)).toBe(
       "\n\nAdenocarcinoma with mucinous features",
     );
-    expect(mergeLine(" a bookcase here", ev("a book case here"), latin)).toBe(" a bookcase here");
+    expect(mergeLine(" a bookcase here", ev("a book case here", [1, 1, 1, 1, 1, 1, 0.8, 1, 1, 1, 1, 1, 1, 1, 1, 1]), latin)).toBe(
+      " a bookcase here",
+    );
   });
 
   it("reads an l the readers took for 1 opening a control sequence or a file extension, and no other 1", () => {
@@ -288,6 +290,13 @@ describe("mergeLine", () => {
     const tagged = mergeLineTagged(" \\cmd [1] {x}", ev("\\cmd [1] {x}"), latin);
     expect(tagged.text).toBe(" \\cmd[1]{x}");
     expect(tagged.tags).toHaveLength(tagged.text.length);
+  });
+
+  it("puts back a space the recogniser read surely where the decoder ran two words together", () => {
+    expect(mergeLine(" (i)First item", ev("(i) First item"), latin)).toBe(" (i) First item");
+    expect(mergeLine(" $x$in a note", ev("$x$ in a note"), latin)).toBe(" $x$ in a note");
+    // not one it read unsurely
+    expect(mergeLine(" (i)First item", ev("(i) First item", [1, 1, 1, 0.6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]), latin)).toBe(" (i)First item");
   });
 
   it("restores a sure letter the decoder dropped inside a word", () => {
