@@ -515,6 +515,52 @@ const TIGHT_GAP = 1;
 const OPENERS = "[({“‘";
 const CLOSERS = "])}”’,;:!?";
 
+/** Blank CTC steps between two digits that hold a glyph the recogniser did not read: an en dash (not in its
+ * alphabet) up to UNREAD_SPACE, a space from there (a number's own digits have 0–2 between them; 3 is as often a
+ * thin space, "3 557,03", as a dash, and is left alone). */
+const UNREAD_MARK = 4;
+const UNREAD_SPACE = 5;
+
+/**
+ * The recogniser's reading with what it could not read between two sure digits put back: a range's en dash, which
+ * its alphabet lacks ("100999 CFU/L" for "100–999", "0.3102.268" for "0.310–2.268": 4 blank steps between the
+ * two numbers), or the space of two table cells it ran together ("156270", 5–6 steps). Each inserted character
+ * takes its neighbours' lower peak and no diacritic.
+ */
+export function withUnreadMarks(evidence: LineEvidence, confident: number): LineEvidence {
+  const { gaps, peaks } = evidence;
+  const chars = Array.from(evidence.text);
+  if (!gaps || gaps.length !== chars.length || peaks.length !== chars.length) return evidence;
+  const at: number[] = [];
+  for (let j = 1; j < chars.length; j++)
+    if (/\d/.test(chars[j - 1]!) && /\d/.test(chars[j]!) && gaps[j]! >= UNREAD_MARK && peaks[j - 1]! >= confident && peaks[j]! >= confident)
+      at.push(j);
+  if (at.length === 0) return evidence;
+  const text: string[] = [];
+  const out = { peaks: [] as number[], gaps: [] as number[], diacritics: [] as number[], diacriticPeaks: [] as number[] };
+  chars.forEach((c, j) => {
+    if (at.includes(j)) {
+      text.push(gaps[j]! >= UNREAD_SPACE ? " " : "–");
+      out.peaks.push(Math.min(peaks[j - 1]!, peaks[j]!));
+      out.gaps.push(0);
+      out.diacritics.push(0);
+      out.diacriticPeaks.push(0);
+    }
+    text.push(c);
+    out.peaks.push(peaks[j]!);
+    out.gaps.push(at.includes(j) ? 0 : gaps[j]!);
+    out.diacritics.push(evidence.diacritics?.[j] ?? 0);
+    out.diacriticPeaks.push(evidence.diacriticPeaks?.[j] ?? 0);
+  });
+  return {
+    ...evidence,
+    text: text.join(""),
+    peaks: out.peaks,
+    gaps: out.gaps,
+    ...(evidence.diacritics ? { diacritics: out.diacritics, diacriticPeaks: out.diacriticPeaks } : {}),
+  };
+}
+
 /** Letters the recogniser reads for a digit of the same shape. */
 const DIGIT_LOOKS: Record<string, string> = { S: "5", O: "0", o: "0", l: "1", I: "1", B: "8", Z: "2" };
 /** A letter read less surely than this, among sure digits, is taken for the digit it looks like. */
@@ -560,6 +606,7 @@ export function mergeLineTagged(
   scripts: PageScripts,
   options: FaithfulOptions = FAITHFUL_DEFAULTS,
 ): { text: string; tags: string; restored: number } {
+  evidence = withUnreadMarks(evidence, options.confident);
   const units = markdownUnits(decoded);
   const html = units.some((u) => u.structure && u.out.startsWith("<")) || /&(?:amp|lt|gt);/.test(decoded);
   const rawR = Array.from(evidence.text);

@@ -352,6 +352,18 @@ describe("mergeLine", () => {
     expect(mergeLine(" [ 3]", ev("[3]"), latin)).toBe(" [ 3]");
   });
 
+  it("writes the en dash or space the recogniser could not read between two sure digits, by the gap it left", () => {
+    const gapped = (text: string, gaps: number[]): LineEvidence => ({ ...ev(text), gaps });
+    // "100–999": the recogniser's alphabet has no en dash, 4 blank steps stand for it
+    expect(
+      mergeLine(" values 100999 CFU/L", gapped("values 100999 CFU/L", [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1]), latin),
+    ).toBe(" values 100–999 CFU/L");
+    // two cells run together (5 steps) are two numbers; a number's own digits (0-2 steps, or an unsure side) are one
+    expect(mergeLine(" 156270", gapped("156270", [1, 1, 1, 5, 0, 1]), latin)).toBe(" 156 270");
+    expect(mergeLine(" 3557,03", gapped("3557,03", [1, 3, 1, 1, 1, 1, 1]), latin)).toBe(" 3557,03");
+    expect(mergeLine(" 100999", { ...gapped("100999", [1, 1, 1, 4, 1, 1]), peaks: [1, 1, 1, 0.5, 1, 1] }, latin)).toBe(" 100999");
+  });
+
   it("reads a digit's look-alike letter, unsure, opening or inside a number of sure digits as that digit", () => {
     const pk = (text: string, at: number, p: number) => Array.from(text, (_, i) => (i === at ? p : 1));
     expect(mergeLine(" S66 (45.462% of total)", ev("S66 (45.462% of total)", pk("S66 (45.462% of total)", 0, 0.74)), latin)).toBe(
