@@ -838,7 +838,10 @@ export function mergeLineTagged(
               r[next] !== " " &&
               (options.spaces === "letters" || !LETTER_OR_DIGIT.test(r[prev]!) || !LETTER_OR_DIGIT.test(r[next]!))
             : // the recogniser misses thin apostrophes and reads a doubled mark once ("--", "//")
-              options.punctuation && !/[\s'’‘]/.test(d) && !doubled;
+              options.punctuation &&
+              !/\s/.test(d) &&
+              (!/['’‘]/.test(d) || (!/\p{L}/u.test(r[prev] ?? "") && !/\p{L}/u.test(r[next] ?? ""))) &&
+              !doubled;
         // inside a number the recogniser read whole and sure, no mark comes between two of its characters that it
         // read side by side: numbers are copied digit for digit ("8.12’2%", "9, 999" for its "8.122%", "9,999"); a
         // space between two digits stays where the recogniser saw a gap there (it runs table cells together: "156

@@ -364,6 +364,13 @@ describe("mergeLine", () => {
     expect(mergeLine(" 100999", { ...gapped("100999", [1, 1, 1, 4, 1, 1]), peaks: [1, 1, 1, 0.5, 1, 1] }, latin)).toBe(" 100999");
   });
 
+  it("drops an apostrophe the decoder put between two sure marks or digits, and keeps one beside a letter", () => {
+    expect(mergeLine(" 177 (73.140%’)", ev("177 (73.140%)"), latin)).toBe(" 177 (73.140%)");
+    expect(mergeLine(" \\newcommand*' \\Sx", ev("\\newcommand*\\Sx"), latin)).toBe(" \\newcommand*\\Sx");
+    // the recogniser misses thin apostrophes in words
+    expect(mergeLine(" don’t and authors’ names", ev("dont and authors names"), latin)).toBe(" don’t and authors’ names");
+  });
+
   it("reads a digit's look-alike letter, unsure, opening or inside a number of sure digits as that digit", () => {
     const pk = (text: string, at: number, p: number) => Array.from(text, (_, i) => (i === at ? p : 1));
     expect(mergeLine(" S66 (45.462% of total)", ev("S66 (45.462% of total)", pk("S66 (45.462% of total)", 0, 0.74)), latin)).toBe(
