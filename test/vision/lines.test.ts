@@ -570,6 +570,13 @@ describe("crowded lines", () => {
     expect(byLine[1]!.text).toMatch(/^(ab)+a?$/);
     expect(byLine[2]!.text).toMatch(/^(cd)+c?$/);
     expect(byLine[1]!.peaks).toBeUndefined();
+    // the second reading's blank steps before each character, in the first reading's steps (the crop was widened
+    // 1.1 times: one blank step reads as 1 / 1.1)
+    expect(byLine[2]!.gaps).toHaveLength(byLine[2]!.text.length);
+    const gaps = Array.from(byLine[2]!.gaps!).slice(1);
+    expect(Math.max(...gaps)).toBeGreaterThan(0.8);
+    expect(Math.max(...gaps)).toBeLessThan(0.99);
+    expect(byLine[1]!.gaps).toBeUndefined();
   });
 
   it("keeps a line's first reading where the second is less sure", async () => {
