@@ -580,14 +580,20 @@ export function digitLooks(r: string[], peaks: ArrayLike<number>, confident: num
     }
     let b = a;
     while (b < r.length && /[\p{L}\p{N}.,%]/u.test(r[b]!)) b++;
-    const letters = [];
-    let digits = 0;
-    for (let j = a; j < b; j++)
-      if (/\p{L}/u.test(r[j]!)) letters.push(j);
-      else if (/\d/.test(r[j]!)) digits += peaks[j]! >= confident ? 1 : -99;
-    const j = letters[0];
-    if (letters.length === 1 && digits >= 2 && j! < b - 1 && DIGIT_LOOKS[r[j!]!] && peaks[j!]! < DIGIT_LOOK_UNSURE && /\d/.test(r[j! + 1]!))
-      out[j!] = DIGIT_LOOKS[r[j!]!]!;
+    const word = Array.from({ length: b - a }, (_, k) => a + k);
+    const letters = word.filter((j) => /\p{L}/u.test(r[j]!));
+    const digits = word.filter((j) => /\d/.test(r[j]!));
+    const j = letters[0]!;
+    if (
+      letters.length === 1 &&
+      digits.length >= 2 &&
+      digits.every((q) => peaks[q]! >= confident) &&
+      j < b - 1 &&
+      /\d/.test(r[j + 1]!) &&
+      DIGIT_LOOKS[r[j]!] !== undefined &&
+      peaks[j]! < DIGIT_LOOK_UNSURE
+    )
+      out[j] = DIGIT_LOOKS[r[j]!]!;
     a = b;
   }
   return out;
@@ -846,14 +852,12 @@ export function mergeLineTagged(
         // read side by side: numbers are copied digit for digit ("8.12’2%", "9, 999" for its "8.122%", "9,999"); a
         // space between two digits stays where the recogniser saw a gap there (it runs table cells together: "156
         // 270" read "156270", with 5 blank steps between the 6 and the 2 where a number's digits have 0–2)
+        // (the decoder's character stands between two sure slots the recogniser read side by side)
+        const between = prev >= 0 && next === prev + 1 && next < r.length && sure(prev) && sure(next);
         const inNumber =
+          between &&
           !LETTER_OR_DIGIT.test(d) &&
-          (d !== " " || /[.,]/.test(r[prev] ?? "") || (evidence.gaps !== undefined && evidence.gaps[next]! <= NUMBER_GAP)) &&
-          prev >= 0 &&
-          next === prev + 1 &&
-          next < r.length &&
-          sure(prev) &&
-          sure(next) &&
+          (d !== " " || /[.,]/.test(r[prev]!) || (evidence.gaps !== undefined && evidence.gaps[next]! <= NUMBER_GAP)) &&
           /\d/.test(r[next]!) &&
           (/\d/.test(r[prev]!) || (/[.,]/.test(r[prev]!) && /\d/.test(r[prev - 1] ?? "") && sure(prev - 1)));
         // a space the recogniser saw no gap for (at most TIGHT_GAP blank steps between its two sure characters) beside
@@ -867,13 +871,9 @@ export function mergeLineTagged(
           CLOSERS.includes(b) ||
           (b === "." && LETTER_OR_DIGIT.test(a));
         const unseenSpace =
+          between &&
           d === " " &&
           evidence.gaps !== undefined &&
-          prev >= 0 &&
-          next === prev + 1 &&
-          next < r.length &&
-          sure(prev) &&
-          sure(next) &&
           r[prev] !== " " &&
           r[next] !== " " &&
           evidence.gaps[next]! <= TIGHT_GAP &&
