@@ -531,15 +531,15 @@ export function withUnreadMarks(evidence: LineEvidence, confident: number): Line
   const { gaps, peaks } = evidence;
   const chars = Array.from(evidence.text);
   if (!gaps || gaps.length !== chars.length || peaks.length !== chars.length) return evidence;
-  const at: number[] = [];
+  const at = new Set<number>();
   for (let j = 1; j < chars.length; j++)
     if (/\d/.test(chars[j - 1]!) && /\d/.test(chars[j]!) && gaps[j]! >= UNREAD_MARK && peaks[j - 1]! >= confident && peaks[j]! >= confident)
-      at.push(j);
-  if (at.length === 0) return evidence;
+      at.add(j);
+  if (at.size === 0) return evidence;
   const text: string[] = [];
   const out = { peaks: [] as number[], gaps: [] as number[], diacritics: [] as number[], diacriticPeaks: [] as number[] };
   chars.forEach((c, j) => {
-    if (at.includes(j)) {
+    if (at.has(j)) {
       text.push(gaps[j]! >= UNREAD_SPACE ? " " : "–");
       out.peaks.push(Math.min(peaks[j - 1]!, peaks[j]!));
       out.gaps.push(0);
@@ -548,7 +548,7 @@ export function withUnreadMarks(evidence: LineEvidence, confident: number): Line
     }
     text.push(c);
     out.peaks.push(peaks[j]!);
-    out.gaps.push(at.includes(j) ? 0 : gaps[j]!);
+    out.gaps.push(at.has(j) ? 0 : gaps[j]!);
     out.diacritics.push(evidence.diacritics?.[j] ?? 0);
     out.diacriticPeaks.push(evidence.diacriticPeaks?.[j] ?? 0);
   });

@@ -23,6 +23,8 @@ const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({
   text,
   peaks: Array.from(text, (_, i) => (Array.isArray(peak) ? peak[i]! : peak)),
 });
+/** The recogniser's reading, sure, with the blank CTC steps before each character. */
+const gapped = (text: string, gaps: number[]): LineEvidence => ({ ...ev(text), gaps });
 const latin = { cyrillic: false };
 const cyrillic = { cyrillic: true };
 
@@ -323,7 +325,6 @@ describe("mergeLine", () => {
     expect(mergeLine(" 32 (8.129’2%)", ev("32 (8.122%)"), latin)).toBe(" 32 (8.122%)");
     expect(mergeLine(" 525, 17", ev("525,17"), latin)).toBe(" 525,17");
     // a space between two digits goes where the recogniser saw no gap there (0-2 blank steps inside a number)...
-    const gapped = (text: string, gaps: number[]): LineEvidence => ({ ...ev(text), gaps });
     expect(mergeLine(" 69 (17936 390)", gapped("69 (17.513%)", [1, 1, 1, 0, 0, 1, 1, 0, 2, 1, 1, 2]), latin)).toBe(" 69 (17.513%)");
     // ...and stays where it saw one: table cells run together ("156270", 5 blank steps before the 2), or unknown
     expect(mergeLine(" 156 270", gapped("156270", [1, 1, 1, 5, 0, 1]), latin)).toBe(" 156 270");
@@ -333,27 +334,28 @@ describe("mergeLine", () => {
   });
 
   it("drops a space the recogniser saw no gap for beside a mark set tight, and keeps word spaces", () => {
-    const gapped = (text: string, wide: number[] = []): LineEvidence => ({
-      ...ev(text),
-      gaps: Array.from(text, (_, i) => (wide.includes(i) ? 4 : 1)),
-    });
+    // one blank step before every character but those at `wide` (4)
+    const tight = (text: string, wide: number[] = []) =>
+      gapped(
+        text,
+        Array.from(text, (_, i) => (wide.includes(i) ? 4 : 1)),
+      );
     // TeX code: commas and control words set tight
-    expect(mergeLine(" \\tcbset{breakable, colback=red}", gapped("\\tcbset{breakable,colback=red}"), latin)).toBe(
+    expect(mergeLine(" \\tcbset{breakable, colback=red}", tight("\\tcbset{breakable,colback=red}"), latin)).toBe(
       " \\tcbset{breakable,colback=red}",
     );
-    expect(mergeLine(" \\providecommand \\If", gapped("\\providecommand\\If"), latin)).toBe(" \\providecommand\\If");
+    expect(mergeLine(" \\providecommand \\If", tight("\\providecommand\\If"), latin)).toBe(" \\providecommand\\If");
     // prose: inside brackets and quotes, before a dot
-    expect(mergeLine(" article [ 3, 15], the “ acmart” class .", gapped("article [3, 15], the “acmart” class."), latin)).toBe(
+    expect(mergeLine(" article [ 3, 15], the “ acmart” class .", tight("article [3, 15], the “acmart” class."), latin)).toBe(
       " article [3, 15], the “acmart” class.",
     );
     // a space between letters, after a comma in prose, or over a gap stays; and none is dropped without gaps
-    expect(mergeLine(" will use lab, use", gapped("willuse lab,use"), latin)).toBe(" will use lab, use");
-    expect(mergeLine(" \\let\\a \\b", gapped("\\let\\a\\b", [6]), latin)).toBe(" \\let\\a \\b");
+    expect(mergeLine(" will use lab, use", tight("willuse lab,use"), latin)).toBe(" will use lab, use");
+    expect(mergeLine(" \\let\\a \\b", tight("\\let\\a\\b", [6]), latin)).toBe(" \\let\\a \\b");
     expect(mergeLine(" [ 3]", ev("[3]"), latin)).toBe(" [ 3]");
   });
 
   it("writes the en dash or space the recogniser could not read between two sure digits, by the gap it left", () => {
-    const gapped = (text: string, gaps: number[]): LineEvidence => ({ ...ev(text), gaps });
     // "100–999": the recogniser's alphabet has no en dash, 4 blank steps stand for it
     expect(
       mergeLine(" values 100999 CFU/L", gapped("values 100999 CFU/L", [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1]), latin),
