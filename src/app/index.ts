@@ -1,6 +1,6 @@
 // Public surface of src/app: the batch runner, its events and settings, and the page-engine seam it runs
 // (registry, settings and errors) from src/engines.
-export { jobsForMemory, runBatch, type BatchRequest } from "./run.js";
+export { jobsForMemory, planParallelism, runBatch, type BatchRequest } from "./run.js";
 export { parse, parseEvents, ParseError, type ParseEvent, type ParseOptions } from "./parse.js";
 export type { EventSink, RunEvent, RunSummary } from "./events.js";
 export {

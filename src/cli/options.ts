@@ -176,7 +176,7 @@ export const OPTIONS = {
   },
   threads: {
     flags: "--threads <n>",
-    description: "CPU threads for encoder and decoder",
+    description: "CPU threads (default: the cores); several documents are read at once, a thread each, unless --jobs is given",
     parse: integer("--threads", 1, 1024),
   },
   readingOrder: {
@@ -266,9 +266,8 @@ export const OPTIONS = {
   // ---- running and reporting
   jobs: {
     flags: "-j, --jobs <n>",
-    description: "documents processed at once",
+    description: "documents processed at once (default: one per --threads thread, or per core, and one more, when the inputs name several)",
     parse: integer("--jobs", 1, 256),
-    defaultValue: 1,
   },
   jsonl: {
     flags: "--jsonl",

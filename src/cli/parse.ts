@@ -39,7 +39,7 @@ export interface ParseOptions {
   fixations?: string;
   keepHeaders?: boolean;
   tables: "html" | "markdown";
-  jobs: number;
+  jobs?: number;
   shard?: Shard;
   server?: string;
   serverModel?: string;
@@ -189,7 +189,7 @@ export async function parseAction(inputs: string[], options: ParseOptions, conte
       resume: !!options.resume,
       shard: options.shard,
       // pages decode on the server: documents in flight are bounded by --concurrency, not by this machine's memory
-      jobs: options.server ? Math.max(options.jobs, options.concurrency) : options.jobs,
+      jobs: options.server ? Math.max(options.jobs ?? 1, options.concurrency) : options.jobs,
       readStdin,
       writeMarkdown: options.stdout ? (markdown) => void context.stdout.write(markdown) : undefined,
       emit: (event) => reporter.handle(event),

@@ -72,7 +72,7 @@ interface LanePaths {
 }
 
 export class LineEncoder {
-  /** Lanes are opened when a page arrives while every lane is busy (documents read at once with --jobs). */
+  /** Lanes are opened when a page arrives while every lane is busy (documents read at once, pages prepared ahead). */
   private readonly lanes: Lane[] = [];
   private opening?: Promise<Lane>;
 
@@ -125,7 +125,7 @@ export class LineEncoder {
     return this.lanes[0]!.detector.provider;
   }
 
-  /** A free lane, marked busy: an idle one, else a new one (one page of each document in flight at most). */
+  /** A free lane, marked busy: an idle one, else a new one (a lane per page in flight: --jobs, pages prepared ahead). */
   private async take(): Promise<Lane> {
     for (;;) {
       const free = this.lanes.find((l) => !l.busy);

@@ -6,6 +6,7 @@ import {
   defaultModelOptions,
   EnvironmentError,
   jobsForMemory,
+  planParallelism,
   registerEngine,
   runBatch,
   UsageError,
@@ -15,6 +16,7 @@ import {
 } from "../../src/app/index.js";
 import { parsePageSelection } from "../../src/input/index.js";
 import type { DocumentRecord } from "../../src/output/index.js";
+import { LineEncoder } from "../../src/vision/line-encoder.js";
 import { hostilePdf } from "../helpers/hostile-pdf.js";
 import { fixture, repoRoot, tempDir } from "../helpers/paths.js";
 
@@ -359,6 +361,114 @@ describe("jobsForMemory", () => {
     expect(jobsForMemory(4, 100 * MiB, 1000 * MiB)).toBe(4);
     expect(jobsForMemory(4, 900 * MiB, 1000 * MiB)).toBe(1);
   });
+});
+
+describe("planParallelism", () => {
+  it("gives several documents one thread each unless --jobs is given; one document keeps the threads", () => {
+    // --threads 2 over ten documents: three at once (one more than the threads), a thread each
+    expect(planParallelism(undefined, 2, 10, 2)).toEqual({ jobs: 3, threads: 1 });
+    // --threads 1: one document at a time
+    expect(planParallelism(undefined, 1, 10, 2)).toEqual({ jobs: 1, threads: 1 });
+    // no --threads: one document per core and one more, never more documents than there are
+    expect(planParallelism(undefined, undefined, 10, 4)).toEqual({ jobs: 5, threads: 1 });
+    expect(planParallelism(undefined, 8, 3, 8)).toEqual({ jobs: 3, threads: 2 });
+    // one document: the threads are its own; without --threads each runtime keeps its default
+    expect(planParallelism(undefined, 2, 1, 2)).toEqual({ jobs: 1, threads: 2 });
+    expect(planParallelism(undefined, undefined, 1, 2)).toEqual({ jobs: 1, threads: undefined });
+    // --jobs given: the threads are shared out among its documents
+    expect(planParallelism(1, 2, 10, 2)).toEqual({ jobs: 1, threads: 2 });
+    expect(planParallelism(2, undefined, 10, 2)).toEqual({ jobs: 2, threads: 1 });
+    expect(planParallelism(4, 2, 10, 2)).toEqual({ jobs: 4, threads: 1 });
+  });
+
+  it("runs a batch's documents a thread each when --threads is given and --jobs is not", async () => {
+    let threads: number | undefined;
+    let inFlight = 0;
+    let most = 0;
+    let target = 1;
+    let patience = 5000;
+    registerEngine(
+      {
+        name: "test-parallel",
+        description: "records its threads and how many documents it reads at once",
+        async create(s: RunSettings) {
+          threads = s.model.threads;
+          return {
+            engine: "test-parallel",
+            model: null,
+            async *decodeDocument() {
+              most = Math.max(most, ++inFlight);
+              // held until `target` documents are in flight (opening a PDF takes longer than a png), or `patience` ms
+              for (let waited = 0; inFlight < target && waited < patience; waited += 10) await new Promise((r) => setTimeout(r, 10));
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              inFlight--;
+            },
+            async close() {},
+          };
+        },
+      },
+      { replace: true },
+    );
+    const cpus = (await import("node:os")).availableParallelism();
+    target = cpus >= 2 ? 3 : 1;
+    const model = { ...defaultModelOptions(), threads: 2 };
+    const inputs = ["blank_page.pdf", "multi_page.pdf", "table.png"].map((f) => fixture(f));
+    const { request: req } = request(path.join(tmp.dir, "out-parallel"), {
+      inputs,
+      settings: settings("test-parallel", { model }),
+      jobs: undefined,
+    });
+    await runBatch(req);
+    expect(most).toBe(cpus >= 2 ? 3 : 1);
+    expect(threads).toBe(1);
+    // --jobs 1 given: one document at a time with both threads
+    most = 0;
+    target = 2;
+    patience = 500;
+    const { request: one } = request(path.join(tmp.dir, "out-parallel-1"), {
+      inputs,
+      settings: settings("test-parallel", { model }),
+      jobs: 1,
+    });
+    await runBatch(one);
+    expect(most).toBe(1);
+    expect(threads).toBe(Math.min(2, cpus));
+  });
+
+  it("prepares a document's pages one per thread with the default model, and reads them as one thread does", async () => {
+    // how many pages the line front end works on at once
+    const views = LineEncoder.prototype.views;
+    let inFlight = 0;
+    let most = 0;
+    LineEncoder.prototype.views = async function (this: LineEncoder, ...args: Parameters<typeof views>) {
+      most = Math.max(most, ++inFlight);
+      try {
+        return await views.apply(this, args);
+      } finally {
+        inFlight--;
+      }
+    };
+    try {
+      const markdown: string[] = [];
+      for (const threads of [1, 2]) {
+        most = 0;
+        const out = path.join(tmp.dir, `out-ahead-${threads}`);
+        const { request: req } = request(out, {
+          inputs: [fixture("multi_page.pdf")],
+          pageRanges: parsePageSelection("1-3"),
+          settings: settings("model", { model: { ...defaultModelOptions(), threads } }),
+          jobs: undefined,
+        });
+        expect(await runBatch(req)).toMatchObject({ done: 1, pages: 3 });
+        expect(most).toBe(threads);
+        markdown.push(readFileSync(path.join(out, "multi_page.md"), "utf8"));
+      }
+      expect(markdown[0]!.length).toBeGreaterThan(1000);
+      expect(markdown[1]).toBe(markdown[0]);
+    } finally {
+      LineEncoder.prototype.views = views;
+    }
+  }, 120_000);
 });
 
 describe("reliability (issue 19)", () => {

@@ -84,7 +84,10 @@ export async function loadModel(settings: {
     if (err instanceof DecoderError) throw new EnvironmentError(err.message, { cause: err });
     throw err;
   }
-  const encoderOptions = { threads: options.threads };
+  // a line-unit model's vision sessions run one intra-op thread each and its threads go to pages prepared at once
+  // (decode.ts pagesAhead): a second intra-op thread bought a page's small convolutions almost nothing (ten dev
+  // pages, 32.0 s against 31.7-35.1 s on one)
+  const encoderOptions = { threads: json.vision.lines ? 1 : options.threads };
   let encoder: VisionEncoder | undefined;
   let lines: LineEncoder | undefined;
   try {

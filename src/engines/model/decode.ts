@@ -1,6 +1,7 @@
 // The "model" engine's decode loops: a bundle's encoder (onnxruntime) + native decoder, in the prefix layout
 // (DeepSeek-OCR, Unlimited-OCR: a page per pass, or a whole document in one R-SWA pass) or the streaming layout
 // (our default model). Loading is bundle.ts, page views views.ts, the page record page.ts, memory memory.ts.
+import { availableParallelism } from "node:os";
 import type { AttentionPolicy, FocalOptions, GenerateOptions, NoRepeatRule, Session } from "../../native/index.js";
 import { InputError, isInputError } from "../../input/index.js";
 import type { PageLine } from "../../layout/page.js";
@@ -51,6 +52,11 @@ class ModelEngine implements PageEngine {
   }
 
   private readonly views: PageViews;
+
+  /** Pages the streaming pass prepares at once: a line-unit model's lanes run one thread each, one per thread. */
+  private get pagesAhead(): number {
+    return this.m.lines ? Math.max(1, this.options.threads ?? availableParallelism()) : 1;
+  }
 
   private get mode(): string {
     return this.options.mode;
@@ -253,8 +259,18 @@ class ModelEngine implements PageEngine {
         },
       );
     };
-    let next: Promise<PreparedPixels | InputError> | undefined = numbers.length ? prepare(numbers[0]!) : undefined;
-    next?.catch(() => {});
+    // pages prepared ahead of the one being decoded: one, or (line-unit models) one per thread, each on its own
+    // lane of vision sessions, so a document's pages keep every core busy
+    const queue: Promise<PreparedPixels | InputError>[] = [];
+    let issued = 0;
+    const fill = () => {
+      while (issued < numbers.length && queue.length < this.pagesAhead) {
+        const p = prepare(numbers[issued++]!);
+        p.catch(() => {});
+        queue.push(p);
+      }
+    };
+    fill();
     try {
       await session.prefill({ tokens: buildStreamingPrompt(this.m.tokenizer, json, promptFor(json, 1)).ids });
       let previous: [number, number] | undefined;
@@ -265,9 +281,8 @@ class ModelEngine implements PageEngine {
       for (let i = 0; i < numbers.length; i++) {
         const pageNumber = numbers[i]!;
         if (context.signal.aborted) return;
-        const p = await next!;
-        next = i + 1 < numbers.length ? prepare(numbers[i + 1]!) : undefined;
-        next?.catch(() => {});
+        const p = await queue.shift()!;
+        fill();
         if (p instanceof InputError) {
           yield await this.failedPage(pages, pageNumber, p.message);
           continue;

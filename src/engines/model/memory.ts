@@ -47,11 +47,17 @@ export function bytesPerEntry(json: ModelJson): number {
   return d.num_hidden_layers * 2 * d.num_key_value_heads * d.head_dim * 4;
 }
 
-/** Peak bytes of one document in flight: its KV cache, two pages of pixels and two pages of embeddings. */
+/**
+ * A line-unit model's lane of vision sessions, one per document or page in flight: the sessions (69 MiB) and the
+ * detector's working memory on a 150-DPI A4 page (125-139 MiB), measured (docs/benchmarks.md, twelfth session).
+ */
+export const LANE_BYTES = 200 * 2 ** 20;
+
+/** Peak bytes of one document in flight: its KV cache, two pages of pixels and two pages of embeddings (and a lane). */
 export function bytesPerDocument(json: ModelJson, o: MemoryOptions, dpi: number): number {
   const view = Math.max(viewEntries(json.vision.modes[o.mode]!), viewEntries(json.vision.modes[o.documentMode]!));
   // a US Letter / A4 page at `dpi`, RGB: the page being decoded and the next one being prepared
   const pixels = 2 * 3 * Math.ceil(8.5 * dpi) * Math.ceil(11.7 * dpi);
   const embeddings = 2 * view * json.decoder.hidden_size * 4 * (o.lineUnit ? 60 : 1);
-  return Math.ceil(cacheSlots(cacheEntries(json, o)) * bytesPerEntry(json) + pixels + embeddings);
+  return Math.ceil(cacheSlots(cacheEntries(json, o)) * bytesPerEntry(json) + pixels + embeddings + (o.lineUnit ? LANE_BYTES : 0));
 }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveDecodeOptions } from "../../../src/engines/model/options.js";
 import { documentPass } from "../../../src/engines/model/document-pass.js";
-import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, viewEntries } from "../../../src/engines/model/memory.js";
+import { bytesPerDocument, bytesPerEntry, cacheEntries, cacheSlots, LANE_BYTES, viewEntries } from "../../../src/engines/model/memory.js";
 import { defaultModelOptions } from "../../../src/engines/settings.js";
 import { Decoder } from "../../../src/native/index.js";
 import { modelJsonFromCheckpointConfig, REFERENCE_DPI } from "../../../src/model/checkpoint-config.js";
@@ -97,6 +97,12 @@ describe("--jobs memory estimate under R-SWA", () => {
     // full attention keeps every generated entry of a (one-page) pass
     const full = resolveDecodeOptions({ ...defaultModelOptions(), attention: "full" }, unlimited, "/bundle");
     expect(cacheEntries(unlimited, full)).toBe(64 + viewEntries(unlimited.vision.modes.gundam!) + 8192);
+  });
+
+  it("counts a line-unit model's own lane of vision sessions per document", () => {
+    const page = bytesPerDocument(unlimited, o, 150);
+    expect(bytesPerDocument(unlimited, { ...o, lineUnit: true }, 150) - page).toBeGreaterThanOrEqual(LANE_BYTES);
+    expect(LANE_BYTES).toBe(200 * 2 ** 20);
   });
 
   it("bounds the cache a real whole-document pass allocates (tiny random-weight decoder, 12 pages)", async () => {
