@@ -185,6 +185,11 @@ void InitTesting(Napi::Env env, Napi::Object exports) {
           const std::string set = info.Length() > 1 && info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "";
           return Napi::Boolean::New(info.Env(), ocr::int8_decode_enabled(set.empty() ? nullptr : set.c_str()));
         }));
+  // setInt8Q4Vbmi(on) -> whether q4_1 decode now runs the AVX512-VBMI loop (false where the CPU lacks it).
+  t.Set("setInt8Q4Vbmi", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+          ocr::set_int8_q4_vbmi(info[0].ToBoolean().Value());
+          return Napi::Boolean::New(info.Env(), ocr::int8_q4_vbmi());
+        }));
   exports.Set("testing", t);
 }
 

@@ -17,7 +17,8 @@ void matvec_q_int8_avx512(DType, const float*, int64_t, const void*, int64_t, in
 
 namespace {
 std::atomic<bool> int8_decode_on{true};
-}
+std::atomic<bool> q4_vbmi_on{true};
+}  // namespace
 
 bool int8_decode_avxvnni() {
 #ifdef OCR_HAVE_X86_SIMD
@@ -36,6 +37,17 @@ bool int8_decode_avx512vnni() {
   return false;
 #endif
 }
+
+bool int8_q4_vbmi() {
+#ifdef OCR_HAVE_X86_SIMD
+  static const bool vbmi = cpu_supports("avx512vnni") && cpu_supports("avx512vbmi");
+  return vbmi && q4_vbmi_on.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void set_int8_q4_vbmi(bool on) { q4_vbmi_on.store(on); }
 
 bool int8_decode_enabled(const char* set) {
   if (!set) return int8_decode_avxvnni() || int8_decode_avx512vnni();
@@ -57,6 +69,7 @@ bool cpu_supports(const char* isa) {
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
   if (std::strcmp(isa, "avx512bf16") == 0) return __builtin_cpu_supports("avx512bf16");
   if (std::strcmp(isa, "avx512vnni") == 0) return cpu_supports("avx512") && __builtin_cpu_supports("avx512vnni");
+  if (std::strcmp(isa, "avx512vbmi") == 0) return cpu_supports("avx512") && __builtin_cpu_supports("avx512vbmi");
   if (std::strcmp(isa, "avxvnni") == 0)
     return __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 #endif

@@ -67,6 +67,10 @@ void matvec_q_int8(DType wdt, const float* x, int64_t in, const void* w, int64_t
 void matvec_q_int8_avx512(DType wdt, const float* x, int64_t in, const void* w, int64_t o0, int64_t o1, float* y);
 bool int8_decode_avxvnni();     // the CPU has AVX-VNNI and the int8 path is on
 bool int8_decode_avx512vnni();  // the CPU has AVX512-VNNI and the int8 path is on
+// The 512-bit path's q4_1 loop with AVX512-VBMI byte permutes (a quad's blocks in two loads, no gather): the CPU has
+// AVX512-VNNI and AVX512-VBMI and it is not turned off (tests run both loops where the CPU has VBMI).
+bool int8_q4_vbmi();
+void set_int8_q4_vbmi(bool on);
 // Whether kernel set `set` (a Kernels::name) runs the int8 path on this CPU now; nullptr: any set.
 bool int8_decode_enabled(const char* set = nullptr);
 void set_int8_decode(bool on);    // off: the f32 path (dequantise, FMA) on every CPU

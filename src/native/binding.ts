@@ -145,6 +145,8 @@ export interface NativeTesting {
    * `set` (default: for any set).
    */
   setInt8Decode(on: boolean, set?: string): boolean;
+  /** turns the AVX512-VBMI q4_1 decode loop on or off; whether it now runs (false where the CPU lacks VBMI) */
+  setInt8Q4Vbmi(on: boolean): boolean;
 }
 
 export interface NativeAddon {

@@ -515,6 +515,17 @@ describe.each(["ref", ...fastSets])("%s kernels with block-quantised weights", (
     checkQuant(set, format, format === "q8_0" ? 47 : 48, [1], true);
   });
 
+  // where the CPU has AVX512-VBMI the 512-bit q4_1 decode runs its own loop (above); the loop without it, here
+  const vbmi = t.setInt8Q4Vbmi(true);
+  it.runIf(set.startsWith("avx512") && int8 && vbmi)("linear_rows with q4_1 weights, int8 decode without the AVX512-VBMI loop", () => {
+    expect(t.setInt8Q4Vbmi(false)).toBe(false);
+    try {
+      checkQuant(set, "q4_1", 49, [1], true);
+    } finally {
+      t.setInt8Q4Vbmi(true);
+    }
+  });
+
   it("rejects rows that are not whole blocks", () => {
     expect(() => t.linearRows(set, new Float32Array(40), 1, 40, "q8_0", new Uint8Array(68), 0, 1)).toThrow(/whole blocks of 32/);
   });
