@@ -39,7 +39,13 @@ function timed(args) {
     child.on("error", reject);
     child.on("close", (code) => {
       const m = err.match(/TIMES ([\d.]+) ([\d.]+) (\d+)/);
-      resolve({ code, err, wall: (performance.now() - started) / 1000, cpu: m ? Number(m[1]) + Number(m[2]) : NaN, rssMiB: m ? Number(m[3]) / 1024 : NaN });
+      resolve({
+        code,
+        err,
+        wall: (performance.now() - started) / 1000,
+        cpu: m ? Number(m[1]) + Number(m[2]) : NaN,
+        rssMiB: m ? Number(m[3]) / 1024 : NaN,
+      });
     });
   });
 }
@@ -64,7 +70,8 @@ for (const t of o.threads.split(",").map(Number)) {
     if (o.model) args.push("--model", o.model);
     if (o.pages) args.push("--pages", o.pages);
     const r = await timed(args);
-    if (r.code !== 0 && r.code !== 1) throw new Error(`ocr parse --threads ${t} exited ${r.code}: ${r.err.trim().split("\n").slice(-3).join(" | ")}`);
+    if (r.code !== 0 && r.code !== 1)
+      throw new Error(`ocr parse --threads ${t} exited ${r.code}: ${r.err.trim().split("\n").slice(-3).join(" | ")}`);
     const got = outputs(out);
     first ??= got;
     const same = got.md.size === first.md.size && [...got.md].every(([k, v]) => first.md.get(k) === v);
