@@ -2,7 +2,8 @@
 // Single-thread matrix-vector probe of the kernel sets (decode's inner loop, bench addon `linearRows`): weights of a
 // random [rows, in] matrix in each dtype, best of REPS x CALLS calls, in G weights/s and GB/s of weights read.
 // Usage: node scripts/bench-matvec.mjs [rows=16384] [in=1280] [sets=avx2,avx512] [dtypes=bf16,q8_0,q4_1]
-//        env REPS (5), CALLS (20), INT8=0 (the f32 path for quantised weights instead of int8 activations).
+//        env REPS (5), CALLS (20), INT8=0 (the f32 path for quantised weights instead of int8 activations), VBMI=0
+//        (the 512-bit int8 loops without AVX512-VBMI where the CPU has it).
 // Needs `npm run build` and the native addons. Not a test: the figures depend on the machine and its load.
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -18,6 +19,7 @@ const dtypes = (process.argv[5] ?? "bf16,q8_0,q4_1").split(",");
 const calls = Number(process.env.CALLS ?? 20);
 const reps = Number(process.env.REPS ?? 5);
 const int8 = process.env.INT8 !== "0";
+const vbmi = t.setInt8Q4Vbmi(process.env.VBMI !== "0");
 
 let seed = 1;
 const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5;
@@ -41,7 +43,7 @@ for (const dt of dtypes)
       best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9 / calls);
     }
     const gw = (rows * inF) / best / 1e9;
-    const q = dt.startsWith("q") ? (path8 ? " int8" : " f32") : "";
+    const q = dt.startsWith("q") ? (path8 ? (vbmi && set.startsWith("avx512") ? " int8 vbmi" : " int8") : " f32") : "";
     out.push(`${dt} ${set}${q}: ${gw.toFixed(1)} Gw/s ${((gw * bytes[dt].length) / (rows * inF)).toFixed(1)} GB/s`);
   }
 console.log(`matvec ${rows} x ${inF}, 1 thread: ${out.join(" | ")}`);
