@@ -73,7 +73,8 @@ export function jobsForMemory(jobs: number, perDocument: number, free: number): 
 
 /**
  * How a batch spreads its CPU threads: `threads` (--threads, else the machine's cores) go to documents read at once,
- * one thread each, when the inputs name several and --jobs is not given. A page's stages gain little from a second
+ * one thread each, when the inputs name several, --jobs is not given and the engine reads documents at once
+ * (`byDocument`: the default model; a large model's decoder keeps every thread on one document). A page's stages gain little from a second
  * intra-op thread at the default model's sizes (ten dev pages: 32.0 s on two threads, 31.7-35.1 s on one), while
  * documents at once keep the cores busy; one document more than the threads, since a document's stages run one
  * after another and each waits on the last (twelve dev pages, two threads: 1.54x one thread's pages per minute
@@ -85,9 +86,10 @@ export function planParallelism(
   threads: number | undefined,
   documents: number,
   cpus: number,
+  byDocument = true,
 ): { jobs: number; threads: number | undefined } {
   const budget = threads ?? cpus;
-  const n = jobs ?? (documents > 1 ? Math.max(1, Math.min(budget > 1 ? budget + 1 : 1, documents)) : 1);
+  const n = jobs ?? (byDocument && documents > 1 ? Math.max(1, Math.min(budget > 1 ? budget + 1 : 1, documents)) : 1);
   if (threads === undefined && n === 1) return { jobs: n, threads: undefined };
   return { jobs: n, threads: Math.max(1, Math.floor(budget / n)) };
 }
@@ -120,7 +122,8 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   const taken = discovery.documents.map((d) => inShard(d.shardKey, request.shard));
   discovery.documents = discovery.documents.filter((_, i) => taken[i]);
   discovery.problems = discovery.problems.filter((p) => inShard(p.path, request.shard));
-  const plan = planParallelism(request.jobs, settings.model.threads, discovery.documents.length, cpus);
+  const byDocument = request.jobs === undefined && (await definition.readsDocumentsAtOnce?.(settings)) === true;
+  const plan = planParallelism(request.jobs, settings.model.threads, discovery.documents.length, cpus, byDocument);
   if (plan.threads !== settings.model.threads) settings = { ...settings, model: { ...settings.model, threads: plan.threads } };
   if (request.writeMarkdown && discovery.documents.length + discovery.problems.length > 1) {
     throw new UsageError(

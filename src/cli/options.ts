@@ -266,7 +266,8 @@ export const OPTIONS = {
   // ---- running and reporting
   jobs: {
     flags: "-j, --jobs <n>",
-    description: "documents processed at once (default: one per --threads thread, or per core, and one more, when the inputs name several)",
+    description:
+      "documents processed at once (default model: one per --threads thread, or per core, and one more, when the inputs name several; else 1)",
     parse: integer("--jobs", 1, 256),
   },
   jsonl: {

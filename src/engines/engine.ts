@@ -94,6 +94,12 @@ export interface EngineDefinition {
    * it needs (no model, no addon), UsageError (exit 2) for settings it cannot honour.
    */
   create(settings: EngineSettings): Promise<PageEngine>;
+  /**
+   * Whether a batch of several documents should read one per thread, each on one thread (pages whose stages gain
+   * little from a second thread), instead of one document at a time on every thread (the default: a large model's
+   * decoder wants every core on one sequence). Asked before create, so it must be cheap.
+   */
+  readsDocumentsAtOnce?(settings: EngineSettings): Promise<boolean>;
 }
 
 const engines = new Map<string, EngineDefinition>();

@@ -379,6 +379,9 @@ describe("planParallelism", () => {
     expect(planParallelism(1, 2, 10, 2)).toEqual({ jobs: 1, threads: 2 });
     expect(planParallelism(2, undefined, 10, 2)).toEqual({ jobs: 2, threads: 1 });
     expect(planParallelism(4, 2, 10, 2)).toEqual({ jobs: 4, threads: 1 });
+    // an engine that reads one document on every thread: one at a time, the threads as given
+    expect(planParallelism(undefined, 2, 10, 2, false)).toEqual({ jobs: 1, threads: 2 });
+    expect(planParallelism(undefined, undefined, 10, 2, false)).toEqual({ jobs: 1, threads: undefined });
   });
 
   it("runs a batch's documents a thread each when --threads is given and --jobs is not", async () => {
@@ -387,6 +390,7 @@ describe("planParallelism", () => {
     let most = 0;
     let target = 1;
     let patience = 5000;
+    let byDocument = true;
     registerEngine(
       {
         name: "test-parallel",
@@ -406,6 +410,7 @@ describe("planParallelism", () => {
             async close() {},
           };
         },
+        readsDocumentsAtOnce: async () => byDocument,
       },
       { replace: true },
     );
@@ -431,6 +436,17 @@ describe("planParallelism", () => {
       jobs: 1,
     });
     await runBatch(one);
+    expect(most).toBe(1);
+    expect(threads).toBe(Math.min(2, cpus));
+    // an engine that keeps every thread on one document (a large model's decoder): one at a time, both threads
+    most = 0;
+    byDocument = false;
+    const { request: whole } = request(path.join(tmp.dir, "out-parallel-2"), {
+      inputs,
+      settings: settings("test-parallel", { model }),
+      jobs: undefined,
+    });
+    await runBatch(whole);
     expect(most).toBe(1);
     expect(threads).toBe(Math.min(2, cpus));
   });

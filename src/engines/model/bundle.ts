@@ -29,6 +29,23 @@ export interface LoadedModel {
   separator?: Float32Array;
 }
 
+/**
+ * Whether the bundle `model.dir` names (else models/default) has the line front end (model.json vision.lines): its
+ * pages' small vision stages run one thread each, so a batch reads one document per thread. False when the bundle
+ * cannot be read (loading it then says why).
+ */
+export async function lineUnitBundle(settings: { model: ModelOptions }): Promise<boolean> {
+  const requested = settings.model.dir;
+  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
+  if (!dir) return false;
+  try {
+    const json = JSON.parse(await readFile(path.join(dir, "model.json"), "utf8")) as { vision?: { lines?: unknown } };
+    return json.vision?.lines !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** The package's own models/default folder (next to dist/ and src/). */
 export function defaultModelDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../models/default");

@@ -16,7 +16,7 @@ import {
   type PageEngine,
 } from "../engine.js";
 import type { ModelOptions } from "../settings.js";
-import { loadModel, type LoadedModel } from "./bundle.js";
+import { lineUnitBundle, loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
 import { bannedScript, faithfulLine, joinHyphenated } from "./faithful.js";
 import { restoreDecimalPoints } from "./numbers.js";
@@ -507,6 +507,11 @@ export async function createModelEngine(settings: { model: ModelOptions }): Prom
 }
 
 registerEngine(
-  { name: "model", description: "the OCR model (vision encoder + native decoder)", create: createModelEngine },
+  {
+    name: "model",
+    description: "the OCR model (vision encoder + native decoder)",
+    create: createModelEngine,
+    readsDocumentsAtOnce: lineUnitBundle,
+  },
   { replace: true },
 );

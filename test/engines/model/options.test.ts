@@ -1,11 +1,12 @@
 // Decode options resolved once (src/engines/model/options.ts): request + bundle defaults -> DecodeOptions, checked with
 // messages naming the option. The first block runs the model engine's own entry (createModelEngine) on the default
 // bundle and on a copy of it converted-style (full attention), as `ocr parse` does.
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveDecodeOptions } from "../../../dist/engines/model/options.js";
 import { createModelEngine } from "../../../dist/engines/model/decode.js";
+import { getEngine } from "../../../dist/engines/engine.js";
 import type { RunSettings } from "../../../dist/app/settings.js";
 import { defaultModelOptions, type ModelOptions } from "../../../dist/engines/settings.js";
 import { validateModelJson, type ModelJson } from "../../../dist/model/schema.js";
@@ -63,6 +64,18 @@ describe("createModelEngine resolves the request against the bundle", () => {
     expect(windowed.options).toMatchObject({ attention: { kind: "rswa", window: 64 } });
     // the memory estimate follows the attention actually used: 64 text entries instead of the page's token cap
     expect(windowed.bytes).toBeLessThan(full.bytes);
+  });
+
+  it("reads a batch's documents at once only for a line-unit bundle (the default model), asked before it loads", async () => {
+    const pageGrid = path.join(tmp.dir, "page-grid");
+    mkdirSync(pageGrid);
+    bundleWith(pageGrid, (j) => {
+      delete (j.vision as { lines?: unknown }).lines;
+    });
+    const reads = getEngine("model")!.readsDocumentsAtOnce!;
+    expect(await reads(settings({}))).toBe(true);
+    expect(await reads(settings({ dir: pageGrid }))).toBe(false);
+    expect(await reads(settings({ dir: path.join(tmp.dir, "no-such-bundle") }))).toBe(false);
   });
 
   it("--focal-layers and --focal-warmup turn focal pruning on for the default model (no focal section)", async () => {
