@@ -5,12 +5,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getEngine, type DecodedPage, type DocumentPages, type PageEngine } from "../engines/engine.js";
 import "../engines/index.js";
-import { defaultModelDir } from "../engines/model/bundle.js";
-import { UsageError } from "../engines/errors.js";
+import { requireBundleDir } from "../engines/model/bundle.js";
 import type { RunSettings } from "../app/settings.js";
 import { isInputError, openDocument, renderedSize, type OpenedDocument } from "../input/index.js";
 import { loadBundle } from "../model/bundle.js";
-import { resolveModelDir } from "../model/registry.js";
 import { PAGE_SEPARATOR } from "../output/grounding.js";
 
 export interface ServeOptions {
@@ -159,9 +157,7 @@ function sameKey(given: string | undefined, expected: string): boolean {
 
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const settings = { ...o.settings, engine: "model" };
-  const requested = settings.model.dir;
-  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
-  if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
+  const dir = requireBundleDir(settings.model.dir);
   const engine: PageEngine = await getEngine("model")!.create({ ...settings, model: { ...settings.model, dir } });
   const bundle = await loadBundle(dir);
   const prompt = bundle.json.prompts.page;

@@ -35,8 +35,7 @@ export interface LoadedModel {
  * cannot be read (loading it then says why).
  */
 export async function lineUnitBundle(settings: { model: ModelOptions }): Promise<boolean> {
-  const requested = settings.model.dir;
-  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
+  const dir = bundleDirFor(settings.model.dir);
   if (!dir) return false;
   try {
     const json = JSON.parse(await readFile(path.join(dir, "model.json"), "utf8")) as { vision?: { lines?: unknown } };
@@ -44,6 +43,18 @@ export async function lineUnitBundle(settings: { model: ModelOptions }): Promise
   } catch {
     return false;
   }
+}
+
+/** The bundle folder --model names (a folder, or a pulled model's name), else models/default; undefined: neither. */
+export function bundleDirFor(requested: string | undefined): string | undefined {
+  return requested ? resolveModelDir(requested) : defaultModelDir();
+}
+
+/** bundleDirFor, or the usage error that names a --model that is neither a folder nor a pulled model. */
+export function requireBundleDir(requested: string | undefined): string {
+  const dir = bundleDirFor(requested);
+  if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
+  return dir;
 }
 
 /** The package's own models/default folder (next to dist/ and src/). */
@@ -66,9 +77,7 @@ async function modelIdentity(bundle: Bundle): Promise<ModelIdentity> {
 export async function loadModel(settings: {
   model: ModelOptions;
 }): Promise<{ loaded: LoadedModel; identity: ModelIdentity; options: DecodeOptions }> {
-  const requested = settings.model.dir;
-  const dir = requested ? resolveModelDir(requested) : defaultModelDir();
-  if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
+  const dir = requireBundleDir(settings.model.dir);
   let bundle: Bundle;
   try {
     bundle = await loadBundle(dir);
