@@ -15,6 +15,7 @@ import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic, resizeGrey } from "./resample.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
+import { readingBox, turnedRegion, union, verticalCandidates, type Turn } from "./vertical.js";
 
 /** Per-slot features after the recogniser's 120 wide: gap before (timesteps/8), run length/8, peak probability, centre/width. */
 export const SLOT_EXTRA = 4;
@@ -43,6 +44,8 @@ export interface LineModels {
 
 export interface LineBox extends Extent {
   score: number;
+  /** a line set vertically (vision/vertical.ts): how its crop is turned upright */
+  turn?: Turn;
 }
 
 export interface LineUnit {
@@ -427,6 +430,31 @@ export function recogniserBatch(crops: readonly { data: Float32Array; width: num
   return { data, dims: [crops.length, 3, height, width] };
 }
 
+/** Crops read in one call, each padded to the widest: per crop its greedy text and, per symbol, the peak
+ * probability of its run's first step. */
+async function readTogether(
+  crops: readonly { data: Float32Array; width: number }[],
+  models: Pick<LineModels, "recognise">,
+  cfg: LinesConfig,
+  dictionary: readonly string[],
+): Promise<{ text: string; peaks: number[] }[]> {
+  const width = Math.ceil(Math.max(...crops.map((c) => c.width)) / 8) * 8;
+  const { best, peak } = await models.recognise(recogniserBatch(crops, cfg.rec_height, width));
+  const steps = best.dims[1]!;
+  return crops.map((crop, j) => {
+    const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
+    const peaks: number[] = [];
+    let text = "";
+    for (let t = j * steps; t < j * steps + valid; t++) {
+      const c = best.data[t]!;
+      if (c === 0 || (t > j * steps && best.data[t - 1] === c)) continue;
+      peaks.push(peak.data[t]!);
+      text += dictionary[c] ?? "";
+    }
+    return { text, peaks };
+  });
+}
+
 /** The margin marks the recogniser reads as 1–MARK_MAX_SYMBOLS symbols, each at least MARK_MIN_PEAK sure. */
 async function confidentMarks(
   page: PagePixels,
@@ -437,22 +465,64 @@ async function confidentMarks(
 ): Promise<LineBox[]> {
   const kept: LineBox[] = [];
   for (const mark of marks) {
-    const crop = recogniserCrop(page, mark, cfg.rec_height, cfg.rec_max_width);
-    const width = Math.ceil(crop.width / 8) * 8;
-    const { best, peak } = await models.recognise(recogniserBatch([crop], cfg.rec_height, width));
-    const steps = best.dims[1]!;
-    const valid = Math.min(steps, Math.ceil((crop.width / width) * steps));
-    const picked: number[] = [];
-    for (let t = 0; t < valid; t++) if (best.data[t] !== 0 && (t === 0 || best.data[t - 1] !== best.data[t])) picked.push(peak.data[t]!);
-    const text = Array.from(best.data.subarray(0, valid))
-      .filter((c) => c !== 0)
-      .map((c) => dictionary[c] ?? "")
-      .join("")
-      .trim();
-    if (picked.length >= 1 && picked.length <= MARK_MAX_SYMBOLS && text && Math.min(...picked) >= MARK_MIN_PEAK)
-      kept.push({ ...mark, score: Math.min(...picked) });
+    const { text, peaks } = (
+      await readTogether([recogniserCrop(page, mark, cfg.rec_height, cfg.rec_max_width)], models, cfg, dictionary)
+    )[0]!;
+    if (peaks.length >= 1 && peaks.length <= MARK_MAX_SYMBOLS && text.trim() && Math.min(...peaks) >= MARK_MIN_PEAK)
+      kept.push({ ...mark, score: Math.min(...peaks) });
   }
   return kept;
+}
+
+/** A vertical reading is taken when its mean peak probability is at least this… */
+const VERTICAL_SURE = 0.8;
+/** …it has at least this many Latin or Cyrillic letters or digits, and it is surer than the boxes read across. */
+const VERTICAL_MIN_SYMBOLS = 3;
+const UPRIGHT_SYMBOL = /[0-9\p{Script=Latin}\p{Script=Cyrillic}]/gu;
+/** Upright glyphs stacked one above the other (one-figure table cells the detector ran together) read turned as
+ * full-width forms or CJK: those readings are not taken. */
+const FULL_WIDTH = /[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/u;
+
+/**
+ * Which way a vertical line candidate reads upright (vision/vertical.ts), if either: it is read turned both ways,
+ * and the surer way is taken where it reads VERTICAL_MIN_SYMBOLS Latin or Cyrillic letters or digits and no
+ * full-width form, at least VERTICAL_SURE sure, and surer than its boxes read across (`across`, their mean peak).
+ */
+async function uprightTurn(
+  page: PagePixels,
+  box: Extent,
+  across: number,
+  models: LineModels,
+  cfg: LinesConfig,
+  dictionary: readonly string[],
+): Promise<Turn | undefined> {
+  const turns = ["ccw", "cw"] as const;
+  const readings = await readTogether(
+    turns.map((turn) => turnedCrop(page, box, turn, cfg.rec_height, cfg.rec_max_width)),
+    models,
+    cfg,
+    dictionary,
+  );
+  let best: { turn: Turn; sure: number } | undefined;
+  for (const [i, turn] of turns.entries()) {
+    const { text, peaks } = readings[i]!;
+    const sure = peaks.length ? peaks.reduce((x, y) => x + y, 0) / peaks.length : 0;
+    if (FULL_WIDTH.test(text) || (text.match(UPRIGHT_SYMBOL)?.length ?? 0) < VERTICAL_MIN_SYMBOLS || sure < VERTICAL_SURE || sure <= across)
+      continue;
+    if (!best || sure > best.sure) best = { turn, sure };
+  }
+  return best?.turn;
+}
+
+/** A vertical line's crop for the recogniser, turned upright (recogniserCrop of the turned region). */
+function turnedCrop(page: PagePixels, box: Extent, turn: Turn, height: number, maxWidth: number, widen = 1) {
+  const region = turnedRegion(page, box, turn);
+  return recogniserCrop(region, { xMin: 0, xMax: region.width, yMin: 0, yMax: region.height }, height, maxWidth, widen);
+}
+
+/** The recogniser's crop of a line, turned upright where the line is vertical. */
+function lineCrop(page: PagePixels, box: LineBox, height: number, maxWidth: number, widen = 1) {
+  return box.turn ? turnedCrop(page, box, box.turn, height, maxWidth, widen) : recogniserCrop(page, box, height, maxWidth, widen);
 }
 
 /**
@@ -521,24 +591,24 @@ export async function pageUnits(
     .sort((p, q) => p.xMin - q.xMin);
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
-  const boxes = [
+  let boxes = [
     ...marks.filter((m) => m.yMax <= top),
     ...(models.order ? models.order(found, page) : orderLines(found, page)),
     ...marks.filter((m) => m.yMax > top),
   ];
-  const geometry = pageGeometry(boxes, page.width, page.height);
+  let geometry = pageGeometry(boxes, page.width, page.height);
   clock("layout");
-  const crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
+  let crops = boxes.map((b) => recogniserCrop(page, b, cfg.rec_height, cfg.rec_max_width));
   clock("crops");
-  const units: LineUnit[] = new Array(boxes.length);
+  let units: LineUnit[] = new Array(boxes.length);
   // each slot's centre in its crop's columns (the diacritics model's windows)
-  const slotColumns: Float32Array[] = new Array(boxes.length);
+  let slotColumns: Float32Array[] = new Array(boxes.length);
   // each line's CTC steps in its first reading
-  const firstSteps = new Float32Array(boxes.length);
+  let firstSteps = new Float32Array(boxes.length);
   // characters the recogniser read per CTC step of each line
-  const density = new Float32Array(boxes.length);
+  let density = new Float32Array(boxes.length);
   // and its mean peak probability
-  const meanPeak = new Float32Array(boxes.length);
+  let meanPeak = new Float32Array(boxes.length);
   // (`again`: the lines' second reading, widened: only their evidence is taken)
   const read = async (lines: number[], again = false) => {
     const order = [...lines].sort((a, b) => crops[a]!.width - crops[b]!.width);
@@ -591,6 +661,41 @@ export async function pageUnits(
     }
   };
   await read(crops.map((_, k) => k));
+  // a line set vertically, which the detector found as one tall box or a stack of glyph boxes and the recogniser
+  // read across unsure (mean peak under UNSURE: a column of one-figure table cells reads sure, 0.97, and stays; the
+  // turned glyphs of a form's document number 0.68), is read upright where it reads so (uprightTurn): one line in
+  // place of its boxes, at the first one's place in the reading order, laid out for the decoder as it would lie
+  // upright (readingBox)
+  const drop = new Set<number>();
+  for (const { members } of verticalCandidates(found)) {
+    const at = members.map((m) => boxes.indexOf(found[m]!));
+    if (at.some((k) => k < 0)) continue;
+    const peaks = at.flatMap((k) => Array.from(slotPeaks(units[k]!.ids, units[k]!.features, units[k]!.stride)));
+    const across = peaks.length ? peaks.reduce((x, y) => x + y, 0) / peaks.length : 0;
+    if (across >= UNSURE) continue;
+    const box = union(at.map((k) => boxes[k]!));
+    const turn = await uprightTurn(page, box, across, models, cfg, dictionary);
+    if (!turn) continue;
+    const k = Math.min(...at);
+    boxes[k] = { ...box, score: Math.max(...at.map((j) => boxes[j]!.score)), turn };
+    crops[k] = lineCrop(page, boxes[k]!, cfg.rec_height, cfg.rec_max_width);
+    for (const j of at) if (j !== k) drop.add(j);
+    await read([k]);
+  }
+  if (drop.size) {
+    const keep = <T>(_: T, k: number) => !drop.has(k);
+    [boxes, crops, units, slotColumns] = [boxes.filter(keep), crops.filter(keep), units.filter(keep), slotColumns.filter(keep)];
+    [firstSteps, density, meanPeak] = [firstSteps.filter(keep), density.filter(keep), meanPeak.filter(keep)];
+  }
+  if (boxes.some((b) => b.turn)) {
+    geometry = pageGeometry(
+      boxes.map((b) => (b.turn ? readingBox(b, page) : b)),
+      page.width,
+      page.height,
+    );
+    units = units.map((u, k) => ({ ...u, box: boxes[k]!, geometry: geometry[k]! }));
+  }
+  clock("vertical");
   // a crowded line (a narrow face, dense type) is read again widened: its CTC steps were too few for its letters,
   // and the recogniser dropped some ("volme", "artile" for "volume", "article"); the second reading is the line's
   // evidence (text, peaks, diacritics), its first stays the decoder's input (widened slots look like larger type
@@ -599,7 +704,7 @@ export async function pageUnits(
   const firstCrops = new Map(crowded.map((k) => [k, crops[k]!]));
   if (crowded.length) {
     for (const k of crowded)
-      crops[k] = recogniserCrop(page, boxes[k]!, cfg.rec_height, cfg.rec_max_width, Math.min(MAX_WIDEN, density[k]! / SPREAD));
+      crops[k] = lineCrop(page, boxes[k]!, cfg.rec_height, cfg.rec_max_width, Math.min(MAX_WIDEN, density[k]! / SPREAD));
     await read(crowded, true);
     // (a first reading kept keeps its crop, which its slot columns index)
     for (const k of crowded) if (units[k]!.peaks === undefined) crops[k] = firstCrops.get(k)!;

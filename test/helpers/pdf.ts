@@ -33,6 +33,8 @@ function padPassword(password: string): Buffer {
 interface PdfOptions {
   /** Page text drawn in Helvetica. */
   text?: string;
+  /** The page's content stream instead (its font is /F1, Helvetica); `text` is then only the document's ID. */
+  content?: string;
   /** MediaBox size in points. */
   width?: number;
   height?: number;
@@ -45,7 +47,7 @@ export function makePdf(options: PdfOptions = {}): Buffer {
   const width = options.width ?? 612;
   const height = options.height ?? 792;
   const text = (options.text ?? "Hello from a generated PDF").replace(/[()\\]/g, "\\$&");
-  let content: Buffer = Buffer.from(`BT /F1 24 Tf 72 ${height - 96} Td (${text}) Tj ET\n`, "latin1");
+  let content: Buffer = Buffer.from(options.content ?? `BT /F1 24 Tf 72 ${height - 96} Td (${text}) Tj ET\n`, "latin1");
   const id = md5(Buffer.from(`${text}${width}x${height}${options.userPassword ?? ""}`));
   let encryptDict = "";
   if (options.userPassword !== undefined) {
