@@ -502,6 +502,21 @@ const BRACKET_CHARS = BRACKETS.flat().join("");
 /** Blank CTC steps between two digits of one number, at most (a space the recogniser missed leaves 3 or more). */
 const NUMBER_GAP = 2;
 
+/**
+ * Blank CTC steps between two digits of one number on a line, at most: NUMBER_GAP, or one more than the line's
+ * usual gap between two digits side by side where it has at least three such pairs and sets them apart (a
+ * letter-spaced document number stamped up a form's margin: 2–3 steps between its digits).
+ */
+export function numberGap(text: string, gaps: ArrayLike<number> | undefined): number {
+  const chars = Array.from(text);
+  if (!gaps || gaps.length !== chars.length) return NUMBER_GAP;
+  const between: number[] = [];
+  for (let j = 1; j < chars.length; j++) if (/\d/.test(chars[j - 1]!) && /\d/.test(chars[j]!)) between.push(gaps[j]!);
+  if (between.length < 3) return NUMBER_GAP;
+  between.sort((a, b) => a - b);
+  return Math.max(NUMBER_GAP, between[between.length >> 1]! + 1);
+}
+
 /** A space the recogniser reads at least this surely, which the decoder left out, goes back ("(i)First item",
  * "…com/has useful", "\footnote{… $\aS{le}-i$in a footnote}": the decoder runs words together). */
 const SURE_SPACE = 0.9;
@@ -625,6 +640,7 @@ export function mergeLineTagged(
     options.confident,
   );
   const peak = (j: number) => (r.length && r[j] !== UNREAD ? evidence.peaks[j]! : 0);
+  const digitGap = numberGap(evidence.text, evidence.gaps);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
@@ -857,7 +873,7 @@ export function mergeLineTagged(
         const inNumber =
           between &&
           !LETTER_OR_DIGIT.test(d) &&
-          (d !== " " || /[.,]/.test(r[prev]!) || (evidence.gaps !== undefined && evidence.gaps[next]! <= NUMBER_GAP)) &&
+          (d !== " " || /[.,]/.test(r[prev]!) || (evidence.gaps !== undefined && evidence.gaps[next]! <= digitGap)) &&
           /\d/.test(r[next]!) &&
           (/\d/.test(r[prev]!) || (/[.,]/.test(r[prev]!) && /\d/.test(r[prev - 1] ?? "") && sure(prev - 1)));
         // a space the recogniser saw no gap for (at most TIGHT_GAP blank steps between its two sure characters) beside

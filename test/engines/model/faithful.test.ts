@@ -11,6 +11,7 @@ import {
   markdownUnits,
   mergeLine,
   mergeLineTagged,
+  numberGap,
   pageScripts,
   scriptOf,
   FAITHFUL_DEFAULTS,
@@ -320,6 +321,14 @@ describe("mergeLine", () => {
     expect(mergeLine(" a book", ev("a bok"), latin)).toBe(" a book");
   });
 
+  it("takes a line's gap between two digits of a number from its digits where they are set apart", () => {
+    expect(numberGap("82200067", [1, 2, 3, 2, 2, 2, 3, 2])).toBe(3);
+    // set tight, or too few pairs to tell, or no gaps: NUMBER_GAP
+    expect(numberGap("156270", [1, 1, 1, 5, 0, 1])).toBe(2);
+    expect(numberGap("a 12 b", [0, 3, 3, 3, 3, 3])).toBe(2);
+    expect(numberGap("82200067", undefined)).toBe(2);
+  });
+
   it("puts no mark and no unseen space between two digits the recogniser read side by side in a sure number", () => {
     // a mark the decoder inserted inside a sure number ("8.12’2%"), a space after its decimal comma ("525, 17")
     expect(mergeLine(" 32 (8.129’2%)", ev("32 (8.122%)"), latin)).toBe(" 32 (8.122%)");
@@ -329,6 +338,10 @@ describe("mergeLine", () => {
     // ...and stays where it saw one: table cells run together ("156270", 5 blank steps before the 2), or unknown
     expect(mergeLine(" 156 270", gapped("156270", [1, 1, 1, 5, 0, 1]), latin)).toBe(" 156 270");
     expect(mergeLine(" 156 270", ev("156270"), latin)).toBe(" 156 270");
+    // a number whose digits are set apart (a document number stamped on a form: 2-3 blank steps between its digits,
+    // read turned upright) has no space at 3 steps; in a number set tight, 3 steps stay a space
+    expect(mergeLine(" 82 200067", gapped("82200067", [1, 2, 3, 2, 2, 2, 3, 2]), latin)).toBe(" 82200067");
+    expect(mergeLine(" 1 000,40", gapped("1000,40", [0, 3, 0, 1, 0, 1, 0]), latin)).toBe(" 1 000,40");
     // a sure digit the decoder dropped before a number's point it kept is restored ("0.1723.223")
     expect(mergeLine("</td></tr></table>\n\n10723.222", ev("0.1723.223"), latin)).toBe("</td></tr></table>\n\n0.1723.223");
   });
