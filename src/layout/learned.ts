@@ -3,7 +3,7 @@
 // geometry and XY-cut's own order, and the lines are read by their summed wins (a Borda count). XY-cut's order is
 // an input, so the model learns where XY-cut errs on real pages rather than relearning what it gets right.
 // The score is antisymmetric by construction: s(a, b) = g(a, b) − g(b, a), so P(a before b) = 1 − P(b before a).
-import { XY_CUT_STAGE } from "./stage.js";
+import { XY_CUT_STAGE, type PageFrame } from "./stage.js";
 import { median, type Extent } from "./xycut.js";
 
 /** Number of features of one ordered pair (pairFeatures). */
@@ -81,7 +81,7 @@ export interface PageContext<T extends Extent = Extent> {
  * The page context of the detected `lines` (any order): XY-cut reads them first (cutting boxes that run over a
  * column gutter, as the product's units are cut), and its order is a feature of every pair.
  */
-export function pageContext<T extends Extent>(lines: readonly T[], page: { width: number; height: number }): PageContext<T> {
+export function pageContext<T extends Extent>(lines: readonly T[], page: PageFrame): PageContext<T> {
   const line = median(lines.map((b) => b.yMax - b.yMin)) || 10;
   const ordered = XY_CUT_STAGE.order(lines, page);
   const rank = Int32Array.from(ordered, (_, i) => i);
@@ -323,7 +323,7 @@ export class PairOrderScorer {
    * `lines` in the learned reading order: by summed probability of coming first (ties in XY-cut's order), then
    * neighbours the model reads the other way round turned.
    */
-  order<T extends Extent>(lines: readonly T[], page: { width: number; height: number }): T[] {
+  order<T extends Extent>(lines: readonly T[], page: PageFrame): T[] {
     return this.orderContext(pageContext(lines, page));
   }
 

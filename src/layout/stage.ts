@@ -5,10 +5,18 @@
 import { assemblePage, type AssembledPage, type PageLine } from "./page.js";
 import { median, xyCut, type Extent } from "./xycut.js";
 
+/** The page the lines lie on: its size and, where the page's pixels were read for them, its horizontal rules. */
+export interface PageFrame {
+  width: number;
+  height: number;
+  /** rules drawn across the page (layout/rules.ts): a gutter they cross is a ruled table's, read row by row */
+  rules?: readonly Extent[];
+}
+
 export interface LayoutStage {
   readonly name: string;
   /** The page's detected lines in reading order (a line may come back split, e.g. two columns' lines read as one box). */
-  order<T extends Extent>(lines: readonly T[], page: { width: number; height: number }): T[];
+  order<T extends Extent>(lines: readonly T[], page: PageFrame): T[];
   /** Blocks with roles and boxes from the lines in reading order, each with the Markdown written for it. */
   assemble(lines: readonly PageLine[], page: { width: number; height: number }): AssembledPage;
 }
@@ -20,9 +28,9 @@ export interface LayoutStage {
  */
 export const XY_CUT_STAGE: LayoutStage = {
   name: "xy-cut",
-  order(lines) {
+  order(lines, page) {
     const body = median(lines.map((b) => b.yMax - b.yMin)) || 10;
-    return xyCut(lines, 0.5 * body);
+    return xyCut(lines, 0.5 * body, page.rules);
   },
   assemble(lines, page) {
     return assemblePage(lines, page.width, page.height);

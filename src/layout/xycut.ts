@@ -395,18 +395,27 @@ function sidesOfGutter<T extends Extent>(
  * A band between the columns of a table (see tableLike) does not cut: its rows read in turn, cells left to right.
  * Items overlapping on both axes (dilated boxes) read row by row, left to right: a section number set a quad
  * apart from its title is detected as its own box, which the title's box overlaps. Where no gutter shows,
- * a header and footer are peeled off first when that reveals one (see peelToColumns).
+ * a header and footer are peeled off first when that reveals one (see peelToColumns). Columns whose gutter the
+ * page's horizontal rules cross between a table's rows (`rules`, layout/rules.ts; see rulesAcross) are read band by
+ * band between the rules instead.
  */
-export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] {
+export function xyCut<T extends Extent>(items: readonly T[], body: number, rules: readonly Extent[] = []): T[] {
   if (items.length <= 1) return [...items];
   const h = widestGap(items, "y");
   const v = widestGap(items, "x");
-  const cut = (parts: T[][]): T[] => parts.flatMap((part) => xyCut(part, body));
+  const cut = (parts: T[][]): T[] => parts.flatMap((part) => xyCut(part, body, rules));
   const gutter = v !== undefined && v.gap >= body;
+  // columns about to be read one after the other whose gutter rules cross, with items above and below them on
+  // both sides: a ruled table whose cells wrap (their rows are not level lines, so tableLike missed it), read band
+  // by band between the rules, each band a row of cells (cellsOfRow)
+  const banded = (at: number, gap: number): T[] | undefined => {
+    const across = rulesAcross(items, rules, at, gap);
+    return across.length ? bandsBetween(items, across).flatMap((band) => cellsOfRow(band, body, rules)) : undefined;
+  };
   if (gutter) {
     const [left, right] = sides(items, "x", v.at);
     if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at)) {
-      if (!tableLike(left, right, v.gap, 2 * body)) return cut([left, right]);
+      if (!tableLike(left, right, v.gap, 2 * body)) return banded(v.at, v.gap) ?? cut([left, right]);
       if (!h) return byRows(items);
     }
   }
@@ -425,8 +434,53 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number): T[] 
       (!h || h.gap < SOFT_BAND * 2 * body || endsOneColumn(soft.left, soft.right, h.at)) &&
       !tableLike(soft.left, soft.right, 0, 2 * body)
     )
-      return cut([soft.left, soft.right]);
+      return banded(soft.at, 0) ?? cut([soft.left, soft.right]);
   }
   if (h) return cut(sides(items, "y", h.at));
   return byRows(items);
+}
+
+/**
+ * The rules (horizontal, see layout/rules.ts) that cross the vertical gap of width `gap` at `at` among `items`, where
+ * they are a table's rules between its rows: at least two of them, items above and below them, and every band
+ * between two of them that holds items holds items of both sides (a cell on either side of each row); none
+ * otherwise (a rule under a header or above a footer, a table beside prose).
+ */
+function rulesAcross(items: readonly Extent[], rules: readonly Extent[], at: number, gap: number): Extent[] {
+  const across = rules.filter((r) => r.xMin <= at - gap / 2 && r.xMax >= at + gap / 2);
+  if (across.length < 2) return [];
+  const centre = (b: Extent) => (b.xMin + b.xMax) / 2;
+  const bands = bandsBetween(items, across, true);
+  // (the bands between the rules: all but the first, above the first rule, and the last, below the last; none
+  // between the two lines of a double rule)
+  const inner = bands.slice(1, -1).filter((band) => band.length > 0);
+  const twoSided = (band: readonly Extent[]) => band.some((b) => centre(b) < at) && band.some((b) => centre(b) >= at);
+  if (bands.filter((band) => band.length > 0).length < 2) return [];
+  return inner.length >= 1 && inner.every(twoSided) ? across : [];
+}
+
+/**
+ * The items of a band between a table's rules, one row of it: its cells left to right, split at the band's vertical
+ * gutters (a description's three lines beside a command level with the second stay one cell), each cell as xyCut
+ * reads it.
+ */
+function cellsOfRow<T extends Extent>(items: readonly T[], body: number, rules: readonly Extent[]): T[] {
+  const v = widestGap(items, "x");
+  if (items.length < 2 || v === undefined || v.gap < body) return xyCut(items, body, rules);
+  const [left, right] = sides(items, "x", v.at);
+  return [...cellsOfRow(left, body, rules), ...cellsOfRow(right, body, rules)];
+}
+
+/** The items in the bands between `rules` (sorted by y), top to bottom, each band's items by their middles; empty
+ * bands are left out unless `keepEmpty`. */
+function bandsBetween<T extends Extent>(items: readonly T[], rules: readonly Extent[], keepEmpty = false): T[][] {
+  const edges = rules.map((r) => (r.yMin + r.yMax) / 2);
+  const bands: T[][] = Array.from({ length: edges.length + 1 }, () => []);
+  for (const b of items) {
+    const y = middle(b);
+    let k = 0;
+    while (k < edges.length && y > edges[k]!) k++;
+    bands[k]!.push(b);
+  }
+  return keepEmpty ? bands : bands.filter((band) => band.length > 0);
 }

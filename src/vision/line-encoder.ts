@@ -20,6 +20,7 @@ import {
 import { parseFormulaConfig, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 import type { PagePixels } from "./preprocess.js";
 import type { Extent } from "../layout/xycut.js";
+import type { PageFrame } from "../layout/stage.js";
 
 /** One text line as the decoder sees it: a one-row grid [geometry, slots…] framed as the bundle's layout says. */
 export interface LineView {
@@ -167,9 +168,7 @@ export class LineEncoder {
               ).probability!,
           }
         : {}),
-      ...(this.order
-        ? { order: (boxes: readonly LineBox[], page: { width: number; height: number }) => this.order!.order(boxes, page) }
-        : {}),
+      ...(this.order ? { order: (boxes: readonly LineBox[], page: PageFrame) => this.order!.order(boxes, page) } : {}),
       ...(lane.formula && this.formula ? { formula: { models: formulaModels(lane.formula), cfg: this.formula } } : {}),
     };
   }

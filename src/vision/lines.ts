@@ -7,7 +7,8 @@ import { forComponents } from "./components.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
-import { layoutStage } from "../layout/stage.js";
+import { horizontalRules } from "../layout/rules.js";
+import { layoutStage, type PageFrame } from "../layout/stage.js";
 import { median, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
@@ -37,7 +38,7 @@ export interface LineModels {
   /** the diacritics model (vision/diacritics.ts): windows [n, 1, 48, 32], one-hot letters [n, 27] → probabilities [n, classes] */
   diacritics?(patches: Tensor, letters: Tensor): Promise<Tensor>;
   /** the reading order of the detected lines; default: the layout stage's (orderLines) */
-  order?(boxes: readonly LineBox[], page: { width: number; height: number }): LineBox[];
+  order?(boxes: readonly LineBox[], page: PageFrame): LineBox[];
   /** the formula reader (vision/formula.ts): display formulas among the lines are read to LaTeX */
   formula?: { models: FormulaModels; cfg: FormulaConfig };
 }
@@ -172,7 +173,7 @@ export function boxesFromMap(
 }
 
 /** Lines in reading order, as the layout stage reads them (layout/stage.ts: XY-cut unless a learned stage is set). */
-export function orderLines(boxes: readonly LineBox[], page: { width: number; height: number } = { width: 0, height: 0 }): LineBox[] {
+export function orderLines(boxes: readonly LineBox[], page: PageFrame = { width: 0, height: 0 }): LineBox[] {
   return layoutStage().order(boxes, page);
 }
 
@@ -591,9 +592,11 @@ export async function pageUnits(
     .sort((p, q) => p.xMin - q.xMin);
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
+  // (rules drawn across the page: a gutter they cross between rows is a ruled table's, read row by row)
+  const frame = { width: page.width, height: page.height, rules: horizontalRules(page, found) };
   let boxes = [
     ...marks.filter((m) => m.yMax <= top),
-    ...(models.order ? models.order(found, page) : orderLines(found, page)),
+    ...(models.order ? models.order(found, frame) : orderLines(found, frame)),
     ...marks.filter((m) => m.yMax > top),
   ];
   let geometry = pageGeometry(boxes, page.width, page.height);
