@@ -3,7 +3,7 @@
 import { placeFigures } from "../layout/figures.js";
 import { pageMarkdown, type PageLine } from "../layout/page.js";
 import type { Extent } from "../layout/xycut.js";
-import { layoutStage } from "../layout/stage.js";
+import { layoutStage, type PageFrame } from "../layout/stage.js";
 import { balanceTables } from "../layout/table.js";
 import { parseGroundedPage } from "../output/grounding.js";
 import { cropRegionPng } from "../vision/crop.js";
@@ -17,12 +17,7 @@ export function lineFallback(decoded: string, recognised: string): string {
 }
 
 /** A line-unit page: blocks from its lines, with its pictures placed among them as figures. */
-function lineUnitPage(
-  lines: readonly PageLine[],
-  pictures: readonly Extent[],
-  p: { width: number; height: number },
-  figurePath?: (n: number) => string,
-) {
+function lineUnitPage(lines: readonly PageLine[], pictures: readonly Extent[], p: PageFrame, figurePath?: (n: number) => string) {
   const page = layoutStage().assemble(lines, p);
   if (!pictures.length) return { ...page, figures: [], warnings: [] };
   const figures = placeFigures(page.blocks, pictures, figurePath);
@@ -47,12 +42,14 @@ export async function decodedPageFromText(
     maxTokens: number;
     lines?: PageLine[];
     pictures?: readonly Extent[];
+    /** line-unit mode: the page's horizontal rules (layout/rules.ts), for its tables' rows */
+    rules?: readonly Extent[];
   },
 ): Promise<DecodedPage> {
   const dir = o.figureDir;
   const figurePath = dir ? (n: number) => `${dir}/page-${p.pageNumber}-${n}.png` : undefined;
   const grounded = o.lines
-    ? lineUnitPage(o.lines, o.pictures ?? [], p, figurePath)
+    ? lineUnitPage(o.lines, o.pictures ?? [], { width: p.width, height: p.height, rules: o.rules }, figurePath)
     : parseGroundedPage(text, p.width, p.height, figurePath ? { figurePath } : {});
   if (!o.lines) grounded.markdown = balanceTables(grounded.markdown);
   const warnings = [...grounded.warnings];

@@ -448,9 +448,14 @@ export interface AssembledPage {
  * level, list items their marker; a caption, a footnote (small lines at the foot opening with a mark) and a title
  * (the first block, near the top, set in lines half again as tall as the page's median) are told apart too.
  */
-export function assemblePage(written: readonly PageLine[], pageWidth: number, pageHeight: number): AssembledPage {
-  // tables the decoder began, rebuilt from where their cells sit (table-geometry.ts)
-  const lines = tablesByGeometry(written, pageWidth);
+export function assemblePage(
+  written: readonly PageLine[],
+  pageWidth: number,
+  pageHeight: number,
+  rules: readonly Extent[] = [],
+): AssembledPage {
+  // tables the decoder began, rebuilt from where their cells sit (table-geometry.ts; a ruled table's rows from its rules)
+  const lines = tablesByGeometry(written, pageWidth, rules);
   const boxes = lines.map((l) => l.box);
   const texts = lines.map((l) => plainLine(l.markdown));
   const headings = lines.map((l) => HEADING.test(l.markdown.trimStart()));

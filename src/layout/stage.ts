@@ -18,7 +18,7 @@ export interface LayoutStage {
   /** The page's detected lines in reading order (a line may come back split, e.g. two columns' lines read as one box). */
   order<T extends Extent>(lines: readonly T[], page: PageFrame): T[];
   /** Blocks with roles and boxes from the lines in reading order, each with the Markdown written for it. */
-  assemble(lines: readonly PageLine[], page: { width: number; height: number }): AssembledPage;
+  assemble(lines: readonly PageLine[], page: PageFrame): AssembledPage;
 }
 
 /**
@@ -33,7 +33,7 @@ export const XY_CUT_STAGE: LayoutStage = {
     return xyCut(lines, 0.5 * body, page.rules);
   },
   assemble(lines, page) {
-    return assemblePage(lines, page.width, page.height);
+    return assemblePage(lines, page.width, page.height, page.rules);
   },
 };
 

@@ -100,8 +100,20 @@ function pieces(markdown: string): string[] {
 const top = (indices: readonly number[], boxes: readonly Extent[]) => Math.min(...indices.map((i) => boxes[i]!.yMin));
 const bottom = (indices: readonly number[], boxes: readonly Extent[]) => Math.max(...indices.map((i) => boxes[i]!.yMax));
 
-/** Rows of the given lines, top to bottom, each left to right: a line joins the row whose first member it is level with. */
-function rowsOf(indices: readonly number[], boxes: readonly Extent[]): number[][] {
+/** A band between two of a table's rules holds at most this many level rows to be read as one row with wrapped cells. */
+const WRAPPED_LINES = 6;
+
+/**
+ * Rows of the given lines, top to bottom, each left to right: a line joins the row whose first member it is level
+ * with. Where rules (layout/rules.ts) cross the lines' whole width, two or more of them from a line height above
+ * their first line to one below their last, the level rows of a band between two rules are one row when they are a
+ * row whose cells wrap: at most
+ * WRAPPED_LINES of them, and only one with two lines or more (the one-line cells level with a line of the wrapped
+ * cell, or between two of its lines: a command and its syntax beside a description of three lines); its lines go
+ * cell by cell (lines overlapping in x, top to bottom). A band of rows of several cells each (two rows beside a
+ * cell spanning both) keeps them. Rows made so are in `wrapped`.
+ */
+function rowsOf(indices: readonly number[], boxes: readonly Extent[], rules: readonly Extent[] = [], wrapped?: Set<number[]>): number[][] {
   const rows: number[][] = [];
   for (const i of [...indices].sort((a, b) => boxes[a]!.yMin - boxes[b]!.yMin)) {
     const row = rows.find((r) => level(boxes[r[0]!]!, boxes[i]!));
@@ -109,7 +121,42 @@ function rowsOf(indices: readonly number[], boxes: readonly Extent[]): number[][
     else rows.push([i]);
   }
   for (const r of rows) r.sort((a, b) => boxes[a]!.xMin - boxes[b]!.xMin);
-  return rows;
+  if (rules.length < 2 || indices.length < 2) return rows;
+  const e = extentOf(indices, boxes);
+  const line = median(indices.map((i) => boxes[i]!.yMax - boxes[i]!.yMin));
+  const edges = rules
+    .filter((r) => r.xMin <= e.xMin + line && r.xMax >= e.xMax - line && r.yMax > e.yMin - line && r.yMin < e.yMax + line)
+    .map((r) => (r.yMin + r.yMax) / 2)
+    .sort((a, b) => a - b);
+  if (edges.length < 2) return rows;
+  const bandOf = (row: readonly number[]) => {
+    const y = (boxes[row[0]!]!.yMin + boxes[row[0]!]!.yMax) / 2;
+    return edges.filter((edge) => edge < y).length;
+  };
+  const out: number[][] = [];
+  for (let k = 0; k < rows.length; ) {
+    let end = k + 1;
+    while (end < rows.length && bandOf(rows[end]!) === bandOf(rows[k]!)) end++;
+    const band = rows.slice(k, end);
+    // (a band between two rules: not what lies above the first or below the last, a caption, a running header)
+    const between = bandOf(band[0]!) > 0 && bandOf(band[0]!) < edges.length;
+    k = end;
+    if (!between || band.length < 2 || band.length > WRAPPED_LINES || band.filter((r) => r.length >= 2).length !== 1) {
+      out.push(...band);
+      continue;
+    }
+    // cell by cell: lines overlapping in x together, left to right, each cell's lines top to bottom
+    const cells: number[][] = [];
+    for (const i of band.flat().sort((a, b) => boxes[a]!.yMin - boxes[b]!.yMin)) {
+      const cell = cells.find((c) => c.some((j) => boxes[j]!.xMax > boxes[i]!.xMin && boxes[i]!.xMax > boxes[j]!.xMin));
+      if (cell) cell.push(i);
+      else cells.push([i]);
+    }
+    const row = cells.sort((a, b) => Math.min(...a.map((i) => boxes[i]!.xMin)) - Math.min(...b.map((i) => boxes[i]!.xMin))).flat();
+    wrapped?.add(row);
+    out.push(row);
+  }
+  return out;
 }
 
 /** Column separators: middles of the x runs that at most CROSSING of the rows cross, with cells on both sides. */
@@ -249,7 +296,7 @@ interface Slot {
  * reading order, a table's lines together where its first line was, each carrying its part of the table's HTML.
  * Lines of no table are returned as they were.
  */
-export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0): PageLine[] {
+export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rules: readonly Extent[] = []): PageLine[] {
   const boxes = lines.map((l) => l.box);
   const h = median(boxes.map((b) => b.yMax - b.yMin)) || 1;
   const decoded = new Set(tableLines(lines));
@@ -312,7 +359,9 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0): Pag
       return overlap >= INSIDE * (b.xMax - b.xMin);
     };
     const candidates = lines.map((_, i) => i).filter((i) => !taken.has(i) && inside(i));
-    const rows = rowsOf(candidates, boxes);
+    // (rows whose cells wrap, read from the table's rules)
+    const wrapped = new Set<number[]>();
+    const rows = rowsOf(candidates, boxes, rules, wrapped);
     const seedRows = rows.map((r, k) => (r.some((i) => cluster.includes(i)) ? k : -1)).filter((k) => k >= 0);
     // (every seed already in an earlier table)
     if (!seedRows.length) continue;
@@ -421,11 +470,17 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0): Pag
     });
     // each column separator must part cells of a table, not page columns: on the side with fewer lines, most are
     // level with a line of the other side (a figure's labels beside a column of prose are not)
+    // (lines of one row whose cells wrap count as level)
+    const rowOf = new Map<number, number>();
+    region.forEach((r, k) => {
+      if (wrapped.has(rows[first + k]!)) for (const i of r) rowOf.set(i, k);
+    });
+    const beside = (f: number, m: number) => level(boxes[f]!, boxes[m]!) || (rowOf.has(f) && rowOf.get(f) === rowOf.get(m));
     const pageColumns = seps.some((at) => {
-      const left = members.filter((i) => (boxes[i]!.xMin + boxes[i]!.xMax) / 2 < at).map((i) => boxes[i]!);
-      const right = members.filter((i) => (boxes[i]!.xMin + boxes[i]!.xMax) / 2 >= at).map((i) => boxes[i]!);
+      const left = members.filter((i) => (boxes[i]!.xMin + boxes[i]!.xMax) / 2 < at);
+      const right = members.filter((i) => (boxes[i]!.xMin + boxes[i]!.xMax) / 2 >= at);
       const [fewer, more] = left.length <= right.length ? [left, right] : [right, left];
-      return fewer.filter((f) => more.some((m) => level(f, m))).length < LEVEL_SHARE * fewer.length;
+      return fewer.filter((f) => more.some((m) => beside(f, m))).length < LEVEL_SHARE * fewer.length;
     });
     if (pageColumns) continue;
     // nor are columns of prose (two page columns set on one leading are level row by row): lines of sentence

@@ -49,6 +49,8 @@ export interface PageViews {
   pictures: Extent[];
   /** display formulas read to LaTeX, their members indexing `views` */
   formulas: PageFormula[];
+  /** the page's horizontal rules (layout/rules.ts), in the pixels of the views' boxes */
+  rules: Extent[];
 }
 
 /** One set of the sessions on one worker thread; a page uses one lane from detection to projection. */
@@ -198,7 +200,7 @@ export class LineEncoder {
     frame: { rowNewline: boolean; viewSeparator: boolean; newline?: Float32Array; separator?: Float32Array },
     timings?: Record<string, number>,
   ): Promise<PageViews> {
-    const { units, pictures, formulas } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
+    const { units, pictures, formulas, rules } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
     const byLength = new Map<number, number[]>();
     units.forEach((u, i) => {
@@ -246,7 +248,7 @@ export class LineEncoder {
       });
     }
     clock("project");
-    return { views, pictures, formulas };
+    return { views, pictures, formulas, rules };
   }
 
   /** Projector over units padded (or cut) to `length` slots → [n, 1, 1 + length, hidden] flattened. */

@@ -560,6 +560,8 @@ export interface PageUnits {
   pictures: Extent[];
   /** display formulas read to LaTeX (their members index `units`), where the bundle has a formula reader */
   formulas: PageFormula[];
+  /** the page's horizontal rules (layout/rules.ts): they make a ruled table's rows */
+  rules: Extent[];
 }
 
 export async function pageUnits(
@@ -725,7 +727,7 @@ export async function pageUnits(
       )
     : [];
   if (models.formula) clock("formulas");
-  if (grow === 1) return { units, pictures, formulas };
+  if (grow === 1) return { units, pictures, formulas, rules: [...frame.rules] };
   const back = <B extends Extent>(b: B): B => ({
     ...b,
     xMin: b.xMin / grow,
@@ -737,6 +739,7 @@ export async function pageUnits(
     units: units.map((u) => ({ ...u, box: back(u.box) })),
     pictures: pictures.map(back),
     formulas: formulas.map((f) => ({ ...f, box: back(f.box) })),
+    rules: frame.rules.map(back),
   };
 }
 

@@ -1,7 +1,8 @@
-// A ruled table whose descriptions wrap over two or three lines beside one-line commands and their syntax, read by the real default
-// model end to end from a PDF's pixels: the rules between its rows make it read row by row (src/layout/rules.ts,
-// xyCut's `rules`). Before them such a table (mt-luamaths-p2 of the dev benchmark) was read column by column: every
-// command, then every description.
+// A ruled table whose descriptions wrap over two or three lines beside one-line commands and their syntax, read by
+// the real default model end to end from a PDF's pixels: the rules between its rows make it read row by row
+// (src/layout/rules.ts, xyCut's `rules`) and rebuild it with a row per band between them (table-geometry.ts). Before
+// them such a table (mt-luamaths-p2 of the dev benchmark) was read column by column, every command and then every
+// description, and a table the decoder wrote of it had a row per line.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -40,7 +41,7 @@ describe("a ruled table whose cells wrap, with the default model", () => {
   const temp = tempDir("ocr-ruled-");
   afterAll(() => temp.cleanup());
 
-  it("is read row by row: a row's command, its syntax and its description's lines, then the next row", async () => {
+  it("is read row by row, a row's command, its syntax and its description's lines, and written a row per band", async () => {
     const file = path.join(temp.dir, "table.pdf");
     const trace = path.join(temp.dir, "trace.jsonl");
     await writeFile(file, table());
@@ -55,5 +56,16 @@ describe("a ruled table whose cells wrap, with the default model", () => {
     // (the recogniser's reading of each line: compared by its first word)
     const first = (t: string) => t.split(/\s+/)[0]!.toLowerCase();
     expect(read.map(first)).toEqual(expected.map(first));
+    // and written as one table of a row per row of the page, each description whole in its cell (the rows come
+    // from the bands between the rules, not from level lines: a description's lines are not level with its command)
+    const rows = [...r.stdout.matchAll(/<tr>(.*?)<\/tr>/g)].map((m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!));
+    expect(rows).toHaveLength(ROWS.length);
+    rows.forEach((cells, k) => {
+      const [name, , lines] = ROWS[k]!;
+      expect(cells).toHaveLength(3);
+      expect(cells[0]).toBe(name);
+      expect(cells[2]).toContain(lines[0]!.split(" ").slice(0, 2).join(" "));
+      expect(cells[2]).toContain(lines.at(-1)!.split(" ").slice(-2).join(" "));
+    });
   });
 });

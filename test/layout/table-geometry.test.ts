@@ -389,3 +389,63 @@ describe("tablesByGeometry", () => {
     expect(assemblePage(onPage, 1240, 1754).blocks.filter((b) => b.type === "table").length).toBe(0);
   });
 });
+
+describe("a ruled table whose descriptions wrap (rows from the bands between its rules)", () => {
+  // a command and its syntax level with the middle of a description of two or three lines, a rule above the table and
+  // under each row; the decoder wrote each line as a row of its table
+  const rows: [string, string, string[]][] = [
+    ["Absolute", "abs(x)", ["Gives the absolute value", "of a real number."]],
+    ["Cosine", "cos(x)", ["Gives the cosine of a", "real number given in", "radians."]],
+    ["Floor", "floor(x)", ["Gives the largest whole", "number below it."]],
+  ];
+  const lines: PageLine[] = [];
+  const rules = [{ xMin: 90, xMax: 910, yMin: 96, yMax: 99 }];
+  let y = 100;
+  for (const [name, syntax, text] of rows) {
+    const height = 24 * (text.length - 1) + 20;
+    const middle = y + 5 + height / 2;
+    lines.push(L(100, middle - 10, 220, middle + 10, "<tr><td>" + name), L(260, middle - 10, 460, middle + 10, "</td><td>" + syntax));
+    text.forEach((t, k) => lines.push(L(520, y + 5 + 24 * k, 900, y + 25 + 24 * k, "</td><td>" + t + "</td></tr>")));
+    y += height + 10;
+    rules.push({ xMin: 90, xMax: 910, yMin: y - 2, yMax: y + 1 });
+  }
+  lines[0] = { ...lines[0]!, markdown: "\n\n<table>" + lines[0]!.markdown };
+  lines[lines.length - 1] = { ...lines.at(-1)!, markdown: lines.at(-1)!.markdown + "</table>" };
+
+  it("makes a row of each band, its description's lines in one cell, top to bottom", () => {
+    const t = assemblePage(lines, 1000, 1000, rules).blocks.find((b) => b.type === "table")!.table!;
+    expect([t.rows, t.cols]).toEqual([3, 3]);
+    rows.forEach(([name, syntax, text], r) => {
+      expect([cellText(t, r, 0), cellText(t, r, 1), cellText(t, r, 2)]).toEqual([name, syntax, text.join(" ")]);
+    });
+  });
+
+  it("takes rows from level lines without the rules, as before", () => {
+    const t = assemblePage(lines, 1000, 1000).blocks.find((b) => b.type === "table")?.table;
+    expect(t?.rows ?? 0).not.toBe(3);
+  });
+
+  it("keeps the level rows of a band where more than one holds several cells (two rows beside a label level with neither)", () => {
+    // the rows' bands hold two rows of three cells each beside a label level with neither
+    const two: PageLine[] = [];
+    const bandRules = [{ xMin: 90, xMax: 910, yMin: 96, yMax: 99 }];
+    for (let b = 0; b < 2; b++) {
+      const top = 100 + 60 * b;
+      two.push(L(100, top + 17, 160, top + 37, `${b === 0 ? "\n\n<table><tr><td>" : "<tr><td>"}G${b}`));
+      for (const [k, dy] of [
+        [0, 5],
+        [1, 29],
+      ])
+        two.push(
+          L(300, top + dy, 360, top + dy + 20, `</td><td>r${b}${k}a`),
+          L(500, top + dy, 560, top + dy + 20, `</td><td>r${b}${k}b`),
+          L(700, top + dy, 760, top + dy + 20, `</td><td>r${b}${k}c</td></tr>${b === 1 && k === 1 ? "</table>" : ""}`),
+        );
+      bandRules.push({ xMin: 90, xMax: 910, yMin: top + 56, yMax: top + 59 });
+    }
+    // as without the rules (one row a band would be 2)
+    const ruled = assemblePage(two, 1000, 1000, bandRules).blocks.find((b) => b.type === "table")!.table!;
+    expect(ruled).toEqual(assemblePage(two, 1000, 1000).blocks.find((b) => b.type === "table")!.table!);
+    expect(ruled.rows).toBeGreaterThan(2);
+  });
+});

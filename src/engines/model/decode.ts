@@ -101,6 +101,7 @@ class ModelEngine implements PageEngine {
       maxTokens: this.maxTokens,
       lines,
       pictures: p.pictures,
+      rules: p.rules,
     });
     page.timings = { ...page.timings, output: round(performance.now() - t) };
     return page;

@@ -26,6 +26,8 @@ export interface PreparedPixels {
   pictures?: Extent[];
   /** line-unit mode: the page's display formulas read to LaTeX, their members indexing `views` */
   formulas?: PageFormula[];
+  /** line-unit mode: the page's horizontal rules (layout/rules.ts), in page pixels */
+  rules?: Extent[];
 }
 
 /** What one decode run reads: a page's whole view, or (line-unit models) one line's view with its box and slots. */
@@ -81,6 +83,7 @@ export class PageViews {
           views: lines,
           pictures,
           formulas,
+          rules,
         } = await this.m.lines.views(
           raster,
           json.decoder.hidden_size,
@@ -110,6 +113,7 @@ export class PageViews {
           views: lines,
           pictures,
           formulas,
+          rules,
         });
         continue;
       }
