@@ -9,14 +9,14 @@ import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { horizontalRules } from "../layout/rules.js";
 import { layoutStage, type PageFrame } from "../layout/stage.js";
-import { median, type Extent } from "../layout/xycut.js";
+import { extentOf, median, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
 import type { PagePixels } from "./preprocess.js";
 import { resizeBicubic, resizeGrey } from "./resample.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
-import { readingBox, turnedRegion, union, verticalCandidates, type Turn } from "./vertical.js";
+import { readingBox, turnedRegion, verticalCandidates, type Turn } from "./vertical.js";
 
 /** Per-slot features after the recogniser's 120 wide: gap before (timesteps/8), run length/8, peak probability, centre/width. */
 export const SLOT_EXTRA = 4;
@@ -678,7 +678,7 @@ export async function pageUnits(
     const peaks = at.flatMap((k) => Array.from(slotPeaks(units[k]!.ids, units[k]!.features, units[k]!.stride)));
     const across = peaks.length ? peaks.reduce((x, y) => x + y, 0) / peaks.length : 0;
     if (across >= UNSURE) continue;
-    const box = union(at.map((k) => boxes[k]!));
+    const box = extentOf(at, boxes);
     const turn = await uprightTurn(page, box, across, models, cfg, dictionary);
     if (!turn) continue;
     const k = Math.min(...at);

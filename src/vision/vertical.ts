@@ -3,7 +3,7 @@
 // such a line either as one tall box or as a stack of one box per glyph; read as horizontal lines they come out as
 // a handful of one-letter lines of nonsense ("lö", "S", "{" for "82250337"). Here the candidates are found from
 // the boxes' shapes alone, and the page's line reader decides by reading each one turned both ways.
-import { median, type Extent } from "../layout/xycut.js";
+import { extentOf, median, type Extent } from "../layout/xycut.js";
 import type { PagePixels } from "./preprocess.js";
 
 /** Which way a crop is turned to set its text upright: "ccw" for text that runs down the page, "cw" for text that runs up. */
@@ -67,23 +67,13 @@ export function verticalCandidates(boxes: readonly Extent[]): VerticalCandidate[
     if (used.has(k)) continue;
     const members = [k];
     for (let next = below(k); next !== undefined && !used.has(next) && !members.includes(next); next = below(next)) members.push(next);
-    const box = union(members.map((m) => boxes[m]!));
+    const box = extentOf(members, boxes);
     if ((members.length >= 3 || tall(boxes[k]!)) && box.yMax - box.yMin >= TALL * width(box) && width(box) >= MIN_WIDTH * lineHeight) {
       out.push({ members, box });
       for (const m of members) used.add(m);
     }
   }
   return out;
-}
-
-/** The smallest box holding every one of `boxes`. */
-export function union(boxes: readonly Extent[]): Extent {
-  return {
-    xMin: Math.min(...boxes.map((b) => b.xMin)),
-    xMax: Math.max(...boxes.map((b) => b.xMax)),
-    yMin: Math.min(...boxes.map((b) => b.yMin)),
-    yMax: Math.max(...boxes.map((b) => b.yMax)),
-  };
 }
 
 /**
