@@ -6,6 +6,7 @@ import path from "node:path";
 import {
   closePdfWorkers,
   discoverDocuments,
+  expectPdfDocuments,
   InputError,
   isInputError,
   openDocument,
@@ -132,8 +133,11 @@ export async function runBatch(request: BatchRequest): Promise<RunSummary> {
   }
   // an unusable -o fails now, before the model loads and the documents are read, not after
   const created = request.outputDir && !request.writeMarkdown ? await prepareOutputDir(request.outputDir) : undefined;
-  // the PDF parser's thread starts (and loads pdfjs) while the model loads
-  if (discovery.documents.some((d) => d.path === "-" || /\.pdf$/i.test(d.path))) warmPdfWorker();
+  // the PDF parser's thread starts (and loads pdfjs) while the model loads; a worker a document gives back is kept
+  // for the next one while one is to come (a PDF named so, or stdin), and stopped after the last
+  const pdfs = discovery.documents.filter((d) => d.path === "-" || /\.pdf$/i.test(d.path)).length;
+  expectPdfDocuments(pdfs);
+  if (pdfs > 0) warmPdfWorker();
   const loading = performance.now();
   let engine: PageEngine;
   try {
@@ -406,6 +410,7 @@ async function processDocument(
     if (asked) warn(`--pages ${settings.pages} reaches past the last page (${opened.pageCount}); those pages are skipped`);
     emit({ type: "document-start", source, index, pageCount: opened.pageCount, pages: pageNumbers.length });
     const renderOptions = { dpi: settings.dpi, maxPixels: settings.maxPixels };
+    const rendered = new Set<number>();
     const writesFiles = !request.writeMarkdown && !!request.outputDir && settings.formats.includes("md");
     const pages: DocumentPages = {
       source,
@@ -416,6 +421,10 @@ async function processDocument(
       async render(pageNumber) {
         const raster = await opened.renderPage(pageNumber, renderOptions);
         for (const w of raster.warnings) warn(w, pageNumber);
+        // every page the run reads is rendered: the parser's memory goes before the last pages are read (a later
+        // step opens the document again)
+        rendered.add(pageNumber);
+        if (rendered.size === pageNumbers.length) await opened.release?.();
         return raster;
       },
       async pixelSize(pageNumber) {

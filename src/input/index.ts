@@ -1,6 +1,6 @@
 // Public surface of src/input: open documents, rasterise pages, read text layers, find files.
 export { openDocument, readDocumentBytes } from "./document.js";
-export { closePdfWorkers, DEFAULT_PAGE_TIMEOUT_MS, warmPdfWorker } from "./pdf.js";
+export { closePdfWorkers, DEFAULT_PAGE_TIMEOUT_MS, expectPdfDocuments, warmPdfWorker } from "./pdf.js";
 export { sniffKind, type DocumentKind } from "./detect.js";
 export { InputError, isInputError, type InputErrorCode } from "./errors.js";
 export {

@@ -72,6 +72,7 @@ class PdfWorker {
   failure: Error | undefined;
 
   constructor() {
+    alive++;
     this.worker = new Worker(PDF_WORKER_SOURCE, {
       eval: true,
       workerData: { pdfjsPath: require.resolve("pdfjs-dist/legacy/build/pdf.mjs"), verbose: !!process.env.OCR_PDFJS_VERBOSE },
@@ -99,7 +100,10 @@ class PdfWorker {
           : new PdfBudgetError("CORRUPT_PDF", `the PDF parser failed: ${error.message}`),
       );
     });
-    this.worker.on("exit", (code) => this.fail(new PdfBudgetError("CORRUPT_PDF", `the PDF parser stopped (exit code ${code})`)));
+    this.worker.on("exit", (code) => {
+      alive--;
+      this.fail(new PdfBudgetError("CORRUPT_PDF", `the PDF parser stopped (exit code ${code})`));
+    });
   }
 
   request(message: PdfRequest, transfer: ArrayBuffer[] = [], onReply?: (r: Reply) => void): Promise<unknown> {
@@ -149,6 +153,24 @@ class PdfBudgetError extends Error {
 /** Workers between documents: a warm one saves the thread start and pdfjs' import (~100 ms) per document. */
 const idle: PdfWorker[] = [];
 const IDLE_WORKERS = 4;
+/** PDF documents the run will still open (expectPdfDocuments); a worker is kept idle only for one of them. */
+let pdfsToCome = Number.POSITIVE_INFINITY;
+/** Worker threads alive (tests read it through pdfWorkersAlive). */
+let alive = 0;
+
+/**
+ * How many PDF documents are still to be opened (a batch knows its list): a worker that a document gives back is kept
+ * for the next only while one is to come, and stopped otherwise, so its memory (pdfjs, the page's drawing) goes
+ * before the last document's pages are read. Unset, workers are kept (a server opens documents as they come).
+ */
+export function expectPdfDocuments(count: number): void {
+  pdfsToCome = count;
+}
+
+/** PDF worker threads alive now (for tests). */
+export function pdfWorkersAlive(): number {
+  return alive;
+}
 
 function acquireWorker(): PdfWorker {
   const worker = idle.pop() ?? new PdfWorker();
@@ -157,7 +179,7 @@ function acquireWorker(): PdfWorker {
 }
 
 function releaseWorker(worker: PdfWorker): void {
-  if (worker.failure || worker.busy || idle.length >= IDLE_WORKERS) {
+  if (worker.failure || worker.busy || idle.length >= Math.min(IDLE_WORKERS, pdfsToCome)) {
     worker.stop(new PdfBudgetError("INTERRUPTED", "closed"));
     return;
   }
@@ -170,15 +192,17 @@ function releaseWorker(worker: PdfWorker): void {
  * model loads), so the first PDF does not wait for either.
  */
 export function warmPdfWorker(): void {
-  if (idle.length > 0) return;
+  if (idle.length > 0 || pdfsToCome <= 0) return;
   const worker = new PdfWorker();
   worker.unref();
   idle.push(worker);
   void worker.request({ op: "load" }).catch(() => {});
 }
 
-/** Stops every idle PDF worker (the end of a run; idle ones never hold the process open either way). */
+/** Stops every idle PDF worker (the end of a run; idle ones never hold the process open either way), and forgets
+ * the run's expectPdfDocuments. */
 export async function closePdfWorkers(): Promise<void> {
+  pdfsToCome = Number.POSITIVE_INFINITY;
   for (const worker of idle.splice(0)) worker.stop(new PdfBudgetError("INTERRUPTED", "closed"));
 }
 
@@ -193,32 +217,13 @@ export interface PdfOpenOptions {
 export async function openPdf(bytes: Uint8Array, source: string, passwordOrOptions?: string | PdfOpenOptions): Promise<OpenedDocument> {
   const options = typeof passwordOrOptions === "string" ? { password: passwordOrOptions } : (passwordOrOptions ?? {});
   folders ??= packageFolders();
-  // the worker takes the copy (transferred); the caller keeps its bytes
-  const data = new Uint8Array(bytes);
-  const doc = new PdfDocument(acquireWorker(), source, options);
+  if (Number.isFinite(pdfsToCome)) pdfsToCome = Math.max(0, pdfsToCome - 1);
+  const doc = new PdfDocument(acquireWorker(), source, options, bytes);
   try {
-    // the thread's start and pdfjs' import are not the document's time: they come before its budget starts
-    await doc.call({ op: "load" }, "starting the PDF parser", [], undefined, false);
-    const opened = (await doc.call({ op: "open", data, password: options.password, folders }, "opening", [data.buffer])) as {
-      pageCount: number;
-    };
-    doc.pageCount = opened.pageCount;
+    doc.pageCount = await doc.open();
   } catch (error) {
-    const failure = error as PdfFailure;
-    // a PDF with only an owner password opens without one: a --password meant for other documents of the
-    // batch must not make it fail as "wrong password"
-    if (!(error instanceof InputError) && failure?.name === "PasswordException" && options.password) {
-      try {
-        const copy = new Uint8Array(bytes);
-        const opened = (await doc.call({ op: "open", data: copy, folders }, "opening", [copy.buffer])) as { pageCount: number };
-        doc.pageCount = opened.pageCount;
-        return doc;
-      } catch {
-        // needs a password after all: the given one is wrong
-      }
-    }
     await doc.close();
-    throw error instanceof InputError ? error : translateOpenError(failure, source, options.password);
+    throw error;
   }
   return doc;
 }
@@ -254,25 +259,110 @@ class PdfDocument implements OpenedDocument {
   private rendered = 0;
   /** Times pdfjs' caches were dropped (PDF_CACHE_PAGES); tests read it. */
   cacheDrops = 0;
+  /** Times the document was opened again after release(); tests read it. */
+  reopens = 0;
   private closed = false;
+  /** The worker was given back (release); the next step opens the document again. */
+  private released = false;
+  private reopening: Promise<void> | undefined;
+  /** The password the document opens with (none where a --password was given but it needs none). */
+  private password: string | undefined;
+  /** Page sizes read so far: they need no parser after release. */
+  private readonly sizes = new Map<number, PageSize>();
   private readonly timeoutMs: number;
   private readonly onAbort = () => this.worker.stop(new PdfBudgetError("INTERRUPTED", "interrupted"));
 
   constructor(
-    private readonly worker: PdfWorker,
+    private worker: PdfWorker,
     readonly source: string,
     private readonly options: PdfOpenOptions,
+    /** the caller's bytes, not copied: each opening sends the worker a copy of its own */
+    private readonly bytes: Uint8Array,
   ) {
     this.timeoutMs = options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
+    this.password = options.password;
     if (options.signal?.aborted) this.onAbort();
     options.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Loads pdfjs in the worker and opens the document there: its page count. */
+  async open(): Promise<number> {
+    // the worker takes the copy (transferred); the caller keeps its bytes
+    const data = new Uint8Array(this.bytes);
+    const paths = (folders ??= packageFolders());
+    try {
+      // the thread's start and pdfjs' import are not the document's time: they come before its budget starts
+      await this.send({ op: "load" }, "starting the PDF parser", [], undefined, false);
+      const opened = (await this.send({ op: "open", data, password: this.password, folders: paths }, "opening", [data.buffer])) as {
+        pageCount: number;
+      };
+      return opened.pageCount;
+    } catch (error) {
+      const failure = error as PdfFailure;
+      // a PDF with only an owner password opens without one: a --password meant for other documents of the
+      // batch must not make it fail as "wrong password"
+      if (!(error instanceof InputError) && failure?.name === "PasswordException" && this.password) {
+        try {
+          const copy = new Uint8Array(this.bytes);
+          const opened = (await this.send({ op: "open", data: copy, folders: paths }, "opening", [copy.buffer])) as { pageCount: number };
+          this.password = undefined;
+          return opened.pageCount;
+        } catch {
+          // needs a password after all: the given one is wrong
+        }
+      }
+      throw error instanceof InputError ? error : translateOpenError(failure, this.source, this.options.password);
+    }
+  }
+
+  /**
+   * Gives the worker back (to the next document, or stopped where none is to come: expectPdfDocuments) once the
+   * caller has rendered what it reads; the next step opens the document again in a worker.
+   */
+  async release(): Promise<void> {
+    if (this.closed || this.released || this.reopening || this.worker.failure || this.worker.busy) return;
+    this.released = true;
+    try {
+      await this.send({ op: "close" }, "closing");
+    } catch {
+      // a worker that failed to close is stopped by releaseWorker
+    }
+    releaseWorker(this.worker);
+  }
+
+  /** Opens the document again after release(), once however many steps ask at the same time. */
+  private async ensureOpen(): Promise<void> {
+    if (!this.released && !this.reopening) return;
+    this.reopening ??= (async () => {
+      this.worker = acquireWorker();
+      this.released = false;
+      this.rendered = 0;
+      this.reopens++;
+      await this.open();
+    })().finally(() => {
+      this.reopening = undefined;
+    });
+    await this.reopening;
+  }
+
+  /** A step of the document (opening it again first where it was released). */
+  async call(
+    message: PdfRequest,
+    what: string,
+    transfer: ArrayBuffer[] = [],
+    onReply?: (r: Reply) => void,
+    timed = true,
+  ): Promise<unknown> {
+    if (this.closed) throw new InputError("CORRUPT_PDF", `${what}: the document is closed`, this.source);
+    await this.ensureOpen();
+    return this.send(message, what, transfer, onReply, timed);
   }
 
   /**
    * Sends one step to the worker under the time budget. A step over budget stops the worker: pdfjs may be in a
    * synchronous loop that nothing else can interrupt; the document fails with TIMEOUT, later steps with it too.
    */
-  async call(
+  private async send(
     message: PdfRequest,
     what: string,
     transfer: ArrayBuffer[] = [],
@@ -330,9 +420,13 @@ class PdfDocument implements OpenedDocument {
 
   async pageSize(pageNumber: number): Promise<PageSize> {
     this.check(pageNumber);
+    const known = this.sizes.get(pageNumber);
+    if (known) return known;
     try {
       const size = (await this.call({ op: "size", page: pageNumber }, `page ${pageNumber}`)) as { width: number; height: number };
-      return { ...size, unit: "pt" };
+      const measured = { ...size, unit: "pt" as const };
+      this.sizes.set(pageNumber, measured);
+      return measured;
     } catch (error) {
       this.pageError(error, pageNumber);
     }
@@ -415,9 +509,11 @@ class PdfDocument implements OpenedDocument {
     if (this.closed) return;
     this.closed = true;
     this.options.signal?.removeEventListener("abort", this.onAbort);
+    await this.reopening?.catch(() => {});
+    if (this.released) return;
     if (!this.worker.failure) {
       try {
-        await this.call({ op: "close" }, "closing");
+        await this.send({ op: "close" }, "closing");
       } catch {
         // a worker that failed to close is stopped below
       }

@@ -67,6 +67,11 @@ export interface OpenedDocument {
   /** The PDF's own text layer; undefined for images (they have none). */
   textContent(pageNumber: number): Promise<PageText | undefined>;
   metadata(): Promise<DocumentMetadata>;
+  /**
+   * The caller has what it needs for now (every page it reads is rendered): the parser's memory may go. A later call
+   * opens the document again. Images hold no parser.
+   */
+  release?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -15,6 +15,7 @@ import {
   type RunSettings,
 } from "../../src/app/index.js";
 import { parsePageSelection } from "../../src/input/index.js";
+import { pdfWorkersAlive } from "../../src/input/pdf.js";
 import type { DocumentRecord } from "../../src/output/index.js";
 import { LineEncoder } from "../../src/vision/line-encoder.js";
 import { hostilePdf } from "../helpers/hostile-pdf.js";
@@ -351,6 +352,55 @@ describe("engines", () => {
     expect(record.pages[0]!.width * record.pages[0]!.height).toBeLessThanOrEqual(30_000);
     expect(record.pages[0]!.warnings.join()).toMatch(/pixel cap/);
     expect(Number(record.pages[0]!.markdown.split(": ")[1])).toBeGreaterThan(100);
+  });
+});
+
+describe("the PDF parser's memory during a run", () => {
+  it("goes once every page the run reads is rendered, and a later step opens the document again", async () => {
+    const seen: { alive: number; text: number }[] = [];
+    registerEngine(
+      {
+        name: "test-parser",
+        description: "renders every page, then reads how many PDF parsers are alive and a page's text layer",
+        async create() {
+          return {
+            engine: "test-parser",
+            model: { name: "parser", dir: null, id: "parser-1" },
+            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
+              const rasters = [];
+              for (const pageNumber of pages.pageNumbers) rasters.push(await pages.render(pageNumber));
+              // (a stopped thread exits a moment later)
+              for (let k = 0; k < 100 && pdfWorkersAlive() > 0; k++) await new Promise((r) => setTimeout(r, 20));
+              seen.push({ alive: pdfWorkersAlive(), text: (await pages.textContent(1))!.runs.length });
+              for (const [k, raster] of rasters.entries())
+                yield {
+                  pageNumber: pages.pageNumbers[k]!,
+                  width: raster.width,
+                  height: raster.height,
+                  dpi: raster.dpi,
+                  markdown: "page",
+                  blocks: [],
+                  tokenCount: 1,
+                  truncated: false,
+                  timings: {},
+                  warnings: [],
+                };
+            },
+            async close() {},
+          };
+        },
+      },
+      { replace: true },
+    );
+    const { request: req } = request(path.join(tmp.dir, "out-parser"), {
+      inputs: [fixture("multi_page.pdf")],
+      settings: settings("test-parser", { pages: "1-2" }),
+      pageRanges: parsePageSelection("1-2"),
+    });
+    expect(await runBatch(req)).toMatchObject({ done: 1, pages: 2 });
+    // the run's only PDF: no parser thread alive once its pages were rendered, its text read by opening it again
+    expect(seen).toEqual([{ alive: 0, text: expect.any(Number) }]);
+    expect(seen[0]!.text).toBeGreaterThan(20);
   });
 });
 

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { InputError, openDocument, readDocumentBytes, renderedSize } from "../../src/input/index.js";
-import { PDF_CACHE_PAGES } from "../../src/input/pdf.js";
+import { closePdfWorkers, expectPdfDocuments, PDF_CACHE_PAGES, pdfWorkersAlive } from "../../src/input/pdf.js";
 import { tableAs, tablePng, twoPageTiff } from "../helpers/images.js";
 import { fixture, repoRoot, tempDir } from "../helpers/paths.js";
 import { makePdf } from "../helpers/pdf.js";
@@ -66,6 +66,55 @@ describe("PDF documents", () => {
       expect(text!.runs.length).toBeGreaterThan(20);
     } finally {
       await doc.close();
+    }
+  });
+
+  it("gives its parser back on release: stopped where no PDF is to come, and opened again by a later step", async () => {
+    // (idle workers of earlier tests stopped first; a thread exits a moment after it is stopped)
+    const settle = async (n: number) => {
+      for (let k = 0; k < 100 && pdfWorkersAlive() !== n; k++) await new Promise((r) => setTimeout(r, 20));
+    };
+    await closePdfWorkers();
+    await settle(0);
+    const doc = await openDocument(fixture("multi_page.pdf"));
+    try {
+      const reopens = () => (doc as unknown as { reopens: number }).reopens;
+      const first = await doc.renderPage(2, { dpi: 72 });
+      const size = await doc.pageSize(2);
+      expect(pdfWorkersAlive()).toBe(1);
+      // the run expects no other PDF: the worker stops
+      expectPdfDocuments(0);
+      await doc.release!();
+      await settle(0);
+      expect(pdfWorkersAlive()).toBe(0);
+      // a size read before needs no parser; a page does, and renders the same
+      expect(await doc.pageSize(2)).toEqual(size);
+      expect(reopens()).toBe(0);
+      const again = await doc.renderPage(2, { dpi: 72 });
+      expect(reopens()).toBe(1);
+      expect(Buffer.compare(Buffer.from(again.data), Buffer.from(first.data))).toBe(0);
+      expect((await doc.textContent(1))!.runs.length).toBeGreaterThan(20);
+    } finally {
+      await doc.close();
+      await closePdfWorkers();
+    }
+  });
+
+  it("keeps a released parser for the next document while the run expects more", async () => {
+    expectPdfDocuments(2);
+    const a = await openDocument(fixture("multi_page.pdf"));
+    const alive = pdfWorkersAlive();
+    await a.renderPage(1, { dpi: 72 });
+    await a.release!();
+    const b = await openDocument(fixture("multi_page.pdf"));
+    try {
+      // the next document took the released worker: no thread started
+      expect(pdfWorkersAlive()).toBe(alive);
+      expect((await b.renderPage(1, { dpi: 72 })).width).toBe(596);
+    } finally {
+      await b.close();
+      await a.close();
+      await closePdfWorkers();
     }
   });
 
