@@ -26,11 +26,19 @@ export function horizontalRules(page: InkPage, lines: readonly Extent[]): Extent
   if (!line || width === 0 || height === 0) return [];
   const minLength = RULE_LENGTH * line;
   const ink = new Uint8Array(width * height);
-  for (let i = 0, p = 0; i < width * height; i++, p += 3) ink[i] = data[p]! + data[p + 1]! + data[p + 2]! < 3 * INK ? 1 : 0;
+  // ink pixels per row: a window of three rows holding fewer than a rule's length over RULE_BREAK + 1 (a run may
+  // pass gaps of RULE_BREAK) holds no rule
+  const count = new Int32Array(height + 2);
+  for (let y = 0, i = 0, p = 0; y < height; y++) {
+    let c = 0;
+    for (let x = 0; x < width; x++, i++, p += 3) c += ink[i] = data[p]! + data[p + 1]! + data[p + 2]! < 3 * INK ? 1 : 0;
+    count[y + 1] = c;
+  }
   // each row's long runs, through the window of the row and its two neighbours
   const runs: { y: number; x0: number; x1: number }[] = [];
   const row = new Uint8Array(width);
   for (let y = 0; y < height; y++) {
+    if (count[y]! + count[y + 1]! + count[y + 2]! < minLength / (RULE_BREAK + 1)) continue;
     for (let x = 0; x < width; x++)
       row[x] = ink[y * width + x]! | (y > 0 ? ink[(y - 1) * width + x]! : 0) | (y + 1 < height ? ink[(y + 1) * width + x]! : 0);
     let start = -1,
