@@ -517,6 +517,13 @@ export function numberGap(text: string, gaps: ArrayLike<number> | undefined): nu
   return Math.max(NUMBER_GAP, between[between.length >> 1]! + 1);
 }
 
+/** The median of a line's blank CTC steps before each character (0 without gaps). */
+function lineGap(gaps: ArrayLike<number> | undefined): number {
+  if (!gaps || gaps.length === 0) return 0;
+  const sorted = Array.from(gaps).sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
+
 /** A space the recogniser reads at least this surely, which the decoder left out, goes back ("(i)First item",
  * "…com/has useful", "\footnote{… $\aS{le}-i$in a footnote}": the decoder runs words together). */
 const SURE_SPACE = 0.9;
@@ -641,6 +648,7 @@ export function mergeLineTagged(
   );
   const peak = (j: number) => (r.length && r[j] !== UNREAD ? evidence.peaks[j]! : 0);
   const digitGap = numberGap(evidence.text, evidence.gaps);
+  const letterGap = Math.max(TIGHT_GAP, lineGap(evidence.gaps) + 1);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
@@ -894,12 +902,24 @@ export function mergeLineTagged(
           r[next] !== " " &&
           evidence.gaps[next]! <= TIGHT_GAP &&
           tight(r[prev]!, r[next]!);
+        // a Latin letter beyond the recogniser's alphabet written between two sure characters it read side by side
+        // (no more blank steps between them than one over the line's median gap between characters: no room for a
+        // glyph it could not read) is no letter of the page ("ILö6" for its sure "IL6", "podoêbě", "systémáům");
+        // an accent on a letter it read goes on the letter, aligned, not here
+        const unseenLetter =
+          between &&
+          LETTER_OR_DIGIT.test(d) &&
+          beyondRecogniser(d) &&
+          !CYRILLIC.test(d) &&
+          evidence.gaps !== undefined &&
+          evidence.gaps[next]! <= letterGap;
         // (an overrun goes wherever the recogniser's run of the mark is sure, its neighbours sure or not)
         if (
           !allowed(d, at(content[s.d]!)) ||
           (inRun && droppable) ||
           inNumber ||
           unseenSpace ||
+          unseenLetter ||
           (overrun && sure(aligned!) && options.punctuation)
         )
           out[content[s.d]!] = "";

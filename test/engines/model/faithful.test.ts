@@ -329,6 +329,17 @@ describe("mergeLine", () => {
     expect(numberGap("82200067", undefined)).toBe(2);
   });
 
+  it("drops an accented letter the decoder put between two sure characters the recogniser read side by side", () => {
+    // tb-pmc5897438: "ILö6 sense" for the recogniser's sure "IL6 sense", its L and 6 two blank steps apart where its
+    // characters have one between them (the median): no room for a glyph
+    expect(mergeLine("\n\nILö6 sense", gapped("IL6 sense", [1, 1, 2, 1, 1, 1, 2, 2, 2]), latin)).toBe("\n\nIL6 sense");
+    expect(mergeLine("\n\nILö6 sense", gapped("IL6 sense", [0, 0, 1, 0, 1, 0, 0, 0, 0]), latin)).toBe("\n\nIL6 sense");
+    // where blank steps there leave room for a glyph it could not read, the letter stays ("Gr" "ße": its ö)
+    expect(mergeLine(" Größe", gapped("Grße", [0, 0, 3, 0]), latin)).toBe(" Größe");
+    // an accent on a letter it read goes on the letter
+    expect(mergeLine(" café", gapped("cafe", [0, 1, 0, 1]), latin)).toBe(" café");
+  });
+
   it("puts no mark and no unseen space between two digits the recogniser read side by side in a sure number", () => {
     // a mark the decoder inserted inside a sure number ("8.12’2%"), a space after its decimal comma ("525, 17")
     expect(mergeLine(" 32 (8.129’2%)", ev("32 (8.122%)"), latin)).toBe(" 32 (8.122%)");
