@@ -485,9 +485,25 @@ const UPRIGHT_SYMBOL = /[0-9\p{Script=Latin}\p{Script=Cyrillic}]/gu;
 const FULL_WIDTH = /[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/u;
 
 /**
+ * Whether the glyphs in `box` lie on their side: the median of its ink components' width over height is at least 1.
+ * A line set vertically has its glyphs turned (their heights, alike, run across the box); one-figure table cells
+ * the detector ran into one tall box stand upright, taller than wide, and read turned as a string of digits all
+ * the same ("8100121001003111" down a small table's column).
+ */
+function lyingGlyphs(page: PagePixels, box: Extent): boolean {
+  const x0 = Math.max(0, Math.floor(box.xMin)),
+    x1 = Math.min(page.width, Math.ceil(box.xMax));
+  const y0 = Math.max(0, Math.floor(box.yMin)),
+    y1 = Math.min(page.height, Math.ceil(box.yMax));
+  const shapes = inkComponents(page, x0, x1, y0, y1).map((c) => (c.xMax - c.xMin) / (c.yMax - c.yMin));
+  return shapes.length > 0 && median(shapes) >= 1;
+}
+
+/**
  * Which way a vertical line candidate reads upright (vision/vertical.ts), if either: it is read turned both ways,
- * and the surer way is taken where it reads VERTICAL_MIN_SYMBOLS Latin or Cyrillic letters or digits and no
- * full-width form, at least VERTICAL_SURE sure, and surer than its boxes read across (`across`, their mean peak).
+ * and the surer way is taken where its glyphs lie on their side (lyingGlyphs) and it reads VERTICAL_MIN_SYMBOLS
+ * Latin or Cyrillic letters or digits and no full-width form, at least VERTICAL_SURE sure, and surer than its boxes
+ * read across (`across`, their mean peak).
  */
 async function uprightTurn(
   page: PagePixels,
@@ -497,6 +513,7 @@ async function uprightTurn(
   cfg: LinesConfig,
   dictionary: readonly string[],
 ): Promise<Turn | undefined> {
+  if (!lyingGlyphs(page, box)) return undefined;
   const turns = ["ccw", "cw"] as const;
   const readings = await readTogether(
     turns.map((turn) => turnedCrop(page, box, turn, cfg.rec_height, cfg.rec_max_width)),
@@ -508,8 +525,8 @@ async function uprightTurn(
   for (const [i, turn] of turns.entries()) {
     const { text, peaks } = readings[i]!;
     const sure = peaks.length ? peaks.reduce((x, y) => x + y, 0) / peaks.length : 0;
-    if (FULL_WIDTH.test(text) || (text.match(UPRIGHT_SYMBOL)?.length ?? 0) < VERTICAL_MIN_SYMBOLS || sure < VERTICAL_SURE || sure <= across)
-      continue;
+    if (FULL_WIDTH.test(text) || (text.match(UPRIGHT_SYMBOL)?.length ?? 0) < VERTICAL_MIN_SYMBOLS) continue;
+    if (sure < VERTICAL_SURE || sure <= across) continue;
     if (!best || sure > best.sure) best = { turn, sure };
   }
   return best?.turn;

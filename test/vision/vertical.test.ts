@@ -111,12 +111,13 @@ describe("pageUnits with a line set vertically", () => {
   const LINE = [40, 60, 340, 80] as const;
   const GLYPHS = [0, 1, 2, 3].map((k) => [540, 100 + 35 * k, 570, 126 + 35 * k] as const);
   paint(LINE[0] - 6, LINE[1] - 6, LINE[2] + 6, LINE[3] + 6, 200);
-  for (const g of GLYPHS) paint(g[0] - 6, g[1] - 6, g[2] + 6, g[3] + 6, 100);
+  // (each glyph's ink apart from the next, wider than tall: glyphs lying on their side)
+  for (const g of GLYPHS) paint(g[0] - 2, g[1] - 2, g[2] + 2, g[3] + 2, 100);
   const page = { width: W, height: H, data };
 
   // the recogniser reads the line's crop "abab…" 0.95 sure, a glyph's crop across "a" `across` sure, and a crop of
   // the number's grey wider than any glyph's (its union turned) "abcab…" `turned` sure
-  const run = async (across: number, turned: number) => {
+  const run = async (across: number, turned: number, pixels = page) => {
     const calls: { grey: number; width: number }[][] = [];
     const models: LineModels = {
       detect: async (t: Tensor) => {
@@ -159,7 +160,7 @@ describe("pageUnits with a line set vertically", () => {
         };
       },
     };
-    const { units } = await pageUnits(page, models, CFG, ["", "a", "b", "c", " "]);
+    const { units } = await pageUnits(pixels, models, CFG, ["", "a", "b", "c", " "]);
     return { units, calls };
   };
 
@@ -183,6 +184,17 @@ describe("pageUnits with a line set vertically", () => {
     expect(units).toHaveLength(5);
     expect(units.some((u) => u.box.turn)).toBe(false);
     expect(calls.flat().some((c) => c.grey < 150 && c.width > 120)).toBe(false);
+  });
+
+  it("keeps a tall box of upright glyphs, which read turned too (one-figure cells run together)", async () => {
+    // the same boxes over glyphs standing upright, taller than wide: no turned reading is taken
+    const upright = Buffer.from(data);
+    for (const g of GLYPHS) {
+      for (let y = g[1] - 2; y < g[3] + 2; y++) upright.fill(255, (y * W + g[0] - 2) * 3, (y * W + g[2] + 2) * 3);
+      for (let y = g[1] - 2; y < g[3] + 2; y++) upright.fill(100, (y * W + g[0] + 8) * 3, (y * W + g[0] + 20) * 3);
+    }
+    const { units } = await run(0.6, 0.99, { ...page, data: upright });
+    expect(units.some((u) => u.box.turn)).toBe(false);
   });
 
   it("keeps them where the turned reading is no surer than across, or too unsure", async () => {
