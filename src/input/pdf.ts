@@ -346,21 +346,16 @@ class PdfDocument implements OpenedDocument {
   }
 
   /** A step of the document (opening it again first where it was released). */
-  async call(
-    message: PdfRequest,
-    what: string,
-    transfer: ArrayBuffer[] = [],
-    onReply?: (r: Reply) => void,
-    timed = true,
-  ): Promise<unknown> {
+  async call(message: PdfRequest, what: string, transfer: ArrayBuffer[] = [], onReply?: (r: Reply) => void): Promise<unknown> {
     if (this.closed) throw new InputError("CORRUPT_PDF", `${what}: the document is closed`, this.source);
     await this.ensureOpen();
-    return this.send(message, what, transfer, onReply, timed);
+    return this.send(message, what, transfer, onReply);
   }
 
   /**
    * Sends one step to the worker under the time budget. A step over budget stops the worker: pdfjs may be in a
    * synchronous loop that nothing else can interrupt; the document fails with TIMEOUT, later steps with it too.
+   * Untimed (`timed` false): starting the parser, which is not the document's time.
    */
   private async send(
     message: PdfRequest,
@@ -369,28 +364,25 @@ class PdfDocument implements OpenedDocument {
     onReply?: (r: Reply) => void,
     timed = true,
   ): Promise<unknown> {
-    if (!timed) {
-      try {
-        return await this.worker.request(message, transfer, onReply);
-      } catch (error) {
-        if (error instanceof PdfBudgetError) throw new InputError(error.code, error.message, this.source, { cause: error });
-        throw error;
-      }
-    }
     let timer: NodeJS.Timeout | undefined;
-    const seconds = Math.round(this.timeoutMs / 100) / 10;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new PdfBudgetError(
-          "TIMEOUT",
-          `${what} took longer than the ${seconds} s budget (--page-timeout); the document was stopped`,
-        );
-        this.worker.stop(error);
-        reject(error);
-      }, this.timeoutMs);
-    });
+    const racers: Promise<unknown>[] = [this.worker.request(message, transfer, onReply)];
+    if (timed) {
+      const seconds = Math.round(this.timeoutMs / 100) / 10;
+      racers.push(
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new PdfBudgetError(
+              "TIMEOUT",
+              `${what} took longer than the ${seconds} s budget (--page-timeout); the document was stopped`,
+            );
+            this.worker.stop(error);
+            reject(error);
+          }, this.timeoutMs);
+        }),
+      );
+    }
     try {
-      return await Promise.race([this.worker.request(message, transfer, onReply), timeout]);
+      return await Promise.race(racers);
     } catch (error) {
       if (error instanceof PdfBudgetError) throw new InputError(error.code, error.message, this.source, { cause: error });
       throw error;

@@ -396,7 +396,7 @@ function sidesOfGutter<T extends Extent>(
  * Items overlapping on both axes (dilated boxes) read row by row, left to right: a section number set a quad
  * apart from its title is detected as its own box, which the title's box overlaps. Where no gutter shows,
  * a header and footer are peeled off first when that reveals one (see peelToColumns). Columns whose gutter the
- * page's horizontal rules cross between a table's rows (`rules`, layout/rules.ts; see rulesAcross) are read band by
+ * page's horizontal rules cross between a table's rows (`rules`, layout/rules.ts; see ruledBands) are read band by
  * band between the rules instead.
  */
 export function xyCut<T extends Extent>(items: readonly T[], body: number, rules: readonly Extent[] = []): T[] {
@@ -408,10 +408,8 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number, rules
   // columns about to be read one after the other whose gutter rules cross, with items above and below them on
   // both sides: a ruled table whose cells wrap (their rows are not level lines, so tableLike missed it), read band
   // by band between the rules, each band a row of cells (cellsOfRow)
-  const banded = (at: number, gap: number): T[] | undefined => {
-    const across = rulesAcross(items, rules, at, gap);
-    return across.length ? bandsBetween(items, across).flatMap((band) => cellsOfRow(band, body, rules)) : undefined;
-  };
+  const banded = (at: number, gap: number): T[] | undefined =>
+    ruledBands(items, rules, at, gap)?.flatMap((band) => cellsOfRow(band, body, rules));
   if (gutter) {
     const [left, right] = sides(items, "x", v.at);
     if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at)) {
@@ -441,22 +439,22 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number, rules
 }
 
 /**
- * The rules (horizontal, see layout/rules.ts) that cross the vertical gap of width `gap` at `at` among `items`, where
- * they are a table's rules between its rows: at least two of them, items above and below them, and every band
- * between two of them that holds items holds items of both sides (a cell on either side of each row); none
- * otherwise (a rule under a header or above a footer, a table beside prose).
+ * The items in the bands between the rules (horizontal, see layout/rules.ts) that cross the vertical gap of width
+ * `gap` at `at`, top to bottom, where they are a table's rules between its rows: at least two of them, items above
+ * and below them, and every band between two of them that holds items holds items of both sides (a cell on either
+ * side of each row); undefined otherwise (a rule under a header or above a footer, a table beside prose).
  */
-function rulesAcross(items: readonly Extent[], rules: readonly Extent[], at: number, gap: number): Extent[] {
+function ruledBands<T extends Extent>(items: readonly T[], rules: readonly Extent[], at: number, gap: number): T[][] | undefined {
   const across = rules.filter((r) => r.xMin <= at - gap / 2 && r.xMax >= at + gap / 2);
-  if (across.length < 2) return [];
+  if (across.length < 2) return undefined;
   const centre = (b: Extent) => (b.xMin + b.xMax) / 2;
-  const bands = bandsBetween(items, across, true);
+  const bands = bandsBetween(items, across);
   // (the bands between the rules: all but the first, above the first rule, and the last, below the last; none
   // between the two lines of a double rule)
   const inner = bands.slice(1, -1).filter((band) => band.length > 0);
   const twoSided = (band: readonly Extent[]) => band.some((b) => centre(b) < at) && band.some((b) => centre(b) >= at);
-  if (bands.filter((band) => band.length > 0).length < 2) return [];
-  return inner.length >= 1 && inner.every(twoSided) ? across : [];
+  const held = bands.filter((band) => band.length > 0);
+  return held.length >= 2 && inner.length >= 1 && inner.every(twoSided) ? held : undefined;
 }
 
 /**
@@ -471,9 +469,9 @@ function cellsOfRow<T extends Extent>(items: readonly T[], body: number, rules: 
   return [...cellsOfRow(left, body, rules), ...cellsOfRow(right, body, rules)];
 }
 
-/** The items in the bands between `rules` (sorted by y), top to bottom, each band's items by their middles; empty
- * bands are left out unless `keepEmpty`. */
-function bandsBetween<T extends Extent>(items: readonly T[], rules: readonly Extent[], keepEmpty = false): T[][] {
+/** The items in the bands between `rules` (sorted by y), top to bottom, each band's items by their middles, empty
+ * bands included. */
+function bandsBetween<T extends Extent>(items: readonly T[], rules: readonly Extent[]): T[][] {
   const edges = rules.map((r) => (r.yMin + r.yMax) / 2);
   const bands: T[][] = Array.from({ length: edges.length + 1 }, () => []);
   for (const b of items) {
@@ -482,5 +480,5 @@ function bandsBetween<T extends Extent>(items: readonly T[], rules: readonly Ext
     while (k < edges.length && y > edges[k]!) k++;
     bands[k]!.push(b);
   }
-  return keepEmpty ? bands : bands.filter((band) => band.length > 0);
+  return bands;
 }

@@ -12,7 +12,7 @@ import { layoutStage, type PageFrame } from "../layout/stage.js";
 import { extentOf, median, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
-import type { PagePixels } from "./preprocess.js";
+import { pixelRegion, type PagePixels } from "./preprocess.js";
 import { resizeBicubic, resizeGrey } from "./resample.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
@@ -238,10 +238,7 @@ export function recogniserCrop(
   maxWidth: number,
   widen = 1,
 ): { data: Float32Array; width: number } {
-  const x0 = Math.max(0, Math.floor(box.xMin)),
-    x1 = Math.min(page.width, Math.ceil(box.xMax));
-  const y0 = Math.max(0, Math.floor(box.yMin)),
-    y1 = Math.min(page.height, Math.ceil(box.yMax));
+  const { x0, x1, y0, y1 } = pixelRegion(page, box);
   const cw = Math.max(1, x1 - x0),
     ch = Math.max(1, y1 - y0);
   const width = Math.max(8, Math.min(maxWidth, Math.round(((cw * height) / ch) * widen)));
@@ -431,6 +428,13 @@ export function recogniserBatch(crops: readonly { data: Float32Array; width: num
   return { data, dims: [crops.length, 3, height, width] };
 }
 
+/** The mean of some peak probabilities (0 for none). */
+function meanOf(values: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
+  return values.length ? sum / values.length : 0;
+}
+
 /** Crops read in one call, each padded to the widest: per crop its greedy text and, per symbol, the peak
  * probability of its run's first step. */
 async function readTogether(
@@ -491,10 +495,7 @@ const FULL_WIDTH = /[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/u;
  * the same ("8100121001003111" down a small table's column).
  */
 function lyingGlyphs(page: PagePixels, box: Extent): boolean {
-  const x0 = Math.max(0, Math.floor(box.xMin)),
-    x1 = Math.min(page.width, Math.ceil(box.xMax));
-  const y0 = Math.max(0, Math.floor(box.yMin)),
-    y1 = Math.min(page.height, Math.ceil(box.yMax));
+  const { x0, x1, y0, y1 } = pixelRegion(page, box);
   const shapes = inkComponents(page, x0, x1, y0, y1).map((c) => (c.xMax - c.xMin) / (c.yMax - c.yMin));
   return shapes.length > 0 && median(shapes) >= 1;
 }
@@ -524,7 +525,7 @@ async function uprightTurn(
   let best: { turn: Turn; sure: number } | undefined;
   for (const [i, turn] of turns.entries()) {
     const { text, peaks } = readings[i]!;
-    const sure = peaks.length ? peaks.reduce((x, y) => x + y, 0) / peaks.length : 0;
+    const sure = meanOf(peaks);
     if (FULL_WIDTH.test(text) || (text.match(UPRIGHT_SYMBOL)?.length ?? 0) < VERTICAL_MIN_SYMBOLS) continue;
     if (sure < VERTICAL_SURE || sure <= across) continue;
     if (!best || sure > best.sure) best = { turn, sure };
@@ -663,7 +664,7 @@ export async function pageUnits(
           const { centres, ...unit } = slots;
           const stride = fw + SLOT_EXTRA;
           const peaks = slotPeaks(unit.ids, unit.features, stride);
-          const sureness = peaks.length ? peaks.reduce((a, p) => a + p, 0) / peaks.length : 0;
+          const sureness = meanOf(peaks);
           // (the second reading is taken where the recogniser is surer of it)
           if (again && sureness < meanPeak[k]!) return;
           // (a gap in the widened reading's steps is a gap of the first's: the crop was widened `steps / first` times)
@@ -693,7 +694,7 @@ export async function pageUnits(
     const at = members.map((m) => boxes.indexOf(found[m]!));
     if (at.some((k) => k < 0)) continue;
     const peaks = at.flatMap((k) => Array.from(slotPeaks(units[k]!.ids, units[k]!.features, units[k]!.stride)));
-    const across = peaks.length ? peaks.reduce((x, y) => x + y, 0) / peaks.length : 0;
+    const across = meanOf(peaks);
     if (across >= UNSURE) continue;
     const box = extentOf(at, boxes);
     const turn = await uprightTurn(page, box, across, models, cfg, dictionary);

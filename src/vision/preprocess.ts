@@ -1,4 +1,5 @@
 // Page pixels → normalised float32 CHW views for a bundle's preprocessing mode (stretch, pad with grey, tiles), as PIL would.
+import type { Extent } from "../layout/xycut.js";
 import type { ModeSpec, VisionConfig } from "../model/schema.js";
 import type { VisualSequence } from "./visual-sequence.js";
 import { visualTokenCount } from "./visual-sequence.js";
@@ -11,6 +12,16 @@ export interface PagePixels {
   height: number;
   /** width·height·3 bytes, RGB, row-major */
   data: Buffer;
+}
+
+/** The whole pixels of the page that `box` covers: [x0, x1) × [y0, y1), clamped to the page. */
+export function pixelRegion(page: { width: number; height: number }, box: Extent): { x0: number; x1: number; y0: number; y1: number } {
+  return {
+    x0: Math.max(0, Math.floor(box.xMin)),
+    x1: Math.min(page.width, Math.ceil(box.xMax)),
+    y0: Math.max(0, Math.floor(box.yMin)),
+    y1: Math.min(page.height, Math.ceil(box.yMax)),
+  };
 }
 
 /** Where the page's content sits inside a view, in view pixels (the rest is padding). */

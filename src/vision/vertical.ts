@@ -4,7 +4,7 @@
 // a handful of one-letter lines of nonsense ("lö", "S", "{" for "82250337"). Here the candidates are found from
 // the boxes' shapes alone, and the page's line reader decides by reading each one turned both ways.
 import { extentOf, median, type Extent } from "../layout/xycut.js";
-import type { PagePixels } from "./preprocess.js";
+import { pixelRegion, type PagePixels } from "./preprocess.js";
 
 /** Which way a crop is turned to set its text upright: "ccw" for text that runs down the page, "cw" for text that runs up. */
 export type Turn = "cw" | "ccw";
@@ -81,10 +81,7 @@ export function verticalCandidates(boxes: readonly Extent[]): VerticalCandidate[
  * reads left to right), "cw" its bottom.
  */
 export function turnedRegion(page: PagePixels, box: Extent, turn: Turn): PagePixels {
-  const x0 = Math.max(0, Math.floor(box.xMin)),
-    x1 = Math.min(page.width, Math.ceil(box.xMax));
-  const y0 = Math.max(0, Math.floor(box.yMin)),
-    y1 = Math.min(page.height, Math.ceil(box.yMax));
+  const { x0, x1, y0, y1 } = pixelRegion(page, box);
   const cw = Math.max(1, x1 - x0),
     ch = Math.max(1, y1 - y0);
   // turned: ch columns, cw rows

@@ -16,6 +16,7 @@
 // The thresholds were chosen on synthetic training-type pages (scripts/faithful-eval.mjs tune), never on the
 // evaluation pages.
 import { appendFileSync } from "node:fs";
+import { median } from "../../layout/xycut.js";
 import { DIACRITIC_SURE, DIACRITICS, markable, splitMark, withMark } from "../../vision/diacritics.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -513,15 +514,7 @@ export function numberGap(text: string, gaps: ArrayLike<number> | undefined): nu
   const between: number[] = [];
   for (let j = 1; j < chars.length; j++) if (/\d/.test(chars[j - 1]!) && /\d/.test(chars[j]!)) between.push(gaps[j]!);
   if (between.length < 3) return NUMBER_GAP;
-  between.sort((a, b) => a - b);
-  return Math.max(NUMBER_GAP, between[between.length >> 1]! + 1);
-}
-
-/** The median of a line's blank CTC steps before each character (0 without gaps). */
-function lineGap(gaps: ArrayLike<number> | undefined): number {
-  if (!gaps || gaps.length === 0) return 0;
-  const sorted = Array.from(gaps).sort((a, b) => a - b);
-  return sorted[sorted.length >> 1]!;
+  return Math.max(NUMBER_GAP, median(between) + 1);
 }
 
 /** A space the recogniser reads at least this surely, which the decoder left out, goes back ("(i)First item",
@@ -648,7 +641,8 @@ export function mergeLineTagged(
   );
   const peak = (j: number) => (r.length && r[j] !== UNREAD ? evidence.peaks[j]! : 0);
   const digitGap = numberGap(evidence.text, evidence.gaps);
-  const letterGap = Math.max(TIGHT_GAP, lineGap(evidence.gaps) + 1);
+  // (the line's median blank steps before a character, one more: a glyph's room; see unseenLetter)
+  const letterGap = Math.max(TIGHT_GAP, (evidence.gaps ? median(Array.from(evidence.gaps)) : 0) + 1);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
