@@ -16,6 +16,7 @@ import {
 } from "../../src/app/index.js";
 import { parsePageSelection } from "../../src/input/index.js";
 import { pdfWorkersAlive } from "../../src/input/pdf.js";
+import type { DecodedPage } from "../../src/engines/engine.js";
 import type { DocumentRecord } from "../../src/output/index.js";
 import { LineEncoder } from "../../src/vision/line-encoder.js";
 import { hostilePdf } from "../helpers/hostile-pdf.js";
@@ -30,6 +31,16 @@ beforeAll(() => {
   writeFileSync(path.join(input, "sub/notes.pdf"), "not a pdf at all\n");
 });
 afterAll(tmp.cleanup);
+
+/** A page a test engine yields: `markdown` on a page of `size` (1 x 1 at 72 DPI unless given), `tokenCount` tokens. */
+function decodedPage(
+  pageNumber: number,
+  markdown: string,
+  tokenCount: number,
+  size: { width: number; height: number; dpi: number | undefined } = { width: 1, height: 1, dpi: 72 },
+): DecodedPage {
+  return { pageNumber, ...size, markdown, blocks: [], tokenCount, truncated: false, timings: {}, warnings: [] };
+}
 
 function settings(engine = "text", extra: Partial<RunSettings> = {}): RunSettings {
   return { engine, dpi: 150, maxPixels: 50_000_000, pages: "all", formats: ["md", "json"], model: defaultModelOptions(), ...extra };
@@ -221,18 +232,7 @@ describe("engines", () => {
             model: { name: "broken", dir: null, id: "x" },
             async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
               if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
-              yield {
-                pageNumber: pages.pageNumbers[0]!,
-                width: 1,
-                height: 1,
-                dpi: 72,
-                markdown: "x",
-                blocks: [],
-                tokenCount: 0,
-                truncated: false,
-                timings: {},
-                warnings: [],
-              };
+              yield decodedPage(pages.pageNumbers[0]!, "x", 0);
             },
             async close() {},
           };
@@ -319,18 +319,7 @@ describe("engines", () => {
               const raster = await pages.render(pageNumber);
               let dark = 0;
               for (let i = 0; i < raster.data.length; i += 3) if (raster.data[i]! < 128) dark++;
-              yield {
-                pageNumber,
-                width: raster.width,
-                height: raster.height,
-                dpi: raster.dpi,
-                markdown: `dark pixels: ${dark}`,
-                blocks: [],
-                tokenCount: 1,
-                truncated: false,
-                timings: {},
-                warnings: [],
-              };
+              yield decodedPage(pageNumber, `dark pixels: ${dark}`, 1, { width: raster.width, height: raster.height, dpi: raster.dpi });
             }
           },
           async close() {},
@@ -373,18 +362,7 @@ describe("the PDF parser's memory during a run", () => {
               for (let k = 0; k < 100 && pdfWorkersAlive() > 0; k++) await new Promise((r) => setTimeout(r, 20));
               seen.push({ alive: pdfWorkersAlive(), text: (await pages.textContent(1))!.runs.length });
               for (const [k, raster] of rasters.entries())
-                yield {
-                  pageNumber: pages.pageNumbers[k]!,
-                  width: raster.width,
-                  height: raster.height,
-                  dpi: raster.dpi,
-                  markdown: "page",
-                  blocks: [],
-                  tokenCount: 1,
-                  truncated: false,
-                  timings: {},
-                  warnings: [],
-                };
+                yield decodedPage(pages.pageNumbers[k]!, "page", 1, { width: raster.width, height: raster.height, dpi: raster.dpi });
             },
             async close() {},
           };
@@ -602,18 +580,7 @@ describe("reliability (issue 19)", () => {
             async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
               for (const pageNumber of pages.pageNumbers) {
                 if (pageNumber === 2) controller.abort({ signal: "SIGTERM", exitCode: 143 });
-                yield {
-                  pageNumber,
-                  width: 1,
-                  height: 1,
-                  dpi: 72,
-                  markdown: "cut",
-                  blocks: [],
-                  tokenCount: 1,
-                  truncated: false,
-                  timings: {},
-                  warnings: [],
-                };
+                yield decodedPage(pageNumber, "cut", 1);
               }
             },
             async close() {},
@@ -687,18 +654,7 @@ describe("outputs (issue 19)", () => {
             model: { name: "b", dir: bundle, id: "same-id" },
             async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
               for (const pageNumber of pages.pageNumbers) {
-                yield {
-                  pageNumber,
-                  width: 1,
-                  height: 1,
-                  dpi: 72,
-                  markdown: "x",
-                  blocks: [],
-                  tokenCount: 0,
-                  truncated: false,
-                  timings: {},
-                  warnings: [],
-                };
+                yield decodedPage(pageNumber, "x", 0);
               }
             },
             async close() {},

@@ -1,6 +1,5 @@
 // The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
 import { describe, expect, it } from "vitest";
-import type { LinesConfig } from "../../src/model/schema.js";
 import { resizeBicubic } from "../../src/vision/resample.js";
 import {
   boxesFromMap,
@@ -19,22 +18,9 @@ import {
   type LineModels,
   type Tensor,
 } from "../../src/vision/lines.js";
+import { LINES_CFG, middleRow, recognised } from "./helpers.js";
 
-const CFG: LinesConfig = {
-  detector: "d",
-  recogniser: "r",
-  dictionary: "k",
-  det_limit: 960,
-  det_threshold: 0.3,
-  det_box_threshold: 0.6,
-  det_unclip: 1.5,
-  det_min_size: 3,
-  rec_height: 48,
-  rec_max_width: 3200,
-  rec_batch: 8,
-  slots: [16, 48, 128],
-  dpi: 150,
-};
+const CFG = LINES_CFG;
 
 function box(xMin: number, yMin: number, xMax: number, yMax: number): LineBox {
   return { xMin, yMin, xMax, yMax, score: 1 };
@@ -513,16 +499,14 @@ describe("crowded lines", () => {
         return { data: map, dims: [1, 1, h!, w!] };
       },
       recognise: async (t: Tensor) => {
-        const [n, , rh, width] = t.dims as number[];
+        const [n, , , width] = t.dims as number[];
         const steps = width! / 8;
         const best = new Float32Array(n! * steps),
           pk = new Float32Array(n! * steps);
         const seen: { line: number; width: number }[] = [];
         for (let j = 0; j < n!; j++) {
-          const plane = t.data.subarray(j * 3 * rh! * width!);
-          let c = 0;
-          while (c < width! && plane[(rh! >> 1) * width! + c] !== 0) c++;
-          const v = plane[(rh! >> 1) * width! + (c >> 1)]!;
+          const { row, width: c } = middleRow(t, j);
+          const v = row[c >> 1]!;
           const gap = (g: number) => Math.abs((g / 255 - 0.5) / 0.5 - v);
           const line = greys.reduce((best, g, k) => (gap(g) < gap(greys[best]!) ? k : best), 0);
           seen.push({ line, width: c });
@@ -535,11 +519,7 @@ describe("crowded lines", () => {
             }
         }
         calls.push(seen);
-        return {
-          best: { data: best, dims: [n!, steps] },
-          peak: { data: pk, dims: [n!, steps] },
-          features: { data: new Float32Array(n! * steps * 4).fill(0.25), dims: [n!, steps, 4] },
-        };
+        return recognised(best, pk, n!, steps);
       },
     };
     const { units } = await pageUnits(page, models, CFG, ["", "a", "b", "c", "d", " "]);

@@ -1,10 +1,10 @@
 // Vertical lines of text: candidates from the detector's boxes, turned crops, the upright layout the decoder is
 // given, and pageUnits' choice between a candidate's boxes read across and its union read turned.
 import { describe, expect, it } from "vitest";
-import type { LinesConfig } from "../../src/model/schema.js";
 import { pageUnits, type LineModels, type Tensor } from "../../src/vision/lines.js";
 import { readingBox, turnedRegion, verticalCandidates } from "../../src/vision/vertical.js";
 import type { Extent } from "../../src/layout/xycut.js";
+import { LINES_CFG, middleRow, recognised } from "./helpers.js";
 
 const box = (xMin: number, yMin: number, xMax: number, yMax: number): Extent => ({ xMin, yMin, xMax, yMax });
 
@@ -85,21 +85,6 @@ describe("readingBox", () => {
 });
 
 describe("pageUnits with a line set vertically", () => {
-  const CFG: LinesConfig = {
-    detector: "d",
-    recogniser: "r",
-    dictionary: "k",
-    det_limit: 960,
-    det_threshold: 0.3,
-    det_box_threshold: 0.6,
-    det_unclip: 1.5,
-    det_min_size: 3,
-    rec_height: 48,
-    rec_max_width: 3200,
-    rec_batch: 8,
-    slots: [16, 48, 128],
-    dpi: 150,
-  };
   // a 600 x 400 page: a line of text (grey 200) and four glyphs of a number down the right margin (grey 100),
   // which the fake detector finds as four boxes
   const W = 600,
@@ -130,18 +115,16 @@ describe("pageUnits with a line set vertically", () => {
         return { data: map, dims: [1, 1, h!, w!] };
       },
       recognise: async (t: Tensor) => {
-        const [n, , rh, width] = t.dims as number[];
+        const [n, , , width] = t.dims as number[];
         const steps = width! / 8;
         const best = new Float32Array(n! * steps),
           pk = new Float32Array(n! * steps);
         const seen: { grey: number; width: number }[] = [];
         for (let j = 0; j < n!; j++) {
-          const plane = t.data.subarray(j * 3 * rh! * width!);
-          let c = 0;
-          while (c < width! && plane[(rh! >> 1) * width! + c] !== 0) c++;
+          const { row, width: c } = middleRow(t, j);
           // the darkest value across the middle row: the crop's grey
           let v = 1;
-          for (let x = 0; x < c; x++) v = Math.min(v, plane[(rh! >> 1) * width! + x]!);
+          for (let x = 0; x < c; x++) v = Math.min(v, row[x]!);
           const grey = Math.round(((v + 1) / 2) * 255);
           seen.push({ grey, width: c });
           const number = grey < 150;
@@ -153,14 +136,10 @@ describe("pageUnits with a line set vertically", () => {
           }
         }
         calls.push(seen);
-        return {
-          best: { data: best, dims: [n!, steps] },
-          peak: { data: pk, dims: [n!, steps] },
-          features: { data: new Float32Array(n! * steps * 4).fill(0.25), dims: [n!, steps, 4] },
-        };
+        return recognised(best, pk, n!, steps);
       },
     };
-    const { units } = await pageUnits(pixels, models, CFG, ["", "a", "b", "c", " "]);
+    const { units } = await pageUnits(pixels, models, LINES_CFG, ["", "a", "b", "c", " "]);
     return { units, calls };
   };
 
