@@ -11,6 +11,11 @@ export interface PageFrame {
   height: number;
   /** rules drawn across the page (layout/rules.ts): a gutter they cross is a ruled table's, read row by row */
   rules?: readonly Extent[];
+  /**
+   * pictures on the page (vision/pictures.ts), whose lines are not read: they take part in the cuts as the blocks they
+   * are (a photograph in one column keeps its band from reading as a section break across the page)
+   */
+  pictures?: readonly Extent[];
 }
 
 export interface LayoutStage {
@@ -21,6 +26,9 @@ export interface LayoutStage {
   assemble(lines: readonly PageLine[], page: PageFrame): AssembledPage;
 }
 
+/** Marks the pictures XY-cut orders among the lines. */
+const PICTURE = Symbol("picture");
+
 /**
  * The default stage: recursive XY-cut with half the median line height as the narrowest clean gutter (detected
  * boxes are dilated, and a two-column paper's gutter is about one line of its body text) and soft gutters on the
@@ -30,7 +38,10 @@ export const XY_CUT_STAGE: LayoutStage = {
   name: "xy-cut",
   order(lines, page) {
     const body = median(lines.map((b) => b.yMax - b.yMin)) || 10;
-    return xyCut(lines, 0.5 * body, page.rules);
+    if (!page.pictures?.length) return xyCut(lines, 0.5 * body, page.rules);
+    // (marked, not kept by identity: a box XY-cut splits at a gutter comes back as copies, and copies keep the mark)
+    const pictures = page.pictures.map((p) => ({ ...p, [PICTURE]: true }));
+    return xyCut<Extent>([...lines, ...pictures], 0.5 * body, page.rules).filter((b) => !(PICTURE in b)) as (typeof lines)[number][];
   },
   assemble(lines, page) {
     return assemblePage(lines, page.width, page.height, page.rules);

@@ -613,7 +613,7 @@ export async function pageUnits(
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
   // (rules drawn across the page: a gutter they cross between rows is a ruled table's, read row by row)
-  const frame = { width: page.width, height: page.height, rules: horizontalRules(page, found) };
+  const frame = { width: page.width, height: page.height, rules: horizontalRules(page, found), pictures };
   let boxes = [
     ...marks.filter((m) => m.yMax <= top),
     ...(models.order ? models.order(found, frame) : orderLines(found, frame)),

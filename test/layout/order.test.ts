@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PairOrderScorer, parsePairOrderModel } from "../../src/layout/learned.js";
 import { softGutter, xyCut } from "../../src/layout/xycut.js";
+import { XY_CUT_STAGE } from "../../src/layout/stage.js";
 import { orderLines, type LineBox } from "../../src/vision/lines.js";
 
 interface Fixture {
@@ -125,6 +126,62 @@ describe("the layout stage", () => {
       setLayoutStage(previous);
     }
     expect(orderLines(lines)).toEqual(XY_CUT_STAGE.order(lines, { width: 0, height: 0 }));
+  });
+});
+
+describe("pictures take part in the cuts (PageFrame.pictures)", () => {
+  // two columns (x 50-480 and 520-950) of 20-px lines on a 30-px pitch; `name` is column and line number
+  const column = (name: string, x0: number, x1: number, y0: number, n: number) =>
+    Array.from({ length: n }, (_, k) => ({
+      name: `${name}${k + 1}`,
+      xMin: x0,
+      xMax: x1,
+      yMin: y0 + 30 * k,
+      yMax: y0 + 30 * k + 20,
+      score: 1,
+    }));
+  const names = (lines: readonly { name: string }[]) => lines.map((b) => b.name).join(" ");
+  const frame = { width: 1000, height: 1400 };
+
+  it("reads a column with a photograph in it whole before the next, where the other column is blank beside it", () => {
+    // mc-acm-p4: the left column's text, a photograph, its caption and more text; the right column ends a section
+    // with blank space level with the photograph: the band under the photograph ran across the page, so the left
+    // column's text under it was read after the right column's first part
+    const lines = [
+      ...column("a", 50, 480, 100, 6), // 100-270
+      ...column("b", 50, 480, 700, 4), // under the photograph (300-685)
+      ...column("c", 520, 950, 100, 12), // 100-450, then blank to 700
+      ...column("d", 520, 950, 700, 4),
+    ];
+    const picture = { xMin: 50, xMax: 480, yMin: 290, yMax: 685 };
+    expect(names(XY_CUT_STAGE.order(lines, frame))).toBe(
+      "a1 a2 a3 a4 a5 a6 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 b1 b2 b3 b4 d1 d2 d3 d4",
+    );
+    const ordered = XY_CUT_STAGE.order(lines, { ...frame, pictures: [picture] });
+    expect(names(ordered)).toBe("a1 a2 a3 a4 a5 a6 b1 b2 b3 b4 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 d1 d2 d3 d4");
+    // (the lines themselves come back, not the picture nor copies)
+    expect(ordered.every((b) => lines.includes(b))).toBe(true);
+  });
+
+  it("leaves out a picture XY-cut split at a soft gutter (its halves are copies)", () => {
+    // two columns whose boxes overlap (no empty band: the gutter shows on the boxes' cores only), and a box reaching
+    // far into both, level with lines of each: XY-cut splits it at the gutter as two lines read as one
+    const lines = [...column("a", 50, 505, 100, 10), ...column("b", 495, 950, 100, 10)];
+    const across = { xMin: 200, xMax: 800, yMin: 220, yMax: 240 };
+    const ordered = XY_CUT_STAGE.order(lines, { ...frame, pictures: [across] });
+    expect(names(ordered)).toBe(names(XY_CUT_STAGE.order(lines, frame)));
+    expect(ordered).toHaveLength(lines.length);
+  });
+
+  it("reads the columns above a picture across the page before the columns under it", () => {
+    const lines = [
+      ...column("a", 50, 480, 100, 8),
+      ...column("b", 520, 950, 100, 8),
+      ...column("c", 50, 480, 700, 8),
+      ...column("d", 520, 950, 700, 8),
+    ];
+    const teaser = { xMin: 50, xMax: 950, yMin: 345, yMax: 690 };
+    expect(names(XY_CUT_STAGE.order(lines, { ...frame, pictures: [teaser] }))).toMatch(/^a1 .* a8 b1 .* b8 c1 .* c8 d1 .* d8$/);
   });
 });
 
