@@ -223,8 +223,9 @@ export function marginRoles(
   const endsInFolio = (i: number) => /\S\s+\d{1,4}$/.test(texts[i]!.trim()) && flushRight(i);
   const marginLike = (r: number[], foot: boolean) => {
     const tallest = split(r) ? SPLIT_HEIGHT : MARGIN_HEIGHT;
-    // the decoder writes a lone short line as a heading; at the very foot of the page it is none
-    const heading = (i: number) => headings?.[i] && !isPageNumber(texts[i]!) && !(foot && outer(r));
+    // the decoder writes a lone short line as a heading; at the very foot of the page it is none, nor is a piece of a
+    // split row (a running head's title at one edge, its authors at the other)
+    const heading = (i: number) => headings?.[i] && !isPageNumber(texts[i]!) && !(foot && outer(r)) && !split(r);
     return (
       r.every(
         (i) => height(boxes[i]!) <= tallest * h && !heading(i) && !bodyLike(texts[i]!, foot, !split(r) && !inset(i) && !endsInFolio(i)),

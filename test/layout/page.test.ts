@@ -209,6 +209,14 @@ describe("assemblePage", () => {
       ...body(155, 20),
     ];
     expect(assemblePage(acm, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
+    // …where the decoder wrote one piece as a heading, and further down than the outermost band (mc-acm-p4 at 150 DPI,
+    // its authors read after the table under the head)
+    const written = [
+      line(130, "Conference acronym 'XX, June 03-05, 2018", 120, 500, 26),
+      line(130, "\n\n## Trovato et al.", 1030, 1120, 26),
+      ...body(185, 20),
+    ];
+    expect(assemblePage(written, W, H).blocks.map((b) => b.type)).toEqual(["header", "header", "paragraph"]);
     // a journal's footer in the outermost band, which the decoder wrote as a heading, 1.6 pitches under the text
     const foot = [...body(160, 46), line(1660, "\n\n## MNRAS 000, 1-10 (2020)", 120, 420, 26)];
     expect(assemblePage(foot, W, H).blocks.map((b) => b.type)).toEqual(["paragraph", "footer"]);
