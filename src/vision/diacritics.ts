@@ -4,7 +4,8 @@
 // letter the recogniser found (a window of the recogniser's own line crop, centred on the letter's CTC slot) and
 // says which diacritic the letter carries, if any; the merge (engines/model/faithful.ts) composes the letter with it.
 // Trained on synthetic lines (scripts/train/diacritics-data.mjs, python/ocr_tools/train/diacritics.py).
-import type { LineUnit, Tensor } from "./lines.js";
+import { cropValue, type LineCrop, type Tensor } from "./line-crop.js";
+import type { LineUnit } from "./lines.js";
 
 /** The classes the diacritics model tells apart, in its output order: a combining mark, or how the base letter changes. */
 export const DIACRITICS = [
@@ -83,17 +84,12 @@ export const WINDOW_WIDTH = 32;
  * The window of a line crop (the recogniser's input: CHW, normalised to [-1, 1], `width` columns) centred at column
  * `x`, first channel only, as `WINDOW_WIDTH` columns by `height` rows; beyond the crop it is white.
  */
-export function letterWindow(
-  crop: { data: Float32Array; width: number },
-  height: number,
-  x: number,
-  out = new Float32Array(height * WINDOW_WIDTH),
-): Float32Array {
+export function letterWindow(crop: LineCrop, height: number, x: number, out = new Float32Array(height * WINDOW_WIDTH)): Float32Array {
   const left = Math.round(x - WINDOW_WIDTH / 2);
   for (let r = 0; r < height; r++)
     for (let c = 0; c < WINDOW_WIDTH; c++) {
       const cx = left + c;
-      out[r * WINDOW_WIDTH + c] = cx >= 0 && cx < crop.width ? crop.data[r * crop.width + cx]! : 1;
+      out[r * WINDOW_WIDTH + c] = cx >= 0 && cx < crop.width ? cropValue(crop, 0, r, cx) : 1;
     }
   return out;
 }
@@ -170,7 +166,7 @@ function unread(units: LineUnit[]): void {
  */
 export async function readDiacritics(
   units: LineUnit[],
-  crops: readonly { data: Float32Array; width: number }[],
+  crops: readonly LineCrop[],
   columns: readonly Float32Array[],
   run: (patches: Tensor, letters: Tensor) => Promise<Tensor>,
   height: number,

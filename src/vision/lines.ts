@@ -13,7 +13,8 @@ import { extentOf, median, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
 import { pixelRegion, type PagePixels } from "./preprocess.js";
-import { resizeBicubic, resizeGrey } from "./resample.js";
+import { resizeBicubic } from "./resample.js";
+import { recogniserBatch, recogniserCrop, type LineCrop, type Tensor } from "./line-crop.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 import { readingBox, turnedRegion, verticalCandidates, type Turn } from "./vertical.js";
@@ -23,10 +24,7 @@ export const SLOT_EXTRA = 4;
 /** Per-unit geometry features (see unitGeometry). */
 export const GEOMETRY = 8;
 
-export interface Tensor {
-  data: Float32Array;
-  dims: readonly number[];
-}
+export { cropValue, recogniserBatch, recogniserCrop, type LineCrop, type Tensor } from "./line-crop.js";
 
 /**
  * The two pretrained ONNX models of the mode: detector (probability map) and recogniser (per CTC step: the best
@@ -208,64 +206,6 @@ export function unitGeometry(
   ]);
 }
 
-/** The grey bytes of a region of the page, or undefined when one of its pixels has channels that differ. */
-function greyRegion(page: PagePixels, x0: number, y0: number, cw: number, ch: number): Uint8Array | undefined {
-  const grey = new Uint8Array(cw * ch);
-  const src = page.data;
-  for (let y = 0; y < ch; y++) {
-    let p = ((y0 + y) * page.width + x0) * 3;
-    const row = y * cw;
-    for (let x = 0; x < cw; x++, p += 3) {
-      const v = src[p]!;
-      if (v !== src[p + 1] || v !== src[p + 2]) return undefined;
-      grey[row + x] = v;
-    }
-  }
-  return grey;
-}
-
-/** (v / 255 - 0.5) / 0.5 per byte value v, as float32 (the recogniser's normalisation). */
-const REC_LUT = Float32Array.from({ length: 256 }, (_, v) => (v / 255 - 0.5) / 0.5);
-
-/**
- * A line crop scaled to the recogniser's height (aspect kept, or widened `widen` times; width capped), normalised to
- * [-1, 1], CHW.
- */
-export function recogniserCrop(
-  page: PagePixels,
-  box: Extent,
-  height: number,
-  maxWidth: number,
-  widen = 1,
-): { data: Float32Array; width: number } {
-  const { x0, x1, y0, y1 } = pixelRegion(page, box);
-  const cw = Math.max(1, x1 - x0),
-    ch = Math.max(1, y1 - y0);
-  const width = Math.max(8, Math.min(maxWidth, Math.round(((cw * height) / ch) * widen)));
-  // a grey crop (scans, most print): its one channel resized and normalised, the plane copied to the other two (the
-  // same values as the RGB path, a third of the work and no RGB copies)
-  const grey = greyRegion(page, x0, y0, cw, ch);
-  if (grey) {
-    const px = resizeGrey(grey, cw, ch, width, height);
-    const n = width * height;
-    const data = new Float32Array(3 * n);
-    for (let i = 0; i < n; i++) data[i] = REC_LUT[px[i]!]!;
-    data.copyWithin(n, 0, n);
-    data.copyWithin(2 * n, 0, n);
-    return { data, width };
-  }
-  const crop = new Uint8Array(cw * ch * 3);
-  for (let y = 0; y < ch; y++)
-    crop.set(page.data.subarray(((y0 + y) * page.width + x0) * 3, ((y0 + y) * page.width + x0 + cw) * 3), y * cw * 3);
-  const px = resizeBicubic(crop, cw, ch, width, height);
-  const data = new Float32Array(3 * width * height);
-  for (let c = 0; c < 3; c++) {
-    const plane = c * width * height;
-    for (let i = 0; i < width * height; i++) data[plane + i] = REC_LUT[px[i * 3 + c]!]!;
-  }
-  return { data, width };
-}
-
 /** Each slot's blank CTC steps before its run, from its features' extras (collapseSlots: the first). */
 export function slotGaps(ids: ArrayLike<number>, features: Float32Array, stride: number): Float32Array {
   return Float32Array.from(ids, (_, slot) => features[(slot + 1) * stride - 4]! * 8);
@@ -418,16 +358,6 @@ export function recogniserChunk(width: number, cfg: Pick<LinesConfig, "rec_batch
   return Math.max(1, Math.min(cfg.rec_batch, Math.floor(cfg.rec_max_width / width)));
 }
 
-/** Recogniser input for line crops of one height: each crop left-aligned in `width` columns, zero (mid-grey) padding. */
-export function recogniserBatch(crops: readonly { data: Float32Array; width: number }[], height: number, width: number): Tensor {
-  const plane = 3 * height * width;
-  const data = new Float32Array(crops.length * plane);
-  crops.forEach((crop, j) => {
-    for (let r = 0; r < 3 * height; r++) data.set(crop.data.subarray(r * crop.width, (r + 1) * crop.width), j * plane + r * width);
-  });
-  return { data, dims: [crops.length, 3, height, width] };
-}
-
 /** The mean of some peak probabilities (0 for none). */
 function meanOf(values: ArrayLike<number>): number {
   let sum = 0;
@@ -438,7 +368,7 @@ function meanOf(values: ArrayLike<number>): number {
 /** Crops read in one call, each padded to the widest: per crop its greedy text and, per symbol, the peak
  * probability of its run's first step. */
 async function readTogether(
-  crops: readonly { data: Float32Array; width: number }[],
+  crops: readonly LineCrop[],
   models: Pick<LineModels, "recognise">,
   cfg: LinesConfig,
   dictionary: readonly string[],

@@ -8,7 +8,7 @@ import { Tokenizer } from "../../src/model/tokenizer.js";
 import { openDocument } from "../../src/input/index.js";
 import { VisionEncoder } from "../../src/vision/encoder.js";
 import { LineEncoder } from "../../src/vision/line-encoder.js";
-import { collapseSlots, detectedLines, parseDictionary, recogniserCrop } from "../../src/vision/lines.js";
+import { collapseSlots, detectedLines, parseDictionary, recogniserBatch, recogniserCrop } from "../../src/vision/lines.js";
 
 const BUNDLE = path.resolve("models/default");
 const GOLDEN = path.resolve("fixtures/model-default");
@@ -204,11 +204,7 @@ describe("default model bundle (models/default)", () => {
           // one call per group of rec_batch lines padded to the widest, as the front end calls the recogniser
           const group = crops.slice(i, i + lines.rec_batch);
           const width = Math.ceil(group.at(-1)!.width / 8) * 8;
-          const plane = 3 * lines.rec_height * width;
-          const data = new Float32Array(group.length * plane);
-          group.forEach((c, j) => {
-            for (let r = 0; r < 3 * lines.rec_height; r++) data.set(c.data.subarray(r * c.width, (r + 1) * c.width), j * plane + r * width);
-          });
+          const { data } = recogniserBatch(group, lines.rec_height, width);
           const feeds = { pixels: { type: "float32" as const, data, dims: [group.length, 3, lines.rec_height, width] } };
           const [a, b] = [await float.run(feeds), await int8.run(feeds)];
           const steps = a.best!.dims[1]!,

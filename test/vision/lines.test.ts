@@ -10,6 +10,7 @@ import {
   pageUnits,
   parseDictionary,
   recogniserChunk,
+  recogniserBatch,
   recogniserCrop,
   SLOT_EXTRA,
   slotGaps,
@@ -306,8 +307,13 @@ describe("crops and geometry", () => {
   it("scales a line crop to the recogniser height keeping its aspect, normalised to [-1, 1]", () => {
     const c = recogniserCrop(page, { xMin: 20, xMax: 60, yMin: 10, yMax: 20 }, 48, 3200);
     expect(c.width).toBe(192);
-    expect(c.data).toHaveLength(3 * 48 * 192);
-    expect(c.data[24 * 192 + 96]).toBeCloseTo(-1, 2); // black inside
+    // a grey page's crop is one channel of bytes; its batch is three planes of floats
+    expect(c).toMatchObject({ height: 48, channels: 1 });
+    expect(c.pixels).toHaveLength(48 * 192);
+    const data = recogniserBatch([c], 48, 192).data;
+    expect(data).toHaveLength(3 * 48 * 192);
+    expect(data[24 * 192 + 96]).toBeCloseTo(-1, 2); // black inside
+    expect(data[2 * 48 * 192 + 24 * 192 + 96]).toBeCloseTo(-1, 2);
     expect(c.width).toBe(Math.round((40 * 48) / 10));
   });
 
@@ -321,18 +327,29 @@ describe("crops and geometry", () => {
     const a = recogniserCrop(grey, box, 48, 3200);
     const b = recogniserCrop(tinted, box, 48, 3200);
     expect(b).toEqual(a);
+    const batch = (crop: typeof a) => recogniserBatch([crop], 48, crop.width).data;
     // the reference: resizeBicubic of the RGB crop, normalised channel by channel
     const crop = new Uint8Array(106 * 28 * 3);
     for (let y = 0; y < 28; y++) crop.set(grey.data.subarray(((5 + y) * 120 + 7) * 3, ((5 + y) * 120 + 113) * 3), y * 106 * 3);
     const px = resizeBicubic(crop, 106, 28, a.width, 48);
     const ref = new Float32Array(3 * a.width * 48);
     for (let c = 0; c < 3; c++) for (let i = 0; i < a.width * 48; i++) ref[c * a.width * 48 + i] = (px[i * 3 + c]! / 255 - 0.5) / 0.5;
-    expect(a.data).toEqual(ref);
+    expect(batch(a)).toEqual(ref);
     // a colour crop keeps its channels apart
     const colour = { ...grey, data: Buffer.from(grey.data) };
     colour.data[(10 * 120 + 50) * 3 + 2] = 0;
     const c = recogniserCrop(colour, box, 48, 3200);
-    expect(c.data.subarray(0, a.width * 48)).not.toEqual(c.data.subarray(2 * a.width * 48));
+    expect(c.channels).toBe(3);
+    expect(batch(c).subarray(0, a.width * 48)).not.toEqual(batch(c).subarray(2 * a.width * 48));
+    // …and is the reference where its pixels are grey: only the tinted pixel's neighbourhood differs
+    expect(batch(c).subarray(0, a.width * 48)).toEqual(ref.subarray(0, a.width * 48));
+    // a crop padded to a wider batch: its columns, then zeros
+    const wide = recogniserBatch([a, c], 48, a.width + 16).data;
+    const row = (j: number, ch: number, r: number) =>
+      wide.subarray(((3 * j + ch) * 48 + r) * (a.width + 16), ((3 * j + ch) * 48 + r + 1) * (a.width + 16));
+    expect(row(0, 1, 20).subarray(0, a.width)).toEqual(ref.subarray((48 + 20) * a.width, (48 + 21) * a.width));
+    expect(Array.from(row(0, 2, 47).subarray(a.width))).toEqual(new Array(16).fill(0));
+    expect(row(1, 2, 5).subarray(0, a.width)).toEqual(batch(c).subarray((96 + 5) * a.width, (96 + 6) * a.width));
   });
 
   it("caps very long lines at the maximum width", () => {
