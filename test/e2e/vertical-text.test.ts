@@ -42,6 +42,8 @@ describe("text set vertically, with the default model", () => {
     );
     expect(out).toContain("82250337");
     expect(out).toContain("TOBACCO 4417");
+    // as text, not as headings (laid out upright, a stamp is taller than the body's lines and stands alone)
+    expect(out).not.toMatch(/^#+ .*(82250337|TOBACCO)/m);
     // and the horizontal lines as before
     expect(out).toContain(BODY[1]);
   });

@@ -18,7 +18,7 @@ import {
 import type { ModelOptions } from "../settings.js";
 import { lineUnitBundle, loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
-import { bannedScript, faithfulLine, joinHyphenated } from "./faithful.js";
+import { bannedScript, faithfulLine, joinHyphenated, verticalLine } from "./faithful.js";
 import { restoreDecimalPoints } from "./numbers.js";
 import { FixationLog } from "./fixations.js";
 import { letterRunCaps, scriptBan } from "./letter-runs.js";
@@ -333,8 +333,10 @@ class ModelEngine implements PageEngine {
           // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
           const line = cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded;
           // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
-          const faithful =
+          const kept =
             p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
+          // (a line set vertically is no heading)
+          const faithful = view.box?.turn ? verticalLine(kept) : kept;
           // …and a word hyphenated across the line break stays one word
           if (index > 0 && p.views && texts.length) {
             const [previous, joined] = joinHyphenated(texts[texts.length - 1]!, p.views[index - 1]?.text, faithful);

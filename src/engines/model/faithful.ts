@@ -1345,3 +1345,12 @@ const SUSPENDED_BEFORE = new Set([
   "або",
   "і",
 ]);
+
+/**
+ * The Markdown of a line set vertically (vision/vertical.ts: a form's document number stamped up its margin) without
+ * the heading mark the decoder opens it with: laid out upright for the decoder, the line is taller than the page's
+ * body lines and stands alone, which the decoder writes as a heading ("## 82250337"); a stamp is no heading.
+ */
+export function verticalLine(markdown: string): string {
+  return markdown.replace(/^(\s*)#{1,6}[ \t]+/, "$1");
+}

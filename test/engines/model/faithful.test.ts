@@ -8,6 +8,7 @@ import {
   englishPage,
   faithfulLine,
   joinHyphenated,
+  verticalLine,
   markdownUnits,
   mergeLine,
   mergeLineTagged,
@@ -580,5 +581,15 @@ describe("helpers", () => {
     expect(["numero", "Markdown", "shadow", "1234"].map(look)).toEqual([false, false, false, false]);
     // a camel-case name looks Cyrillic too: a page needs five such words (and 3 %) to be mixed
     expect(look("PubTabNet")).toBe(true);
+  });
+});
+
+describe("verticalLine", () => {
+  it("takes the heading mark off a line set vertically, keeping its separator and text", () => {
+    expect(verticalLine("\n\n## 82250337")).toBe("\n\n82250337");
+    expect(verticalLine("\n\n###### TOBACCO 4417")).toBe("\n\nTOBACCO 4417");
+    expect(verticalLine(" 82250337")).toBe(" 82250337");
+    // a mark that opens no heading (no space after it) is the line's text
+    expect(verticalLine("\n\n#4417")).toBe("\n\n#4417");
   });
 });
