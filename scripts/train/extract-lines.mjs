@@ -4,7 +4,9 @@
 // For every DIR/doc-XXXXX.raster.json without lines yet writes DIR/doc-XXXXX.lines.json (per page: units with
 // box, geometry, recogniser ids and text) and DIR/doc-XXXXX.lines.f32 (every slot's features, in unit order).
 // --boxes-only writes DIR/doc-XXXXX.boxes.json instead: per page the detected line boxes the layout stage orders
-// (deskew, detector, ink-gutter split; no recogniser), for training the learned reading order (layout-pairs.mjs).
+// (deskew, detector, ink-gutter split, lines inside pictures left out; no recogniser), for training the learned
+// reading order (layout-pairs.mjs). Both files keep each page's pictures and horizontal rules (`pictures`, `rules`:
+// [x0, y0, x1, y1] in the page's pixels), which take part in XY-cut's order as they do when a page is read.
 // --reorder instead puts the units of documents already extracted back into the reading order that
 // dist/vision/lines.js gives their boxes now (and their geometry with it), without running the models again:
 // for a change of reading order only.
@@ -16,6 +18,8 @@ import ort from "onnxruntime-node";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { detectedLines, orderLines, pageGeometry, pageUnits, parseDictionary } = await import(path.join(root, "dist/vision/lines.js"));
+const { insidePicture, pictureRegions } = await import(path.join(root, "dist/vision/pictures.js"));
+const { horizontalRules } = await import(path.join(root, "dist/layout/rules.js"));
 
 const args = { dir: undefined, bundle: path.join(root, "models/default"), limit: Infinity, threads: 2, reorder: false, boxesOnly: false };
 for (let i = 2; i < process.argv.length; i++) {
@@ -65,10 +69,15 @@ if (args.boxesOnly) {
     const pages = [];
     for (const pg of raster.pages) {
       const { page, found } = await detectedLines(await readPage(path.join(args.dir, pg.png)), models, cfg);
+      // (as pageUnits reads a page: a picture's lines are not read, and pictures and rules take part in the order)
+      const pictures = pictureRegions(page, found);
+      const kept = pictures.length ? found.filter((b) => !insidePicture(b, pictures)) : found;
       pages.push({
         width: page.width,
         height: page.height,
-        units: found.map((b) => ({ box: [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v * 10) / 10) })),
+        units: kept.map((b) => ({ box: boxOf(b) })),
+        pictures: pictures.map(boxOf),
+        rules: horizontalRules(page, kept).map(boxOf),
       });
     }
     fs.writeFileSync(base + ".boxes.json.tmp", JSON.stringify({ pages }));
@@ -87,10 +96,12 @@ for (const file of docs) {
   const chunks = [];
   for (const pg of raster.pages) {
     const page = await readPage(path.join(args.dir, pg.png));
-    const { units } = await pageUnits(page, models, cfg, dictionary);
+    const { units, pictures, rules } = await pageUnits(page, models, cfg, dictionary);
     pages.push({
       width: page.width,
       height: page.height,
+      pictures: pictures.map(boxOf),
+      rules: rules.map(boxOf),
       units: units.map((u) => ({
         box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10),
         score: Math.round(u.box.score * 1000) / 1000,
@@ -109,6 +120,17 @@ for (const file of docs) {
     process.stderr.write(`${args.dir}: ${done} documents, ${((performance.now() - started) / done / 1000).toFixed(2)} s each\n`);
 }
 process.stderr.write(`${args.dir}: extracted ${done} documents\n`);
+
+/** A box as stored: [x0, y0, x1, y1], one decimal. */
+function boxOf(b) {
+  return [b.xMin, b.yMin, b.xMax, b.yMax].map((v) => Math.round(v * 10) / 10);
+}
+
+/** The page frame the layout stage orders a stored page's units in: its size, pictures and rules. */
+function frameOf(page) {
+  const extent = ([xMin, yMin, xMax, yMax]) => ({ xMin, yMin, xMax, yMax });
+  return { width: page.width, height: page.height, pictures: (page.pictures ?? []).map(extent), rules: (page.rules ?? []).map(extent) };
+}
 
 /** Geometry as stored in .lines.json: four decimals. */
 function round4(values) {
@@ -150,7 +172,7 @@ function reorder(dir) {
         offset += bytes;
         return { ...u, xMin: u.box[0], yMin: u.box[1], xMax: u.box[2], yMax: u.box[3], chunk: feats.subarray(at, at + bytes) };
       });
-      const ordered = orderLines(units);
+      const ordered = orderLines(units, frameOf(page));
       if (ordered.some((u, i) => u !== units[i])) moved = true;
       const geometry = pageGeometry(ordered, page.width, page.height);
       page.units = ordered.map((u, k) => {

@@ -80,9 +80,16 @@ function* pages(dir) {
       let boxes = tp.lines.map((l) => [l.box[0] * rp.scaleX, l.box[1] * rp.scaleY, l.box[2] * rp.scaleX, l.box[3] * rp.scaleY]);
       if (rp.rotate) boxes = boxes.map((b) => turn(b, rp.rotate, rp.width / 2, rp.height / 2));
       // the lines as XY-cut gives them (a box over a column gutter cut in two, as the product's units are), in its order
+      // (with the page's pictures and rules where extract-lines stored them: they take part in XY-cut's order)
+      const extent = (b) => ({ xMin: b[0], yMin: b[1], xMax: b[2], yMax: b[3] });
       const ctx = pageContext(
-        lp.units.map((u) => ({ xMin: u.box[0], yMin: u.box[1], xMax: u.box[2], yMax: u.box[3] })),
-        { width: lp.width ?? rp.width, height: lp.height ?? rp.height },
+        lp.units.map((u) => extent(u.box)),
+        {
+          width: lp.width ?? rp.width,
+          height: lp.height ?? rp.height,
+          pictures: (lp.pictures ?? []).map(extent),
+          rules: (lp.rules ?? []).map(extent),
+        },
       );
       const units = ctx.lines;
       const place = new Int32Array(units.length).fill(-1);
