@@ -81,8 +81,9 @@ export function letterIndex(base: string): number {
 export const WINDOW_WIDTH = 32;
 
 /**
- * The window of a line crop (the recogniser's input: CHW, normalised to [-1, 1], `width` columns) centred at column
- * `x`, first channel only, as `WINDOW_WIDTH` columns by `height` rows; beyond the crop it is white.
+ * The window of a line crop (the recogniser's input, `width` columns) centred at column `x`, its first channel
+ * normalised to [-1, 1] as the recogniser sees it, as `WINDOW_WIDTH` columns by `height` rows; beyond the crop it is
+ * white.
  */
 export function letterWindow(crop: LineCrop, height: number, x: number, out = new Float32Array(height * WINDOW_WIDTH)): Float32Array {
   const left = Math.round(x - WINDOW_WIDTH / 2);
