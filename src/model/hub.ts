@@ -5,6 +5,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { once } from "node:events";
 import { cacheNameForRepo, modelsDir, PULL_MARKER } from "./registry.js";
 
 export const DEFAULT_ENDPOINT = "https://huggingface.co";
@@ -105,11 +106,22 @@ async function downloadOne(
     if (!append) have = 0;
     let received = have;
     const body = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream<Uint8Array>);
-    body.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-      options.onProgress?.({ kind: "bytes", path: remote.path, received, size: remote.size });
-    });
-    await pipeline(body, createWriteStream(partial, { flags: append ? "a" : "w" }));
+    const out = createWriteStream(partial, { flags: append ? "a" : "w" });
+    let diskError: Error | undefined;
+    out.on("error", (err) => (diskError ??= err));
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (diskError) throw diskError;
+        received += chunk.length;
+        options.onProgress?.({ kind: "bytes", path: remote.path, received, size: remote.size });
+        if (!out.write(chunk)) await once(out, "drain");
+      }
+    } finally {
+      // what arrived is written out even when the connection drops or the pull is cancelled, so that the next pull
+      // resumes after it (a pipeline destroys the file stream on error, losing the bytes it still held)
+      if (!out.destroyed) await new Promise<void>((resolve) => out.end(() => resolve()));
+    }
+    if (diskError) throw diskError;
   }
   try {
     await verify(partial, remote);

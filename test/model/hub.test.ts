@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { pullRepository } from "../../src/model/hub.js";
+import { pullRepository, type PullOptions } from "../../src/model/hub.js";
 import { listModels, resolveModelDir } from "../../src/model/registry.js";
 
 const REPO = "acme/tiny-ocr";
@@ -124,6 +124,37 @@ describe("hub pull", () => {
     expect(state.ranges).toEqual([`bytes=${have}-`]);
     expect((await readFile(path.join(result.dir, "model.safetensors"))).equals(weights)).toBe(true);
     expect(existsSync(partial)).toBe(false);
+  });
+
+  it("keeps every byte it took in before the connection dropped, and resumes after the last", async () => {
+    // the weights' body: chunks of 10,000 bytes, then the connection fails at once, no time for the file stream to
+    // write out what it was given (a pipeline destroyed it on the error, and the bytes it held were lost)
+    const env = await envFor();
+    let cut = true;
+    const dropping: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!cut || !String(input).endsWith("/model.safetensors")) return res;
+      cut = false;
+      let k = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (k < 10) controller.enqueue(weights.subarray(10_000 * k, 10_000 * ++k));
+          else controller.error(new Error("connection reset"));
+        },
+      });
+      await res.body?.cancel();
+      return new Response(body, { status: 200, headers: res.headers });
+    };
+    let received = 0;
+    const onProgress: PullOptions["onProgress"] = (p) => {
+      if (p.kind === "bytes" && p.path === "model.safetensors") received = p.received;
+    };
+    await expect(pullRepository(REPO, { env, fetch: dropping, onProgress })).rejects.toThrow(/connection reset/);
+    const partial = path.join(env.OCR_HOME, "models", "acme--tiny-ocr", "model.safetensors.partial");
+    expect(received).toBeGreaterThan(0);
+    expect((await stat(partial)).size).toBe(received);
+    await pullRepository(REPO, { env });
+    expect(state.ranges).toEqual([`bytes=${received}-`]);
   });
 
   it("rejects a file whose sha256 differs from the hub's and discards it", async () => {
