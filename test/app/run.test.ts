@@ -16,7 +16,7 @@ import {
 } from "../../src/app/index.js";
 import { parsePageSelection } from "../../src/input/index.js";
 import { pdfWorkersAlive } from "../../src/input/pdf.js";
-import type { DecodedPage } from "../../src/engines/engine.js";
+import type { DecodedPage, DocumentPages, ModelIdentity } from "../../src/engines/engine.js";
 import type { DocumentRecord } from "../../src/output/index.js";
 import { LineEncoder } from "../../src/vision/line-encoder.js";
 import { hostilePdf } from "../helpers/hostile-pdf.js";
@@ -40,6 +40,25 @@ function decodedPage(
   size: { width: number; height: number; dpi: number | undefined } = { width: 1, height: 1, dpi: 72 },
 ): DecodedPage {
   return { pageNumber, ...size, markdown, blocks: [], tokenCount, truncated: false, timings: {}, warnings: [] };
+}
+
+/** Registers (replacing one of the same name) a test engine that reads each document with `decode`. */
+function registerDecoder(
+  name: string,
+  description: string,
+  model: ModelIdentity | null,
+  decode: (pages: DocumentPages) => AsyncIterable<DecodedPage>,
+): void {
+  registerEngine(
+    {
+      name,
+      description,
+      async create() {
+        return { engine: name, model, decodeDocument: decode, async close() {} };
+      },
+    },
+    { replace: true },
+  );
 }
 
 function settings(engine = "text", extra: Partial<RunSettings> = {}): RunSettings {
@@ -222,23 +241,14 @@ describe("engines", () => {
   it("D17: a model that fails on the first document stops the run once with exit 3; after a success it fails that document", async () => {
     let calls = 0;
     let failFrom = 1;
-    registerEngine(
-      {
-        name: "test-broken",
-        description: "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
-        async create() {
-          return {
-            engine: "test-broken",
-            model: { name: "broken", dir: null, id: "x" },
-            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-              if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
-              yield decodedPage(pages.pageNumbers[0]!, "x", 0);
-            },
-            async close() {},
-          };
-        },
+    registerDecoder(
+      "test-broken",
+      "a model whose inference throws (as onnxruntime does on a setting it cannot run)",
+      { name: "broken", dir: null, id: "x" },
+      async function* (pages) {
+        if (++calls >= failFrom) throw new Error("Got invalid dimensions for input: pixel_values");
+        yield decodedPage(pages.pageNumbers[0]!, "x", 0);
       },
-      { replace: true },
     );
     const inputs = [fixture("blank_page.pdf"), fixture("multi_page.pdf"), fixture("scanned_page.pdf")];
     const { request: first } = request(path.join(tmp.dir, "out-d17b"), { inputs, settings: settings("test-broken") });
@@ -347,28 +357,19 @@ describe("engines", () => {
 describe("the PDF parser's memory during a run", () => {
   it("goes once every page the run reads is rendered, and a later step opens the document again", async () => {
     const seen: { alive: number; text: number }[] = [];
-    registerEngine(
-      {
-        name: "test-parser",
-        description: "renders every page, then reads how many PDF parsers are alive and a page's text layer",
-        async create() {
-          return {
-            engine: "test-parser",
-            model: { name: "parser", dir: null, id: "parser-1" },
-            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-              const rasters = [];
-              for (const pageNumber of pages.pageNumbers) rasters.push(await pages.render(pageNumber));
-              // (a stopped thread exits a moment later)
-              for (let k = 0; k < 100 && pdfWorkersAlive() > 0; k++) await new Promise((r) => setTimeout(r, 20));
-              seen.push({ alive: pdfWorkersAlive(), text: (await pages.textContent(1))!.runs.length });
-              for (const [k, raster] of rasters.entries())
-                yield decodedPage(pages.pageNumbers[k]!, "page", 1, { width: raster.width, height: raster.height, dpi: raster.dpi });
-            },
-            async close() {},
-          };
-        },
+    registerDecoder(
+      "test-parser",
+      "renders every page, then reads how many PDF parsers are alive and a page's text layer",
+      { name: "parser", dir: null, id: "parser-1" },
+      async function* (pages) {
+        const rasters = [];
+        for (const pageNumber of pages.pageNumbers) rasters.push(await pages.render(pageNumber));
+        // (a stopped thread exits a moment later)
+        for (let k = 0; k < 100 && pdfWorkersAlive() > 0; k++) await new Promise((r) => setTimeout(r, 20));
+        seen.push({ alive: pdfWorkersAlive(), text: (await pages.textContent(1))!.runs.length });
+        for (const [k, raster] of rasters.entries())
+          yield decodedPage(pages.pageNumbers[k]!, "page", 1, { width: raster.width, height: raster.height, dpi: raster.dpi });
       },
-      { replace: true },
     );
     const { request: req } = request(path.join(tmp.dir, "out-parser"), {
       inputs: [fixture("multi_page.pdf")],
@@ -569,26 +570,12 @@ describe("reliability (issue 19)", () => {
 
   it("D13: an interrupted run's run-end carries the signal's exit code, and a page cut short is not page-done", async () => {
     const controller = new AbortController();
-    registerEngine(
-      {
-        name: "test-cut",
-        description: "yields a page after the abort, as the model does with a cancelled page",
-        async create() {
-          return {
-            engine: "test-cut",
-            model: null,
-            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-              for (const pageNumber of pages.pageNumbers) {
-                if (pageNumber === 2) controller.abort({ signal: "SIGTERM", exitCode: 143 });
-                yield decodedPage(pageNumber, "cut", 1);
-              }
-            },
-            async close() {},
-          };
-        },
-      },
-      { replace: true },
-    );
+    registerDecoder("test-cut", "yields a page after the abort, as the model does with a cancelled page", null, async function* (pages) {
+      for (const pageNumber of pages.pageNumbers) {
+        if (pageNumber === 2) controller.abort({ signal: "SIGTERM", exitCode: 143 });
+        yield decodedPage(pageNumber, "cut", 1);
+      }
+    });
     const out = path.join(tmp.dir, "out-d13");
     const { request: req, events } = request(out, {
       inputs: [fixture("multi_page.pdf")],
@@ -644,24 +631,13 @@ describe("outputs (issue 19)", () => {
     mkdirSync(bundle, { recursive: true });
     writeFileSync(path.join(bundle, "weights.bin"), Buffer.alloc(4096, 1));
     writeFileSync(path.join(bundle, "tokenizer.json"), "{}");
-    registerEngine(
-      {
-        name: "test-bundle",
-        description: "a model whose id (like the real engine's) does not hash the weight bytes",
-        async create() {
-          return {
-            engine: "test-bundle",
-            model: { name: "b", dir: bundle, id: "same-id" },
-            async *decodeDocument(pages: import("../../src/app/index.js").DocumentPages) {
-              for (const pageNumber of pages.pageNumbers) {
-                yield decodedPage(pageNumber, "x", 0);
-              }
-            },
-            async close() {},
-          };
-        },
+    registerDecoder(
+      "test-bundle",
+      "a model whose id (like the real engine's) does not hash the weight bytes",
+      { name: "b", dir: bundle, id: "same-id" },
+      async function* (pages) {
+        for (const pageNumber of pages.pageNumbers) yield decodedPage(pageNumber, "x", 0);
       },
-      { replace: true },
     );
     const out = path.join(tmp.dir, "out-d10");
     const home = path.join(tmp.dir, "d10-home");
