@@ -103,7 +103,7 @@ for (const file of docs) {
       pictures: pictures.map(boxOf),
       rules: rules.map(boxOf),
       units: units.map((u) => ({
-        box: [u.box.xMin, u.box.yMin, u.box.xMax, u.box.yMax].map((v) => Math.round(v * 10) / 10),
+        box: boxOf(u.box),
         score: Math.round(u.box.score * 1000) / 1000,
         geometry: round4(u.geometry),
         ids: Array.from(u.ids),
