@@ -74,6 +74,8 @@ export interface PageScripts {
   mixed?: boolean;
   /** an English page (englishPage): the decoder's accents on letters the recogniser read bare are dropped */
   english?: boolean;
+  /** a page of TeX documentation (texPage): a word between brackets read unsure is a meta-variable (texAngles) */
+  tex?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -311,7 +313,8 @@ export function pageScripts(
   const mixed = cyrillicWords >= MIXED_WORDS && cyrillicWords >= MIXED_SHARE * words;
   // (not a page with Cyrillic words among its English: a Ukrainian manual's "Alf Tonny Bätz" is a name it quotes)
   const english = !cyrillic && !mixed && englishPage(lines.map((l) => l.text).join(" "));
-  return { cyrillic, mixed, english, latinOnly, letters, cyrillicWords, words };
+  const tex = texPage(lines.map((l) => l.text));
+  return { cyrillic, mixed, english, tex, latinOnly, letters, cyrillicWords, words };
 }
 
 /** Function words of English, and of the other Latin-script languages the decoder writes accents for: words of two
@@ -1002,7 +1005,9 @@ export function mergeLineTagged(
   });
   tagged(after, "x");
   const typeset = typesetLogos(text, tags, restored);
-  return texBraces(texSpacing({ ...typeset, text: texAngles(letterL(letterO(typeset.text)), html) }));
+  // (a meta-variable's word between brackets the recogniser read unsure, on a page of TeX documentation)
+  const unsure = scripts.tex ? unsureAngles(evidence.text, evidence.peaks) : new Set<string>();
+  return texBraces(texSpacing({ ...typeset, text: texAngles(letterL(letterO(typeset.text)), html, unsure) }));
 }
 
 /**
@@ -1111,6 +1116,39 @@ function texBraces(merged: { text: string; tags: string; restored: number }): { 
 /** A line of TeX: a control word of two letters or more (texBraces). */
 const TEX_CODE = /\\[A-Za-z@]{2,}/;
 
+/** A page of TeX documentation: at least this many of its lines, as the recogniser read them, hold a control word. */
+const TEX_PAGE_LINES = 3;
+
+/** True when a page's recogniser readings show TeX code in TEX_PAGE_LINES lines or more (\\newcommand, \\norm). */
+export function texPage(lines: readonly string[]): boolean {
+  return lines.filter((l) => TEX_CODE.test(l)).length >= TEX_PAGE_LINES;
+}
+
+/** A bracket the recogniser read less sure than this around a meta-variable's word is no parenthesis (unsureAngles). */
+const ANGLE_UNSURE = 0.9;
+
+/** A word that may stand in angle brackets: small letters, with digits and spaces inside, 3 to 26 characters. */
+const VARIABLE_WORD = "[a-z][a-z0-9 ]{1,24}?[a-z0-9]";
+
+/**
+ * The words of a line that the recogniser read between brackets ("(" or "<", then ")" or ">") of which at least one
+ * it read unsure (under ANGLE_UNSURE): LaTeX documentation's ⟨meta-variables⟩, whose angle brackets neither reader
+ * has. Parentheses read so on the dev pages of every kind were sure (0.92-1.0 for a word of three letters or more);
+ * a meta-variable's brackets 0.49-0.99, most under 0.9. Only on a TeX page (texPage): a scan's noise makes any
+ * bracket unsure.
+ */
+export function unsureAngles(text: string, peaks: ArrayLike<number>): Set<string> {
+  const words = new Set<string>();
+  const chars = Array.from(text);
+  if (chars.length !== peaks.length) return words;
+  for (const m of text.matchAll(new RegExp(`[(<](${VARIABLE_WORD})[)>]`, "g"))) {
+    const open = Array.from(text.slice(0, m.index)).length;
+    const close = open + Array.from(m[0]).length - 1;
+    if (Math.min(peaks[open]!, peaks[close]!) < ANGLE_UNSURE) words.add(m[1]!);
+  }
+  return words;
+}
+
 /** A space after a control word or a closing bracket, before an opening bracket (texSpacing). */
 const TEX_GAP = /(\\[A-Za-z@]+|[\]}]) (?=[[{])/g;
 
@@ -1141,15 +1179,20 @@ function letterL(text: string): string {
  * every other between "<" and ">" is such a variable; a word between two parentheses ("(subscr)") may be one or a
  * parenthesis, and stays. (Also the better Markdown: "<arg>" is an HTML tag to a renderer.)
  */
-function texAngles(text: string, html: boolean): string {
+function texAngles(text: string, html: boolean, unsure: ReadonlySet<string> = new Set()): string {
   // (in a table's line, "<" and ">" are tags: its text's are entities)
-  if (html || !TEX_CODE.test(text) || !/[<>]/.test(text)) return text;
+  if (html) return text;
   const variable = /([<(])([a-z][a-z0-9 ]{0,24}?[a-z0-9]|[a-z])([>)])/g;
   // (only where one is read half as a parenthesis: typewriter code has real "<" and ">", \\ref{<label>}, which the
   // recogniser reads as such both times)
-  const mixed = [...text.matchAll(variable)].some(([, open, , close]) => (open === "(") !== (close === ")"));
-  if (!mixed) return text;
-  return text.replace(variable, (all, open: string, word: string, close: string) => (open === "(" && close === ")" ? all : `⟨${word}⟩`));
+  const mixed =
+    TEX_CODE.test(text) &&
+    /[<>]/.test(text) &&
+    [...text.matchAll(variable)].some(([, open, , close]) => (open === "(") !== (close === ")"));
+  if (!mixed && unsure.size === 0) return text;
+  return text.replace(variable, (all, open: string, word: string, close: string) =>
+    unsure.has(word) || (mixed && !(open === "(" && close === ")")) ? `⟨${word}⟩` : all,
+  );
 }
 
 /**

@@ -14,6 +14,8 @@ import {
   mergeLineTagged,
   numberGap,
   pageScripts,
+  texPage,
+  unsureAngles,
   scriptOf,
   FAITHFUL_DEFAULTS,
   type LineEvidence,
@@ -222,6 +224,32 @@ describe("mergeLine", () => {
     // typewriter code's own "<" and ">", a table's tags, prose without TeX, and parentheses stay
     for (const t of [" \\ref{<label>} will print", "<table><tr><td>\\ref{(a>}</td></tr></table>", " if (x) then <b)", " \\foo (bar) baz"])
       expect(mergeLine(t, ev(t.replace(/<\/?(table|tr|td)>/g, "").trimStart()), latin)).toBe(t);
+  });
+
+  it("writes a word between brackets the recogniser read unsure as a meta-variable, on a page of TeX documentation", () => {
+    const tex = { cyrillic: false, tex: true };
+    // (mt-functan-p4: "(subscr)", its brackets read 0.76 and 0.98; the decoder copied the parentheses)
+    const line = " that (subscr) is not one of the macro";
+    const peaks = Array.from(line.slice(1), (c, i) => (i === 5 ? 0.76 : c === ")" ? 0.98 : 1));
+    expect(mergeLine(line, ev(line.slice(1), peaks), tex)).toBe(" that ⟨subscr⟩ is not one of the macro");
+    // the decoder's "<" with the recogniser's unsure ")", in prose without a control word
+    const prose = " in <expansion). The macros";
+    const proseRead = "in (expansion). The macros";
+    const prosePeaks = Array.from(proseRead, (c) => (c === "(" ? 0.7 : 1));
+    expect(mergeLine(prose, ev(proseRead, prosePeaks), tex)).toBe(" in ⟨expansion⟩. The macros");
+    // sure parentheses stay; so does a word of one or two letters ("(n)", "(ii)": a formula's, a list's), and any
+    // bracket on a page that is not TeX documentation (a scan's noise makes brackets unsure)
+    expect(mergeLine(" see (for the size) here", ev("see (for the size) here"), tex)).toBe(" see (for the size) here");
+    expect(mergeLine(" case (ii) and (n)", ev("case (ii) and (n)", 0.6), tex)).toBe(" case (ii) and (n)");
+    expect(mergeLine(line, ev(line.slice(1), peaks), latin)).toBe(line);
+    expect(unsureAngles("a (size) b", [1, 1, 0.8, 1, 1, 1, 1, 1, 1, 1])).toEqual(new Set(["size"]));
+  });
+
+  it("takes a page for TeX documentation where three of its lines hold a control word", () => {
+    expect(texPage(["\\norm* The command", "use \\newnorm here", "plain prose"])).toBe(false);
+    expect(texPage(["\\norm* The command", "use \\newnorm here", "and \\scalprod", "plain prose"])).toBe(true);
+    expect(pageScripts([ev("\\norm* and \\newnorm and \\scalprod"), ev("\\a \\bb"), ev("\\cc"), ev("\\dd")]).tex).toBe(true);
+    expect(pageScripts([ev("The quick brown fox jumps over the lazy dog")]).tex).toBe(false);
   });
 
   it("reads a typewriter O the readers took for 0 inside a word, and keeps the decoder's { over the recogniser's f", () => {
