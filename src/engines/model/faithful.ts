@@ -1035,7 +1035,8 @@ function texSpacing(merged: { text: string; tags: string; restored: number }): {
  * TeX code set in a typewriter face loses opening braces: both readers miss cmtt's "{" between "}" and "\\" or "#"
  * ("\\DeclareOption{twoside}\\OptionNotUsed}" for "…{twoside}{\\OptionNotUsed}", "\\def\\x#1#1}" for "\\def\\x#1{#1}").
  * In a line of TeX, a "}" that closes a group the line never opened, where a group closed at depth zero right before a
- * control sequence or a parameter (or a \\def's parameter text ended) earlier in the line, takes its "{" back there.
+ * control sequence or a parameter (or a \\def's parameter text ended, or a ⟨meta-variable⟩ opened right after an
+ * argument: "\\norm*[⟨size⟩]⟨subscr⟩}") earlier in the line, takes its "{" back there.
  * A "}" with no such place closes a group of an earlier line ("\\fi}"), and stays as it is. Inserted braces are
  * tagged "x".
  */
@@ -1081,6 +1082,9 @@ function texBraces(merged: { text: string; tags: string; restored: number }): { 
           if (n > 1 && !open.length && ((line[k] === "#" && /\d/.test(line[k + 1] ?? "")) || line[k] === "\\")) place = k;
           if (n > 1) continue;
         }
+        // (a meta-variable right after an argument, at depth zero: "]⟨subscr⟩}" is "]{⟨subscr⟩}", the "{" before the
+        // angle bracket lost with it)
+        if (c === "⟨" && !open.length && (line[k - 1] === "]" || line[k - 1] === "}")) place = k;
         if (c === "{" || c === "[") open.push(k);
         else if (c === "]" && line[open.at(-1) ?? -1] === "[") open.pop();
         else if (c === "}") {

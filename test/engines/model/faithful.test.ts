@@ -218,7 +218,8 @@ describe("mergeLine", () => {
 
   it("writes LaTeX documentation's meta-variables in angle brackets where a line shows one read half as a parenthesis", () => {
     const line = " \\norm*[<size>]<subscr)}<arg>} works as \\norm";
-    expect(mergeLine(line, ev(line.slice(1)), latin)).toBe(" \\norm*[⟨size⟩]⟨subscr⟩}⟨arg⟩} works as \\norm");
+    // (the "{" before each of the last two, lost with the angle bracket, comes back: texBraces)
+    expect(mergeLine(line, ev(line.slice(1)), latin)).toBe(" \\norm*[⟨size⟩]{⟨subscr⟩}{⟨arg⟩} works as \\norm");
     const two = " \\scalprod[(size>]{(name)}{arg 1}";
     expect(mergeLine(two, ev(two.slice(1)), latin)).toBe(" \\scalprod[⟨size⟩]{(name)}{arg 1}");
     // typewriter code's own "<" and ">", a table's tags, prose without TeX, and parentheses stay
@@ -243,6 +244,15 @@ describe("mergeLine", () => {
     expect(mergeLine(" case (ii) and (n)", ev("case (ii) and (n)", 0.6), tex)).toBe(" case (ii) and (n)");
     expect(mergeLine(line, ev(line.slice(1), peaks), latin)).toBe(line);
     expect(unsureAngles("a (size) b", [1, 1, 0.8, 1, 1, 1, 1, 1, 1, 1])).toEqual(new Set(["size"]));
+  });
+
+  it("gives a meta-variable right after an argument the opening brace its closing one shows", () => {
+    // (mt-functan-p4: cmtt's "{" before a ⟨ is lost by both readers)
+    const line = " \\scalprod*[<size)]<subscr>}<arg 1>}";
+    expect(mergeLine(line, ev(line.slice(1)), latin)).toBe(" \\scalprod*[⟨size⟩]{⟨subscr⟩}{⟨arg 1⟩}");
+    // a meta-variable inside a group, or one whose brace the line shows, takes none
+    const inside = " \\foo{<size)} and \\bar{<arg>}";
+    expect(mergeLine(inside, ev(inside.slice(1)), latin)).toBe(" \\foo{⟨size⟩} and \\bar{⟨arg⟩}");
   });
 
   it("takes a page for TeX documentation where three of its lines hold a control word", () => {
