@@ -336,9 +336,11 @@ export function tracedPages(traceFile) {
   return pages;
 }
 
-/** The recogniser's own greedy reading of each traced page, line by line (tracedPages). */
+/** The recogniser's own greedy reading of each traced page, line by line (tracedPages), each line with the dot leader
+ * found right of it (src/vision/leaders.ts: layout, not the decoder's, so the recogniser's column has it too). */
 export function recogniserReadings(traceFile) {
-  return new Map([...tracedPages(traceFile)].map(([source, lines]) => [source, Array.from(lines, (r) => r?.text ?? "")]));
+  const line = (r) => (r?.text ?? "") + (r?.leader ? ` ${Array.from({ length: r.leader }, () => ".").join(" ")}` : "");
+  return new Map([...tracedPages(traceFile)].map(([source, lines]) => [source, Array.from(lines, line)]));
 }
 
 /** Pass/fail of every test by ../shared/tools/olmocr-score.mjs beside ours, when that tool is present. */

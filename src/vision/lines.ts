@@ -14,6 +14,7 @@ import { insidePicture, pictureRegions } from "./pictures.js";
 import type { LinesConfig } from "../model/schema.js";
 import { pixelRegion, type PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
+import { leaderDots } from "./leaders.js";
 import { recogniserBatch, recogniserCrop, type LineCrop, type Tensor } from "./line-crop.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
@@ -45,6 +46,8 @@ export interface LineBox extends Extent {
   score: number;
   /** a line set vertically (vision/vertical.ts): how its crop is turned upright */
   turn?: Turn;
+  /** the dots of a leader that runs right of the line, to the next on its row (vision/leaders.ts) */
+  leader?: number;
 }
 
 export interface LineUnit {
@@ -533,7 +536,14 @@ export async function pageUnits(
   const page = detected.page;
   // a picture's text (a toolbar's labels, a plot's ticks) is not the document's: its lines are not read
   const pictures = pictureRegions(page, detected.found);
-  const found = pictures.length ? detected.found.filter((b) => !insidePicture(b, pictures)) : detected.found;
+  const inText = pictures.length ? detected.found.filter((b) => !insidePicture(b, pictures)) : detected.found;
+  // a table of contents' dot leaders, which the detector does not box: found right of their lines, written after their
+  // text (decode.ts), and in the reading order a line whose leader runs up to the next box on its row (its page
+  // number) reaches over it, one row (not to the margin: a worksheet's blanks would join its columns)
+  const leaders = leaderDots(page, inText);
+  const found = inText.map((b, k) => (leaders[k]!.dots ? { ...b, leader: leaders[k]!.dots } : b));
+  const reach = found.map((b, k) => (leaders[k]!.to ? { ...b, xMax: Math.max(b.xMax, leaders[k]!.to!.xMin) } : b));
+  const reached = new Map(reach.map((r, k) => [r, found[k]!] as const));
   clock("layout");
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
   // in the XY-cut (a small box there would change the page's median line height and its cuts)
@@ -546,7 +556,7 @@ export async function pageUnits(
   const frame = { width: page.width, height: page.height, rules: horizontalRules(page, found), pictures };
   let boxes = [
     ...marks.filter((m) => m.yMax <= top),
-    ...(models.order ? models.order(found, frame) : orderLines(found, frame)),
+    ...(models.order ? models.order(reach, frame) : orderLines(reach, frame)).map((b) => reached.get(b) ?? b),
     ...marks.filter((m) => m.yMax > top),
   ];
   let geometry = pageGeometry(boxes, page.width, page.height);

@@ -207,6 +207,9 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     );
     const readings: Map<string, string[]> = runner.recogniserReadings(file);
     expect(Object.fromEntries(readings)).toEqual({ "a.png": ["new"], "b.png": ["one", "two"] });
+    // a line with a dot leader right of it has it in the recogniser's column too (layout, not the decoder's)
+    writeFileSync(file, `${JSON.stringify({ source: "c.png", page: 1, line: 0, text: "2.1 Plugins", peaks: [], leader: 4 })}\n`);
+    expect(runner.recogniserReadings(file).get("c.png")).toEqual(["2.1 Plugins . . . ."]);
     expect(runner.recogniserReadings(path.join(dir, "none.jsonl")).size).toBe(0);
     rmSync(dir, { recursive: true });
   });

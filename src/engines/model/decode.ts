@@ -19,6 +19,7 @@ import type { ModelOptions } from "../settings.js";
 import { lineUnitBundle, loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
 import { bannedScript, faithfulLine, joinHyphenated, verticalLine } from "./faithful.js";
+import { withLeader } from "../../vision/leaders.js";
 import { restoreDecimalPoints } from "./numbers.js";
 import { FixationLog } from "./fixations.js";
 import { letterRunCaps, scriptBan } from "./letter-runs.js";
@@ -336,7 +337,9 @@ class ModelEngine implements PageEngine {
           const kept =
             p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
           // (a line set vertically is no heading)
-          const faithful = view.box?.turn ? verticalLine(kept) : kept;
+          const upright = view.box?.turn ? verticalLine(kept) : kept;
+          // (a table of contents' dot leader, found in the pixels right of the line, follows its text)
+          const faithful = view.box?.leader ? withLeader(upright, view.box.leader) : upright;
           // …and a word hyphenated across the line break stays one word
           if (index > 0 && p.views && texts.length) {
             const [previous, joined] = joinHyphenated(texts[texts.length - 1]!, p.views[index - 1]?.text, faithful);

@@ -1246,6 +1246,8 @@ export interface EvidenceView {
   slotGap?: Float32Array;
   slotDiacritic?: Uint8Array;
   slotDiacriticPeak?: Float32Array;
+  /** the line's box, where it has a dot leader (traced: the bench's recogniser-alone column writes it too) */
+  box?: { leader?: number };
 }
 
 const pageCache = new WeakMap<readonly EvidenceView[], ReturnType<typeof pageScripts>>();
@@ -1341,6 +1343,7 @@ export function faithfulLine(
         gaps: view.slotGap && Array.from(view.slotGap, (g) => Math.round(g * 10) / 10),
         diacritics: view.slotDiacritic && Array.from(view.slotDiacritic),
         diacriticPeaks: view.slotDiacriticPeak && Array.from(view.slotDiacriticPeak, (p) => Math.round(p * 1000) / 1000),
+        ...(view.box?.leader ? { leader: view.box.leader } : {}),
         decoded,
         merged,
       }) + "\n",
