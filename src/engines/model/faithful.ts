@@ -1404,3 +1404,27 @@ const SUSPENDED_BEFORE = new Set([
 export function verticalLine(markdown: string): string {
   return markdown.replace(/^(\s*)#{1,6}[ \t]+/, "$1");
 }
+
+/** An apostrophe inside a word (l'occasion, don't), straight. */
+const STRAIGHT_INSIDE = /(?<=\p{L})'(?=\p{L})/gu;
+/** …and typographic (l’occasion). */
+const CURLY_INSIDE = /(?<=\p{L})’(?=\p{L})/u;
+
+/**
+ * A page's apostrophes are of one kind. Typeset text (TeX, word processors) sets an apostrophe inside a word as ’:
+ * 76 of the dev truth's 77 are, the other on a typewritten form. The recogniser reads both as "'" (sure),
+ * and the decoder writes either, one word "l’article", the next "d'une", on the same page. Where the page's lines
+ * write ’ inside a word at least once, every straight one inside a word becomes ’ too, outside code: a fenced block's
+ * lines, TeX's control words ("\printpr'") and inline code keep theirs. A page that never writes ’ (a typewriter's
+ * straight apostrophe) keeps its lines as they are.
+ */
+export function typographicApostrophes(lines: readonly string[]): string[] {
+  if (!lines.some((l) => CURLY_INSIDE.test(l))) return [...lines];
+  let fenced = false;
+  return lines.map((line) => {
+    const fences = line.match(/```/g)?.length ?? 0;
+    const inCode = fenced || fences > 0 || TEX_CODE.test(line) || line.includes("`");
+    if (fences % 2) fenced = !fenced;
+    return inCode ? line : line.replace(STRAIGHT_INSIDE, "’");
+  });
+}

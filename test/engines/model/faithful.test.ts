@@ -15,6 +15,7 @@ import {
   numberGap,
   pageScripts,
   texPage,
+  typographicApostrophes,
   unsureAngles,
   scriptOf,
   FAITHFUL_DEFAULTS,
@@ -253,6 +254,28 @@ describe("mergeLine", () => {
     // a meta-variable inside a group, or one whose brace the line shows, takes none
     const inside = " \\foo{<size)} and \\bar{<arg>}";
     expect(mergeLine(inside, ev(inside.slice(1)), latin)).toBe(" \\foo{⟨size⟩} and \\bar{⟨arg⟩}");
+  });
+
+  it("makes a page's apostrophes inside words of the kind it writes elsewhere, outside code", () => {
+    // (la-dun19-p3: "l’article" and "d'une" on one page, both set ’)
+    const page = ["\n\nÀ l'occasion du stage", " paru dans l’article", "\n\n```\n\\def \\printpr'x", " it's", "```", " d'une macro"];
+    expect(typographicApostrophes(page)).toEqual([
+      "\n\nÀ l’occasion du stage",
+      " paru dans l’article",
+      "\n\n```\n\\def \\printpr'x",
+      " it's",
+      "```",
+      " d’une macro",
+    ]);
+    // a control word, inline code, a quote's marks: theirs stay
+    expect(typographicApostrophes([" l’a", " \\def\\don't", " `it's`", " 'quoted' word"])).toEqual([
+      " l’a",
+      " \\def\\don't",
+      " `it's`",
+      " 'quoted' word",
+    ]);
+    // a page that never writes ’ inside a word (a typewritten form) keeps its straight ones
+    expect(typographicApostrophes([" O'Brien's form", " ‘quoted’"])).toEqual([" O'Brien's form", " ‘quoted’"]);
   });
 
   it("takes a page for TeX documentation where three of its lines hold a control word", () => {
