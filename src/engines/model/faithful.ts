@@ -1201,19 +1201,28 @@ function texAngles(text: string, html: boolean, unsure: ReadonlySet<string> = ne
 
 /**
  * The LaTeX logo, typeset with a small raised A (and TeX's lowered E), which the recogniser reads sure as "IATEX",
- * or as "ATEX" with its L lost beside the A; the text layer, the truth and every other reader spell it "LATEX".
+ * as "ATEX" with its L lost beside the A, or as "LTeX" with the A lost; the text layer, the truth and every other
+ * reader spell it "LATEX".
  * A word that begins there (not a control sequence "\ATEX...", nor inside a word) is the logo; inflections stay
  * ("IATEXowe" -> "LATEXowe"). Restored letters are tagged "x".
  */
-const LATEX_LOGO = /(^|[^\p{L}\p{N}\\@])([Il1|]?)A(?=TEX(?:$|[^\p{Lu}]))/gu;
+const LATEX_LOGO = /(^|[^\p{L}\p{N}\\@])(?:([Il1|]?)A(?=TEX(?:$|[^\p{Lu}]))|L(?=T[eE]X(?:$|[^\p{Lu}])))/gu;
 
 function typesetLogos(text: string, tags: string, restored: number): { text: string; tags: string; restored: number } {
-  if (!text.includes("ATEX")) return { text, tags, restored };
+  if (!text.includes("ATEX") && !/LT[eE]X/.test(text)) return { text, tags, restored };
   let outText = "",
     outTags = "",
     from = 0;
   for (const m of text.matchAll(LATEX_LOGO)) {
     const at = m.index! + m[1]!.length;
+    if (m[0].endsWith("L")) {
+      // (the A lost between the L and the T, "LTeX": the A comes back, and TeX's lowered E is the capital it is)
+      outText += text.slice(from, at) + "LATEX";
+      outTags += tags.slice(from, at + 1) + "x" + tags.slice(at + 1, at + 4);
+      from = at + 4;
+      restored++;
+      continue;
+    }
     outText += text.slice(from, at) + "LA";
     outTags += tags.slice(from, at) + "xx";
     from = at + m[2]!.length + 1;

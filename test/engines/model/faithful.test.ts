@@ -69,10 +69,18 @@ describe("mergeLine", () => {
       " the LATEX team, LATEX’s and (LATEX2e)",
     );
     expect(mergeLine(" makra IATEXowe", ev("makra IATEXowe"), latin)).toBe(" makra LATEXowe");
+    // …or as LTeX, its A lost (sc-ieee-p5)
+    expect(mergeLine(" the vast majority of LTeX users, LTEX2e", ev("the vast majority of LTeX users, LTEX2e"), latin)).toBe(
+      " the vast majority of LATEX users, LATEX2e",
+    );
+    // (its restored A tagged as restored, one tag a character)
+    const tagged = mergeLineTagged(" LTeX", ev("LTeX"), latin);
+    expect([tagged.text, tagged.tags.length, tagged.tags[2], tagged.restored]).toEqual([" LATEX", 6, "x", 1]);
     // a control sequence, a word with more letters before it, an upper-case word running on, are not the logo
     expect(mergeLine(" \\ATEX, DATEX, ATEXT and PLATEX", ev("\\ATEX, DATEX, ATEXT and PLATEX"), latin)).toBe(
       " \\ATEX, DATEX, ATEXT and PLATEX",
     );
+    expect(mergeLine(" \\LTeX, XLTeX, LTEXT", ev("\\LTeX, XLTeX, LTEXT"), latin)).toBe(" \\LTeX, XLTeX, LTEXT");
   });
 
   it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
