@@ -10,6 +10,9 @@
 // DOMINANT_MIN of the page's percentages are read whole with k decimals, a k-decimal number followed by "96" and then
 // a closing bracket, a space or the cell's end is that percentage ("58.027%"), and so is one of 1–3 + k digits
 // before "%" or "96" that lost its point too ("(54538%" -> "(54.538%").
+// Thousands grouped by spaces the same way: where at least GROUPED_MIN numbers are written in groups of three with
+// a space between and share a decimal mark and length ("2 000,80"), a number of theirs read whole ("1000,40") is
+// grouped too (groupingFormat).
 // Nothing changes on a page without that evidence.
 
 /** Decimals "0.ddd" a page needs before its format decides anything. */
@@ -42,8 +45,32 @@ export function percentFormat(text: string): number | undefined {
   return count >= DOMINANT_MIN ? decimals : undefined;
 }
 
-/** The lines of one page (each a piece of its Markdown) with their lost decimal points and percent signs restored
- * (see the file's head). */
+/** Grouped numbers ("2 000,80") a page needs before its grouping decides anything. */
+const GROUPED_MIN = 2;
+
+/**
+ * The page's thousands grouping by spaces, where it has one: the decimal mark and decimals of at least GROUPED_MIN
+ * numbers written in groups of three with a space between ("2 000,80", "3 001,80": "," and 2). A thin space between
+ * digit groups is narrower than the recogniser's blank steps between a number's digits, so it reads some of the
+ * page's grouped numbers whole ("1000,40"); those with the same decimals take the page's groups.
+ */
+export function groupingFormat(text: string): { mark: string; decimals: number } | undefined {
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}\\d{1,3}(?: \\d{3})+([.,])(\\d+)${ALONE_AFTER}`, "gu"))) {
+    const key = `${m[1]}${m[2]!.length}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const best = [...counts].sort((a, b) => b[1] - a[1])[0];
+  return best && best[1] >= GROUPED_MIN ? { mark: best[0][0]!, decimals: Number(best[0].slice(1)) } : undefined;
+}
+
+/** `digits` in groups of three from the right, a space between ("3557" -> "3 557"). */
+function grouped(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+$)/g, " ");
+}
+
+/** The lines of one page (each a piece of its Markdown) with their lost decimal points and percent signs restored,
+ * and its numbers grouped as the page groups them (see the file's head and groupingFormat). */
 export function restoreDecimalPoints(lines: readonly string[]): string[] {
   const text = lines.join("\n");
   const format = decimalFormat(text);
@@ -65,5 +92,12 @@ export function restoreDecimalPoints(lines: readonly string[]): string[] {
       [new RegExp(`${ALONE_BEFORE}(\\d{1,3})(\\d{${percent}})(?:%|96)${end}`, "gu"), "$1.$2%"],
     );
   }
-  return lines.map((line) => rewrites.reduce((out, [pattern, to]) => out.replace(pattern, to), line));
+  const grouping = groupingFormat(text);
+  const ungrouped = grouping
+    ? new RegExp(`${ALONE_BEFORE}(\\d{4,})([${grouping.mark}]\\d{${grouping.decimals}})${ALONE_AFTER}`, "gu")
+    : undefined;
+  return lines.map((line) => {
+    const out = rewrites.reduce((text, [pattern, to]) => text.replace(pattern, to), line);
+    return ungrouped ? out.replace(ungrouped, (_, whole: string, decimals: string) => grouped(whole) + decimals) : out;
+  });
 }

@@ -1,6 +1,6 @@
 // Decimal points restored from a page's own number format (src/engines/model/numbers.ts).
 import { describe, expect, it } from "vitest";
-import { decimalFormat, percentFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
+import { decimalFormat, groupingFormat, percentFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
 
 const row = (...cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
 
@@ -63,5 +63,21 @@ describe("restoreDecimalPoints", () => {
     // nor does a leading zero inside a word or a longer number change
     const near = ["0.123 0.456 0.789", "ID A0716 x07161 1.0716"];
     expect(restoreDecimalPoints(near)).toEqual(near);
+  });
+
+  it("groups a number read whole where the page groups its thousands by spaces (fm-facture's thin spaces)", () => {
+    const invoice = [row("Produit Deux", "2,00", "1000,40", "2 000,80"), row("Prix HTVA", "3 001,80"), row("Total", "3557,03")];
+    expect(groupingFormat(invoice.join("\n"))).toEqual({ mark: ",", decimals: 2 });
+    expect(restoreDecimalPoints(invoice)).toEqual([
+      row("Produit Deux", "2,00", "1 000,40", "2 000,80"),
+      row("Prix HTVA", "3 001,80"),
+      row("Total", "3 557,03"),
+    ]);
+    // years, integers, other decimals and codes keep theirs; one grouped number decides nothing
+    const page = ["2 000,80 and 3 001,80", "in 2019, 12345 items, 1234.56 $, 1234,5, IBAN BE95 0011 8359"];
+    expect(restoreDecimalPoints(page)).toEqual(page);
+    const one = ["1000,40 and 2 000,80"];
+    expect(restoreDecimalPoints(one)).toEqual(one);
+    expect(groupingFormat("12 345 678 and 1 000")).toBeUndefined();
   });
 });
