@@ -15,6 +15,8 @@ import {
   numberGap,
   pageScripts,
   texPage,
+  italianLetters,
+  pageLanguage,
   typographicApostrophes,
   unsureAngles,
   scriptOf,
@@ -284,6 +286,28 @@ describe("mergeLine", () => {
     ]);
     // a page that never writes ’ inside a word (a typewritten form) keeps its straight ones
     expect(typographicApostrophes([" O'Brien's form", " ‘quoted’"])).toEqual([" O'Brien's form", " ‘quoted’"]);
+  });
+
+  it("writes an Italian page's è for the decoder's ê, outside code, and leaves other languages' pages alone", () => {
+    const page = [
+      "\n\nIl pacchetto LayAureo ê nato per mettere a disposizione una classe che non ê più",
+      " di una pubblicazione non ê semplice e molto spesso si fa con il pacchetto della classe",
+      "\n\n```\n\\def\\ê{x} ê",
+      "```",
+      " Ê vero che sono questo anche per le regole",
+    ];
+    expect(pageLanguage(page.join(" "))).toBe("it");
+    expect(italianLetters(page)).toEqual([
+      "\n\nIl pacchetto LayAureo è nato per mettere a disposizione una classe che non è più",
+      " di una pubblicazione non è semplice e molto spesso si fa con il pacchetto della classe",
+      "\n\n```\n\\def\\ê{x} ê",
+      "```",
+      " È vero che sono questo anche per le regole",
+    ]);
+    // French writes ê: a French page keeps it
+    const french = [" La fenêtre est une des pages que nous avons dans le texte pour les tests et la même"];
+    expect(pageLanguage(french[0]!)).toBe("fr");
+    expect(italianLetters(french)).toEqual(french);
   });
 
   it("takes a page for TeX documentation where three of its lines hold a control word", () => {
