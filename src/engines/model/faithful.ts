@@ -1207,22 +1207,23 @@ function texAngles(text: string, html: boolean, unsure: ReadonlySet<string> = ne
 
 /**
  * The LaTeX logo, typeset with a small raised A (and TeX's lowered E), which the recogniser reads sure as "IATEX",
- * as "ATEX" with its L lost beside the A, or as "LTeX" with the A lost; the text layer, the truth and every other
- * reader spell it "LATEX".
+ * as "ATEX" with its L lost beside the A, or as "LTeX" with the A lost (and "ITEX", the L read as I as well); the
+ * text layer, the truth and every other reader spell it "LATEX".
  * A word that begins there (not a control sequence "\ATEX...", nor inside a word) is the logo; inflections stay
  * ("IATEXowe" -> "LATEXowe"). Restored letters are tagged "x".
  */
-const LATEX_LOGO = /(^|[^\p{L}\p{N}\\@])(?:([Il1|]?)A(?=TEX(?:$|[^\p{Lu}]))|L(?=T[eE]X(?:$|[^\p{Lu}])))/gu;
+const LATEX_LOGO = /(^|[^\p{L}\p{N}\\@])(?:([Il1|]?)A(?=TEX(?:$|[^\p{Lu}]))|[LI](?=T[eE]X(?:$|[^\p{Lu}])))/gu;
 
 function typesetLogos(text: string, tags: string, restored: number): { text: string; tags: string; restored: number } {
-  if (!text.includes("ATEX") && !/LT[eE]X/.test(text)) return { text, tags, restored };
+  if (!text.includes("ATEX") && !/[LI]T[eE]X/.test(text)) return { text, tags, restored };
   let outText = "",
     outTags = "",
     from = 0;
   for (const m of text.matchAll(LATEX_LOGO)) {
     const at = m.index! + m[1]!.length;
-    if (m[0].endsWith("L")) {
-      // (the A lost between the L and the T, "LTeX": the A comes back, and TeX's lowered E is the capital it is)
+    if (m[0].endsWith("L") || m[0].endsWith("I")) {
+      // (the A lost between the L and the T, "LTeX", the L read as I too, "ITEX": the A comes back, and TeX's lowered
+      // E is the capital it is)
       outText += text.slice(from, at) + "LATEX";
       outTags += tags.slice(from, at + 1) + "x" + tags.slice(at + 1, at + 4);
       from = at + 4;
@@ -1475,4 +1476,17 @@ const ITALIAN_LETTERS: Record<string, string> = {
 export function italianLetters(lines: readonly string[]): string[] {
   if (pageLanguage(lines.join(" ")) !== "it") return [...lines];
   return outsideCode(lines, (line) => line.replace(/[êëâäôöûüÊËÂÔÛ]/g, (ch) => ITALIAN_LETTERS[ch]!));
+}
+
+/** The TeX logo read with its lowered E small, as a word (inflected or not: "TeXu", not "\\TeX", "MiKTeX", "TeXLive"). */
+const TEX_LOGO = /(?<![\p{L}\p{N}\\@-])TeX(?![\p{Lu}])/gu;
+
+/**
+ * A page's TeX logos as the page sets them: T, a lowered capital E, X. The recogniser reads the lowered E as "e" and
+ * the decoder copies it; the text layer, the truth and Tesseract spell it "TEX" (the dev truth: 48 "TEX" words, and
+ * "TeX" only in "TeXLive", "MiKTeX" and code). Outside code (fenced blocks, TeX control words, inline code).
+ */
+export function texLogos(lines: readonly string[]): string[] {
+  if (!lines.some((l) => l.includes("TeX"))) return [...lines];
+  return outsideCode(lines, (line) => line.replace(TEX_LOGO, "TEX"));
 }

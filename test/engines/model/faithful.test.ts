@@ -14,6 +14,7 @@ import {
   mergeLineTagged,
   numberGap,
   pageScripts,
+  texLogos,
   texPage,
   italianLetters,
   pageLanguage,
@@ -74,6 +75,10 @@ describe("mergeLine", () => {
     // …or as LTeX, its A lost (sc-ieee-p5)
     expect(mergeLine(" the vast majority of LTeX users, LTEX2e", ev("the vast majority of LTeX users, LTEX2e"), latin)).toBe(
       " the vast majority of LATEX users, LATEX2e",
+    );
+    // …and as ITEX, the L read as I as well (nl-ltnews09's "ITEX Project Team")
+    expect(mergeLine(" the ITEX Project Team, ITeXa, ITEXu", ev("the ITEX Project Team, ITeXa, ITEXu"), latin)).toBe(
+      " the LATEX Project Team, LATEXa, LATEXu",
     );
     // (its restored A tagged as restored, one tag a character)
     const tagged = mergeLineTagged(" LTeX", ev("LTeX"), latin);
@@ -308,6 +313,19 @@ describe("mergeLine", () => {
     const french = [" La fenêtre est une des pages que nous avons dans le texte pour les tests et la même"];
     expect(pageLanguage(french[0]!)).toBe("fr");
     expect(italianLetters(french)).toEqual(french);
+  });
+
+  it("spells the TeX logo as set, TEX, outside code; names built on it and code keep TeX", () => {
+    const page = [
+      " se TeX naučil, TeXu a TeX-rendszeren",
+      " MiKTeX, TeXLive, BibTeX, LaTeX",
+      "```",
+      " TeX in code",
+      "```",
+      " \\TeX and TeX",
+    ];
+    expect(texLogos(page)).toEqual([" se TEX naučil, TEXu a TEX-rendszeren", ...page.slice(1)]);
+    expect(texLogos([" \\foo `TeX`", " plain text"])).toEqual([" \\foo `TeX`", " plain text"]);
   });
 
   it("takes a page for TeX documentation where three of its lines hold a control word", () => {
