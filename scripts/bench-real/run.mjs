@@ -339,7 +339,7 @@ export function tracedPages(traceFile) {
 /** The recogniser's own greedy reading of each traced page, line by line (tracedPages), each line with the dot leader
  * found right of it (src/vision/leaders.ts: layout, not the decoder's, so the recogniser's column has it too). */
 export function recogniserReadings(traceFile) {
-  const line = (r) => (r?.text ?? "") + (r?.leader ? ` ${Array.from({ length: r.leader }, () => ".").join(" ")}` : "");
+  const line = (r) => (r?.text ?? "") + " .".repeat(r?.leader ?? 0);
   return new Map([...tracedPages(traceFile)].map(([source, lines]) => [source, Array.from(lines, line)]));
 }
 

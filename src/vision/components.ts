@@ -1,5 +1,7 @@
-// 8-connected runs of marked pixels in a w × h mask, shared by the line front end's mark finder (lines.ts) and the
-// link-frame eraser (link-borders.ts).
+// 8-connected runs of marked pixels in a w × h mask, shared by the line front end's mark finder (lines.ts), the
+// link-frame eraser (link-borders.ts) and the dot-leader finder (leaders.ts).
+import type { Extent } from "../layout/xycut.js";
+import type { PagePixels } from "./preprocess.js";
 
 /** Calls `visit` with each pixel index 8-adjacent to pixel p inside the w × h grid. */
 export function forNeighbours(p: number, w: number, h: number, visit: (q: number) => void): void {
@@ -53,4 +55,30 @@ export function forComponents(mask: Uint8Array, w: number, h: number, visit: (c:
     }
     visit(c);
   }
+}
+
+/** A run of dark pixels: its box in page pixels (exclusive ends) and how many pixels it holds. */
+export interface DarkRun extends Extent {
+  pixels: number;
+}
+
+/**
+ * The 8-connected runs of pixels darker than `dark` (0–255 luminance) in the region [x0, x1) × [y0, y1) of an RGB
+ * page, each as its box in the page's pixels.
+ */
+export function darkRuns(page: PagePixels, x0: number, x1: number, y0: number, y1: number, dark: number): DarkRun[] {
+  const w = x1 - x0,
+    h = y1 - y0;
+  if (w <= 0 || h <= 0) return [];
+  const ink = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = ((y0 + y) * page.width + x0 + x) * 3;
+      ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < dark ? 1 : 0;
+    }
+  const out: DarkRun[] = [];
+  forComponents(ink, w, h, ({ members, x0: ax, x1: bx, y0: ay, y1: by }) => {
+    out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1, pixels: members.length });
+  });
+  return out;
 }

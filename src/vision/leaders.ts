@@ -1,7 +1,7 @@
 // Dot leaders: the rows of dots a table of contents (or a form's blank) runs from an entry to its page number. The
 // detector boxes neither the dots nor the space they fill, so neither reader sees them; they are found here in the
 // pixels right of each detected line and written after the line's text, as the page shows them (". . . .").
-import { forComponents } from "./components.js";
+import { darkRuns } from "./components.js";
 import type { LineBox } from "./lines.js";
 import type { PagePixels } from "./preprocess.js";
 
@@ -66,19 +66,11 @@ export function leaderDots(page: PagePixels, boxes: readonly LineBox[]): Leader[
  * first or between the dots), and where it ends: x1, or the ink after it (a page number the detector did not box).
  */
 export function dotsIn(page: PagePixels, x0: number, x1: number, y0: number, y1: number, h: number): { dots: number; end: number } {
-  const w = x1 - x0,
-    rows = y1 - y0;
-  const ink = new Uint8Array(w * rows);
-  for (let y = 0; y < rows; y++)
-    for (let x = 0; x < w; x++) {
-      const i = ((y0 + y) * page.width + x0 + x) * 3;
-      ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < DOT_INK ? 1 : 0;
-    }
-  const marks: { x: number; y: number; dot: boolean }[] = [];
-  forComponents(ink, w, rows, ({ x0: a, x1: b, y0: c, y1: d }) => {
+  const marks = darkRuns(page, x0, x1, y0, y1, DOT_INK).map(({ xMin, xMax, yMin, yMax }) => {
     // (whole inside the line's rows: the top of a glyph of the line under it, cut at the box's edge, is no dot)
-    const dot = b - a + 1 <= DOT_SIZE * h && d - c + 1 <= DOT_SIZE * h && (c + d) / 2 >= DOT_LOW * h && c > 0 && d < rows - 1;
-    marks.push({ x: x0 + (dot ? (a + b) / 2 : a), y: (c + d) / 2, dot });
+    const low = (yMin + yMax - 1) / 2 - y0;
+    const dot = xMax - xMin <= DOT_SIZE * h && yMax - yMin <= DOT_SIZE * h && low >= DOT_LOW * h && yMin > y0 && yMax < y1;
+    return { x: dot ? (xMin + xMax - 1) / 2 : xMin, y: low, dot };
   });
   marks.sort((p, q) => p.x - q.x);
   // the dots run from the line on; other ink may only follow them (a page number the detector did not box ends the
@@ -101,5 +93,5 @@ export function dotsIn(page: PagePixels, x0: number, x1: number, y0: number, y1:
 export function withLeader(markdown: string, dots: number): string {
   if (dots < MIN_DOTS || /<\/?t[dhr]\b/.test(markdown)) return markdown;
   const body = markdown.replace(/\s+$/, "");
-  return `${body} ${Array.from({ length: dots }, () => ".").join(" ")}${markdown.slice(body.length)}`;
+  return `${body}${" .".repeat(dots)}${markdown.slice(body.length)}`;
 }

@@ -3,7 +3,7 @@
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
-import { forComponents } from "./components.js";
+import { darkRuns } from "./components.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
@@ -324,20 +324,9 @@ export function marginMarks(page: PagePixels, boxes: readonly LineBox[], unclip:
 
 /** 8-connected components of ink in [x0, x1) × [y0, y1), at least 4 pixels each (specks of noise are not glyphs). */
 function inkComponents(page: PagePixels, x0: number, x1: number, y0: number, y1: number): Extent[] {
-  const w = x1 - x0,
-    h = y1 - y0;
-  if (w <= 0 || h <= 0) return [];
-  const ink = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      const i = ((y0 + y) * page.width + x0 + x) * 3;
-      ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < INK ? 1 : 0;
-    }
-  const out: Extent[] = [];
-  forComponents(ink, w, h, ({ members, x0: ax, x1: bx, y0: ay, y1: by }) => {
-    if (members.length >= 4) out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1 });
-  });
-  return out;
+  return darkRuns(page, x0, x1, y0, y1, INK)
+    .filter((r) => r.pixels >= 4)
+    .map(({ xMin, xMax, yMin, yMax }) => ({ xMin, xMax, yMin, yMax }));
 }
 
 /** A margin mark the recogniser read as a few confident symbols (see marginMarks). */

@@ -1221,7 +1221,7 @@ function typesetLogos(text: string, tags: string, restored: number): { text: str
     from = 0;
   for (const m of text.matchAll(LATEX_LOGO)) {
     const at = m.index! + m[1]!.length;
-    if (m[0].endsWith("L") || m[0].endsWith("I")) {
+    if (m[2] === undefined) {
       // (the A lost between the L and the T, "LTeX", the L read as I too, "ITEX": the A comes back, and TeX's lowered
       // E is the capital it is)
       outText += text.slice(from, at) + "LATEX";
