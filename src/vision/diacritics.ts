@@ -4,6 +4,7 @@
 // letter the recogniser found (a window of the recogniser's own line crop, centred on the letter's CTC slot) and
 // says which diacritic the letter carries, if any; the merge (engines/model/faithful.ts) composes the letter with it.
 // Trained on synthetic lines (scripts/train/diacritics-data.mjs, python/ocr_tools/train/diacritics.py).
+import { pageLanguage } from "./language.js";
 import { cropValue, type LineCrop, type Tensor } from "./line-crop.js";
 import type { LineUnit } from "./lines.js";
 
@@ -95,6 +96,17 @@ export function letterWindow(crop: LineCrop, height: number, x: number, out = ne
   return out;
 }
 
+/**
+ * Slot j of a reading holds an accented o that the recogniser misread, where its alphabet lacks the letter or its type
+ * sets the mark tall (Hungarian "val6", "lehet?ségeit", "kils?" for "való", "lehetőségeit", "külső"): a 6 or a
+ * question mark after a letter and before no digit. The diacritics model reads its mark as an o's; the merge
+ * (engines/model/faithful.ts) takes the decoder's letter there where it wrote an o (a question mark it wrote stays).
+ */
+export function misreadO(chars: readonly string[], j: number): boolean {
+  const ch = chars[j];
+  return (ch === "6" || ch === "?") && /\p{L}/u.test(chars[j - 1] ?? "") && !/\d/.test(chars[j + 1] ?? "");
+}
+
 /** Letters the diacritics model reads: Latin letters (with or without a diacritic already). */
 export function markable(ch: string): boolean {
   return /^[A-Za-z]$/.test(splitMark(ch).base);
@@ -143,9 +155,22 @@ const SAMPLE = 320;
 const SIGNATURE = "čřžšěůľłżąęśćńőűşğıăţșțđ";
 /** Sure: a class this probable. */
 export const DIACRITIC_SURE = 0.9;
+/** …and a dotless i this probable: the model is less sure of a missing dot than of a mark it sees (Turkish "ı" at
+ * 0.75-0.9 where its other letters are at 1.0), and a dotless reading is kept only where the page's alphabet is
+ * Turkish (elsewhere it is foreign, at 0). */
+const DOTLESS_SURE = 0.7;
+
+/** How probable a reading of class `c` (an index of DIACRITICS) must be to be written. */
+export function sureAt(c: number): number {
+  return DIACRITICS[c] === "dotless" ? DOTLESS_SURE : DIACRITIC_SURE;
+}
 /** The sample must hold this many sure readings of SIGNATURE letters, lower case (a rule or a stamp above a scanned
  * form's capitals reads as carons and macrons; a language's letters are in its lower-case text). */
 const GATE = 3;
+/** Languages whose page is read whole without the sample's say: their signature letters are what the recogniser
+ * misreads as marks or digits (a Hungarian "ő" read "?" or "6", never a letter the sample would hold), and their
+ * function words (vision/language.ts) are read whole. */
+const SIGNATURE_LANGUAGES = ["cs", "pl", "hu", "tr"];
 
 /** A unit's evidence slots: one per character of its text (its second reading's, where it was read again on a
  * widened crop: its letters are read there, at their slots' columns in that crop). */
@@ -172,16 +197,18 @@ export async function readDiacritics(
   run: (patches: Tensor, letters: Tensor) => Promise<Tensor>,
   height: number,
 ): Promise<void> {
-  const letters: [number, number, string][] = [];
+  // unit, slot, letter, and whether the slot is an o the recogniser misread (misreadO: it does not open the gate)
+  const letters: [number, number, string, boolean?][] = [];
   units.forEach((u, k) => {
     const chars = Array.from(u.text);
     if (chars.length !== slotsOf(u) || u.box.yMax - u.box.yMin < MIN_LINE_HEIGHT) return;
     chars.forEach((ch, j) => {
       if (markable(ch)) letters.push([k, j, ch]);
+      else if (misreadO(chars, j)) letters.push([k, j, "o", true]);
     });
   });
   if (!letters.length) return;
-  const read = async (which: readonly [number, number, string][]) => {
+  const read = async (which: readonly [number, number, string, boolean?][]) => {
     if (!which.length) return [];
     const size = height * WINDOW_WIDTH;
     const patches = new Float32Array(which.length * size);
@@ -209,9 +236,10 @@ export async function readDiacritics(
   const sampled = await read(sample);
   const beyond = sampled.filter(([c, p], n) => {
     const made = withMark(splitMark(sample[n]![2]).base, DIACRITICS[c]!);
-    return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made);
+    return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made) && !sample[n]![3];
   }).length;
-  if (beyond < GATE) {
+  const language = pageLanguage(units.map((u) => u.text).join(" "));
+  if (beyond < GATE && !SIGNATURE_LANGUAGES.includes(language ?? "")) {
     // a page whose sample shows umlauts (German, Swedish, Finnish): the decoder writes ä ö ü but reads a capital bare
     // ("Anderungen"), so its capitals A, O, U are read for theirs — only a sure diaeresis is kept
     const umlauts = sampled.filter(

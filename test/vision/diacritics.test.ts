@@ -162,6 +162,36 @@ describe("readDiacritics", () => {
     expect(english[0]!.diacritics).toBeUndefined();
   });
 
+  it("reads a Czech, Polish, Hungarian or Turkish page by its function words, and an o the recogniser misread", async () => {
+    // two carons in the sample are under the gate, but the page's words are Czech: it is read
+    const czech = [unit("a cat je na se"), unit("pro jako ale")];
+    await read(czech, carons);
+    expect(DIACRITICS[czech[0]!.diacritics![2]!]).toBe("caron");
+    // an o read as 6 or ? after a letter is read as an o (letter index 14); a 6 in a number is not read
+    const seen: number[] = [];
+    const os = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
+      const n = patches.dims[0]!;
+      const out = new Float32Array(n * DIACRITICS.length);
+      for (let i = 0; i < n; i++) {
+        const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
+        seen.push(letter);
+        out[i * DIACRITICS.length + (letter === 14 ? DIACRITICS.indexOf("double-acute") : 0)] = 0.95;
+      }
+      return { data: out, dims: [n, DIACRITICS.length] };
+    };
+    const hungarian = [unit("az és nem egy meg"), unit("lehet?ség 1996 val6")];
+    await read(hungarian, os);
+    const line = hungarian[1]!;
+    expect(DIACRITICS[line.diacritics![5]!]).toBe("double-acute");
+    expect(DIACRITICS[line.diacritics![18]!]).toBe("double-acute");
+    expect(line.diacritics![13]).toBe(0);
+    expect(seen.filter((l) => l === 14).length).toBe(2);
+    // an English page with the same words is left without
+    const english = [unit("the and of to is"), unit("lehet?ség 1996 val6")];
+    await read(english, os);
+    expect(english[1]!.diacritics).toBeUndefined();
+  });
+
   it("reads a line read again widened (vision/lines.ts CROWDED) by its second reading's letters, not its first slots", async () => {
     // the first reading dropped letters ("pocta" for "pocitac": 5 slots); the evidence is the second's 7 letters
     const widened = (): LineUnit => ({ ...unit("pocta"), text: "pocitac", peaks: new Float32Array(7).fill(0.9) });

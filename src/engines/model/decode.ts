@@ -18,7 +18,7 @@ import {
 import type { ModelOptions } from "../settings.js";
 import { lineUnitBundle, loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
-import { bannedScript, faithfulLine, italianLetters, joinHyphenated, texLogos, typographicApostrophes, verticalLine } from "./faithful.js";
+import { bannedScript, faithfulLine, joinHyphenated, languageLetters, texLogos, typographicApostrophes, verticalLine } from "./faithful.js";
 import { withLeader } from "../../vision/leaders.js";
 import { restoreDecimalPoints } from "./numbers.js";
 import { FixationLog } from "./fixations.js";
@@ -361,7 +361,7 @@ class ModelEngine implements PageEngine {
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
         // page's apostrophes inside words are of one kind, an Italian page's letters Italian's, and TeX's logo "TEX",
         // as its type sets them (faithful.ts)
-        const read = p.views ? texLogos(italianLetters(typographicApostrophes(restoreDecimalPoints(texts)))) : texts;
+        const read = p.views ? texLogos(languageLetters(typographicApostrophes(restoreDecimalPoints(texts)))) : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
         const written = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
         // display formulas the formula reader wrote as LaTeX take the place of their lines (layout/formulas.ts)

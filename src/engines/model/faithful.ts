@@ -17,7 +17,8 @@
 // evaluation pages.
 import { appendFileSync } from "node:fs";
 import { median } from "../../layout/xycut.js";
-import { DIACRITIC_SURE, DIACRITICS, markable, splitMark, withMark } from "../../vision/diacritics.js";
+import { DIACRITICS, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
+import { pageLanguage } from "../../vision/language.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
 export interface LineEvidence {
@@ -196,6 +197,8 @@ const MISREADS: Record<string, string> = { ü: "i", ß: "f", "„": ",", "”": 
 /** Marks of a typewriter face the recogniser reads sure as a letter: cmtt's "{" as "f" ("\Declare0ptionfdebug}"). The
  * decoder's mark stands over that letter where the decoder's brackets pair up in the line. */
 const TYPEWRITER_MISREADS: Record<string, string> = { "{": "f" };
+/** The letters of an o the recogniser misread (vision/diacritics.ts misreadO) may be: the decoder's there stays. */
+const O_FAMILY = /^[oóöőôòõOÓÖŐÔÒÕ]$/;
 /** Letters the decoder may write as one character where the recogniser reads two. */
 const EXPANDS: Record<string, string> = { ß: "ss", æ: "ae", Æ: "AE", œ: "oe", Œ: "OE", "…": "..." };
 
@@ -315,36 +318,6 @@ export function pageScripts(
   const english = !cyrillic && !mixed && englishPage(lines.map((l) => l.text).join(" "));
   const tex = texPage(lines.map((l) => l.text));
   return { cyrillic, mixed, english, tex, latinOnly, letters, cyrillicWords, words };
-}
-
-/** Function words of English, and of the other Latin-script languages the decoder writes accents for: words of two
- * letters or more ("a", "e", "i", "s", "v", "z" are words of several), none of them an English word ("to", "is",
- * "as", "do", "come", "van" are not counted for Polish, Czech, Hungarian, Portuguese or Italian). */
-const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries({
-  en: "the of and to is that for with are this be from which by as an it not or can on at we have has was were these their its",
-  fr: "le la les des et est une du dans que qui pour pas sur au aux ce cette sont avec par il elle nous vous ou mais",
-  de: "der die das und ist nicht mit den von zu ein eine dem des sich auf für im werden wird auch oder bei",
-  es: "el los las que en una del por con para es se al lo como más pero sus su",
-  it: "il di che della per sono non con del gli le una si da nel alla delle dei questo anche",
-  pt: "os que da em uma para com não dos das por mais se ao",
-  pl: "na że się nie jest jak od po przez dla oraz",
-  cs: "na se je že pro jako ale jsou jsme nebo",
-  hu: "az és hogy nem egy meg ez csak mint de",
-  tr: "ve bir bu da için ile olan gibi daha çok",
-}).map(([k, v]) => [k, new Set(v.split(" "))]);
-/** A page's language (pageLanguage, englishPage): at least this many of its function words, and this many times
- * those of any other language. */
-const ENGLISH_WORDS = 4;
-const ENGLISH_LEAD = 3;
-
-/** The page's language by its function words (FUNCTION_WORDS): at least ENGLISH_WORDS of one language's and
- * ENGLISH_LEAD times any other's, else none. */
-export function pageLanguage(text: string): string | undefined {
-  const counts = new Map<string, number>();
-  for (const w of text.toLowerCase().split(/[^\p{L}]+/u))
-    for (const [lang, set] of FUNCTION_WORDS) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
-  const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);
-  return first && first[1] >= ENGLISH_WORDS && first[1] >= ENGLISH_LEAD * (second?.[1] ?? 0) ? first[0] : undefined;
 }
 
 /**
@@ -664,8 +637,10 @@ export function mergeLineTagged(
     const { base, mark } = splitMark(ch);
     // (of either case: the decoder's "Passöptions" for the recogniser's "PassOptions")
     if (scripts.english && !diacritics && mark !== "none" && base.toLowerCase() === r[j]!.toLowerCase()) return r[j]!;
-    if (scripts.cyrillic || !diacritics || !diacriticPeaks || diacriticPeaks[j]! < DIACRITIC_SURE) return ch;
-    if (!markable(base) || base.toLowerCase() !== splitMark(r[j]!).base.toLowerCase()) return ch;
+    if (scripts.cyrillic || !diacritics || !diacriticPeaks || diacriticPeaks[j]! < sureAt(diacritics[j]!)) return ch;
+    // (or an o whose glyph the recogniser misread: its mark was read as an o's)
+    const own = base.toLowerCase() === splitMark(r[j]!).base.toLowerCase() || (base.toLowerCase() === "o" && misreadO(r, j));
+    if (!markable(base) || !own) return ch;
     return withMark(base, DIACRITICS[diacritics[j]!] ?? "none") ?? ch;
   };
   // a box the recogniser read nothing in (a rule, a picture) has no letters or digits to write
@@ -786,6 +761,7 @@ export function mergeLineTagged(
         if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
         else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!)))
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
+        else if (O_FAMILY.test(d) && misreadO(r, s.r)) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
         else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc) && !typewriterMark(d, s.r))
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if ((d === "o" || d === "O") && rc === "0" && texCode && capitalO(s.d))
@@ -1451,31 +1427,57 @@ function outsideCode(lines: readonly string[], rewrite: (line: string) => string
   });
 }
 
-/** Letters Italian never writes, as the decoder writes them for Italian's own (the verb "è" as "ê"), and those. */
-const ITALIAN_LETTERS: Record<string, string> = {
-  ê: "è",
-  ë: "è",
-  â: "à",
-  ä: "à",
-  ô: "ò",
-  ö: "ò",
-  û: "ù",
-  ü: "ù",
-  Ê: "È",
-  Ë: "È",
-  Â: "À",
-  Ô: "Ò",
-  Û: "Ù",
+/**
+ * Per language, accented letters its alphabet lacks, as the decoder writes them for its own: the same vowel with
+ * the mark the language does set (Italian's verb "è" as "ê", Hungarian's "á" as "ä" or "â" and "ő" as "ô",
+ * Spanish "ó" as "ò"). Lower case; capitals follow. A language absent here, or a letter absent from its row, is left
+ * as written (German quotes French words; a Czech "ů" and "ü" are not told apart here).
+ */
+const LANGUAGE_LETTERS: Record<string, Record<string, string>> = {
+  it: { ê: "è", ë: "è", â: "à", ä: "à", ô: "ò", ö: "ò", û: "ù", ü: "ù" },
+  hu: { â: "á", ä: "á", à: "á", ã: "á", ê: "é", ë: "é", è: "é", î: "í", ï: "í", ì: "í", ô: "ő", õ: "ő", ò: "ó", û: "ű", ù: "ú" },
+  es: { à: "á", â: "á", ä: "á", è: "é", ê: "é", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ú", û: "ú" },
+  pt: { ä: "ã", ë: "ê", è: "é", ì: "í", î: "í", ï: "í", ò: "ó", ö: "õ", ù: "ú", û: "ú" },
+  pl: { ò: "ó", ô: "ó", ö: "ó" },
+  cs: { à: "á", â: "á", ä: "á", è: "é", ê: "ě", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ú" },
 };
+const LANGUAGE_PATTERNS = new Map(
+  Object.entries(LANGUAGE_LETTERS).map(([lang, row]) => {
+    const map = new Map<string, string>();
+    for (const [from, to] of Object.entries(row)) {
+      map.set(from, to);
+      map.set(from.toUpperCase(), to.toUpperCase());
+    }
+    return [lang, { map, pattern: new RegExp(`[${[...map.keys()].join("")}]`, "g") }];
+  }),
+);
 
 /**
- * An Italian page's letters of Italian's alphabet. The decoder writes Italian's "è" (its most common word) as "ê",
- * which Italian never writes (dev pages la-layaureo-p4, hd-toptesi-p12: five times each, the truth none); where the
- * page's function words are Italian, its circumflex and diaeresis vowels become Italian's grave ones, outside code.
+ * A page's letters of its language's alphabet. Where the page's function words name a language of LANGUAGE_LETTERS,
+ * the accented letters that language never writes become the ones it writes for them, outside code (dev pages
+ * la-layaureo-p4, hd-toptesi-p12: Italian's "è" written "ê" five times each, the truth never).
  */
-export function italianLetters(lines: readonly string[]): string[] {
-  if (pageLanguage(lines.join(" ")) !== "it") return [...lines];
-  return outsideCode(lines, (line) => line.replace(/[êëâäôöûüÊËÂÔÛ]/g, (ch) => ITALIAN_LETTERS[ch]!));
+export function languageLetters(lines: readonly string[]): string[] {
+  const lang = pageLanguage(lines.join(" "));
+  if (lang === "tr") return outsideCode(lines, turkishLetters);
+  const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
+  if (!row) return [...lines];
+  return outsideCode(lines, (line) => line.replace(row.pattern, (ch) => row.map.get(ch)!));
+}
+
+/** Turkish's dotless i read as a one or a capital I after two small letters ("dosyay1", "katsayI" for "dosyayı", "katsayı"). */
+const TURKISH_DOTLESS = /(?<=\p{Ll}\p{Ll})[1I](?!\d)/gu;
+
+/**
+ * A Turkish line's i's: the dotless one the recogniser reads as a digit one or a capital I after small letters, and
+ * the capital dotted İ, which it reads as a small i (the decoder as í) inside a word of three capitals or more ("HiÇBIR GARANTi"
+ * for "HİÇBİR GARANTİ").
+ */
+function turkishLetters(line: string): string {
+  return line.replace(TURKISH_DOTLESS, "ı").replace(/\p{L}+/gu, (word) => {
+    const rest = word.replace(/[ií]/g, "");
+    return rest.length >= 3 && rest.length < word.length && /^\p{Lu}+$/u.test(rest) ? word.replace(/[ií]/g, "İ") : word;
+  });
 }
 
 /** The TeX logo read with its lowered E small, as a word (inflected or not: "TeXu", not "\\TeX", "MiKTeX", "TeXLive"). */

@@ -16,8 +16,7 @@ import {
   pageScripts,
   texLogos,
   texPage,
-  italianLetters,
-  pageLanguage,
+  languageLetters,
   typographicApostrophes,
   unsureAngles,
   scriptOf,
@@ -25,6 +24,7 @@ import {
   type LineEvidence,
 } from "../../../src/engines/model/faithful.js";
 import { DIACRITICS } from "../../../src/vision/diacritics.js";
+import { pageLanguage } from "../../../src/vision/language.js";
 
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
 const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({
@@ -88,6 +88,34 @@ describe("mergeLine", () => {
       " \\ATEX, DATEX, ATEXT and PLATEX",
     );
     expect(mergeLine(" \\LTeX, XLTeX, LTEXT", ev("\\LTeX, XLTeX, LTEXT"), latin)).toBe(" \\LTeX, XLTeX, LTEXT");
+  });
+
+  it("keeps the decoder's o where the recogniser read an accented o as 6 or ?, with the mark read on its glyph", () => {
+    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
+    // Hungarian "való", "felhasználó", "lehetőségeit": the recogniser's sure 6 and ? inside words
+    expect(mergeLine(" való és felhasználó", ev("val6 és felhasznál6"), latin)).toBe(" való és felhasználó");
+    expect(mergeLine(" lehetöségeit", ev("lehet?ségeit"), latin)).toBe(" lehetöségeit");
+    // …with the double acute read on the ?'s glyph: ő
+    const marks = D(Array.from("lehet?ségeit", (c) => (c === "?" ? "double-acute" : c === "é" ? "acute" : "none")));
+    const lehet = { ...ev("lehet?ségeit"), diacritics: marks, diacriticPeaks: Array.from("lehet?ségeit", () => 0.95) };
+    expect(mergeLine(" lehetöségeit", lehet, latin)).toBe(" lehetőségeit");
+    // a number, a question, and a 6 or ? the decoder wrote as such stay
+    expect(mergeLine(" IL6 and x86 or 1996", ev("IL6 and x86 or 1996"), latin)).toBe(" IL6 and x86 or 1996");
+    expect(mergeLine(" IL0 is what?", ev("IL6 is what?"), latin)).toBe(" IL6 is what?");
+    expect(mergeLine(" IL6 is whato", ev("IL6 is what?"), latin)).toBe(" IL6 is whato");
+  });
+
+  it("writes a dotless i read less surely than other marks (Turkish ı at 0.75)", () => {
+    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
+    const yazili = {
+      ...ev("yazili"),
+      diacritics: D(["none", "none", "none", "dotless", "none", "dotless"]),
+      diacriticPeaks: [1, 1, 1, 0.78, 1, 0.6],
+    };
+    expect(mergeLine(" yazili", yazili, latin)).toBe(" yazıli");
+    // another mark at 0.78 is not sure
+    const cte = { ...ev("cte"), diacritics: D(["caron", "none", "none"]), diacriticPeaks: [0.78, 1, 1] };
+    expect(mergeLine(" cte", cte, latin)).toBe(" cte");
   });
 
   it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
@@ -302,7 +330,7 @@ describe("mergeLine", () => {
       " Ê vero che sono questo anche per le regole",
     ];
     expect(pageLanguage(page.join(" "))).toBe("it");
-    expect(italianLetters(page)).toEqual([
+    expect(languageLetters(page)).toEqual([
       "\n\nIl pacchetto LayAureo è nato per mettere a disposizione una classe che non è più",
       " di una pubblicazione non è semplice e molto spesso si fa con il pacchetto della classe",
       "\n\n```\n\\def\\ê{x} ê",
@@ -312,7 +340,41 @@ describe("mergeLine", () => {
     // French writes ê: a French page keeps it
     const french = [" La fenêtre est une des pages que nous avons dans le texte pour les tests et la même"];
     expect(pageLanguage(french[0]!)).toBe("fr");
-    expect(italianLetters(french)).toEqual(french);
+    expect(languageLetters(french)).toEqual(french);
+  });
+
+  it("writes a page's letters of its language's alphabet for those it never writes (Hungarian, Spanish, Czech)", () => {
+    const hungarian = [" Ezältal garantâlható, hogy az elsô lépés és nem csak egy mint ez", " a fâjl meg a könyvtär"];
+    expect(pageLanguage(hungarian.join(" "))).toBe("hu");
+    expect(languageLetters(hungarian)).toEqual([
+      " Ezáltal garantálható, hogy az első lépés és nem csak egy mint ez",
+      " a fájl meg a könyvtár",
+    ]);
+    const spanish = [" El uso de los paquetes con su composiciòn por lo que se describen en una secciôn del libro"];
+    expect(languageLetters(spanish)).toEqual([
+      " El uso de los paquetes con su composición por lo que se describen en una sección del libro",
+    ]);
+    const czech = [" Na se je že pro jako ale mêsto a písmo jsou"];
+    expect(languageLetters(czech)).toEqual([" Na se je že pro jako ale město a písmo jsou"]);
+    // a German page keeps what it quotes (no row for German), and a page of no language is left alone
+    const german = [" Der Bärenreiter und die Straße ist nicht mit den Häusern, à la carte"];
+    expect(languageLetters(german)).toEqual(german);
+    expect(languageLetters([" Bärenreiter â ô"])).toEqual([" Bärenreiter â ô"]);
+  });
+
+  it("writes a Turkish page's dotless ı read as 1 or I after small letters, and İ inside a word of capitals", () => {
+    const page = [
+      " Bu bir dosya ve için ile olan dosyay1 ve katsayI gibi Yalç1n",
+      " HiÇBIR GARANTi YOKTUR, HíÇBIR da; KiB, MiB, x1 ve md5 ile 12 dosya",
+    ];
+    expect(pageLanguage(page.join(" "))).toBe("tr");
+    expect(languageLetters(page)).toEqual([
+      " Bu bir dosya ve için ile olan dosyayı ve katsayı gibi Yalçın",
+      " HİÇBIR GARANTİ YOKTUR, HİÇBIR da; KiB, MiB, x1 ve md5 ile 12 dosya",
+    ]);
+    // the same words on an English page stay
+    const english = [" The file dosyay1 and HiÇBIR with the KiB of the data that is for this"];
+    expect(languageLetters(english)).toEqual(english);
   });
 
   it("spells the TeX logo as set, TEX, outside code; names built on it and code keep TeX", () => {

@@ -1,0 +1,32 @@
+// A page's language, told by its function words: which letters it writes (engines/model/faithful.ts) and whether its
+// diacritics are read (vision/diacritics.ts) follow from it.
+
+/** Function words of English, and of the other Latin-script languages the decoder writes accents for: words of two
+ * letters or more ("a", "e", "i", "s", "v", "z" are words of several), none of them an English word ("to", "is",
+ * "as", "do", "come", "van" are not counted for Polish, Czech, Hungarian, Portuguese or Italian). */
+const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries({
+  en: "the of and to is that for with are this be from which by as an it not or can on at we have has was were these their its",
+  fr: "le la les des et est une du dans que qui pour pas sur au aux ce cette sont avec par il elle nous vous ou mais",
+  de: "der die das und ist nicht mit den von zu ein eine dem des sich auf für im werden wird auch oder bei",
+  es: "el los las que en una del por con para es se al lo como más pero sus su",
+  it: "il di che della per sono non con del gli le una si da nel alla delle dei questo anche",
+  pt: "os que da em uma para com não dos das por mais se ao",
+  pl: "na że się nie jest jak od po przez dla oraz",
+  cs: "na se je že pro jako ale jsou jsme nebo",
+  hu: "az és hogy nem egy meg ez csak mint de",
+  tr: "ve bir bu da için ile olan gibi daha çok",
+}).map(([k, v]) => [k, new Set(v.split(" "))]);
+/** A page's language: at least this many of its function words, and this many times
+ * those of any other language. */
+const LANGUAGE_WORDS = 4;
+const LANGUAGE_LEAD = 3;
+
+/** The page's language by its function words (FUNCTION_WORDS): at least LANGUAGE_WORDS of one language's and
+ * LANGUAGE_LEAD times any other's, else none. */
+export function pageLanguage(text: string): string | undefined {
+  const counts = new Map<string, number>();
+  for (const w of text.toLowerCase().split(/[^\p{L}]+/u))
+    for (const [lang, set] of FUNCTION_WORDS) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+  const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);
+  return first && first[1] >= LANGUAGE_WORDS && first[1] >= LANGUAGE_LEAD * (second?.[1] ?? 0) ? first[0] : undefined;
+}
