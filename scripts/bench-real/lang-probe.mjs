@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// A probe of languages the dev set (bench/real) lacks, ours against Tesseract on the same pixels (issue 18's
+// "Latin with diacritics and Cyrillic at Tesseract's level"): Hungarian and Portuguese pages of Debian's
+// lilypond-doc-pdf-hu / -pt (150 DPI, poppler; truth: pdftotext, NFC), and Turkish and Serbian man-page text
+// (manpages-tr, manpages-sr: groff's text of each page, paragraphs mostly of the language) laid out by
+// scripts/synth/generate.mjs. The man pages are synthetic layout: a check of letters, not of layout. None of these
+// packages is reserved for evaluation or in the training corpus (scripts/corpus/packages.mjs).
+//
+//   node scripts/bench-real/lang-probe.mjs build DIR    (apt-get download, dpkg-deb, pdftoppm, pdftotext, groff)
+//   node scripts/bench-real/lang-probe.mjs run DIR [--bin bin/ocr.js]
+//
+// `run` parses DIR/img/*.png in one `ocr parse --threads 1` batch, runs `tesseract -l LANG+eng --psm 3` (one thread)
+// on each, and prints per page and per language the errors against DIR/truth/NAME.txt (scripts/cer.mjs pageScores).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { pageScores } from "../cer.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const [command, dirArg] = process.argv.slice(2);
+if (!["build", "run"].includes(command) || !dirArg) {
+  process.stderr.write("usage: node scripts/bench-real/lang-probe.mjs build|run DIR [--bin bin/ocr.js]\n");
+  process.exit(2);
+}
+const dir = path.resolve(dirArg);
+const sh = (cmd, args, options = {}) => execFileSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 28, ...options });
+
+/** PDF pages: package, file under the lilypond docs, page, Tesseract language. */
+const PDF_PAGES = [
+  ["lilypond-doc-pdf-pt", "web.pt.pdf", 54, "por"],
+  ["lilypond-doc-pdf-pt", "web.pt.pdf", 59, "por"],
+  ["lilypond-doc-pdf-hu", "essay.hu.pdf", 6, "hun"],
+  ["lilypond-doc-pdf-hu", "usage.hu.pdf", 7, "hun"],
+  ["lilypond-doc-pdf-hu", "learning.hu.pdf", 50, "hun"],
+];
+/** Man pages laid out: language, package, Tesseract language, a paragraph of the language. */
+const MAN_PAGES = [
+  ["tr", "manpages-tr", "tur", (p) => /[şğıİŞĞ]/.test(p)],
+  ["sr", "manpages-sr", "srp", (p) => (p.match(/\p{Script=Cyrillic}/gu) ?? []).length > 0.7 * (p.match(/\p{L}/gu) ?? []).length],
+];
+const LILYPOND = "usr/share/doc/lilypond/html/Documentation";
+
+/** groff's text of a man page as {title, sections: [[heading, paragraphs]]}, paragraphs kept where `keep` says. */
+function manDocument(file, keep) {
+  const text = sh("sh", ["-c", `zcat '${file}' | groff -man -Tutf8 -Kutf8 2>/dev/null | col -bx`]);
+  const sections = [];
+  let current,
+    lines = [];
+  const flush = () => {
+    const p = lines.join(" ").replace(/\s+/g, " ").trim();
+    if (current && p.length && (p.match(/\p{L}/gu) ?? []).length > 30 && keep(p)) current[1].push(p);
+    lines = [];
+  };
+  for (const line of text.split("\n").slice(1, -2)) {
+    if (/^\S/.test(line)) {
+      flush();
+      current = [line.trim(), []];
+      sections.push(current);
+    } else if (!line.trim()) flush();
+    else lines.push(line.trim());
+  }
+  flush();
+  return { title: path.basename(file).replace(/\.\d\.gz$/, ""), sections: sections.filter(([, ps]) => ps.length) };
+}
+
+function build() {
+  const pkgs = path.join(dir, "pkgs");
+  const tree = path.join(dir, "root");
+  for (const d of [pkgs, path.join(dir, "img"), path.join(dir, "truth")]) mkdirSync(d, { recursive: true });
+  for (const pkg of new Set([...PDF_PAGES.map((p) => p[0]), ...MAN_PAGES.map((m) => m[1])])) {
+    if (!readdirSync(pkgs).some((f) => f.startsWith(`${pkg}_`))) sh("apt-get", ["download", pkg], { cwd: pkgs });
+    const deb = readdirSync(pkgs).find((f) => f.startsWith(`${pkg}_`));
+    sh("dpkg-deb", ["-x", path.join(pkgs, deb), tree]);
+  }
+  const save = (name, text, lang) => {
+    writeFileSync(path.join(dir, "truth", `${name}.txt`), text.normalize("NFC").replace(/ı\u0301/g, "í"));
+    writeFileSync(path.join(dir, "truth", `${name}.lang`), lang + "\n");
+  };
+  for (const [, file, page, lang] of PDF_PAGES) {
+    const pdf = path.join(tree, LILYPOND, file);
+    const name = `${file.replace(/\.pdf$/, "")}-p${page}`;
+    const at = ["-f", String(page), "-l", String(page)];
+    sh("pdftoppm", ["-r", "150", ...at, "-singlefile", "-png", pdf, path.join(dir, "img", name)]);
+    save(name, sh("pdftotext", [...at, pdf, "-"]), lang);
+  }
+  for (const [lang, pkg, tess, keep] of MAN_PAGES) {
+    const man = path.join(tree, "usr/share/man", lang, "man1");
+    const docs = readdirSync(man)
+      .sort()
+      .map((f) => manDocument(path.join(man, f), keep))
+      .filter((d) => d.sections.reduce((n, [, ps]) => n + ps.join(" ").length, 0) >= 800);
+    const corpus = path.join(dir, `corpus-${lang}`);
+    mkdirSync(corpus, { recursive: true });
+    writeFileSync(path.join(corpus, `${lang}.jsonl`), docs.map((d) => JSON.stringify({ split: "test", lang, ...d })).join("\n") + "\n");
+    const out = path.join(dir, `synth-${lang}`);
+    sh(process.execPath, [
+      path.join(root, "scripts/synth/generate.mjs"),
+      "--corpus",
+      corpus,
+      "--out",
+      out,
+      "--split",
+      "test",
+      "--count",
+      "3",
+      "--seed",
+      "7",
+    ]);
+    for (let d = 0; d < 3; d++) {
+      const doc = path.join(out, `doc-${String(d).padStart(5, "0")}`);
+      const pages = JSON.parse(readFileSync(`${doc}.json`, "utf8")).pages;
+      for (let p = 1; p <= Math.min(2, pages.length); p++) {
+        const name = `${lang}-d${d}-p${p}`;
+        sh("pdftoppm", ["-r", "150", "-f", String(p), "-l", String(p), "-singlefile", "-png", `${doc}.pdf`, path.join(dir, "img", name)]);
+        save(name, pages[p - 1].markdown, tess);
+      }
+    }
+    process.stderr.write(`lang-probe: ${pkg}: ${docs.length} pages of text\n`);
+  }
+}
+
+function run() {
+  const at = process.argv.indexOf("--bin");
+  const bin = at > 0 ? process.argv[at + 1] : path.join(root, "bin/ocr.js");
+  const images = readdirSync(path.join(dir, "img"))
+    .filter((f) => f.endsWith(".png"))
+    .sort();
+  const ours = path.join(dir, "ours");
+  sh(process.execPath, [bin, "parse", "--threads", "1", "-o", ours, ...images.map((f) => path.join(dir, "img", f))], { stdio: "inherit" });
+  mkdirSync(path.join(dir, "tesseract"), { recursive: true });
+  const totals = new Map();
+  const pct = (e, n) => `${((100 * e) / n).toFixed(2)} %`;
+  for (const f of images) {
+    const name = f.replace(/\.png$/, "");
+    const truth = readFileSync(path.join(dir, "truth", `${name}.txt`), "utf8");
+    const lang = readFileSync(path.join(dir, "truth", `${name}.lang`), "utf8").trim();
+    const tf = path.join(dir, "tesseract", `${name}.txt`);
+    if (!existsSync(tf))
+      writeFileSync(
+        tf,
+        sh("tesseract", [path.join(dir, "img", f), "-", "-l", `${lang}+eng`, "--psm", "3"], {
+          env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+        }),
+      );
+    const a = pageScores(readFileSync(path.join(ours, `${name}.md`), "utf8"), truth);
+    const b = pageScores(readFileSync(tf, "utf8"), truth);
+    const t = totals.get(lang) ?? { pages: 0, ref: 0, ours: 0, tess: 0, foreign: 0 };
+    totals.set(lang, {
+      pages: t.pages + 1,
+      ref: t.ref + a.refChars,
+      ours: t.ours + a.errors,
+      tess: t.tess + b.errors,
+      foreign: t.foreign + a.foreign,
+    });
+    console.log(
+      `${name.padEnd(20)} ours ${String(a.errors).padStart(4)} errors (${pct(a.errors, a.refChars)}) | tesseract ${String(b.errors).padStart(4)} (${pct(b.errors, b.refChars)})`,
+    );
+  }
+  console.log("language  pages  chars | ours errors     CER | tesseract errors     CER | foreign letters (ours)");
+  for (const [lang, t] of totals)
+    console.log(
+      `${lang.padEnd(8)} ${String(t.pages).padStart(6)} ${String(t.ref).padStart(6)} | ${String(t.ours).padStart(11)} ${pct(t.ours, t.ref).padStart(7)} | ${String(t.tess).padStart(16)} ${pct(t.tess, t.ref).padStart(7)} | ${t.foreign}`,
+    );
+}
+
+if (command === "build") build();
+else run();
