@@ -238,8 +238,7 @@ export async function readDiacritics(
     const made = withMark(splitMark(sample[n]![2]).base, DIACRITICS[c]!);
     return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made) && !sample[n]![3];
   }).length;
-  const language = pageLanguage(units.map((u) => u.text).join(" "));
-  if (beyond < GATE && !SIGNATURE_LANGUAGES.includes(language ?? "")) {
+  if (beyond < GATE && !SIGNATURE_LANGUAGES.includes(pageLanguage(units.map((u) => u.text).join(" ")) ?? "")) {
     // a page whose sample shows umlauts (German, Swedish, Finnish): the decoder writes ä ö ü but reads a capital bare
     // ("Anderungen"), so its capitals A, O, U are read for theirs — only a sure diaeresis is kept
     const umlauts = sampled.filter(

@@ -359,7 +359,7 @@ class ModelEngine implements PageEngine {
           if (count >= this.maxTokens || run.reason === "cancelled") break;
         }
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
-        // page's apostrophes inside words are of one kind, an Italian page's letters Italian's, and TeX's logo "TEX",
+        // page's apostrophes inside words are of one kind, a page's letters its language's, and TeX's logo "TEX",
         // as its type sets them (faithful.ts)
         const read = p.views ? texLogos(languageLetters(typographicApostrophes(restoreDecimalPoints(texts)))) : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box

@@ -26,6 +26,9 @@ import {
 import { DIACRITICS } from "../../../src/vision/diacritics.js";
 import { pageLanguage } from "../../../src/vision/language.js";
 
+/** The diacritics model's classes by name, as LineEvidence.diacritics holds them. */
+const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
+
 /** The recogniser's reading with every slot at `peak`, or the peaks given per character. */
 const ev = (text: string, peak: number | number[] = 1): LineEvidence => ({
   text,
@@ -91,7 +94,6 @@ describe("mergeLine", () => {
   });
 
   it("keeps the decoder's o where the recogniser read an accented o as 6 or ?, with the mark read on its glyph", () => {
-    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
     // Hungarian "való", "felhasználó", "lehetőségeit": the recogniser's sure 6 and ? inside words
     expect(mergeLine(" való és felhasználó", ev("val6 és felhasznál6"), latin)).toBe(" való és felhasználó");
     expect(mergeLine(" lehetöségeit", ev("lehet?ségeit"), latin)).toBe(" lehetöségeit");
@@ -106,7 +108,6 @@ describe("mergeLine", () => {
   });
 
   it("writes a dotless i read less surely than other marks (Turkish ı at 0.75)", () => {
-    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
     const yazili = {
       ...ev("yazili"),
       diacritics: D(["none", "none", "none", "dotless", "none", "dotless"]),
@@ -119,7 +120,6 @@ describe("mergeLine", () => {
   });
 
   it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
-    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
     // "čte" read as "cte" by the recogniser, "ête" by the decoder: the caron read on the c's glyph makes it č
     const cte = { ...ev("cte"), diacritics: D(["caron", "none", "none"]), diacriticPeaks: [0.97, 0.99, 0.99] };
     expect(mergeLine(" ête", cte, latin)).toBe(" čte");
@@ -162,7 +162,6 @@ describe("mergeLine", () => {
     // a French page keeps them: the recogniser cannot read é
     expect(mergeLine(" la société", ev("la societe"), latin)).toBe(" la société");
     // where the diacritics model read the page, its readings decide
-    const D = (names: string[]) => names.map((n) => DIACRITICS.indexOf(n as (typeof DIACRITICS)[number]));
     const cafe = { ...ev("cafe"), diacritics: D(["none", "none", "none", "acute"]), diacriticPeaks: [0.99, 0.99, 0.99, 0.99] };
     expect(mergeLine(" café", cafe, english)).toBe(" café");
     // the price: a name's or a loanword's own accent goes too, where the diacritics model did not read the page
