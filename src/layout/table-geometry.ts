@@ -38,6 +38,8 @@ const SEED_REACH = 12;
 const ROW_GAP = 1.5;
 /** Rows the decoder wrote table cells on stay at least this share of the table's rows as it grows. */
 const SEEDED = 0.6;
+/** A ruled table the decoder wrote this many bands of as rows grows by its other bands, seeded or not. */
+const RULED_SEEDS = 2;
 /** A line whose x extent lies this much inside the table's is one of its candidates. */
 const INSIDE = 0.8;
 /** A column separator may be crossed by this share of the rows (a header spanning two columns). */
@@ -373,10 +375,17 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
     const up = () => first > 0 && rows[first - 1]!.length >= 2 && top(rows[first]!, boxes) - bottom(rows[first - 1]!, boxes) <= ROW_GAP * h;
     const down = () =>
       last < rows.length - 1 && rows[last + 1]!.length >= 2 && top(rows[last + 1]!, boxes) - bottom(rows[last]!, boxes) <= ROW_GAP * h;
+    // A ruled table grows by every band between its rules next to it, however few of its rows the decoder put in
+    // the table (it may open the table rows late: its rules, not its seeds, say where it ends), once the decoder
+    // wrote two of its bands as rows (one band written as a table is as often a description's lines misread as
+    // cells: mt-luamaths-p2, 91 -> 121 errors when one was enough).
+    const ruled = seedRows.filter((k) => wrapped.has(rows[k]!)).length >= RULED_SEEDS;
+    const grows = (k: number) => seeded(first, last) >= SEEDED * (last - first + 2) || (ruled && wrapped.has(rows[k]!));
     // (a grid is all the rows its run holds)
-    while (!gridOnly && seeded(first, last) >= SEEDED * (last - first + 2) && (down() || up())) {
-      if (down()) last++;
-      else first--;
+    while (!gridOnly) {
+      if (down() && grows(last + 1)) last++;
+      else if (up() && grows(first - 1)) first--;
+      else break;
     }
     // the decoder's table has cells side by side somewhere (a column of single cells is a list or code)
     const wide = seedRows.some(

@@ -398,19 +398,23 @@ describe("a ruled table whose descriptions wrap (rows from the bands between its
     ["Cosine", "cos(x)", ["Gives the cosine of a", "real number given in", "radians."]],
     ["Floor", "floor(x)", ["Gives the largest whole", "number below it."]],
   ];
-  const lines: PageLine[] = [];
-  const rules = [{ xMin: 90, xMax: 910, yMin: 96, yMax: 99 }];
-  let y = 100;
-  for (const [name, syntax, text] of rows) {
-    const height = 24 * (text.length - 1) + 20;
-    const middle = y + 5 + height / 2;
-    lines.push(L(100, middle - 10, 220, middle + 10, "<tr><td>" + name), L(260, middle - 10, 460, middle + 10, "</td><td>" + syntax));
-    text.forEach((t, k) => lines.push(L(520, y + 5 + 24 * k, 900, y + 25 + 24 * k, "</td><td>" + t + "</td></tr>")));
-    y += height + 10;
-    rules.push({ xMin: 90, xMax: 910, yMin: y - 2, yMax: y + 1 });
-  }
-  lines[0] = { ...lines[0]!, markdown: "\n\n<table>" + lines[0]!.markdown };
-  lines[lines.length - 1] = { ...lines.at(-1)!, markdown: lines.at(-1)!.markdown + "</table>" };
+  const ruledTable = (rows: [string, string, string[]][]) => {
+    const lines: PageLine[] = [];
+    const rules = [{ xMin: 90, xMax: 910, yMin: 96, yMax: 99 }];
+    let y = 100;
+    for (const [name, syntax, text] of rows) {
+      const height = 24 * (text.length - 1) + 20;
+      const middle = y + 5 + height / 2;
+      lines.push(L(100, middle - 10, 220, middle + 10, "<tr><td>" + name), L(260, middle - 10, 460, middle + 10, "</td><td>" + syntax));
+      text.forEach((t, k) => lines.push(L(520, y + 5 + 24 * k, 900, y + 25 + 24 * k, "</td><td>" + t + "</td></tr>")));
+      y += height + 10;
+      rules.push({ xMin: 90, xMax: 910, yMin: y - 2, yMax: y + 1 });
+    }
+    lines[0] = { ...lines[0]!, markdown: "\n\n<table>" + lines[0]!.markdown };
+    lines[lines.length - 1] = { ...lines.at(-1)!, markdown: lines.at(-1)!.markdown + "</table>" };
+    return { lines, rules };
+  };
+  const { lines, rules } = ruledTable(rows);
 
   it("makes a row of each band, its description's lines in one cell, top to bottom", () => {
     const t = assemblePage(lines, 1000, 1000, rules).blocks.find((b) => b.type === "table")!.table!;
@@ -418,6 +422,45 @@ describe("a ruled table whose descriptions wrap (rows from the bands between its
     rows.forEach(([name, syntax, text], r) => {
       expect([cellText(t, r, 0), cellText(t, r, 1), cellText(t, r, 2)]).toEqual([name, syntax, text.join(" ")]);
     });
+  });
+
+  it("takes every band between its rules when the decoder opened the table late, two rows before its end", () => {
+    const five: [string, string, string[]][] = [
+      ...rows,
+      ["Round", "round(x, n)", ["Rounds a number off to", "the digits it is given."]],
+      ["Sine", "sin(x)", ["Gives the sine of a", "real number in radians."]],
+    ];
+    const page = ruledTable(five);
+    // the rows before `from` written as text (plain paragraphs), the table begun on row `from`
+    const opened = (from: string): PageLine[] => {
+      const cut = page.lines.findIndex((l) => l.markdown.includes(from));
+      return page.lines.map((l, i) =>
+        i < cut
+          ? { ...l, markdown: "\n\n" + l.markdown.replace(/<[^>]+>/g, "").trim() }
+          : i === cut
+            ? { ...l, markdown: "\n\n<table>" + l.markdown.replace("<table>", "").trimStart() }
+            : l,
+      );
+    };
+    const table = (lines: PageLine[], withRules: boolean) =>
+      assemblePage(lines, 1000, 1000, withRules ? page.rules : []).blocks.find((b) => b.type === "table")?.table;
+    const t = table(opened("Round"), true)!;
+    expect([t.rows, t.cols]).toEqual([5, 3]);
+    five.forEach(([name, syntax, text], r) => {
+      expect([cellText(t, r, 0), cellText(t, r, 1), cellText(t, r, 2)]).toEqual([name, syntax, text.join(" ")]);
+    });
+    // without the rules (rows of level lines) the first rows stay text: two seeded rows are no majority of five
+    const plain = table(opened("Round"), false)!
+      .cells.map((c) => c.text)
+      .join(" | ");
+    expect(plain).toContain("Round");
+    expect(plain).not.toContain("Absolute");
+    // and a table begun on the last band only is not grown (one band is as often a description misread as cells)
+    const one = table(opened("Sine"), true)!
+      .cells.map((c) => c.text)
+      .join(" | ");
+    expect(one).toContain("Sine");
+    expect(one).not.toContain("Round");
   });
 
   it("takes rows from level lines without the rules, as before", () => {
