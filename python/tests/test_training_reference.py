@@ -103,3 +103,14 @@ def test_the_shipped_default_bundle_is_the_training_checkpoint_read_by_the_refer
         want = reference(e[None], pos[None], mask)
         got = model.decoder(e[None], pos[None], mask)
     assert torch.equal(got, want)
+
+
+def test_export_writes_the_shipped_bundles_front_end_switches():
+    """export.py writes model.json anew: the line front end's switches the shipped bundle reads with (the script bans,
+    the diacritics model, the learned reading order) must come out of it, or a re-exported bundle reads worse."""
+    model, meta = model_from_ckpt(repo_path("training", "default", "ckpt.pt"))
+    with open(repo_path("models", "default", "model.json"), encoding="utf8") as f:
+        shipped = json.load(f)
+    written = model_json(model, meta, 0.0, layout=True, diacritics=True)
+    assert written["vision"] == shipped["vision"]
+    assert written["decoder"] == shipped["decoder"]

@@ -39,6 +39,7 @@ LINES = {
     "dpi": 150,
     "letter_runs": True,
     "faithful": True,
+    "script_bans": True,
 }
 
 
@@ -88,7 +89,7 @@ def front_end(src, out):
     shutil.copyfile(os.path.join(src, "ppocr_keys_v1.txt"), os.path.join(out, LINES["dictionary"]))
 
 
-def model_json(model, meta, focal_keep, layout=False, trained_on=None):
+def model_json(model, meta, focal_keep, layout=False, trained_on=None, diacritics=False):
     return {
         "format": "ocr-model/1",
         "name": "default",
@@ -111,7 +112,12 @@ def model_json(model, meta, focal_keep, layout=False, trained_on=None):
             "row_newline": True,
             "view_separator": True,
             # the learned reading order (ocr_tools.train.layout_train writes layout.json into the bundle)
-            "lines": {**LINES, **({"layout": "layout.json"} if layout else {})},
+            "lines": {
+                **LINES,
+                **({"layout": "layout.json"} if layout else {}),
+                # the diacritics model (ocr_tools.train.diacritics writes diacritics.onnx into the bundle)
+                **({"diacritics": "diacritics.onnx"} if diacritics else {}),
+            },
         },
         "tokens": {"bos": BOS, "eos": EOS, "pad": PAD, "image": IMAGE, "page": PAGE},
         "prompts": {"page": "<image>" + PROMPT, "document": "<image>" + PROMPT},
@@ -127,7 +133,10 @@ def model_json(model, meta, focal_keep, layout=False, trained_on=None):
         "decoding": {"max_tokens_per_page": 16000, "no_repeat_ngram": {"n": 35, "window": 128, "exempt": []}},
         "training": {
             "steps": meta.get("steps"),
-            "train_minutes": round(meta.get("train_seconds", 0) / 60, 1),
+            # a fine-tune restarts its clock (its learning-rate schedule); the time before it is meta["base"]'s
+            "train_minutes": round(
+                (meta.get("train_seconds", 0) + meta.get("base", {}).get("train_seconds", 0)) / 60, 1
+            ),
             "tokens_trained": meta.get("tokens"),
             "data": trained_on or "synthetic (scripts/synth), see models/default/README.md",
         },
@@ -203,7 +212,8 @@ def main():
     model.tok.save(os.path.join(args.out, "tokenizer.json"))
     with open(os.path.join(args.out, "model.json.tmp"), "w") as f:
         layout = os.path.exists(os.path.join(args.out, "layout.json"))
-        json.dump(model_json(model, meta, args.focal_keep, layout, args.trained_on), f, indent=2)
+        diacritics = os.path.exists(os.path.join(args.out, "diacritics.onnx"))
+        json.dump(model_json(model, meta, args.focal_keep, layout, args.trained_on, diacritics), f, indent=2)
         f.write("\n")
     os.replace(os.path.join(args.out, "model.json.tmp"), os.path.join(args.out, "model.json"))
 
