@@ -5,6 +5,8 @@ for (let c = 0x20; c < 0x7f; c++) ALLOWED.add(String.fromCharCode(c));
 for (const ch of "ÀÁÂÄÆÇÈÉÊËÌÍÎÏÑÒÓÔÖÙÚÛÜßàáâäæçèéêëìíîïñòóôöùúûüÿœŒ¡¿«»°§©®±×÷µ¶·") ALLOWED.add(ch);
 for (let c = 0x410; c < 0x450; c++) ALLOWED.add(String.fromCharCode(c));
 for (const ch of "ЁёІіЇїЄєҐґЎў–—‘’“”„…•€") ALLOWED.add(ch);
+// added to the vocabulary later (Serbian Cyrillic): tokenizer.py gives them the ids after the first vocabulary's
+for (const ch of "ЂЈЉЊЋЏђјљњћџ") ALLOWED.add(ch);
 export { ALLOWED };
 
 // corpus.py's REPLACE, plus what PDFs' text layers bring: minus sign, ligatures, thin and other spaces.

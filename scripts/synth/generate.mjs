@@ -43,7 +43,8 @@ const LATEX_FAMILIES = [
   { name: "TeXGyrePagella", regular: `${TEXMF}/tex-gyre/texgyrepagella-regular.otf`, bold: `${TEXMF}/tex-gyre/texgyrepagella-bold.otf` },
 ];
 const LATEX_MONO = "cmu/cmuntt.ttf";
-const CHAPTER = { en: "Chapter", de: "Kapitel", fr: "Chapitre", es: "Capítulo", ru: "Глава", uk: "Розділ" };
+const CHAPTER = { en: "Chapter", de: "Kapitel", fr: "Chapitre", es: "Capítulo", ru: "Глава", uk: "Розділ", sr: "Поглавље" };
+const CYRILLIC_LANGS = ["ru", "uk", "sr", "bg"];
 const PAPERS = { A4: [595.28, 841.89], Letter: [612, 792] };
 
 function parseArgs(argv) {
@@ -231,7 +232,7 @@ async function generateDoc(args, index, corpus, fontCache) {
   const latex =
     args.latex > 0 && srng.chance(args.latex)
       ? {
-          family: srng.pick(LATEX_FAMILIES.filter((f) => f.cyrillic || !["ru", "uk"].includes(lang))),
+          family: srng.pick(LATEX_FAMILIES.filter((f) => f.cyrillic || !CYRILLIC_LANGS.includes(lang))),
           parindent: srng.chance(0.7),
           numbered: srng.chance(0.8),
           chapter: srng.chance(0.6) ? srng.int(1, 12) : 0,

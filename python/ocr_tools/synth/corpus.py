@@ -22,6 +22,11 @@ ALLOWED = set(chr(c) for c in range(0x20, 0x7F))
 ALLOWED |= set("ÀÁÂÄÆÇÈÉÊËÌÍÎÏÑÒÓÔÖÙÚÛÜßàáâäæçèéêëìíîïñòóôöùúûüÿœŒ¡¿«»°§©®±×÷µ¶·")
 ALLOWED |= set(chr(c) for c in range(0x410, 0x450)) | set("ЁёІіЇїЄєҐґЎў")
 ALLOWED |= set("–—‘’“”„…•€")
+# Letters added to the vocabulary after it was first trained (Serbian Cyrillic): their ids follow the first
+# vocabulary's (tokenizer.py), so weights trained before keep every id they had.
+ADDED = "ЂЈЉЊЋЏђјљњћџ"
+FIRST_VOCABULARY = frozenset(ALLOWED)
+ALLOWED |= set(ADDED)
 REPLACE = {
     "\u00a0": " ",
     "\u2010": "-",

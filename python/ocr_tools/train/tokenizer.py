@@ -5,18 +5,20 @@
 import json
 import os
 
-from ocr_tools.synth.corpus import ALLOWED  # the generator's character set is the vocabulary
+from ocr_tools.synth.corpus import ADDED, FIRST_VOCABULARY  # the generator's character set is the vocabulary
 
 SPECIALS = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜▁pad▁｜>", "<image>", "<PAGE>"]
 BOS, EOS, PAD, IMAGE, PAGE = range(5)
 TAGS = ["<table>", "</table>", "<tr>", "</tr>", "<td>", "</td>"]
 UNK_CHAR = "�"
 PROMPT = "document parsing."
+# The letter of the first vocabulary each added letter starts its embedding and output row from (train.py)
+ADDED_FROM = dict(zip(ADDED, "ТJЛНТЦhjлнhц"))
 
 
 class CharTokenizer:
     def __init__(self):
-        chars = ["\n"] + sorted(ALLOWED) + [UNK_CHAR]
+        chars = ["\n"] + sorted(FIRST_VOCABULARY) + [UNK_CHAR] + list(ADDED)
         self.vocab = SPECIALS + TAGS + chars
         self.ids = {tok: i for i, tok in enumerate(self.vocab)}
         self.unk = self.ids[UNK_CHAR]

@@ -22,7 +22,7 @@ from ocr_tools.paths import add_data_option, require_data
 from ocr_tools.train.data import load_pack, load_split
 from ocr_tools.train.metrics import cer
 from ocr_tools.train.model import ARCHS, LineOcrModel, bucket, decoder_config
-from ocr_tools.train.tokenizer import CharTokenizer
+from ocr_tools.train.tokenizer import ADDED, ADDED_FROM, CharTokenizer
 
 CKPT = os.path.join(ROOT, "training", "default", "ckpt.pt")
 
@@ -111,15 +111,34 @@ def save_ckpt(model, meta, path):
     os.replace(path + ".tmp", path)
 
 
+def grow_vocabulary(model, state):
+    """A checkpoint trained before letters were added to the vocabulary (tokenizer.ADDED) has fewer rows of
+    token embeddings and output weights than the model: its rows keep their ids, and each added letter starts
+    from the row of the letter it looks like (tokenizer.ADDED_FROM)."""
+    tok = CharTokenizer()
+    own = model.state_dict()
+    for key in ("decoder.model.embed_tokens.weight", "decoder.lm_head.weight"):
+        if key not in state or key not in own or state[key].shape == own[key].shape:
+            continue
+        old, grown = state[key], own[key].clone()
+        first = tok.ids[ADDED[0]]
+        if old.shape[1:] != grown.shape[1:] or old.shape[0] < first or old.shape[0] > grown.shape[0]:
+            raise SystemExit(f"{key}: {tuple(old.shape)} in the checkpoint, {tuple(grown.shape)} in the model")
+        grown[:first] = old[:first]
+        for ch in ADDED:
+            grown[tok.ids[ch]] = old[tok.ids[ADDED_FROM[ch]]]
+        state[key] = grown
+
+
 def load_ckpt(model, path):
     if not os.path.exists(path):
         return None
     ck = torch.load(path, map_location="cpu")
     if ck.get("kind") != "lines":
         return None
-    missing, unexpected = model.load_state_dict(
-        {k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()}, strict=False
-    )
+    state = {k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()}
+    grow_vocabulary(model, state)
+    missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected:
         raise SystemExit(f"{path}: unexpected weights {unexpected}")
     if missing:
@@ -186,6 +205,14 @@ def cpu_copy(model):
     return m
 
 
+def trainable_parameters(model, freeze_encoder=False):
+    """The parameters the optimiser updates: all of them, or with `freeze_encoder` the decoder's only (the line
+    encoder then keeps its weights exactly: it is left out of the optimiser, so weight decay cannot move it either)."""
+    if freeze_encoder:
+        model.encoder.requires_grad_(False)
+    return [p for p in model.parameters() if p.requires_grad]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     add_data_option(ap, "--data", "synth", help="extracted synthetic pages: DATA/{train,val}/doc-*.lines.json")
@@ -222,6 +249,12 @@ def main():
         metavar="FIRST:FACTOR",
         help="sample the windows of training documents from the FIRST-th on (sorted by name) FACTOR times as "
         "often: a newly added kind of document weighs more than its share while the model catches up",
+    )
+    ap.add_argument(
+        "--freeze-encoder",
+        action="store_true",
+        help="train the decoder only: the line encoder keeps its weights (a fine-tune that teaches the decoder new "
+        "letters without moving what the encoder tells it about a page's layout)",
     )
     ap.add_argument("--log", default=os.path.join(ROOT, "training", "default", "train-log.jsonl"))
     args = ap.parse_args()
@@ -294,7 +327,8 @@ def main():
                 prefetch_factor=4,
             )
         )
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    trained = trainable_parameters(model, args.freeze_encoder)
+    opt = torch.optim.AdamW(trained, lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     log = open(args.log, "a")
     start = last_val = last_ckpt = time.time()
     step = 0
@@ -310,7 +344,7 @@ def main():
             loss, n, acc = model.forward_collated(batch, device)
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(trained, 1.0)
         opt.step()
         step += 1
         meta["steps"] += 1

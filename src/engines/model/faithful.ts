@@ -153,6 +153,17 @@ const CYRILLIC_LOOKS: Record<string, string> = {
   э: "3",
   ъ: "b",
   ы: "b",
+  // Serbian: ћ and ђ read as the h they are built on, љ and њ as their soft-sign half, џ as the u it resembles
+  ћ: "h",
+  Ћ: "h",
+  ђ: "h",
+  Ђ: "T",
+  љ: "b",
+  Љ: "b",
+  њ: "b",
+  Њ: "b",
+  џ: "u",
+  Џ: "U",
 };
 /** Letters beyond ASCII without a Unicode decomposition, and the ASCII letters they look like. */
 const LATIN_LOOKS: Record<string, string> = {
