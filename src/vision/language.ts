@@ -3,7 +3,8 @@
 
 /** Function words of English, and of the other Latin-script languages the decoder writes accents for: words of two
  * letters or more ("a", "e", "i", "s", "v", "z" are words of several), none of them an English word ("to", "is",
- * "as", "do", "come", "van" are not counted for Polish, Czech, Hungarian, Portuguese or Italian). */
+ * "as", "do", "come", "van" are not counted for Polish, Czech, Hungarian, Portuguese or Italian), and Hungarian's
+ * "de" ("but") neither: it is the Romance languages' "of", and made Portuguese pages no language's. */
 const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries({
   en: "the of and to is that for with are this be from which by as an it not or can on at we have has was were these their its",
   fr: "le la les des et est une du dans que qui pour pas sur au aux ce cette sont avec par il elle nous vous ou mais",
@@ -13,7 +14,7 @@ const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries(
   pt: "os que da em uma para com não dos das por mais se ao",
   pl: "na że się nie jest jak od po przez dla oraz",
   cs: "na se je že pro jako ale jsou jsme nebo",
-  hu: "az és hogy nem egy meg ez csak mint de",
+  hu: "az és hogy nem egy meg ez csak mint",
   tr: "ve bir bu da için ile olan gibi daha çok",
 }).map(([k, v]) => [k, new Set(v.split(" "))]);
 /** A page's language: at least this many of its function words, and this many times

@@ -353,6 +353,11 @@ describe("mergeLine", () => {
     expect(languageLetters(spanish)).toEqual([
       " El uso de los paquetes con su composición por lo que se describen en una sección del libro",
     ]);
+    // "de" is Portuguese, Spanish, French and Italian for "of", so it is no sign of Hungarian ("but"): a Portuguese
+    // page full of it is Portuguese, its "ä" the "ã" it writes (web.pt-p54 of the language probe was "no language")
+    const portuguese = [" O manual de notação de música e os exemplos de partituras para uma orquestra de câmara com os"];
+    expect(pageLanguage(portuguese[0]!)).toBe("pt");
+    expect(languageLetters([...portuguese, " A notaçäo"])).toEqual([...portuguese, " A notação"]);
     const czech = [" Na se je že pro jako ale mêsto a písmo jsou"];
     expect(languageLetters(czech)).toEqual([" Na se je že pro jako ale město a písmo jsou"]);
     // a German page keeps what it quotes (no row for German), and a page of no language is left alone
