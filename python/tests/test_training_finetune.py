@@ -4,6 +4,7 @@ Serbian Cyrillic), and a fine-tune that trains the decoder only."""
 import json
 import os
 
+import pytest
 import torch
 
 from ocr_tools.paths import REPO_ROOT
@@ -80,3 +81,15 @@ def test_a_frozen_encoder_keeps_its_weights_while_the_decoder_learns():
     assert "decoder.lm_head.weight" in moved and len(moved) > 100
     # and without the flag the encoder trains too
     assert len(trainable_parameters(build_model(ARCHS["wide"]))) == len(list(model.parameters()))
+
+
+def test_a_fine_tune_cycle_warms_up_then_runs_a_whole_cosine():
+    from ocr_tools.train.train import learning_rate
+
+    # warm-up: linear in steps up to the peak
+    assert learning_rate(1e-3, 0, 10, 0.0, 600.0) == pytest.approx(1e-4)
+    assert learning_rate(1e-3, 9, 10, 0.0, 600.0) == pytest.approx(1e-3)
+    # the cosine runs over the cycle's own seconds: half-way is half of the way down to 5 %, the end is 5 %
+    assert learning_rate(1e-3, 100, 10, 300.0, 600.0) == pytest.approx(1e-3 * (0.05 + 0.95 * 0.5))
+    assert learning_rate(1e-3, 100, 10, 600.0, 600.0) == pytest.approx(5e-5)
+    assert learning_rate(1e-3, 100, 10, 900.0, 600.0) == pytest.approx(5e-5)

@@ -113,7 +113,7 @@ def main():
     if args.basis_from:
         import torch
 
-        state = torch.load(args.basis_from, map_location="cpu")["state_dict"]
+        state = torch.load(args.basis_from, map_location="cpu", weights_only=False)["state_dict"]
         fixed = (state["encoder.pca_mean"].float().numpy(), state["encoder.pca_basis"].float().numpy())
     mean, basis, lo, step, explained, rel = fit_pca(train, args.k if fixed is None else fixed[1].shape[1], fixed=fixed)
     out = {"pca_mean": mean, "pca_basis": basis, "pca_lo": lo, "pca_step": step}

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sys
 import time
 
@@ -133,7 +134,7 @@ def grow_vocabulary(model, state):
 def load_ckpt(model, path):
     if not os.path.exists(path):
         return None
-    ck = torch.load(path, map_location="cpu")
+    ck = torch.load(path, map_location="cpu", weights_only=False)
     if ck.get("kind") != "lines":
         return None
     state = {k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()}
@@ -155,7 +156,7 @@ def model_from_ckpt(path):
     """(model, meta) of a checkpoint, built in the architecture its meta records; (None, None) if there is none."""
     if not os.path.exists(path):
         return None, None
-    meta = torch.load(path, map_location="cpu").get("meta") or {}
+    meta = torch.load(path, map_location="cpu", weights_only=False).get("meta") or {}
     model = build_model(meta.get("arch"))
     return model, load_ckpt(model, path)
 
@@ -213,6 +214,13 @@ def trainable_parameters(model, freeze_encoder=False):
     return [p for p in model.parameters() if p.requires_grad]
 
 
+def learning_rate(peak, step, warmup, done, cycle):
+    """Linear warm-up over `warmup` steps, then cosine from `peak` down to 5 % of it as `done` seconds of training
+    reach `cycle` seconds."""
+    frac = min(1.0, done / cycle)
+    return peak * min(1.0, (step + 1) / warmup) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     add_data_option(ap, "--data", "synth", help="extracted synthetic pages: DATA/{train,val}/doc-*.lines.json")
@@ -255,6 +263,19 @@ def main():
         action="store_true",
         help="train the decoder only: the line encoder keeps its weights (a fine-tune that teaches the decoder new "
         "letters without moving what the encoder tells it about a page's layout)",
+    )
+    ap.add_argument(
+        "--cycle-min",
+        type=float,
+        default=None,
+        help="a fine-tune of its own: train this many minutes more, the learning rate warming up and following a "
+        "whole cosine over them (instead of the tail of --budget-min's cosine, which a resumed checkpoint has mostly "
+        "spent)",
+    )
+    ap.add_argument(
+        "--snapshots",
+        action="store_true",
+        help="keep each periodic checkpoint as CKPT-stepN.pt beside CKPT (to pick or interpolate among afterwards)",
     )
     ap.add_argument("--log", default=os.path.join(ROOT, "training", "default", "train-log.jsonl"))
     args = ap.parse_args()
@@ -332,11 +353,15 @@ def main():
     log = open(args.log, "a")
     start = last_val = last_ckpt = time.time()
     step = 0
-    budget = args.budget_min * 60
+    if args.cycle_min is not None:
+        origin, cycle = meta["train_seconds"], args.cycle_min * 60
+        meta["cycles"] = meta.get("cycles", []) + [{"from_steps": meta["steps"], "minutes": args.cycle_min}]
+    else:
+        origin, cycle = 0.0, args.budget_min * 60
+    budget = origin + cycle
     while meta["train_seconds"] < budget and time.time() - start < args.minutes * 60:
         t0 = time.time()
-        frac = meta["train_seconds"] / budget
-        lr = args.lr * min(1.0, (step + 1) / args.warmup) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+        lr = learning_rate(args.lr, step, args.warmup, meta["train_seconds"] - origin, cycle)
         for g in opt.param_groups:
             g["lr"] = lr
         batch = next(loader) if loader is not None else model.collate(make_batch(train, twins, rng, args.tokens))
@@ -370,6 +395,8 @@ def main():
                 print(json.dumps(rec), file=sys.stderr, flush=True)
         if time.time() - last_ckpt > args.ckpt_every_min * 60:
             save_ckpt(model, meta, args.ckpt)
+            if args.snapshots:
+                shutil.copyfile(args.ckpt, f"{os.path.splitext(args.ckpt)[0]}-step{meta['steps']}.pt")
             last_ckpt = time.time()
         if time.time() - last_val > args.val_every_min * 60:
             v = validate(cpu_copy(model), val, vwins)
