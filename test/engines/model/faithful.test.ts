@@ -632,6 +632,17 @@ describe("mergeLine", () => {
     expect(mergeLine(" преобразует", ev("npeo6pa3yet"), latin)).not.toMatch(/[\u0400-\u04ff]/);
   });
 
+  it("keeps a Serbian word whose ј, ћ and ш the recogniser read as a sure j, h and w, on a mixed or Cyrillic page", () => {
+    const mixed = { cyrillic: false, mixed: true };
+    // (sr-d0-p1 of the language probe: the decoder's "бројећи" and "дијагностикује" were written as "6pojehu" and
+    // "AujarHocTUKyje", the recogniser's sure j and h counted as Latin-only letters)
+    expect(mergeLine(" N-то поље, бројећи од 1", ev("N-To nobe, 6pojehu oA 1"), mixed)).toBe(" N-то поље, бројећи од 1");
+    expect(mergeLine(" се дијагностикује, али", ev("ce AujarHocTUKyje, anN"), mixed)).toBe(" се дијагностикује, али");
+    expect(mergeLine(" највећом тачношћу", ev("HajBehoM Ta4Howhy"), cyrillic)).toBe(" највећом тачношћу");
+    // a Latin word the decoder wrote in Cyrillic still shows Latin-only letters that are not its letters' look-alikes
+    expect(mergeLine(" The шецх command", ev("The seqh command"), mixed)).toBe(" The seqh command");
+  });
+
   it("does not restore the Latin half of a Cyrillic letter the recogniser read as two (ы as 'bl')", () => {
     expect(mergeLine(" страницы", ev("CTpaHUμbl"), cyrillic)).toBe(" страницы");
   });
