@@ -727,19 +727,15 @@ export function mergeLineTagged(
       while (e < units.length && !units[e]!.structure && /[\p{L}\p{N}'’-]/u.test(units[e]!.ch)) e++;
       const word = units.slice(k, e);
       if (word.some((u) => CYRILLIC.test(u.ch))) {
-        const slots = Array.from({ length: e - k }, (_, q) => [k + q, aligned.get(k + q)] as const);
-        const rs = slots.map(([, j]) => j).filter((x): x is number => x !== undefined);
+        const slots = Array.from({ length: e - k }, (_, q) => [units[k + q]!.ch, aligned.get(k + q)] as const);
         // a Latin word the decoder wrote in Cyrillic shows sure Latin-only letters (on a Cyrillic page, two: one
-        // is a misread, л as J), other than the look-alike of the decoder's own letter there: Serbian ј and ћ are
-        // read as a sure j and h, ш as w ("6pojehu" is the decoder's "бројећи", not a Latin word)
+        // is a misread, л as J), other than the look-alike of the decoder's own Cyrillic letter there: Serbian ј
+        // and ћ are read as a sure j and h, ш as w ("6pojehu" is the decoder's "бројећи", not a Latin word)
         const latinHits = slots.filter(
-          ([q, j]) =>
-            j !== undefined &&
-            peak(j) >= options.confident &&
-            LATIN_ONLY_WORD.test(r[j]!) &&
-            CYRILLIC_LOOKS[units[q]!.ch]?.toLowerCase() !== r[j]!.toLowerCase(),
+          ([d, j]) =>
+            j !== undefined && peak(j) >= options.confident && LATIN_ONLY_WORD.test(r[j]!) && !(CYRILLIC.test(d) && sameBase(d, r[j]!)),
         ).length;
-        const ok = scripts.cyrillic ? latinHits < 2 : rs.length > 0 && latinHits === 0;
+        const ok = scripts.cyrillic ? latinHits < 2 : slots.some(([, j]) => j !== undefined) && latinHits === 0;
         for (let q = k; q < e; q++) cyrOk[q] = ok;
       }
       k = e;
