@@ -14,6 +14,7 @@ import {
   pageAlphabet,
   readDiacritics,
   splitMark,
+  vowelHarmony,
   withMark,
 } from "../../src/vision/diacritics.js";
 import type { LineUnit, Tensor } from "../../src/vision/lines.js";
@@ -255,5 +256,75 @@ describe("readDiacritics", () => {
         if (ch !== " ") expect(DIACRITICS[u.diacritics![j]!], `${u.text}[${j}]`).toBe(ch === "c" ? "caron" : "none");
       }),
     );
+  });
+
+  it("reads a Turkish page's i's by vowel harmony where their dot is unsure, and no other language's", async () => {
+    // a cedilla on every s (letter 18) and an unsure dotless reading on every i (letter 8)
+    const turkish = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
+      const n = patches.dims[0]!;
+      const out = new Float32Array(n * DIACRITICS.length);
+      for (let i = 0; i < n; i++) {
+        const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
+        if (letter === 18) out[i * DIACRITICS.length + DIACRITICS.indexOf("cedilla")] = 0.95;
+        else if (letter === 8) out[i * DIACRITICS.length + DIACRITICS.indexOf("dotless")] = 0.6;
+        else if (letter === 2) out[i * DIACRITICS.length + DIACRITICS.indexOf("caron")] = 0.95;
+      }
+      return { data: out, dims: [n, DIACRITICS.length] };
+    };
+    const page = [unit("bir sasi ve kasa"), unit("sis yazilim")];
+    await read(page, turkish);
+    const written = (u: LineUnit) => Array.from(u.diacritics!, (c, j) => (u.diacriticPeaks![j]! >= 0.7 ? DIACRITICS[c] : "-"));
+    // "şaşı": the i after a is dotless; "şiş": the first i has no vowel before it and stays unsure
+    expect(written(page[0]!).slice(4, 8)).toEqual(["cedilla", "-", "cedilla", "dotless"]);
+    expect(written(page[1]!)).toEqual(["cedilla", "-", "cedilla", "-", "-", "-", "-", "dotless", "-", "dotless", "-"]);
+    // a Czech page's i after a keeps its unsure reading
+    const czech = [unit("cte cislo"), unit("cas ani pocitac")];
+    await read(czech, turkish);
+    expect(written(czech[1]!)[6]).toBe("-");
+  });
+});
+
+describe("vowelHarmony", () => {
+  /** A unit of `text` whose i's read dotless at `p` (0.6 unless the index is in `sure`: none at 0.95). */
+  const line = (text: string, sure: number[] = []): LineUnit => {
+    const n = Array.from(text).length;
+    const marks = new Uint8Array(n),
+      peaks = new Float32Array(n);
+    Array.from(text).forEach((ch, j) => {
+      if (ch !== "i" && ch !== "I") return;
+      [marks[j], peaks[j]] = sure.includes(j) ? [DIACRITICS.indexOf("none"), 0.95] : [DIACRITICS.indexOf("dotless"), 0.6];
+    });
+    return { ...({} as LineUnit), text, diacritics: marks, diacriticPeaks: peaks };
+  };
+  /** The line as the merge writes it: a reading at 0.7 or more composes its letter. */
+  const written = (u: LineUnit) =>
+    Array.from(u.text, (ch, j) => (u.diacriticPeaks![j]! >= 0.7 ? (withMark(ch, DIACRITICS[u.diacritics![j]!]!) ?? ch) : ch)).join("");
+
+  it("writes ı after a or ı and i after e or i; a sure dot stays", () => {
+    const u = line("yazilimdir degistirmek sahip", [26]);
+    vowelHarmony(u);
+    expect(written(u)).toBe("yazılımdır degistirmek sahip");
+    // an i after e read dotless (a speck missing) is written dotted
+    const e = line("etmelidir");
+    vowelHarmony(e);
+    expect(written(e)).toBe("etmelidir");
+    expect(e.diacriticPeaks![5]).toBe(1);
+  });
+
+  it("leaves the suffixes that keep i, -ki after a locative and -abil-, as read", () => {
+    const u = line("dosyadaki kullanilabilir sonrakiler");
+    vowelHarmony(u);
+    // (-lir: the i of -bil- is read unsure, and what follows an unsure i is front: written i)
+    expect(written(u)).toBe("dosyadaki kullanılabilir sonrakiler");
+    // a stem's k before the vowel of a suffix is ğ: "yakını" is no -ki
+    const near = line("yakini");
+    vowelHarmony(near);
+    expect(written(near)).toBe("yakını");
+  });
+
+  it("in a word of capitals, writes İ after E or İ and I after A or I; a small i there is left", () => {
+    const u = line("GERIBILDIRIM KAPI GARANTi");
+    vowelHarmony(u);
+    expect(written(u)).toBe("GERİBİLDİRİM KAPI GARANTi");
   });
 });
