@@ -22,12 +22,20 @@ const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries(
 const LANGUAGE_WORDS = 4;
 const LANGUAGE_LEAD = 3;
 
+/** Letters only Turkish writes (of the languages here): a word holding one counts as a Turkish function word. A
+ * Turkish manual's page names its software in English ("Tools", "with the"), and a page of short lines holds few of
+ * Turkish's function words: LibreOffice help pages set as documents (tr 15 / en 9 function words) and a man page's
+ * options were no language's, and kept the recogniser's "tuşlarl" for "tuşları". */
+const TURKISH_ONLY = /[ğı]/u;
+
 /** The page's language by its function words (FUNCTION_WORDS): at least LANGUAGE_WORDS of one language's and
  * LANGUAGE_LEAD times any other's, else none. */
 export function pageLanguage(text: string): string | undefined {
   const counts = new Map<string, number>();
-  for (const w of text.toLowerCase().split(/[^\p{L}]+/u))
+  for (const w of text.toLowerCase().split(/[^\p{L}]+/u)) {
     for (const [lang, set] of FUNCTION_WORDS) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+    if (TURKISH_ONLY.test(w)) counts.set("tr", (counts.get("tr") ?? 0) + 1);
+  }
   const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);
   return first && first[1] >= LANGUAGE_WORDS && first[1] >= LANGUAGE_LEAD * (second?.[1] ?? 0) ? first[0] : undefined;
 }

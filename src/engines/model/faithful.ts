@@ -1491,9 +1491,17 @@ const TURKISH_DOTLESS = /(?<=\p{Ll}\p{Ll})[1I](?!\d)/gu;
 function turkishLetters(line: string): string {
   return line.replace(TURKISH_DOTLESS, "ı").replace(/\p{L}+/gu, (word) => {
     const rest = word.replace(/[ií]/g, "");
-    return rest.length >= 3 && rest.length < word.length && /^\p{Lu}+$/u.test(rest) ? word.replace(/[ií]/g, "İ") : word;
+    if (rest.length >= 3 && rest.length < word.length && /^\p{Lu}+$/u.test(rest)) return word.replace(/[ií]/g, "İ");
+    return DOTLESS_AS_L.test(word) ? word.slice(0, -1) + "ı" : word;
   });
 }
+
+/**
+ * A small word's last ı read as an l: after a consonant, where the word's last vowel is a or ı ("tuşlarl", "adl",
+ * "Sayfasl" for "tuşları", "adı", "Sayfası": the recogniser reads the dotless i's short stem as an l). A Turkish
+ * word ends in a consonant and l only as a loan or an acronym, whose vowels are not a or ı ("perl", "html").
+ */
+const DOTLESS_AS_L = /[aıâ][bcçdfgğhjkmnprsştvyz]*[bcçdfgğhjkmnprsştvyz]l$/u;
 
 /** The TeX logo read with its lowered E small, as a word (inflected or not: "TeXu", not "\\TeX", "MiKTeX", "TeXLive"). */
 const TEX_LOGO = /(?<![\p{L}\p{N}\\@-])TeX(?![\p{Lu}])/gu;

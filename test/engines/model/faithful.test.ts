@@ -376,6 +376,17 @@ describe("mergeLine", () => {
       " Bu bir dosya ve için ile olan dosyayı ve katsayı gibi Yalçın",
       " HİÇBIR GARANTİ YOKTUR, HİÇBIR da; KiB, MiB, x1 ve md5 ile 12 dosya",
     ]);
+    // …and a last ı read as an l after a consonant, where the word's last vowel is a or ı; not a loan's or an
+    // acronym's l ("perl", "html", "kontrol")
+    expect(languageLetters([" Bu bir dosya ve için ile tuşlarl Bazl adl perl html kontrol"])).toEqual([
+      " Bu bir dosya ve için ile tuşları Bazı adı perl html kontrol",
+    ]);
+    // a Turkish page naming its software in English is Turkish by the words only Turkish spells (ğ, ı)
+    const manual =
+      " Bazı klavye tuşlarl ve kısayol tuşlarını sisteminiz tarafından kullanılıyor olabilir; değiştirmeyi deneyin, Araçlar with the Tools";
+    expect(pageLanguage(manual.replace(/ğ|ı/g, "i"))).toBeUndefined();
+    expect(pageLanguage(manual)).toBe("tr");
+    expect(languageLetters([manual])[0]).toContain(" tuşları ");
     // the same words on an English page stay
     const english = [" The file dosyay1 and HiÇBIR with the KiB of the data that is for this"];
     expect(languageLetters(english)).toEqual(english);
