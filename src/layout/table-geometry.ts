@@ -34,6 +34,8 @@ const EVEN_COLUMNS = 1.25;
 const SEED_GAP = 3;
 /** …and within this many line heights horizontally (the widest gap between two cells of a row). */
 const SEED_REACH = 12;
+/** Lines this many line heights or less above or below two seeds say whether a page gutter parts them. */
+const GUTTER_WINDOW = 10;
 /** A row this many line heights or less above or below the table joins it when it holds two cells or more. */
 const ROW_GAP = 1.5;
 /** Rows the decoder wrote table cells on stay at least this share of the table's rows as it grows. */
@@ -307,14 +309,44 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
   // seeds of one table: linked when within SEED_GAP line heights of each other vertically and SEED_REACH
   // horizontally; the decoder's seeds and a grid's are linked apart (a grid keeps the tagged lines it runs through)
   const gap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, Math.max(a0, b0) - Math.min(a1, b1));
-  const link = (seeds: readonly number[]): number[][] => {
+  // (two of the decoder's seeds side by side with a page gutter between them are two tables, or a table and a list,
+  // of two page columns: lines of no table near them lie on both sides of a place in the gap and none crosses it
+  // there, as prose above and below a table crosses the gaps between its cells; a page that is only a table has no
+  // such lines. Not a grid's: a grid found across both page columns, as rows of their level lines, is turned away
+  // whole by its gutter below, where its halves would each join a table beside them: mc-mnras-p3's caption.)
+  const loose = lines.map((_, i) => i).filter((i) => !decoded.has(i) && !gridded.includes(i) && pieces(lines[i]!.markdown).length);
+  const gutterBetween = (a: Extent, b: Extent) => {
+    const [l, r] = a.xMax <= b.xMin ? [a, b] : b.xMax <= a.xMin ? [b, a] : [undefined, undefined];
+    if (!l || !r) return false;
+    const y0 = Math.min(a.yMin, b.yMin) - GUTTER_WINDOW * h,
+      y1 = Math.max(a.yMax, b.yMax) + GUTTER_WINDOW * h;
+    const near = loose.filter((i) => boxes[i]!.yMax > y0 && boxes[i]!.yMin < y1);
+    const spans = near.map((i) => core(boxes[i]!));
+    // (prose on both sides, two lines of sentence length at least: a table's rows the decoder wrote as text stand
+    // in columns too, of cells shorter than sentences on one side at least)
+    const prose = (side: number[]) => side.filter((i) => pieces(lines[i]!.markdown).join(" ").length >= PROSE_LENGTH).length >= 2;
+    for (let x = Math.ceil(l.xMax); x <= r.xMin; x += 2)
+      if (
+        !spans.some(([x0, x1]) => x0 < x && x1 > x) &&
+        prose(near.filter((_, k) => spans[k]![1] <= x)) &&
+        prose(near.filter((_, k) => spans[k]![0] >= x))
+      )
+        return true;
+    return false;
+  };
+  const link = (seeds: readonly number[], gutters: boolean): number[][] => {
     const parent = seeds.map((_, k) => k);
     const find = (k: number): number => (parent[k] === k ? k : (parent[k] = find(parent[k]!)));
     seeds.forEach((s, k) => {
       for (let m = 0; m < k; m++) {
         const a = boxes[s]!,
           b = boxes[seeds[m]!]!;
-        if (gap(a.yMin, a.yMax, b.yMin, b.yMax) <= SEED_GAP * h && gap(a.xMin, a.xMax, b.xMin, b.xMax) <= SEED_REACH * h)
+        if (
+          gap(a.yMin, a.yMax, b.yMin, b.yMax) <= SEED_GAP * h &&
+          gap(a.xMin, a.xMax, b.xMin, b.xMax) <= SEED_REACH * h &&
+          find(k) !== find(m) &&
+          !(gutters && gutterBetween(a, b))
+        )
           parent[find(k)] = find(m);
       }
     });
@@ -326,8 +358,11 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
   // wrote as text after closing the table); one that runs on beyond its width (the page column beside) stays a
   // grid of its own, under the stricter checks. The decoder's tables come first: their lines are taken before a
   // grid is looked for.
-  const tableClusters = link([...decoded].sort((x, y) => x - y));
-  let grids = link(gridded);
+  const tableClusters = link(
+    [...decoded].sort((x, y) => x - y),
+    true,
+  );
+  let grids = link(gridded, false);
   for (const t of tableClusters) {
     for (let grown = true; grown; ) {
       grown = false;
@@ -399,6 +434,10 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
     // on most rows, and few lines there between the rows (a page column of prose beside the table has them)
     const yTop = top(region[0]!, boxes),
       yBottom = bottom(region[region.length - 1]!, boxes);
+    // (a table whose rules run through its rows ends where they end: lines left of them are a page column beside
+    // it, level with its rows when both are set on one leading)
+    const frame = rules.filter((r) => r.yMax > yTop - h && r.yMin < yBottom + h && r.xMax > xMin && r.xMin < xMax);
+    const ruledFrom = frame.length >= 2 ? Math.min(...frame.map((r) => r.xMin)) : -Infinity;
     const labels = lines
       .map((_, i) => i)
       .filter(
@@ -406,6 +445,7 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
           !taken.has(i) &&
           !candidates.includes(i) &&
           boxes[i]!.xMax <= xMin + h &&
+          boxes[i]!.xMin >= ruledFrom - h &&
           boxes[i]!.yMin >= yTop - h &&
           boxes[i]!.yMax <= yBottom + h,
       );
@@ -436,7 +476,8 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
     // a grid the boxes alone found is no table when one of its separators is a page gutter: the page's other
     // lines over the grid's width lie on both sides of it and none crosses it (an index, a cheat sheet, a list set
     // in page columns); a table's caption and the prose around it cross its columns, and a page that is only the
-    // table has no other lines
+    // table has no other lines. (Crossing is by a line height on both sides: a left column's running header, set
+    // smaller and wider than its lines, ends a few pixels past the gutter's middle.)
     if (gridOnly) {
       const others = lines
         .map((_, i) => i)
@@ -444,7 +485,7 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
       const gutter = (at: number) =>
         others.some((i) => boxes[i]!.xMax < at) &&
         others.some((i) => boxes[i]!.xMin > at) &&
-        !others.some((i) => core(boxes[i]!)[0] < at && core(boxes[i]!)[1] > at);
+        !others.some((i) => core(boxes[i]!)[0] < at - h && core(boxes[i]!)[1] > at + h);
       if (seps.some(gutter)) continue;
       // nor when it has two columns (a listing and its comments, two page columns), or columns of one width (page
       // columns of a list; a table's label column is wider than its figures)

@@ -190,6 +190,83 @@ describe("tablesByGeometry", () => {
     expect(cellText(t, 6, 3)).toBe("94.19");
   });
 
+  it("reads a grid beside a page column of prose on one leading as the table alone, though a header crosses the gutter", () => {
+    // help-cs-d0 of the language probe: a table the decoder wrote as text in the right page column, each row level
+    // with a line of the left column's prose, and the left column's running header set wider, a few pixels past
+    // the gutter's middle
+    const left = (k: number) => L(130, 200 + 32 * k, 612, 226 + 32 * k, `\n\nprose of the left column, its line number ${k + 1}`);
+    const cells = (k: number) =>
+      ["Chcete-li", "rezervaci", "zrušit,", "zvolte"].map((t, c) =>
+        L(662 + 120 * c, 200 + 32 * k, 740 + 120 * c, 226 + 32 * k, `\n\n${t}${k}`),
+      );
+    const lines = [
+      L(134, 60, 650, 80, "\n\nOtevírání a ukládání souborů na vzdálených serverech (cs)"),
+      left(-3),
+      left(-2),
+      L(660, 120, 1140, 146, "\n\nprose of the right column above the table"),
+      ...[0, 1, 2, 3, 4, 5].flatMap((k) => [left(k), ...cells(k)]),
+      L(660, 420, 1140, 446, "\n\nprose of the right column under the table"),
+      left(7),
+    ];
+    const { blocks } = assemblePage(lines, 1275, 1650);
+    for (const table of blocks.filter((b) => b.type === "table")) expect(table.text).not.toContain("prose");
+    expect(
+      blocks
+        .filter((b) => b.type !== "table")
+        .map((b) => b.text)
+        .join(" "),
+    ).toContain("its line number 3");
+  });
+
+  it("keeps apart tables the decoder wrote in two page columns side by side", () => {
+    // help-cs-d0: a small table in the left column, and a bulleted list the decoder wrote as a table in the right
+    // column, level with it; prose in both columns around them
+    const lines = [
+      L(130, 900, 612, 926, "\n\nprose of the left column above its table"),
+      L(660, 900, 1140, 926, "\n\nprose of the right column above its list"),
+      L(134, 940, 250, 966, "\n\n<table><tr><td>Dialogové"),
+      L(292, 940, 400, 966, "</td><td>okno"),
+      L(452, 940, 560, 966, "</td><td>Vzdálené"),
+      L(134, 970, 250, 996, "</td></tr><tr><td>soubory,"),
+      L(292, 970, 400, 996, "</td><td>které"),
+      L(452, 970, 560, 996, "</td><td>se</td></tr></table>"),
+      L(665, 945, 676, 966, "\n\n<table><tr><td>•"),
+      L(681, 940, 1100, 966, "</td><td>Zobrazí se dialogové okno Vzdálené soubory."),
+      L(665, 975, 676, 996, "</td></tr><tr><td>-"),
+      L(681, 970, 1100, 996, "</td><td>V seznamu Filtr zvolte požadovaný formát.</td></tr></table>"),
+      L(130, 1010, 612, 1036, "\n\nprose of the left column under its table"),
+      L(660, 1010, 1140, 1036, "\n\nprose of the right column under its list"),
+    ];
+    const { blocks } = assemblePage(lines, 1275, 1650);
+    const tables = blocks.filter((b) => b.type === "table");
+    expect(tables.length).toBe(2);
+    expect([tables[0]!.table!.rows, tables[0]!.table!.cols]).toEqual([2, 3]);
+    expect(tables[0]!.text).not.toContain("Zobrazí");
+  });
+
+  it("takes no row labels from left of a ruled table's rules: they are the page column beside it", () => {
+    // help-ru-d0 of the language probe: a ruled table of two rows in the right page column, a line of the left
+    // column's prose level with each row, none between them
+    const rules = [400, 430, 460].map((y) => ({ xMin: 655, xMax: 1145, yMin: y - 1, yMax: y + 1 }));
+    const lines = [
+      L(130, 300, 612, 326, "\n\nIndicates the directory or the name of the"),
+      L(130, 332, 612, 358, " single document to be converted."),
+      L(130, 404, 612, 426, "\n\nOpens a dialog to select the desired directory"),
+      L(130, 434, 612, 456, " or document."),
+      L(660, 300, 1140, 326, "\n\nIf the current document is a LibreOffice Calc"),
+      L(660, 332, 1140, 358, " document or template, you can call up the Euro"),
+      L(662, 404, 800, 426, "\n\n<table><tr><td>Диалоговое"),
+      L(902, 404, 960, 426, "</td><td>окно"),
+      L(662, 434, 800, 456, "</td></tr><tr><td>Конвертер"),
+      L(902, 434, 960, 456, "</td><td>евро</td></tr></table>"),
+      L(130, 500, 612, 526, "\n\nSpecifies whether all subfolders of the"),
+      L(660, 500, 1140, 526, "\n\nSpecifies the currency to be converted into"),
+    ];
+    const table = assemblePage(lines, 1275, 1650, rules).blocks.find((b) => b.type === "table")!;
+    expect([table.table!.rows, table.table!.cols]).toEqual([2, 2]);
+    expect(table.text).not.toContain("dialog");
+  });
+
   it("ends a grid spanning two page columns where the columns' prose goes on under it", () => {
     // mc-acm-p4: a table across the page, then a line of each page column level with each other right under it
     const cells = (y: number, a: string, b: string, c: string) => [
