@@ -3,8 +3,10 @@
 // "Latin with diacritics and Cyrillic at Tesseract's level"): Hungarian and Portuguese pages of Debian's
 // lilypond-doc-pdf-hu / -pt (150 DPI, poppler; truth: pdftotext, NFC), and Turkish and Serbian man-page text
 // (manpages-tr, manpages-sr: groff's text of each page, paragraphs mostly of the language) laid out by
-// scripts/synth/generate.mjs. The man pages are synthetic layout: a check of letters, not of layout. None of these
-// packages is reserved for evaluation or in the training corpus (scripts/corpus/packages.mjs).
+// scripts/synth/generate.mjs, and LibreOffice's help pages in ten of issue 18's languages (libreoffice-help-LANG: the
+// text of its HTML pages laid out the same way, three pages a language, reported apart as "LANG (help)"). The
+// laid-out pages are synthetic layout: a check of letters, not of layout. None of these packages is reserved for
+// evaluation or in the training corpus (scripts/corpus/packages.mjs).
 //
 //   node scripts/bench-real/lang-probe.mjs build DIR    (apt-get download, dpkg-deb, pdftoppm, pdftotext, groff)
 //   node scripts/bench-real/lang-probe.mjs run DIR [--bin bin/ocr.js]
@@ -40,6 +42,64 @@ const MAN_PAGES = [
   ["sr", "manpages-sr", "srp", (p) => (p.match(/\p{Script=Cyrillic}/gu) ?? []).length > 0.7 * (p.match(/\p{L}/gu) ?? []).length],
 ];
 const LILYPOND = "usr/share/doc/lilypond/html/Documentation";
+/** LibreOffice's help in the languages of issue 18 that it is translated to (Debian has no Ukrainian, Bulgarian or
+ * Serbian help): its HTML pages' text laid out like the man pages, three pages a language. [language, Tesseract's]. */
+const HELP_LANGUAGES = [
+  ["de", "deu"],
+  ["fr", "fra"],
+  ["es", "spa"],
+  ["it", "ita"],
+  ["pt", "por"],
+  ["pl", "pol"],
+  ["cs", "ces"],
+  ["hu", "hun"],
+  ["tr", "tur"],
+  ["ru", "rus"],
+];
+const HELP_PAGES = 3;
+
+/** Text of an HTML fragment: tags dropped, entities decoded, white space collapsed. */
+function htmlText(html) {
+  const named = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+  return html
+    .replace(/<[^>]+>/g, "")
+    .replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (m, e) =>
+      e[0] === "#" ? String.fromCodePoint(e[1].toLowerCase() === "x" ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : (named[e] ?? m),
+    )
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** A LibreOffice help page as {title, sections}: its h1, then its h2/h3 headings over the paragraphs after them;
+ * undefined without a title or with under 1,500 characters of text. */
+function helpDocument(file) {
+  const html = readFileSync(file, "utf8").replace(/<(script|style|head)\b[\s\S]*?<\/\1>/gi, "");
+  const h1 = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
+  const title = h1 && htmlText(h1[1]);
+  if (!title) return undefined;
+  const sections = [];
+  let current = [title, []];
+  for (const [, tag, inner] of html.matchAll(/<(p|h2|h3)\b[^>]*>([\s\S]*?)<\/\1>/gi)) {
+    const text = htmlText(inner);
+    if (!text) continue;
+    if (tag.toLowerCase() === "p") current[1].push(text);
+    else {
+      if (current[1].length) sections.push(current);
+      current = [text, []];
+    }
+  }
+  if (current[1].length) sections.push(current);
+  const size = sections.reduce((n, [, ps]) => n + ps.join(" ").length, 0);
+  return size >= 1500 ? { title, sections } : undefined;
+}
+
+/** Files under `dir`, recursively, whose names end in `ext`, sorted. */
+function filesUnder(dir, ext) {
+  return readdirSync(dir, { recursive: true })
+    .filter((f) => f.endsWith(ext))
+    .map((f) => path.join(dir, f))
+    .sort();
+}
 
 /** groff's text of a man page as {title, sections: [[heading, paragraphs]]}, paragraphs kept where `keep` says. */
 function manDocument(file, keep) {
@@ -118,6 +178,32 @@ function build() {
     }
     process.stderr.write(`lang-probe: ${pkg}: ${docs.length} pages of text\n`);
   }
+  for (const [lang, tess] of HELP_LANGUAGES) {
+    const pkg = `libreoffice-help-${lang}`;
+    if (!readdirSync(pkgs).some((f) => f.startsWith(`${pkg}_`))) sh("apt-get", ["download", pkg], { cwd: pkgs });
+    const deb = readdirSync(pkgs).find((f) => f.startsWith(`${pkg}_`));
+    sh("dpkg-deb", ["-x", path.join(pkgs, deb), tree]);
+    const docs = filesUnder(path.join(tree, "usr/share/libreoffice/help", lang), ".html")
+      .map(helpDocument)
+      .filter((d) => d !== undefined);
+    // every 37th page, so that the pages come from all of the help's modules
+    const picked = docs.filter((_, k) => k % 37 === 0);
+    const corpus = path.join(dir, `corpus-help-${lang}`);
+    mkdirSync(corpus, { recursive: true });
+    writeFileSync(path.join(corpus, `${lang}.jsonl`), picked.map((d) => JSON.stringify({ split: "test", lang, ...d })).join("\n") + "\n");
+    const out = path.join(dir, `synth-help-${lang}`);
+    sh(process.execPath, [
+      path.join(root, "scripts/synth/generate.mjs"),
+      ...["--corpus", corpus, "--out", out, "--split", "test", "--count", String(HELP_PAGES), "--seed", "7"],
+    ]);
+    for (let d = 0; d < HELP_PAGES; d++) {
+      const doc = path.join(out, `doc-${String(d).padStart(5, "0")}`);
+      const name = `help-${lang}-d${d}`;
+      sh("pdftoppm", ["-r", "150", "-f", "1", "-l", "1", "-singlefile", "-png", `${doc}.pdf`, path.join(dir, "img", name)]);
+      save(name, JSON.parse(readFileSync(`${doc}.json`, "utf8")).pages[0].markdown, tess);
+    }
+    process.stderr.write(`lang-probe: ${pkg}: ${docs.length} help pages, ${picked.length} in the corpus\n`);
+  }
 }
 
 function run() {
@@ -145,8 +231,9 @@ function run() {
       );
     const a = pageScores(readFileSync(path.join(ours, `${name}.md`), "utf8"), truth);
     const b = pageScores(readFileSync(tf, "utf8"), truth);
-    const t = totals.get(lang) ?? { pages: 0, ref: 0, ours: 0, tess: 0, foreign: 0 };
-    totals.set(lang, {
+    const key = name.startsWith("help-") ? `${lang} (help)` : lang;
+    const t = totals.get(key) ?? { pages: 0, ref: 0, ours: 0, tess: 0, foreign: 0 };
+    totals.set(key, {
       pages: t.pages + 1,
       ref: t.ref + a.refChars,
       ours: t.ours + a.errors,
@@ -160,7 +247,7 @@ function run() {
   console.log("language  pages  chars | ours errors     CER | tesseract errors     CER | foreign letters (ours)");
   for (const [lang, t] of totals)
     console.log(
-      `${lang.padEnd(8)} ${String(t.pages).padStart(6)} ${String(t.ref).padStart(6)} | ${String(t.ours).padStart(11)} ${pct(t.ours, t.ref).padStart(7)} | ${String(t.tess).padStart(16)} ${pct(t.tess, t.ref).padStart(7)} | ${t.foreign}`,
+      `${lang.padEnd(10)}${String(t.pages).padStart(5)} ${String(t.ref).padStart(6)} | ${String(t.ours).padStart(11)} ${pct(t.ours, t.ref).padStart(7)} | ${String(t.tess).padStart(16)} ${pct(t.tess, t.ref).padStart(7)} | ${t.foreign}`,
     );
 }
 
