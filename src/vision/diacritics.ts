@@ -169,8 +169,9 @@ export function sureAt(c: number): number {
 const GATE = 3;
 /** Languages whose page is read whole without the sample's say: their signature letters are what the recogniser
  * misreads as marks or digits (a Hungarian "ő" read "?" or "6", never a letter the sample would hold), and their
- * function words (vision/language.ts) are read whole. */
-const SIGNATURE_LANGUAGES = ["cs", "pl", "hu", "tr"];
+ * function words (vision/language.ts) are read whole. Portuguese's ã and õ are no signature letters (Romanian's
+ * ă is not its tilde), and the decoder writes them as â and ô ("combinaçâo"): its page is read whole too. */
+const SIGNATURE_LANGUAGES = ["cs", "pl", "hu", "tr", "pt"];
 
 /** A unit's evidence slots: one per character of its text (its second reading's, where it was read again on a
  * widened crop: its letters are read there, at their slots' columns in that crop). */

@@ -4,19 +4,25 @@
 /** Function words of English, and of the other Latin-script languages the decoder writes accents for: words of two
  * letters or more ("a", "e", "i", "s", "v", "z" are words of several), none of them an English word ("to", "is",
  * "as", "do", "come", "van" are not counted for Polish, Czech, Hungarian, Portuguese or Italian), and Hungarian's
- * "de" ("but") neither: it is the Romance languages' "of", and made Portuguese pages no language's. */
+ * "de" ("but") neither: it is the Romance languages' "of", and made Portuguese pages no language's. A word of two
+ * languages' lists counts for neither (SHARED): Portuguese's "que", "para", "por", "se" are Spanish words too, and a
+ * Portuguese page counted 16 to Spanish's 11, no language's. Portuguese's "não" is also counted as the recogniser
+ * reads it, "nao". */
 const FUNCTION_WORDS: readonly [string, ReadonlySet<string>][] = Object.entries({
   en: "the of and to is that for with are this be from which by as an it not or can on at we have has was were these their its",
   fr: "le la les des et est une du dans que qui pour pas sur au aux ce cette sont avec par il elle nous vous ou mais",
   de: "der die das und ist nicht mit den von zu ein eine dem des sich auf für im werden wird auch oder bei",
   es: "el los las que en una del por con para es se al lo como más pero sus su",
   it: "il di che della per sono non con del gli le una si da nel alla delle dei questo anche",
-  pt: "os que da em uma para com não dos das por mais se ao",
+  pt: "os que da em uma para com não nao dos das por mais se ao",
   pl: "na że się nie jest jak od po przez dla oraz",
   cs: "na se je že pro jako ale jsou jsme nebo",
   hu: "az és hogy nem egy meg ez csak mint",
   tr: "ve bir bu da için ile olan gibi daha çok",
 }).map(([k, v]) => [k, new Set(v.split(" "))]);
+const SHARED: ReadonlySet<string> = new Set(
+  FUNCTION_WORDS.flatMap(([lang, words]) => [...words].filter((w) => FUNCTION_WORDS.some(([other, set]) => other !== lang && set.has(w)))),
+);
 /** A page's language: at least this many of its function words, and this many times
  * those of any other language. */
 const LANGUAGE_WORDS = 4;
@@ -33,7 +39,7 @@ const TURKISH_ONLY = /[ğı]/u;
 export function pageLanguage(text: string): string | undefined {
   const counts = new Map<string, number>();
   for (const w of text.toLowerCase().split(/[^\p{L}]+/u)) {
-    for (const [lang, set] of FUNCTION_WORDS) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
+    if (!SHARED.has(w)) for (const [lang, set] of FUNCTION_WORDS) if (set.has(w)) counts.set(lang, (counts.get(lang) ?? 0) + 1);
     if (TURKISH_ONLY.test(w)) counts.set("tr", (counts.get("tr") ?? 0) + 1);
   }
   const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);

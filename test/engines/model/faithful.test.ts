@@ -364,6 +364,9 @@ describe("mergeLine", () => {
     const german = [" Der Bärenreiter und die Straße ist nicht mit den Häusern, à la carte"];
     expect(languageLetters(german)).toEqual(german);
     expect(languageLetters([" Bärenreiter â ô"])).toEqual([" Bärenreiter â ô"]);
+    // words of two languages' lists count for neither: a Portuguese page with many "que", "para", "por", "se"
+    expect(pageLanguage(" que para por se que para por se que para os dos com uma nao em")).toBe("pt");
+    expect(pageLanguage(" que para por se que para por se que para el los del")).toBeUndefined();
   });
 
   it("writes a Turkish page's dotless ı read as 1 or I after small letters, and İ inside a word of capitals", () => {
