@@ -1477,7 +1477,27 @@ export function languageLetters(lines: readonly string[]): string[] {
   if (lang === "tr") return outsideCode(lines, turkishLetters);
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
   if (!row) return [...lines];
-  return outsideCode(lines, (line) => line.replace(row.pattern, (ch) => row.map.get(ch)!));
+  const letters = (line: string) => line.replace(row.pattern, (ch) => row.map.get(ch)!);
+  return outsideCode(lines, lang === "pt" ? (line) => portugueseNasals(letters(line)) : letters);
+}
+
+/**
+ * A Portuguese line's nasal diphthongs at a word's end, which the language writes with a tilde only: "ão" and "ões".
+ * The recogniser reads no tilde and the decoder writes another accent there ("combinaçâo", "padráo", "seräo",
+ * "tabulaçôes"); an a or o with any accent before the ending is the tilde's, and so is a bare one after a consonant
+ * ("funcao", "nao", "estao": no Portuguese word ends in a consonant and a bare "ao"; a loan that does, "Bilbao", is
+ * written wrong), after "c" a bare "oes" ("opcoes"); a c before the tilde's vowel is ç. The preposition "ao" and
+ * "aos" stay.
+ */
+function portugueseNasals(line: string): string {
+  return line.replace(/\p{L}+/gu, (word) =>
+    word
+      .replace(/(?<=\p{L})[âáäà](?=os?$)/u, "ã")
+      .replace(/(?<=[^aeiouáéíóúâêôãõàü\P{L}])a(?=os?$)/iu, (a) => (a === "a" ? "ã" : "Ã"))
+      .replace(/(?<=\p{L})[ôóöò](?=es?$)/u, "õ")
+      .replace(/(?<=[cç])o(?=es$)/u, "õ")
+      .replace(/(?<=\p{L})[cC](?=[ãõÃÕ])/u, (c) => (c === "c" ? "ç" : "Ç")),
+  );
 }
 
 /** Turkish's dotless i read as a one or a capital I after two small letters ("dosyay1", "katsayI" for "dosyayı", "katsayı"). */

@@ -367,6 +367,13 @@ describe("mergeLine", () => {
     // words of two languages' lists count for neither: a Portuguese page with many "que", "para", "por", "se"
     expect(pageLanguage(" que para por se que para por se que para os dos com uma nao em")).toBe("pt");
     expect(pageLanguage(" que para por se que para por se que para el los del")).toBeUndefined();
+    // a page of its language with English terms in it, twice as many of its words as of English's
+    expect(pageLanguage(" os em uma com os dos em os the is to of")).toBe("pt");
+    expect(pageLanguage(" os em uma com os the is to of an")).toBeUndefined();
+    // a Portuguese page's nasal endings are written with their tilde; the preposition "ao" stays
+    expect(languageLetters([" A funcao de os dos com uma nao em combinaçâo padráo seräo tabulaçôes opcoes ao aos DEFINICAO"])).toEqual([
+      " A função de os dos com uma não em combinação padrão serão tabulações opções ao aos DEFINIÇÃO",
+    ]);
   });
 
   it("writes a Turkish page's dotless ı read as 1 or I after small letters, and İ inside a word of capitals", () => {
