@@ -1446,7 +1446,9 @@ function outsideCode(lines: readonly string[], rewrite: (line: string) => string
  * Per language, accented letters its alphabet lacks, as the decoder writes them for its own: the same vowel with
  * the mark the language does set (Italian's verb "è" as "ê", Hungarian's "á" as "ä" or "â" and "ő" as "ô",
  * Spanish "ó" as "ò"). Lower case; capitals follow. A language absent here, or a letter absent from its row, is left
- * as written (German quotes French words; a Czech "ů" and "ü" are not told apart here).
+ * as written (German quotes French words). A Czech "ů" is written "ü", "ù" or "û" ("souborü", "dokumentù": 11 of
+ * the 14 "ů" missed on the language probe's Czech help pages); a German name's "ü" on a Czech page ("Müller") is
+ * written "ů" so, the rarer letter there.
  */
 const LANGUAGE_LETTERS: Record<string, Record<string, string>> = {
   it: { ê: "è", ë: "è", â: "à", ä: "à", ô: "ò", ö: "ò", û: "ù", ü: "ù" },
@@ -1454,7 +1456,7 @@ const LANGUAGE_LETTERS: Record<string, Record<string, string>> = {
   es: { à: "á", â: "á", ä: "á", è: "é", ê: "é", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ú", û: "ú" },
   pt: { ä: "ã", ë: "ê", è: "é", ì: "í", î: "í", ï: "í", ò: "ó", ö: "õ", ù: "ú", û: "ú" },
   pl: { ò: "ó", ô: "ó", ö: "ó" },
-  cs: { à: "á", â: "á", ä: "á", è: "é", ê: "ě", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ú" },
+  cs: { à: "á", â: "á", ä: "á", è: "é", ê: "ě", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ů", ü: "ů", û: "ů" },
 };
 const LANGUAGE_PATTERNS = new Map(
   Object.entries(LANGUAGE_LETTERS).map(([lang, row]) => {

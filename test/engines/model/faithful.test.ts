@@ -360,6 +360,9 @@ describe("mergeLine", () => {
     expect(languageLetters([...portuguese, " A notaçäo"])).toEqual([...portuguese, " A notação"]);
     const czech = [" Na se je že pro jako ale mêsto a písmo jsou"];
     expect(languageLetters(czech)).toEqual([" Na se je že pro jako ale město a písmo jsou"]);
+    expect(languageLetters([" Na se je že pro jako ale souborü dokumentù serverû"])).toEqual([
+      " Na se je že pro jako ale souborů dokumentů serverů",
+    ]);
     // a German page keeps what it quotes (no row for German), and a page of no language is left alone
     const german = [" Der Bärenreiter und die Straße ist nicht mit den Häusern, à la carte"];
     expect(languageLetters(german)).toEqual(german);
