@@ -210,6 +210,8 @@ const MISREADS: Record<string, string> = { ü: "i", ß: "f", "„": ",", "”": 
 const TYPEWRITER_MISREADS: Record<string, string> = { "{": "f" };
 /** The letters of an o the recogniser misread (vision/diacritics.ts misreadO) may be: the decoder's there stays. */
 const O_FAMILY = /^[oóöőôòõOÓÖŐÔÒÕ]$/;
+/** Capitals that are their small letter set larger: the recogniser tells their case by size alone. */
+const SIZE_CASED = /^[COSVWXZ]$/;
 /** Letters the decoder may write as one character where the recogniser reads two. */
 const EXPANDS: Record<string, string> = { ß: "ss", æ: "ae", Æ: "AE", œ: "oe", Œ: "OE", "…": "..." };
 
@@ -777,6 +779,10 @@ export function mergeLineTagged(
         else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!)))
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
         else if (O_FAMILY.test(d) && misreadO(r, s.r)) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
+        else if (SIZE_CASED.test(d) && d === rc.toUpperCase() && d !== rc && !/\p{L}/u.test(ch(s.d - 1)) && /\p{Ll}/u.test(ch(s.d + 1)))
+          // a capital the recogniser read small, opening a word (a noun, a sentence's first word: "Wenn",
+          // "Optionsfeld", "Objekte" read "wenn", "optionsfeld", "objekte" in a typewriter face)
+          [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
         else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc) && !typewriterMark(d, s.r))
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if ((d === "o" || d === "O") && rc === "0" && texCode && capitalO(s.d))

@@ -57,6 +57,17 @@ describe("mergeLine", () => {
     expect(mergeLine(" bundlies", ev("bundles"), latin)).toBe(" bundles");
   });
 
+  it("keeps the decoder's capital C, O, S, V, W, X or Z opening a word where the recogniser read it small", () => {
+    // (the language probe's German help pages, in a typewriter face: "Wenn", "Optionsfeld" read "wenn", "optionsfeld")
+    expect(mergeLine(" Wenn das Optionsfeld markiert ist", ev("wenn das optionsfeld markiert ist"), latin)).toBe(
+      " Wenn das Optionsfeld markiert ist",
+    );
+    // not inside a word, not a letter whose small form has its own shape, and not a capital the decoder wrote small
+    expect(mergeLine(" LibreOffice", ev("Libreoffice"), latin)).toBe(" Libreoffice");
+    expect(mergeLine(" Das ist", ev("das ist"), latin)).toBe(" das ist");
+    expect(mergeLine(" wenn", ev("Wenn"), latin)).toBe(" Wenn");
+  });
+
   it("cuts a mark the decoder repeated beyond the recogniser's sure run of it, and keeps a doubled one", () => {
     expect(mergeLine(" \\ClassWarning{leaflet}{####1.}", ev("\\ClassWarning{leaflet}{#1.}"), latin)).toBe(" \\ClassWarning{leaflet}{#1.}");
     // …though the letter before the run is unsure
