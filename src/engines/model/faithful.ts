@@ -343,6 +343,10 @@ export function englishPage(text: string): boolean {
   return pageLanguage(text) === "en";
 }
 
+/** Cyrillic letters the recogniser reads as a Latin-only letter in some faces, beyond their look-alike (MISREADS):
+ * и, щ as W, ц as L (LibreOffice's help in a typewriter face: "или" read "WnN", "страница" "CTpaHWLa"). */
+const READ_AS_LATIN_ONLY: Record<string, string> = { и: "wW", И: "W", щ: "wW", Щ: "W", ц: "lL", Ц: "L" };
+
 /** Latin letters no Cyrillic letter is read as, even in a word (t is: т). */
 const LATIN_ONLY_WORD = /[dfghjlqsvwzDFGJLQSVWZ]/;
 /** A page is mixed with at least this many Cyrillic-looking words, and this share of its words. */
@@ -735,7 +739,10 @@ export function mergeLineTagged(
         // and ћ are read as a sure j and h, ш as w ("6pojehu" is the decoder's "бројећи", not a Latin word)
         const latinHits = slots.filter(
           ([d, j]) =>
-            j !== undefined && peak(j) >= options.confident && LATIN_ONLY_WORD.test(r[j]!) && !(CYRILLIC.test(d) && sameBase(d, r[j]!)),
+            j !== undefined &&
+            peak(j) >= options.confident &&
+            LATIN_ONLY_WORD.test(r[j]!) &&
+            !(CYRILLIC.test(d) && (sameBase(d, r[j]!) || READ_AS_LATIN_ONLY[d]?.includes(r[j]!))),
         ).length;
         const ok = scripts.cyrillic ? latinHits < 2 : slots.some(([, j]) => j !== undefined) && latinHits === 0;
         for (let q = k; q < e; q++) cyrOk[q] = ok;

@@ -676,6 +676,8 @@ describe("mergeLine", () => {
     expect(mergeLine(" највећом тачношћу", ev("HajBehoM Ta4Howhy"), cyrillic)).toBe(" највећом тачношћу");
     // a Latin word the decoder wrote in Cyrillic still shows Latin-only letters that are not its letters' look-alikes
     expect(mergeLine(" The шецх command", ev("The seqh command"), mixed)).toBe(" The seqh command");
+    // и and ц read as a sure W and L (a typewriter face: help-ru-d0 of the language probe, cy-audacity-p16)
+    expect(mergeLine(" в поля или таблицы, страница", ev("B nOnA WnN Ta6nNμbl, CTpaHWLa"), mixed)).toBe(" в поля или таблицы, страница");
   });
 
   it("does not restore the Latin half of a Cyrillic letter the recogniser read as two (ы as 'bl')", () => {
