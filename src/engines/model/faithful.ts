@@ -1493,8 +1493,13 @@ export function languageLetters(lines: readonly string[]): string[] {
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
   if (!row) return [...lines];
   const letters = (line: string) => line.replace(row.pattern, (ch) => row.map.get(ch)!);
-  return outsideCode(lines, lang === "pt" ? (line) => portugueseNasals(letters(line)) : letters);
+  const words = lang === "pl" ? (line: string) => letters(line).replace(POLISH_BARE, (w) => (w === "sie" ? "się" : "są")) : letters;
+  return outsideCode(lines, lang === "pt" ? (line) => portugueseNasals(letters(line)) : words);
 }
+
+/** Two of Polish's commonest words, "się" and "są", with the mark the recogniser cannot read and the diacritics model
+ * read unsure ("sie", "sa": neither is a Polish word; la-polski-p3 wrote "sie" twice, sc-polski-p5 "sa" once). */
+const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])(?:sie|sa)(?![\p{L}\p{N}_-])/gu;
 
 /**
  * A Portuguese line's nasal diphthongs at a word's end, which the language writes with a tilde only: "ão" and "ões".

@@ -371,6 +371,10 @@ describe("mergeLine", () => {
     expect(languageLetters([...portuguese, " A notaçäo"])).toEqual([...portuguese, " A notação"]);
     const czech = [" Na se je že pro jako ale mêsto a písmo jsou"];
     expect(languageLetters(czech)).toEqual([" Na se je že pro jako ale město a písmo jsou"]);
+    // Polish "się" and "są" read bare ("sie", "sa": no Polish words); not inside words or code-like tokens
+    expect(languageLetters([" Nie jest że się na dla oraz: pakiet sie nie ładuje, opcje sa dwie, siew, sa_b, sa-b"])).toEqual([
+      " Nie jest że się na dla oraz: pakiet się nie ładuje, opcje są dwie, siew, sa_b, sa-b",
+    ]);
     expect(languageLetters([" Na se je že pro jako ale souborü dokumentù serverû"])).toEqual([
       " Na se je že pro jako ale souborů dokumentů serverů",
     ]);
