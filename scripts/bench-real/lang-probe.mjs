@@ -43,7 +43,8 @@ const MAN_PAGES = [
 ];
 const LILYPOND = "usr/share/doc/lilypond/html/Documentation";
 /** LibreOffice's help in the languages of issue 18 that it is translated to (Debian has no Ukrainian, Bulgarian or
- * Serbian help): its HTML pages' text laid out like the man pages, three pages a language. [language, Tesseract's]. */
+ * Serbian help): its HTML pages' text laid out like the man pages, a page of each of DOCUMENTS documents a language.
+ * [language, Tesseract's]. */
 const HELP_LANGUAGES = [
   ["de", "deu"],
   ["fr", "fra"],
@@ -56,7 +57,8 @@ const HELP_LANGUAGES = [
   ["tr", "tur"],
   ["ru", "rus"],
 ];
-const HELP_PAGES = 3;
+/** Documents laid out per language, of the man pages and of the help. */
+const DOCUMENTS = 3;
 
 /** Text of an HTML fragment: tags dropped, entities decoded, white space collapsed. */
 function htmlText(html) {
@@ -128,7 +130,12 @@ function build() {
   const pkgs = path.join(dir, "pkgs");
   const tree = path.join(dir, "root");
   for (const d of [pkgs, path.join(dir, "img"), path.join(dir, "truth")]) mkdirSync(d, { recursive: true });
-  for (const pkg of new Set([...PDF_PAGES.map((p) => p[0]), ...MAN_PAGES.map((m) => m[1])])) {
+  const helpPackage = (lang) => `libreoffice-help-${lang}`;
+  for (const pkg of new Set([
+    ...PDF_PAGES.map((p) => p[0]),
+    ...MAN_PAGES.map((m) => m[1]),
+    ...HELP_LANGUAGES.map(([l]) => helpPackage(l)),
+  ])) {
     if (!readdirSync(pkgs).some((f) => f.startsWith(`${pkg}_`))) sh("apt-get", ["download", pkg], { cwd: pkgs });
     const deb = readdirSync(pkgs).find((f) => f.startsWith(`${pkg}_`));
     sh("dpkg-deb", ["-x", path.join(pkgs, deb), tree]);
@@ -136,6 +143,37 @@ function build() {
   const save = (name, text, lang) => {
     writeFileSync(path.join(dir, "truth", `${name}.txt`), text.normalize("NFC").replace(/ı\u0301/g, "í"));
     writeFileSync(path.join(dir, "truth", `${name}.lang`), lang + "\n");
+  };
+  // `docs` written as DIR/corpus-KEY, DOCUMENTS of them laid out by scripts/synth/generate.mjs (seed 7) as
+  // DIR/synth-KEY, and the first `pages` pages of each rasterised and saved as `name(document, page)`
+  const layOut = (docs, lang, tess, key, pages, name) => {
+    const corpus = path.join(dir, `corpus-${key}`);
+    mkdirSync(corpus, { recursive: true });
+    writeFileSync(path.join(corpus, `${lang}.jsonl`), docs.map((d) => JSON.stringify({ split: "test", lang, ...d })).join("\n") + "\n");
+    const out = path.join(dir, `synth-${key}`);
+    sh(process.execPath, [
+      path.join(root, "scripts/synth/generate.mjs"),
+      ...["--corpus", corpus, "--out", out, "--split", "test", "--count", String(DOCUMENTS), "--seed", "7"],
+    ]);
+    for (let d = 0; d < DOCUMENTS; d++) {
+      const doc = path.join(out, `doc-${String(d).padStart(5, "0")}`);
+      const laid = JSON.parse(readFileSync(`${doc}.json`, "utf8")).pages;
+      for (let p = 1; p <= Math.min(pages, laid.length); p++) {
+        sh("pdftoppm", [
+          "-r",
+          "150",
+          "-f",
+          String(p),
+          "-l",
+          String(p),
+          "-singlefile",
+          "-png",
+          `${doc}.pdf`,
+          path.join(dir, "img", name(d, p)),
+        ]);
+        save(name(d, p), laid[p - 1].markdown, tess);
+      }
+    }
   };
   for (const [, file, page, lang] of PDF_PAGES) {
     const pdf = path.join(tree, LILYPOND, file);
@@ -150,58 +188,17 @@ function build() {
       .sort()
       .map((f) => manDocument(path.join(man, f), keep))
       .filter((d) => d.sections.reduce((n, [, ps]) => n + ps.join(" ").length, 0) >= 800);
-    const corpus = path.join(dir, `corpus-${lang}`);
-    mkdirSync(corpus, { recursive: true });
-    writeFileSync(path.join(corpus, `${lang}.jsonl`), docs.map((d) => JSON.stringify({ split: "test", lang, ...d })).join("\n") + "\n");
-    const out = path.join(dir, `synth-${lang}`);
-    sh(process.execPath, [
-      path.join(root, "scripts/synth/generate.mjs"),
-      "--corpus",
-      corpus,
-      "--out",
-      out,
-      "--split",
-      "test",
-      "--count",
-      "3",
-      "--seed",
-      "7",
-    ]);
-    for (let d = 0; d < 3; d++) {
-      const doc = path.join(out, `doc-${String(d).padStart(5, "0")}`);
-      const pages = JSON.parse(readFileSync(`${doc}.json`, "utf8")).pages;
-      for (let p = 1; p <= Math.min(2, pages.length); p++) {
-        const name = `${lang}-d${d}-p${p}`;
-        sh("pdftoppm", ["-r", "150", "-f", String(p), "-l", String(p), "-singlefile", "-png", `${doc}.pdf`, path.join(dir, "img", name)]);
-        save(name, pages[p - 1].markdown, tess);
-      }
-    }
+    layOut(docs, lang, tess, lang, 2, (d, p) => `${lang}-d${d}-p${p}`);
     process.stderr.write(`lang-probe: ${pkg}: ${docs.length} pages of text\n`);
   }
   for (const [lang, tess] of HELP_LANGUAGES) {
-    const pkg = `libreoffice-help-${lang}`;
-    if (!readdirSync(pkgs).some((f) => f.startsWith(`${pkg}_`))) sh("apt-get", ["download", pkg], { cwd: pkgs });
-    const deb = readdirSync(pkgs).find((f) => f.startsWith(`${pkg}_`));
-    sh("dpkg-deb", ["-x", path.join(pkgs, deb), tree]);
+    const pkg = helpPackage(lang);
     const docs = filesUnder(path.join(tree, "usr/share/libreoffice/help", lang), ".html")
       .map(helpDocument)
       .filter((d) => d !== undefined);
     // every 37th page, so that the pages come from all of the help's modules
     const picked = docs.filter((_, k) => k % 37 === 0);
-    const corpus = path.join(dir, `corpus-help-${lang}`);
-    mkdirSync(corpus, { recursive: true });
-    writeFileSync(path.join(corpus, `${lang}.jsonl`), picked.map((d) => JSON.stringify({ split: "test", lang, ...d })).join("\n") + "\n");
-    const out = path.join(dir, `synth-help-${lang}`);
-    sh(process.execPath, [
-      path.join(root, "scripts/synth/generate.mjs"),
-      ...["--corpus", corpus, "--out", out, "--split", "test", "--count", String(HELP_PAGES), "--seed", "7"],
-    ]);
-    for (let d = 0; d < HELP_PAGES; d++) {
-      const doc = path.join(out, `doc-${String(d).padStart(5, "0")}`);
-      const name = `help-${lang}-d${d}`;
-      sh("pdftoppm", ["-r", "150", "-f", "1", "-l", "1", "-singlefile", "-png", `${doc}.pdf`, path.join(dir, "img", name)]);
-      save(name, JSON.parse(readFileSync(`${doc}.json`, "utf8")).pages[0].markdown, tess);
-    }
+    layOut(picked, lang, tess, `help-${lang}`, 1, (d) => `help-${lang}-d${d}`);
     process.stderr.write(`lang-probe: ${pkg}: ${docs.length} help pages, ${picked.length} in the corpus\n`);
   }
 }
