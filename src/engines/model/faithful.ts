@@ -1492,14 +1492,19 @@ export function languageLetters(lines: readonly string[]): string[] {
   if (lang === "tr") return outsideCode(lines, turkishLetters);
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
   if (!row) return [...lines];
-  const letters = (line: string) => line.replace(row.pattern, (ch) => row.map.get(ch)!);
-  const words = lang === "pl" ? (line: string) => letters(line).replace(POLISH_BARE, (w) => (w === "sie" ? "się" : "są")) : letters;
-  return outsideCode(lines, lang === "pt" ? (line) => portugueseNasals(letters(line)) : words);
+  const words = LANGUAGE_WORDS[lang!] ?? ((line: string) => line);
+  return outsideCode(lines, (line) => words(line.replace(row.pattern, (ch) => row.map.get(ch)!)));
 }
 
 /** Two of Polish's commonest words, "się" and "są", with the mark the recogniser cannot read and the diacritics model
  * read unsure ("sie", "sa": neither is a Polish word; la-polski-p3 wrote "sie" twice, sc-polski-p5 "sa" once). */
 const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])(?:sie|sa)(?![\p{L}\p{N}_-])/gu;
+
+/** Per language, its words' spelling after its letters (LANGUAGE_LETTERS): what a word's letters around say. */
+const LANGUAGE_WORDS: Record<string, (line: string) => string> = {
+  pl: (line) => line.replace(POLISH_BARE, (w) => (w === "sie" ? "się" : "są")),
+  pt: portugueseNasals,
+};
 
 /**
  * A Portuguese line's nasal diphthongs at a word's end, which the language writes with a tilde only: "ão" and "ões".
