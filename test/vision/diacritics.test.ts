@@ -7,6 +7,7 @@ import {
   ALPHABETS,
   DIACRITICS,
   DIACRITIC_LETTERS,
+  type Diacritic,
   WINDOW_WIDTH,
   letterIndex,
   letterWindow,
@@ -105,16 +106,21 @@ describe("readDiacritics", () => {
     text,
   });
   const crop = { width: 100, height: 48, channels: 1 as const, pixels: new Uint8Array(48 * 100).fill(128) };
-  /** A model that reads a caron on every c and nothing elsewhere (its letter input says which letter it is). */
-  const carons = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
-    const n = patches.dims[0]!;
-    const out = new Float32Array(n * DIACRITICS.length);
-    for (let i = 0; i < n; i++) {
-      const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
-      out[i * DIACRITICS.length + (letter === 2 ? DIACRITICS.indexOf("caron") : 0)] = 0.95;
-    }
-    return { data: out, dims: [n, DIACRITICS.length] };
-  };
+  /** A model that reads each window by its letter input alone (the index of the letter it is): `reading(letter)`'s
+   * class at its probability, every other class at 0. */
+  const byLetter =
+    (reading: (letter: number) => [Diacritic, number]) =>
+    async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
+      const n = patches.dims[0]!;
+      const out = new Float32Array(n * DIACRITICS.length);
+      for (let i = 0; i < n; i++) {
+        const [mark, p] = reading(Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1));
+        out[i * DIACRITICS.length + DIACRITICS.indexOf(mark)] = p;
+      }
+      return { data: out, dims: [n, DIACRITICS.length] };
+    };
+  /** A model that reads a caron on every c and nothing elsewhere. */
+  const carons = byLetter((letter) => (letter === 2 ? ["caron", 0.95] : ["none", 0.95]));
 
   /** readDiacritics over units whose crops are blank and whose slots all sit at column 0. */
   const read = (units: LineUnit[], model: typeof carons) =>
@@ -170,16 +176,10 @@ describe("readDiacritics", () => {
     expect(DIACRITICS[czech[0]!.diacritics![2]!]).toBe("caron");
     // an o read as 6 or ? after a letter is read as an o (letter index 14); a 6 in a number is not read
     const seen: number[] = [];
-    const os = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
-      const n = patches.dims[0]!;
-      const out = new Float32Array(n * DIACRITICS.length);
-      for (let i = 0; i < n; i++) {
-        const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
-        seen.push(letter);
-        out[i * DIACRITICS.length + (letter === 14 ? DIACRITICS.indexOf("double-acute") : 0)] = 0.95;
-      }
-      return { data: out, dims: [n, DIACRITICS.length] };
-    };
+    const os = byLetter((letter) => {
+      seen.push(letter);
+      return letter === 14 ? ["double-acute", 0.95] : ["none", 0.95];
+    });
     const hungarian = [unit("az és nem egy meg"), unit("lehet?ség 1996 val6")];
     await read(hungarian, os);
     const line = hungarian[1]!;
@@ -221,15 +221,7 @@ describe("readDiacritics", () => {
 
   it("on a page showing umlauts, reads its capitals A, O, U and keeps only a sure diaeresis", async () => {
     // a diaeresis on every a, o and u (letters 0, 14, 20), whatever their case
-    const umlauts = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
-      const n = patches.dims[0]!;
-      const out = new Float32Array(n * DIACRITICS.length);
-      for (let i = 0; i < n; i++) {
-        const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
-        out[i * DIACRITICS.length + ([0, 14, 20].includes(letter) ? DIACRITICS.indexOf("diaeresis") : 0)] = 0.95;
-      }
-      return { data: out, dims: [n, DIACRITICS.length] };
-    };
+    const umlauts = byLetter((letter) => ([0, 14, 20].includes(letter) ? ["diaeresis", 0.95] : ["none", 0.95]));
     const calls: number[] = [];
     const counted = async (patches: Tensor, letters: Tensor) => {
       calls.push(patches.dims[0]!);
@@ -265,17 +257,9 @@ describe("readDiacritics", () => {
 
   it("reads a Turkish page's i's by vowel harmony where their dot is unsure, and no other language's", async () => {
     // a cedilla on every s (letter 18) and an unsure dotless reading on every i (letter 8)
-    const turkish = async (patches: Tensor, letters: Tensor): Promise<Tensor> => {
-      const n = patches.dims[0]!;
-      const out = new Float32Array(n * DIACRITICS.length);
-      for (let i = 0; i < n; i++) {
-        const letter = Array.from(letters.data.subarray(i * DIACRITIC_LETTERS, (i + 1) * DIACRITIC_LETTERS)).indexOf(1);
-        if (letter === 18) out[i * DIACRITICS.length + DIACRITICS.indexOf("cedilla")] = 0.95;
-        else if (letter === 8) out[i * DIACRITICS.length + DIACRITICS.indexOf("dotless")] = 0.6;
-        else if (letter === 2) out[i * DIACRITICS.length + DIACRITICS.indexOf("caron")] = 0.95;
-      }
-      return { data: out, dims: [n, DIACRITICS.length] };
-    };
+    const turkish = byLetter((letter) =>
+      letter === 18 ? ["cedilla", 0.95] : letter === 8 ? ["dotless", 0.6] : letter === 2 ? ["caron", 0.95] : ["none", 0],
+    );
     const page = [unit("bir sasi ve kasa"), unit("sis yazilim")];
     await read(page, turkish);
     const written = (u: LineUnit) => Array.from(u.diacritics!, (c, j) => (u.diacriticPeaks![j]! >= 0.7 ? DIACRITICS[c] : "-"));
