@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fine-tunes the default model on a lent GPU machine (the device tool), from a pack that ocr_tools.train.pack made
 # with the checkpoint's own projection (--basis-from CKPT). Several variants train side by side on the one GPU, each
-# a whole cosine cycle of CYCLE minutes from CKPT (train.py --cycle-min), named NAME:LR:PART in $VARIANTS, PART being
+# a whole cosine cycle of CYCLE minutes from CKPT (train.py --cycle-min), named NAME:LR:PART[:FIRST:FACTOR] in
+# $VARIANTS (FIRST:FACTOR: train.py --boost, the pack's documents from the FIRST-th on sampled FACTOR times), PART being
 #   decoder  the decoder only (--freeze-encoder: encoder.onnx stays byte-identical)
 #   all      the whole model
 # OUT gets NAME.pt and NAME.out (its log) of each: the device tool brings back at most 8 files of 16 MiB, so four
@@ -22,8 +23,9 @@ CORES=$(nproc)
 WORKERS=${WORKERS:-$(( CORES / n > 1 ? CORES / n - 1 : 1 ))}
 BF16=$([ "$DEVICE" = cuda ] && echo --bf16)
 for spec in $VARIANTS; do
-  IFS=: read -r name lr part <<<"$spec"
+  IFS=: read -r name lr part first factor <<<"$spec"
   case $part in decoder) extra=--freeze-encoder ;; all) extra= ;; *) echo "$spec: PART is decoder or all" >&2; exit 2 ;; esac
+  [ -n "$first" ] && extra="$extra --boost $first:$factor"
   rm -rf "/tmp/ft-$name" && mkdir -p "/tmp/ft-$name" && cp "$CKPT" "/tmp/ft-$name/ckpt.pt"
   "$PY" -m ocr_tools.train.train --pack "$PACK" --device "$DEVICE" $BF16 --workers "$WORKERS" --tokens "$TOKENS" \
     --lr "$lr" --warmup 50 --cycle-min "$CYCLE" --minutes "$WALL" --ckpt-every-min 1000 --val-every-min 1000 \

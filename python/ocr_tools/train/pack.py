@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Packs extracted training data into one small file a GPU machine can take along (the device tool carries at most
 64 MiB, the extracted sets are ~700 MB): each slot's 120 recogniser features become their first K principal
-components quantised to 4 bits, the model learns on those, and the exported encoder applies the same projection to
-the raw features (LineEncoder.pca_*), so inference sees exactly what training saw up to the quantisation."""
+components quantised to 4 bits (deflated in the .npz), the model learns on those, and the exported encoder applies
+the same projection to the raw features (LineEncoder.pca_*), so inference sees exactly what training saw up to the
+quantisation."""
 # Usage: PYTHONPATH=python /usr/bin/python3 -m ocr_tools.train.pack --data DATA/synth --out pack.npz [--k 64]
 # (--data defaults to $OCR_DATA/synth when OCR_DATA is set)
 # Units that cannot be aligned (target None) keep their slot count (window offsets need it) but not their slots.
@@ -120,7 +121,7 @@ def main():
     for name, docs in (("train", train), ("val", val)):
         for key, arr in pack_split(docs, mean, basis, lo, step).items():
             out[f"{name}_{key}"] = arr
-    np.savez(args.out + ".tmp.npz", **out)
+    np.savez_compressed(args.out + ".tmp.npz", **out)  # the 4-bit codes still deflate by a fifth
     os.replace(args.out + ".tmp.npz", args.out)
     print(
         json.dumps(
