@@ -1,7 +1,7 @@
 // A page's blocks from its lines: each line's box and the Markdown written for it (line-unit models) grow into
 // blocks with a role and a box in page pixels; running headers, footers and page numbers are told from geometry.
 import type { Block, BlockLine } from "../output/schema.js";
-import { formFields, splitTables, TABLE_TAG, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
+import { bulletItems, formFields, splitTables, TABLE_TAG, tableGrid, writeTable, type TableGrid, type TableStyle } from "./table.js";
 import { tablesByGeometry } from "./table-geometry.js";
 import { median, type Extent } from "./xycut.js";
 
@@ -515,25 +515,30 @@ export function assemblePage(
   for (const p of pieces) {
     let block: Block;
     const fields = p.grid && formFields(p.grid);
-    if (fields) {
-      // a form's fields: a paragraph per field, boxed by the lines whose text it holds
+    // (a bulleted list written as a table: an item per row, told like fields)
+    const items = !fields && p.grid ? bulletItems(p.grid) : undefined;
+    if (fields || items) {
+      // a form's fields: a paragraph per field (a list's items: an item each), boxed by the lines whose text it holds
+      const split = (fields ?? items)!;
       const members = linesIn(p.start, p.end);
       const owners = members.map((i) => {
         const t = texts[i]!;
-        const k = fields.findIndex((f) => t && f.includes(t));
-        return k >= 0 ? k : fields.findIndex((f) => t.includes(f));
+        const k = split.findIndex((f) => t && f.includes(t));
+        return k >= 0 ? k : split.findIndex((f) => t.includes(f));
       });
       let at = members[0] ?? Infinity;
-      fields.forEach((text, k) => {
+      split.forEach((text, k) => {
         // (a field that opens like Markdown, "- IPCL", "# REPS: 5", stays text)
         const written = text.replace(/^([-*+#>]|\d+[.)])(?=\s)/, "\\$1");
-        const block = setBlockMarkdown({ type: "paragraph", text, bbox: null }, written);
+        const block = items
+          ? setBlockMarkdown({ type: "list-item", marker: "-", text, bbox: null }, `- ${text}`)
+          : setBlockMarkdown({ type: "paragraph", text, bbox: null }, written);
         const mine = members.filter((_, m) => owners[m] === k);
         block.bbox = union(mine.map((i) => boxes[i]!));
         block.lines = mine.map((i): BlockLine => ({ text: texts[i]!, bbox: pixelBox(boxes[i]!) }));
         // (in the table's row order: a field takes its first line's place, never before the field above)
         at = Math.max(at, mine[0] ?? at);
-        entries.push({ first: at + (k + 1) / (fields.length + 2), block });
+        entries.push({ first: at + (k + 1) / (split.length + 2), block });
       });
       continue;
     }

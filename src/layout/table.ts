@@ -243,6 +243,39 @@ export function formFields(grid: TableGrid): string[] | undefined {
   return rows.map((row) => row.join(" "));
 }
 
+/** A list's bullet as read in a cell of its own: bullet glyphs, with a dash or a middle dot the recogniser saw
+ * beside one ("- •"); BULLET_GLYPH is one that is nothing but a bullet. */
+const BULLET = /^[-–·•●▪◦‣∙■□►➢➤](?:\s*[-–·•●▪◦‣∙■□►➢➤])*$/u;
+const BULLET_GLYPH = /[•●▪◦‣∙■□►➢➤]/u;
+
+/**
+ * A bulleted list the model wrote as a table: the detector boxed each bullet apart from its item's text, and the
+ * decoder wrote the two side by side as cells ("<td>•</td><td>Mit Doppelklick …</td>", a row per item, often a
+ * table per item). The first column holds bullets or nothing (an item's next line), the first row a bullet, at
+ * least one of them a bullet glyph (a dash alone is a table's empty cell as often), and every row text after it.
+ * Returns each item's text (its lines joined), or undefined for a table.
+ */
+export function bulletItems(grid: TableGrid): string[] | undefined {
+  const rows = Array.from({ length: grid.rows }, (_, r) => {
+    const cells = grid.cells.filter((c) => c.row === r).sort((a, b) => a.col - b.col);
+    const first = cells[0]?.col === 0 ? cells[0].text.trim() : "";
+    const rest = cells.filter((c) => c.col > 0 && c.text.trim()).map((c) => c.text.trim());
+    return { first, rest };
+  }).filter((row) => row.first || row.rest.length);
+  if (
+    !rows.length ||
+    !BULLET.test(rows[0]!.first) ||
+    !rows.some((row) => BULLET_GLYPH.test(row.first)) ||
+    !rows.every((row) => (row.first === "" || BULLET.test(row.first)) && row.rest.length)
+  )
+    return undefined;
+  const items: string[] = [];
+  for (const row of rows)
+    if (row.first) items.push(row.rest.join(" "));
+    else items[items.length - 1] += " " + row.rest.join(" ");
+  return items;
+}
+
 /** The grid as HTML: every row opened and closed, spans as colspan/rowspan. */
 export function tableHtml(grid: TableGrid): string {
   let html = "<table>";

@@ -95,6 +95,36 @@ describe("assemblePage", () => {
     expect(assemblePage(figures, W, H).blocks.map((b) => b.type)).toEqual(["table"]);
   });
 
+  it("reads a bulleted list the model wrote as tables, a bullet cell beside each item, as list items", () => {
+    const lines = [
+      line(200, "<table><tr><td>•</td>", 120, 130),
+      line(200, "<td>Mit Doppelklick auf ein Wort wird dieses ausgewählt.</td></tr></table>", 150, 800),
+      line(240, "<table><tr><td>•</td>", 120, 130),
+      line(240, "<td>Mit Einfg schalten Sie um.</td></tr></table>", 150, 600),
+    ];
+    const { markdown, blocks } = assemblePage(lines, W, H);
+    expect(markdown).toBe("- Mit Doppelklick auf ein Wort wird dieses ausgewählt.\n- Mit Einfg schalten Sie um.");
+    expect(blocks.map((b) => [b.type, b.bbox])).toEqual([
+      ["list-item", [150, 200, 800, 230]],
+      ["list-item", [150, 240, 600, 270]],
+    ]);
+    // an item's second line, beside no bullet, goes on with it
+    const wrapped = [
+      line(200, "<table><tr><td>•</td>", 120, 130),
+      line(200, "<td>Wybierz menu Historia</td></tr>", 150, 600),
+      line(240, "<tr><td>przeglądarki internetowej</td></tr></table>", 150, 700),
+    ];
+    expect(assemblePage(wrapped, W, H).markdown).toBe("- Wybierz menu Historia przeglądarki internetowej");
+    // a table whose first column holds a bullet in one row and a label in another stays a table
+    const table = [
+      line(200, "<table><tr><td>•</td>", 120, 130),
+      line(200, "<td>present</td></tr>", 300, 600),
+      line(240, "<tr><td>A</td>", 120, 132),
+      line(240, "<td>12</td></tr></table>", 300, 600),
+    ];
+    expect(assemblePage(table, W, H).blocks.map((b) => b.type)).toEqual(["table"]);
+  });
+
   it("tells a title by its size at the top of the page", () => {
     const lines = [line(120, "# Free software and the fine print", 120, 1000, 70), ...body(230, 6)];
     expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["title", "paragraph"]);
