@@ -1017,7 +1017,43 @@ export function mergeLineTagged(
   const typeset = typesetLogos(text, tags, restored);
   // (a meta-variable's word between brackets the recogniser read unsure, on a page of TeX documentation)
   const unsure = scripts.tex ? unsureAngles(evidence.text, evidence.peaks) : new Set<string>();
-  return texBraces(texSpacing({ ...typeset, text: texAngles(letterL(letterO(typeset.text)), html, unsure) }));
+  const lettered = letterL(letterO(typeset.text));
+  const scripted = scripts.cyrillic || scripts.mixed ? oneScript(lettered) : lettered;
+  return texBraces(texSpacing({ ...typeset, text: texAngles(scripted, html, unsure) }));
+}
+
+/** Latin letters and the Cyrillic letters of the same shape (ћ and ј are Serbian's, і Ukrainian's), and back. */
+const CYRILLIC_TWIN: Record<string, string> = Object.fromEntries(
+  Array.from("aeopcyxikjhABEKMHOPCTXIJ").map((ch, k) => [ch, "аеорсухікјћАВЕКМНОРСТХІЈ"[k]!]),
+);
+const LATIN_TWIN: Record<string, string> = Object.fromEntries(Object.entries(CYRILLIC_TWIN).map(([a, b]) => [b, a]));
+
+/**
+ * Words of a page that allows Cyrillic written in one script: a word of Latin and Cyrillic letters ("hе" for
+ * "ће", "аudacity", "PДАТОТЕКЕ") takes the script of most of its letters (on a tie, that of most of the line's
+ * letters; on a tie there too, it stays), its other letters turned into their twins of the same shape; a word with
+ * a letter that has no twin there is tried in the other script, and left as written when neither holds all its
+ * letters.
+ */
+export function oneScript(text: string): string {
+  if (!CYRILLIC.test(text) || !/[A-Za-z]/.test(text)) return text;
+  const count = (letters: string[]) => [
+    letters.filter((ch) => CYRILLIC.test(ch)).length,
+    letters.filter((ch) => /[A-Za-z]/.test(ch)).length,
+  ];
+  const [lineCyrillic, lineLatin] = count(Array.from(text));
+  return text.replace(/\p{L}+/gu, (word) => {
+    const letters = Array.from(word);
+    const [cyrillic, latin] = count(letters);
+    if (!cyrillic || !latin) return word;
+    const into = (twins: Record<string, string>, from: RegExp) =>
+      letters.every((ch) => !from.test(ch) || twins[ch]) ? letters.map((ch) => (from.test(ch) ? twins[ch]! : ch)).join("") : undefined;
+    const toCyrillic = () => into(CYRILLIC_TWIN, /[A-Za-z]/),
+      toLatin = () => into(LATIN_TWIN, CYRILLIC);
+    const lean = cyrillic !== latin ? cyrillic - latin : lineCyrillic - lineLatin;
+    if (!lean) return word;
+    return (lean > 0 ? (toCyrillic() ?? toLatin()) : (toLatin() ?? toCyrillic())) ?? word;
+  });
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   markdownUnits,
   mergeLine,
   mergeLineTagged,
+  oneScript,
   numberGap,
   pageScripts,
   texLogos,
@@ -820,5 +821,27 @@ describe("verticalLine", () => {
     expect(verticalLine(" 82250337")).toBe(" 82250337");
     // a mark that opens no heading (no space after it) is the line's text
     expect(verticalLine("\n\n#4417")).toBe("\n\n#4417");
+  });
+});
+
+describe("oneScript", () => {
+  it("writes a word of Latin and Cyrillic letters in the script of most of them, by their twins of one shape", () => {
+    // Serbian "ће" written with a Latin h: a tie, which the line's Cyrillic decides
+    expect(oneScript("Зато hе ово")).toBe("Зато ће ово");
+    expect(oneScript("see hе in the text")).toBe("see he in the text");
+    // most of the word's letters decide otherwise
+    expect(oneScript("знайти аudacity і PДАТОТЕКЕ")).toBe("знайти audacity і РДАТОТЕКЕ");
+    // a word with a letter that has no twin in the script of most is tried in the other; else it stays
+    expect(oneScript("фаmepo")).toBe("фаmepo");
+    expect(oneScript("dоm")).toBe("dom");
+    // a tie in a line of a tie stays; words of one script, and Latin text without Cyrillic, are left alone
+    expect(oneScript("hе")).toBe("hе");
+    expect(oneScript("Де я можу знайти Audacity")).toBe("Де я можу знайти Audacity");
+    expect(oneScript("plain text")).toBe("plain text");
+  });
+
+  it("is applied to a merged line of a page that allows Cyrillic", () => {
+    const line = mergeLine(" Зато hе ово", { text: "3aTo he obo", peaks: new Float32Array(11).fill(0.5) }, cyrillic);
+    expect(line).toBe(" Зато ће ово");
   });
 });
