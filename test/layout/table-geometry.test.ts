@@ -239,9 +239,14 @@ describe("tablesByGeometry", () => {
     ];
     const { blocks } = assemblePage(lines, 1275, 1650);
     const tables = blocks.filter((b) => b.type === "table");
-    expect(tables.length).toBe(2);
+    expect(tables.length).toBe(1);
     expect([tables[0]!.table!.rows, tables[0]!.table!.cols]).toEqual([2, 3]);
     expect(tables[0]!.text).not.toContain("Zobrazí");
+    // (the list, kept apart, is read as its items: page.ts, bulletItems)
+    expect(blocks.filter((b) => b.type === "list-item").map((b) => b.text)).toEqual([
+      "Zobrazí se dialogové okno Vzdálené soubory.",
+      "V seznamu Filtr zvolte požadovaný formát.",
+    ]);
   });
 
   it("takes no row labels from left of a ruled table's rules: they are the page column beside it", () => {
