@@ -1037,7 +1037,7 @@ const LATIN_TWIN: Record<string, string> = Object.fromEntries(Object.entries(CYR
  */
 export function oneScript(text: string): string {
   if (!CYRILLIC.test(text) || !/[A-Za-z]/.test(text)) return text;
-  const count = (letters: string[]) => [
+  const count = (letters: string[]): [number, number] => [
     letters.filter((ch) => CYRILLIC.test(ch)).length,
     letters.filter((ch) => /[A-Za-z]/.test(ch)).length,
   ];
