@@ -19,6 +19,7 @@ import { appendFileSync } from "node:fs";
 import { median } from "../../layout/xycut.js";
 import { DIACRITICS, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { pageLanguage } from "../../vision/language.js";
+import { POLISH_MARKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
 export interface LineEvidence {
@@ -1532,13 +1533,33 @@ export function languageLetters(lines: readonly string[]): string[] {
   return outsideCode(lines, (line) => words(line.replace(row.pattern, (ch) => row.map.get(ch)!)));
 }
 
-/** Two of Polish's commonest words, "się" and "są", with the mark the recogniser cannot read and the diacritics model
- * read unsure ("sie", "sa": neither is a Polish word; la-polski-p3 wrote "sie" twice, sc-polski-p5 "sa" once). */
-const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])(?:sie|sa)(?![\p{L}\p{N}_-])/gu;
+/** One of Polish's commonest words, "są", with the mark the recogniser cannot read and the diacritics model read
+ * unsure ("sa" is no Polish word; sc-polski-p5 wrote it once). Too short for POLISH_MARKED's list. */
+const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])sa(?![\p{L}\p{N}_-])/gu;
+/** A Polish word as a page writes it: letters, not inside a word of code or a path. */
+const POLISH_WORD = /(?<![\p{N}_\\/-])\p{L}+(?![\p{N}_/-])/gu;
+let polishMarked: Map<string, string> | undefined;
+
+/**
+ * A Polish line's words that the language writes only with ą or ę, where they came out bare (the recogniser reads
+ * neither mark, and the diacritics model misses them often: "moga", "wiecej", "miedzy" for "mogą", "więcej",
+ * "między"): polish-marked.ts lists them (scripts/corpus/marked-words.mjs over manpages-pl), and "są". A word keeps
+ * its capitals.
+ */
+function polishMarks(line: string): string {
+  polishMarked ??= new Map(POLISH_MARKED.split(" ").map((w) => [w.replace(/ą/g, "a").replace(/ę/g, "e"), w]));
+  const marked = polishMarked;
+  return line.replace(POLISH_BARE, "są").replace(POLISH_WORD, (word) => {
+    const form = marked.get(word.toLowerCase());
+    if (!form) return word;
+    if (word === word.toUpperCase() && word.length > 1) return form.toUpperCase();
+    return word[0] === word[0]!.toUpperCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
+  });
+}
 
 /** Per language, its words' spelling after its letters (LANGUAGE_LETTERS): what a word's letters around say. */
 const LANGUAGE_WORDS: Record<string, (line: string) => string> = {
-  pl: (line) => line.replace(POLISH_BARE, (w) => (w === "sie" ? "się" : "są")),
+  pl: polishMarks,
   pt: portugueseNasals,
 };
 

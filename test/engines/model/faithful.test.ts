@@ -376,6 +376,11 @@ describe("mergeLine", () => {
     expect(languageLetters([" Nie jest że się na dla oraz: pakiet sie nie ładuje, opcje sa dwie, siew, sa_b, sa-b"])).toEqual([
       " Nie jest że się na dla oraz: pakiet się nie ładuje, opcje są dwie, siew, sa_b, sa-b",
     ]);
+    // and every word the language writes only with ą or ę (polish-marked.ts), its capitals kept; a word that is one
+    // bare too ("sama" beside "samą", "ja" beside "ją") and a path's or code's word stay
+    expect(languageLetters([" Nie jest że się na dla: Moga byc wiecej odstepy MIEDZY, sama ja, /usr/moga, moga_x"])).toEqual([
+      " Nie jest że się na dla: Mogą byc więcej odstępy MIĘDZY, sama ja, /usr/moga, moga_x",
+    ]);
     expect(languageLetters([" Na se je že pro jako ale souborü dokumentù serverû"])).toEqual([
       " Na se je že pro jako ale souborů dokumentů serverů",
     ]);
