@@ -211,6 +211,9 @@ const MISREADS: Record<string, string> = { ü: "i", ß: "f", "„": ",", "”": 
 const TYPEWRITER_MISREADS: Record<string, string> = { "{": "f" };
 /** The letters of an o the recogniser misread (vision/diacritics.ts misreadO) may be: the decoder's there stays. */
 const O_FAMILY = /^[oóöőôòõOÓÖŐÔÒÕ]$/;
+/** What the decoder's text holds where it wrote part of a letter's UTF-8 bytes (a letter beyond its vocabulary: č, ű,
+ * ź spelled by byte tokens, one of them missing): never written. */
+const BROKEN = "\uFFFD";
 /** Capitals that are their small letter set larger: the recogniser tells their case by size alone. */
 const SIZE_CASED = /^[COSVWXZ]$/;
 /** Letters the decoder may write as one character where the recogniser reads two. */
@@ -784,6 +787,9 @@ export function mergeLineTagged(
         const rc = r[s.r]!;
         lastR = s.r;
         if (d === rc) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, sure(s.r) ? "a" : "w"];
+        else if (d === BROKEN)
+          // a letter beyond the decoder's vocabulary whose bytes it wrote only in part: the recogniser's letter there
+          [out[content[s.d]!], tag[content[s.d]!]] = [writable(rc) && allowed(rc, scripts) ? escapeFor(rc, html) : "", "r"];
         else if (beyondRecogniser(d) && sameBase(d, rc) && allowed(d, at(content[s.d]!)))
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "b"];
         else if (O_FAMILY.test(d) && misreadO(r, s.r)) [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
@@ -1003,9 +1009,11 @@ export function mergeLineTagged(
   let tags = "";
   const tagged = (t: string, c: string, k = -1) => {
     // nothing of a script the page does not use survives (a fallback line is the recogniser's own reading)
+    // (nor a letter the decoder wrote in part: U+FFFD)
     const g = Array.from(t)
       .map(k >= 0 ? guardAt(k) : (ch) => (allowed(ch, scripts) ? ch : latinFor(ch)))
-      .join("");
+      .join("")
+      .replaceAll(BROKEN, "");
     text += g;
     tags += c.repeat(g.length);
   };

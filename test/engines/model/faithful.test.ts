@@ -850,3 +850,12 @@ describe("oneScript", () => {
     expect(line).toBe(" Зато ће ово");
   });
 });
+
+describe("a letter the decoder wrote in part", () => {
+  it("is the recogniser's letter there, and never U+FFFD", () => {
+    // (č, ű, ź are beyond the decoder's vocabulary: it spells them in bytes, and one went missing)
+    expect(mergeLine(" na\uFFFDist soubor", ev("nacist soubor", 0.5), latin)).toBe(" nacist soubor");
+    // one the recogniser saw nothing for is left out
+    expect(mergeLine(" \uFFFD\uFFFDrlap", ev("rlap", 0.5), latin)).toBe(" rlap");
+  });
+});
