@@ -270,7 +270,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const server = http.createServer((req, res) => {
     const started = performance.now();
     const path = (req.url ?? "/").split("?")[0]!;
-    res.on("finish", () => log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)} ms`));
+    // (on close, not finish: a 413 that closes the connection before its answer is flushed is logged too)
+    res.on("close", () => log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)} ms`));
     const fail = (error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       const message = error instanceof HttpError ? error.message : `internal error: ${(error as Error).message ?? String(error)}`;
