@@ -529,10 +529,9 @@ export function assemblePage(
       let at = members[0] ?? Infinity;
       split.forEach((text, k) => {
         // (a field that opens like Markdown, "- IPCL", "# REPS: 5", stays text)
-        const written = text.replace(/^([-*+#>]|\d+[.)])(?=\s)/, "\\$1");
         const block = items
           ? setBlockMarkdown({ type: "list-item", marker: "-", text, bbox: null }, `- ${text}`)
-          : setBlockMarkdown({ type: "paragraph", text, bbox: null }, written);
+          : setBlockMarkdown({ type: "paragraph", text, bbox: null }, text.replace(/^([-*+#>]|\d+[.)])(?=\s)/, "\\$1"));
         const mine = members.filter((_, m) => owners[m] === k);
         block.bbox = union(mine.map((i) => boxes[i]!));
         block.lines = mine.map((i): BlockLine => ({ text: texts[i]!, bbox: pixelBox(boxes[i]!) }));
