@@ -314,7 +314,8 @@ export function tablesByGeometry(lines: readonly PageLine[], pageWidth = 0, rule
   // there, as prose above and below a table crosses the gaps between its cells; a page that is only a table has no
   // such lines. Not a grid's: a grid found across both page columns, as rows of their level lines, is turned away
   // whole by its gutter below, where its halves would each join a table beside them: mc-mnras-p3's caption.)
-  const loose = lines.map((_, i) => i).filter((i) => !decoded.has(i) && !gridded.includes(i) && pieces(lines[i]!.markdown).length);
+  const inGrid = new Set(gridded);
+  const loose = lines.map((_, i) => i).filter((i) => !decoded.has(i) && !inGrid.has(i) && pieces(lines[i]!.markdown).length);
   const gutterBetween = (a: Extent, b: Extent) => {
     const [l, r] = a.xMax <= b.xMin ? [a, b] : b.xMax <= a.xMin ? [b, a] : [undefined, undefined];
     if (!l || !r) return false;

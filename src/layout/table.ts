@@ -223,6 +223,16 @@ const FIELD_ROWS = 0.6;
 /** …and fewer than this share of its other cells are numbers (a table of figures with "Total:" rows stays one). */
 const FIELD_NUMBERS = 0.5;
 
+/** Each row's cells in column order, their text trimmed (what formFields and bulletItems read a row by). */
+function rowCells(grid: TableGrid): { col: number; text: string }[][] {
+  return Array.from({ length: grid.rows }, (_, r) =>
+    grid.cells
+      .filter((c) => c.row === r)
+      .sort((a, b) => a.col - b.col)
+      .map((c) => ({ col: c.col, text: c.text.trim() })),
+  );
+}
+
 /**
  * A form's fields the model wrote as a table ("TO: | K. A. Sparrow", "FROM: | I. D. Blachly"): rows that mostly open
  * with a label are fields, not a table's records, and read as lines, label and value together. Returns each row's
@@ -230,12 +240,9 @@ const FIELD_NUMBERS = 0.5;
  */
 export function formFields(grid: TableGrid): string[] | undefined {
   if (grid.rows < 2) return undefined;
-  const rows = Array.from({ length: grid.rows }, (_, r) =>
-    grid.cells
-      .filter((c) => c.row === r && c.text.trim())
-      .sort((a, b) => a.col - b.col)
-      .map((c) => c.text.trim()),
-  ).filter((row) => row.length);
+  const rows = rowCells(grid)
+    .map((row) => row.filter((c) => c.text).map((c) => c.text))
+    .filter((row) => row.length);
   const labelled = rows.filter((row) => FIELD_LABEL.test(row[0]!));
   if (labelled.length < 2 || labelled.length < FIELD_ROWS * rows.length) return undefined;
   const values = rows.flatMap((row) => row.filter((t) => !FIELD_LABEL.test(t)));
@@ -256,12 +263,12 @@ const BULLET_GLYPH = /[•●▪◦‣∙■□►➢➤]/u;
  * Returns each item's text (its lines joined), or undefined for a table.
  */
 export function bulletItems(grid: TableGrid): string[] | undefined {
-  const rows = Array.from({ length: grid.rows }, (_, r) => {
-    const cells = grid.cells.filter((c) => c.row === r).sort((a, b) => a.col - b.col);
-    const first = cells[0]?.col === 0 ? cells[0].text.trim() : "";
-    const rest = cells.filter((c) => c.col > 0 && c.text.trim()).map((c) => c.text.trim());
-    return { first, rest };
-  }).filter((row) => row.first || row.rest.length);
+  const rows = rowCells(grid)
+    .map((cells) => ({
+      first: cells[0]?.col === 0 ? cells[0].text : "",
+      rest: cells.filter((c) => c.col > 0 && c.text).map((c) => c.text),
+    }))
+    .filter((row) => row.first || row.rest.length);
   if (
     !rows.length ||
     !BULLET.test(rows[0]!.first) ||
