@@ -10,7 +10,7 @@
 // Needs groff (man pages to text). manpages-pl is neither a reserved package nor one the dev set or the language
 // probe reads.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 
@@ -27,15 +27,11 @@ if (!dir) {
   process.stderr.write("usage: node scripts/corpus/marked-words.mjs MAN_DIR > src/engines/model/polish-marked.ts\n");
   process.exit(2);
 }
-const files = [];
-const walk = (d) => {
-  for (const name of readdirSync(d).sort()) {
-    const p = path.join(d, name);
-    if (statSync(p).isDirectory()) walk(p);
-    else if (name.endsWith(".gz")) files.push(p);
-  }
-};
-walk(dir);
+const files = readdirSync(dir, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith(".gz"))
+  .map((f) => path.join(dir, f))
+  .sort();
 const counts = new Map();
 for (const file of files) {
   let text;
