@@ -70,10 +70,10 @@ function installedTesseractLangs() {
   );
 }
 
-function run(cmd, args, env = {}) {
+function run(cmd, args, env = {}, cwd = undefined) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn("nice", ["-n", "10", cmd, ...args], { env: { ...process.env, CI: "1", ...env } });
+    const child = spawn("nice", ["-n", "10", cmd, ...args], { env: { ...process.env, CI: "1", ...env }, cwd });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -199,6 +199,9 @@ async function measure(o) {
       `bench parse --real: ocr parse over ${pages.length} images (--threads ${o.threads}, --max-tokens ${o["max-tokens"] ?? "the model's"})`,
     );
     const listFile = path.join(work, "images.txt");
+    // ocr parse mirrors a file under its working folder by its path from there: run it in the images' folder, so
+    // that PAGE.png is written as ours/PAGE.md wherever --keep lies
+    const imgDir = path.join(work, "img");
     const todo = o["skip-ours"] ? [] : pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours", `${p.id}.json`))));
     writeFileSync(listFile, todo.map((p) => images.get(p.id).image).join("\n") + "\n");
     const oursArgs = [
@@ -215,12 +218,12 @@ async function measure(o) {
       "-q",
     ];
     if (o["max-tokens"]) oursArgs.push("--max-tokens", o["max-tokens"]);
-    if (o.model) oursArgs.push("--model", o.model);
+    if (o.model) oursArgs.push("--model", existsSync(o.model) ? path.resolve(o.model) : o.model);
     // every line's recogniser reading (OCR_FAITHFUL_TRACE), for the recogniser-alone column; appended across --reuse runs
     const traceFile = path.join(work, "ours-trace.jsonl");
     if (!o.reuse) rmSync(traceFile, { force: true });
     const oursRun = todo.length
-      ? await run(process.execPath, oursArgs, { OCR_FAITHFUL_TRACE: traceFile })
+      ? await run(process.execPath, oursArgs, { OCR_FAITHFUL_TRACE: traceFile }, imgDir)
       : { code: 0, seconds: 0, stderr: "" };
     const greedy = recogniserReadings(traceFile);
     if (oursRun.code !== 0)
@@ -233,7 +236,7 @@ async function measure(o) {
       writeFileSync(xyList, xyTodo.map((p) => images.get(p.id).image).join("\n") + "\n");
       log(`bench parse --real: ocr parse --reading-order xy-cut over ${xyTodo.length} images`);
       const xyArgs = oursArgs.map((a) => (a === listFile ? xyList : a === path.join(work, "ours") ? path.join(work, "ours-xycut") : a));
-      xyRun = xyTodo.length ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"]) : { code: 0, seconds: 0, stderr: "" };
+      xyRun = xyTodo.length ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"], {}, imgDir) : { code: 0, seconds: 0, stderr: "" };
       if (xyRun.code !== 0)
         log(
           `bench parse --real: ocr parse --reading-order xy-cut exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`,
