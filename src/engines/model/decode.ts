@@ -18,7 +18,16 @@ import {
 import type { ModelOptions } from "../settings.js";
 import { lineUnitBundle, loadModel, type LoadedModel } from "./bundle.js";
 import { documentPass } from "./document-pass.js";
-import { bannedScript, faithfulLine, joinHyphenated, languageLetters, texLogos, typographicApostrophes, verticalLine } from "./faithful.js";
+import {
+  bannedScript,
+  closingQuotes,
+  faithfulLine,
+  joinHyphenated,
+  languageLetters,
+  texLogos,
+  typographicApostrophes,
+  verticalLine,
+} from "./faithful.js";
 import { withLeader } from "../../vision/leaders.js";
 import { restoreDecimalPoints } from "./numbers.js";
 import { FixationLog } from "./fixations.js";
@@ -359,9 +368,11 @@ class ModelEngine implements PageEngine {
           if (count >= this.maxTokens || run.reason === "cancelled") break;
         }
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
-        // page's apostrophes inside words are of one kind, a page's letters its language's, and TeX's logo "TEX",
-        // as its type sets them (faithful.ts)
-        const read = p.views ? texLogos(languageLetters(typographicApostrophes(restoreDecimalPoints(texts)))) : texts;
+        // page's apostrophes inside words are of one kind, a quote opened by “ closes with ”, a page's letters are its
+        // language's, and TeX's logo "TEX" is as its type sets it (faithful.ts)
+        const read = p.views
+          ? texLogos(languageLetters(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts)))))
+          : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
         const written = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
         // display formulas the formula reader wrote as LaTeX take the place of their lines (layout/formulas.ts)

@@ -16,6 +16,7 @@
 // The thresholds were chosen on synthetic training-type pages (scripts/faithful-eval.mjs tune), never on the
 // evaluation pages.
 import { appendFileSync } from "node:fs";
+import { balancedFences } from "../../layout/page.js";
 import { median } from "../../layout/xycut.js";
 import { DIACRITICS, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { pageLanguage } from "../../vision/language.js";
@@ -1488,14 +1489,43 @@ export function typographicApostrophes(lines: readonly string[]): string[] {
   return outsideCode(lines, (line) => line.replace(STRAIGHT_INSIDE, "’"));
 }
 
+/**
+ * A closing “ written where the page shows ”. The recogniser has no curly quotes and the decoder writes “ for both
+ * ends now and then ("These “Nimbus“ fonts", "the “.bib“ suffix").
+ * A “ that closes a quote opened by “ (after a letter or a mark, before a space, a mark or the line's end) is ”.
+ * A quote opened by „ closes with “ (German, Czech) and is left, as is anything in code. The open quote is carried
+ * from line to line, in the page's order.
+ */
+export function closingQuotes(lines: readonly string[]): string[] {
+  let open: string | undefined;
+  return outsideCode(lines, (line) => {
+    const chars = Array.from(line);
+    chars.forEach((q, i) => {
+      if (q !== "“" && q !== "„" && q !== "”") return;
+      const before = chars[i - 1],
+        after = chars[i + 1];
+      const closing = before !== undefined && !/\s/.test(before) && (after === undefined || /[\s.,;:!?)\]–—-]/.test(after));
+      const opening = (before === undefined || /[\s(\[]/.test(before)) && after !== undefined && !/\s/.test(after);
+      if (q === "„") open = q;
+      else if (closing) {
+        if (q === "“" && open === "“") chars[i] = "”";
+        open = undefined;
+      } else if (opening && q === "“") open = q;
+    });
+    return chars.join("");
+  });
+}
+
 /** `lines` (a page's, in order) with `rewrite` applied to those outside code: not in a fenced block or on its fences,
- * and holding no TeX control word or inline code. */
+ * and holding no TeX control word or inline code. Fences count as the page's Markdown will keep them
+ * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a
+ * page's first line) opens no block. */
 function outsideCode(lines: readonly string[], rewrite: (line: string) => string): string[] {
   let fenced = false;
   return lines.map((line) => {
-    const fences = line.match(/```/g)?.length ?? 0;
-    const inCode = fenced || fences > 0 || TEX_CODE.test(line) || line.includes("`");
-    if (fences % 2) fenced = !fenced;
+    const kept = balancedFences(line, fenced);
+    const inCode = fenced || kept.markdown.includes("`") || TEX_CODE.test(line);
+    fenced = kept.open;
     return inCode ? line : rewrite(line);
   });
 }

@@ -19,6 +19,7 @@ import {
   texPage,
   languageLetters,
   typographicApostrophes,
+  closingQuotes,
   unsureAngles,
   scriptOf,
   FAITHFUL_DEFAULTS,
@@ -332,6 +333,23 @@ describe("mergeLine", () => {
     expect(typographicApostrophes([" O'Brien's form", " ‘quoted’"])).toEqual([" O'Brien's form", " ‘quoted’"]);
   });
 
+  it("closes a quote opened by “ with ”, across lines, and leaves „…“, ”…” and code as written", () => {
+    // (mc-ieee-p4: "These “Nimbus“ fonts"; mc-acm-p2: "the “Libertine“ typeface")
+    expect(closingQuotes([" These “Nimbus“ fonts,", " the “real” Adobe", " a “Libertine“."])).toEqual([
+      " These “Nimbus” fonts,",
+      " the “real” Adobe",
+      " a “Libertine”.",
+    ]);
+    // a quote running over a line break closes on the next line; one at a line's end closes too
+    expect(closingQuotes([" he said “two", " lines“ and “end“"])).toEqual([" he said “two", " lines” and “end”"]);
+    // German and Czech close „ with “; a page that writes ”…” keeps it; code keeps its marks
+    // (fences as the decoder writes them: opening a line's text, closing before a blank line)
+    const kept = [" „Übersicht“ und „zwei", " Zeilen“ hier", " as ”you” say", " `a “b“`", "\n\n```\n“x“ y", " “z“", "\n```\n\nThe “end“"];
+    expect(closingQuotes(kept)).toEqual(kept);
+    // a stray closing fence the decoder opens a page with opens no block: the page's quotes are read
+    expect(closingQuotes(["```\n\n## 3 TERMS", " These “Nimbus“ fonts"])).toEqual(["```\n\n## 3 TERMS", " These “Nimbus” fonts"]);
+  });
+
   it("writes an Italian page's è for the decoder's ê, outside code, and leaves other languages' pages alone", () => {
     const page = [
       "\n\nIl pacchetto LayAureo ê nato per mettere a disposizione una classe che non ê più",
@@ -430,9 +448,9 @@ describe("mergeLine", () => {
     const page = [
       " se TeX naučil, TeXu a TeX-rendszeren",
       " MiKTeX, TeXLive, BibTeX, LaTeX",
-      "```",
+      "\n\n```\nTeX in code",
       " TeX in code",
-      "```",
+      "\n```\n\nTeX after code",
       " \\TeX and TeX",
     ];
     expect(texLogos(page)).toEqual([" se TEX naučil, TEXu a TEX-rendszeren", ...page.slice(1)]);
