@@ -660,6 +660,10 @@ export function mergeLineTagged(
     // (of either case: the decoder's "Passöptions" for the recogniser's "PassOptions")
     if (scripts.english && !diacritics && mark !== "none" && base.toLowerCase() === r[j]!.toLowerCase()) return r[j]!;
     if (scripts.cyrillic || !diacritics || !diacriticPeaks || diacriticPeaks[j]! < sureAt(diacritics[j]!)) return ch;
+    // (the recogniser's own 6 or ? for an o, written where the decoder wrote nothing there: the mark read on it makes
+    // it the o it is, "przyjaci6lmi" -> "przyjaciólmi")
+    // (a sure "none" there is a question mark's: "what?")
+    if (ch === r[j] && misreadO(r, j)) return diacritics[j] ? (withMark("o", DIACRITICS[diacritics[j]!] ?? "none") ?? ch) : ch;
     // (or an o whose glyph the recogniser misread: its mark was read as an o's)
     const own = base.toLowerCase() === splitMark(r[j]!).base.toLowerCase() || (base.toLowerCase() === "o" && misreadO(r, j));
     if (!markable(base) || !own) return ch;

@@ -114,6 +114,16 @@ describe("mergeLine", () => {
     const marks = D(Array.from("lehet?ségeit", (c) => (c === "?" ? "double-acute" : c === "é" ? "acute" : "none")));
     const lehet = { ...ev("lehet?ségeit"), diacritics: marks, diacriticPeaks: Array.from("lehet?ségeit", () => 0.95) };
     expect(mergeLine(" lehetöségeit", lehet, latin)).toBe(" lehetőségeit");
+    // …and where the decoder wrote nothing for it, the 6 it restores is the o of the mark read there
+    const read = "z przyjaci6lmi";
+    const acute = {
+      ...ev(read),
+      diacritics: D(Array.from(read, (c) => (c === "6" ? "acute" : "none"))),
+      diacriticPeaks: Array.from(read, () => 0.95),
+    };
+    expect(mergeLine(" z przyjaci", acute, latin)).toBe(" z przyjaciólmi");
+    // (read "none", it stays a 6)
+    expect(mergeLine(" z przyjaci", { ...acute, diacritics: D(Array.from(read, () => "none")) }, latin)).toBe(" z przyjaci6lmi");
     // a number, a question, and a 6 or ? the decoder wrote as such stay
     expect(mergeLine(" IL6 and x86 or 1996", ev("IL6 and x86 or 1996"), latin)).toBe(" IL6 and x86 or 1996");
     expect(mergeLine(" IL0 is what?", ev("IL6 is what?"), latin)).toBe(" IL6 is what?");
