@@ -205,12 +205,14 @@ function build() {
 
 function run() {
   const at = process.argv.indexOf("--bin");
-  const bin = at > 0 ? process.argv[at + 1] : path.join(root, "bin/ocr.js");
+  const bin = at > 0 ? path.resolve(process.argv[at + 1]) : path.join(root, "bin/ocr.js");
   const images = readdirSync(path.join(dir, "img"))
     .filter((f) => f.endsWith(".png"))
     .sort();
   const ours = path.join(dir, "ours");
-  sh(process.execPath, [bin, "parse", "--threads", "1", "-o", ours, ...images.map((f) => path.join(dir, "img", f))], { stdio: "inherit" });
+  // (run in the images' folder: ocr parse mirrors a file under its working folder by its path from there, and
+  // DIR/ours/NAME.md is where the scores are read)
+  sh(process.execPath, [bin, "parse", "--threads", "1", "-o", ours, ...images], { stdio: "inherit", cwd: path.join(dir, "img") });
   mkdirSync(path.join(dir, "tesseract"), { recursive: true });
   const totals = new Map();
   const pct = (e, n) => `${((100 * e) / n).toFixed(2)} %`;
