@@ -172,6 +172,9 @@ const GATE = 3;
  * function words (vision/language.ts) are read whole. Portuguese's ã and õ are no signature letters (Romanian's
  * ă is not its tilde), and the decoder writes them as â and ô ("combinaçâo"): its page is read whole too. */
 const SIGNATURE_LANGUAGES = ["cs", "pl", "hu", "tr", "pt"];
+/** Languages whose letters are all Latin-1's, which the decoder writes: a page their function words name is not
+ * opened by its sample (cedillas read under an Italian help page's s and t in a sans face, "uşaţe" for "usate"). */
+const LATIN1_LANGUAGES = ["fr", "es", "it", "de"];
 
 /** A unit's evidence slots: one per character of its text (its second reading's, where it was read again on a
  * widened crop: its letters are read there, at their slots' columns in that crop). */
@@ -239,7 +242,8 @@ export async function readDiacritics(
     const made = withMark(splitMark(sample[n]![2]).base, DIACRITICS[c]!);
     return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made) && !sample[n]![3];
   }).length;
-  if (beyond < GATE && !SIGNATURE_LANGUAGES.includes(pageLanguage(units.map((u) => u.text).join(" ")) ?? "")) {
+  const language = pageLanguage(units.map((u) => u.text).join(" ")) ?? "";
+  if ((beyond < GATE || LATIN1_LANGUAGES.includes(language)) && !SIGNATURE_LANGUAGES.includes(language)) {
     // a page whose sample shows umlauts (German, Swedish, Finnish): the decoder writes ä ö ü but reads a capital bare
     // ("Anderungen"), so its capitals A, O, U are read for theirs — only a sure diaeresis is kept
     const umlauts = sampled.filter(

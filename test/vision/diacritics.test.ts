@@ -198,6 +198,18 @@ describe("readDiacritics", () => {
     expect(english[1]!.diacritics).toBeUndefined();
   });
 
+  it("leaves a French, Spanish, Italian or German page closed whatever marks its sample shows", async () => {
+    // cedillas read under an Italian page's s and t (letters 18 and 19) would open it as Romanian or Turkish
+    const cedillas = byLetter((letter) => (letter === 18 || letter === 19 ? ["cedilla", 0.97] : ["none", 0.95]));
+    const italian = [unit("il testo che della per sono non"), unit("usate con del gli le una si da")];
+    await read(italian, cedillas);
+    expect(italian[0]!.diacritics).toBeUndefined();
+    // the same sample with no language's words opens the page
+    const unnamed = [unit("testo usate stasi"), unit("sosta tasto")];
+    await read(unnamed, cedillas);
+    expect(DIACRITICS[unnamed[0]!.diacritics![2]!]).toBe("cedilla");
+  });
+
   it("reads a line read again widened (vision/lines.ts CROWDED) by its second reading's letters, not its first slots", async () => {
     // the first reading dropped letters ("pocta" for "pocitac": 5 slots); the evidence is the second's 7 letters
     const widened = (): LineUnit => ({ ...unit("pocta"), text: "pocitac", peaks: new Float32Array(7).fill(0.9) });
