@@ -72,3 +72,30 @@ def test_learns_a_diacritic_and_exports_the_engines_model(tmp_path):
     assert [i.name for i in model.graph.input] == ["patch", "letter"]
     assert [o.name for o in model.graph.output] == ["probability"]
     assert len(labels) == 200
+
+
+def train(tmp_path, out, *extra):
+    import sys
+
+    argv = sys.argv
+    sys.argv = ["diacritics", "--train", str(tmp_path / "train.bin"), "--val", str(tmp_path / "val.bin"), "--out", str(out)]
+    sys.argv += ["--epochs", "3", "--threads", "1", "--batch", "32", *extra]
+    try:
+        D.main()
+    finally:
+        sys.argv = argv
+    import json
+
+    return json.load(open(str(out) + ".json"))
+
+
+def test_a_baseline_model_is_read_back_and_scored_as_it_scored(tmp_path):
+    # --baseline reads an exported model's weights back (either first convolution) and scores it on the same records
+    records(tmp_path / "train.bin", 300, 4)
+    records(tmp_path / "val.bin", 120, 5)
+    for extra in ([], ["--stride1"]):
+        first = train(tmp_path, tmp_path / "first.onnx", *extra)
+        assert first["stride1"] == bool(extra)
+        second = train(tmp_path, tmp_path / "second.onnx", "--baseline", str(tmp_path / "first.onnx"))
+        assert second["baseline"]["val"] == first["val"], (second["baseline"], first["val"])
+    assert sum(1 for n in onnx.load(str(tmp_path / "first.onnx")).graph.node if n.op_type == "MaxPool") == 3

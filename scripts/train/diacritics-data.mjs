@@ -2,7 +2,13 @@
 // rendered in the system's fonts (sharp's SVG text), cut as a detected line is (recogniserCrop), read by the
 // bundle's recogniser; each letter the recogniser found that lines up with the line's text gives the window of the
 // crop at its slot, the base letter, and the mark the text has there.
-// Usage: node scripts/train/diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--bundle models/default]
+// Usage: node scripts/train/diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--sizes MIN:MAX] [--langs cs,pl,...] [--tex-share P] [--punct P] [--bundle models/default]
+// --langs: the languages whose letters the lines are drawn from (default all of MARKED's, comma-separated)
+// --tex-share: the share of lines set in TeX's faces (Latin Modern, Computer Modern), the faces of most typeset
+// documents (default: their share of FONTS, 6 of 23)
+// --punct: the share of words with a mark beside them (a comma or period after, a bracket or backslash before: TeX
+// code's "{notwopart}," whose comma under a letter reads as an ogonek or cedilla to a model that never saw one; default 0)
+// --sizes: the font sizes in pixels drawn from (default 14:43; 150-DPI body text is 17-25 px, 8-12 pt)
 // OUT.bin: records of [label u8, letter u8, patch i8 × 48 × WINDOW_WIDTH] (patch = round(value × 127)).
 // Nothing here comes from a document: the words are random strings over each language's letters.
 import fs from "node:fs";
@@ -14,15 +20,20 @@ import { alignPairs, DEFAULT_BUNDLE, escapeXml, openLineReader } from "./line-re
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { DIACRITICS, WINDOW_WIDTH, letterWindow, letterIndex, splitMark } = await import(path.join(root, "dist/vision/diacritics.js"));
 
-const args = { out: undefined, lines: 4000, seed: 1, bundle: DEFAULT_BUNDLE };
+const args = { out: undefined, lines: 4000, seed: 1, bundle: DEFAULT_BUNDLE, sizes: [14, 43], langs: undefined, texShare: undefined, punct: 0 };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--lines") args.lines = Number(process.argv[++i]);
   else if (a === "--seed") args.seed = Number(process.argv[++i]);
   else if (a === "--bundle") args.bundle = process.argv[++i];
+  else if (a === "--punct") args.punct = Number(process.argv[++i]);
+  else if (a === "--tex-share") args.texShare = Number(process.argv[++i]);
+  else if (a === "--langs") args.langs = process.argv[++i].split(",");
+  else if (a === "--sizes") args.sizes = process.argv[++i].split(":").map(Number);
   else args.out = a;
 }
-if (!args.out) throw new Error("usage: diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--bundle DIR]");
+if (!args.out || args.sizes.length !== 2 || !(args.sizes[0] >= 6 && args.sizes[1] >= args.sizes[0]))
+  throw new Error("usage: diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--sizes MIN:MAX] [--langs cs,pl,...] [--tex-share P] [--punct P] [--bundle DIR]");
 
 let state = args.seed >>> 0 || 1;
 const rand = () => {
@@ -51,8 +62,14 @@ const MARKED = {
   hr: "čćđšž",
   lv: "āčēģīķļņšūž",
   is: "áðéíóúýþæö",
+  // (English: plain letters only, not drawn unless --langs names it; what a mark is not, in the faces of code)
+  en: "",
 };
 const PLAIN = "abcdefghijklmnopqrstuvwxyz";
+const AFTER = [",", ",", ".", ";", ":", ")", "}", "}{", "_", "%", "]"];
+const BEFORE = ["(", "{", "\\", "[", "_"];
+const LANGS = args.langs ?? Object.keys(MARKED).filter((l) => MARKED[l]);
+for (const l of LANGS) if (MARKED[l] === undefined) throw new Error(`--langs: no letters for '${l}' (${Object.keys(MARKED).join(", ")})`);
 const FONTS = [
   "Latin Modern Roman",
   "Latin Modern Sans",
@@ -79,27 +96,34 @@ const FONTS = [
   "URW Bookman",
 ];
 
+const TEX_FONTS = FONTS.filter((f) => /^(Latin Modern|CMU) /.test(f));
+const OTHER_FONTS = FONTS.filter((f) => !TEX_FONTS.includes(f));
+
 function word(lang) {
   const marked = MARKED[lang];
   const n = 1 + Math.floor(rand() * 9);
   let w = "";
-  for (let i = 0; i < n; i++) w += rand() < 0.3 ? pick(Array.from(marked)) : pick(Array.from(PLAIN));
+  for (let i = 0; i < n; i++) w += marked && rand() < 0.3 ? pick(Array.from(marked)) : pick(Array.from(PLAIN));
   const r = rand();
   if (r < 0.1) return w.toUpperCase().replace("I\u0307", "İ");
   if (r < 0.3) return w[0].toUpperCase() + w.slice(1);
   return w;
 }
 function line() {
-  const lang = pick(Object.keys(MARKED));
+  const lang = pick(LANGS);
   const words = [];
   const n = 3 + Math.floor(rand() * 8);
-  for (let i = 0; i < n; i++) words.push(rand() < 0.08 ? String(Math.floor(rand() * 2000)) : word(lang));
+  for (let i = 0; i < n; i++) {
+    let w = rand() < 0.08 ? String(Math.floor(rand() * 2000)) : word(lang);
+    if (args.punct && rand() < args.punct) w = rand() < 0.3 ? pick(BEFORE) + w : w + pick(AFTER);
+    words.push(w);
+  }
   return words.join(" ");
 }
 /** The line rendered and cut as the detector's box would be: a page of its own, and the box around its ink. */
 async function render(text) {
-  const size = 14 + Math.floor(rand() * 30);
-  const font = pick(FONTS);
+  const size = args.sizes[0] + Math.floor(rand() * (args.sizes[1] - args.sizes[0] + 1));
+  const font = args.texShare === undefined ? pick(FONTS) : rand() < args.texShare ? pick(TEX_FONTS) : pick(OTHER_FONTS);
   const style = rand() < 0.15 ? ' font-style="italic"' : "";
   const weight = rand() < 0.15 ? ' font-weight="bold"' : "";
   const w = Math.ceil(text.length * size * 0.75) + 40;

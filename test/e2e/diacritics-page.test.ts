@@ -41,7 +41,7 @@ describe("a Czech page with the default model", () => {
   it("writes the letters beyond the recogniser's and the decoder's alphabets", async () => {
     const text = await parse();
     expect(text).toContain("třpytila a děti běžely přes most k nádraží, kde čekal");
-    for (const word of ["Příliš", "úpěl", "Večer", "řeka", "přišla", "pozdě,", "protože", "klíče", "kanceláře", "tužek."])
+    for (const word of ["Příliš", "kůň", "úpěl", "ďábelské", "Večer", "řeka", "přišla", "pozdě,", "protože", "klíče", "kanceláře", "tužek."])
       expect(text).toContain(word);
   });
 
@@ -54,5 +54,17 @@ describe("a Czech page with the default model", () => {
     const text = await parse("--model", bare);
     expect(text).not.toMatch(/[čřěžš]/);
     expect(text).toContain("most k nádr");
+  });
+});
+
+describe("a Polish page with the default model (fixtures/docs/polish_page.png: four lines in Latin Modern at 21 px)", () => {
+  it("writes ł, whose stroke neither the recogniser nor the decoder reads, at the size of 150-DPI body text", async () => {
+    const r = await ocr(["parse", path.join(repoRoot, "fixtures/docs/polish_page.png"), "--stdout", "--threads", "2", "-q"], {
+      cwd: repoRoot,
+    });
+    expect(r.exitCode).toBe(0);
+    for (const word of ["Mały", "siedział", "patrzył,", "byłam", "poszłam", "przyszła", "spadły", "człowiek", "własne", "ciepły"])
+      expect(r.stdout).toContain(word);
+    expect(r.stdout).not.toMatch(/\b(Maly|siedzial|patrzyl|bylam|poszlam|przyszla|spadly|czlowiek|wlasne|cieply)\b/);
   });
 });

@@ -48,9 +48,11 @@ def load(path):
 class Diacritics(torch.nn.Module):
     """Small on purpose: it reads every letter of the pages it is switched on for (84 k weights, 1.2 M multiply-adds a letter)."""
 
-    def __init__(self):
+    def __init__(self, stride1=False):
         super().__init__()
-        self.c1 = torch.nn.Conv2d(1, 12, 3, stride=2, padding=1)  # 24 x 16
+        # (stride1: the first convolution at 48 x 32 and pooled to 24 x 16, so a thin stroke, ł's, is seen whole)
+        self.stride1 = stride1
+        self.c1 = torch.nn.Conv2d(1, 12, 3, stride=1 if stride1 else 2, padding=1)  # 24 x 16
         self.c2 = torch.nn.Conv2d(12, 16, 3, padding=1)  # pooled to 12 x 8
         self.c3 = torch.nn.Conv2d(16, 32, 3, padding=1)  # pooled to 6 x 4
         self.letter = torch.nn.Linear(LETTERS, 16)
@@ -59,6 +61,8 @@ class Diacritics(torch.nn.Module):
 
     def forward(self, patch, letter):
         x = torch.relu(self.c1(patch))
+        if self.stride1:
+            x = torch.nn.functional.max_pool2d(x, 2)
         x = torch.nn.functional.max_pool2d(torch.relu(self.c2(x)), 2)
         x = torch.nn.functional.max_pool2d(torch.relu(self.c3(x)), 2)
         x = torch.cat([x.flatten(1), torch.relu(self.letter(letter))], 1)
@@ -72,6 +76,19 @@ class Exported(torch.nn.Module):
 
     def forward(self, patch, letter):
         return torch.softmax(self.model(patch, letter), -1)
+
+
+def load_onnx(path):
+    """A model this script exported (stride 2 or, where c1's output is pooled, stride 1), its weights read back."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(path).graph
+    weights = {i.name.removeprefix("model."): torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    pools = sum(1 for n in graph.node if n.op_type == "MaxPool")
+    model = Diacritics(stride1=pools == 3)
+    model.load_state_dict(weights)
+    return model
 
 
 def one_hot(letters):
@@ -116,12 +133,18 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--baseline", help="a diacritics.onnx of this architecture: scored on the same --val records, beside")
+    ap.add_argument("--stride1", action="store_true", help="first convolution at the window's full resolution")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     tp, tl, ty = (torch.cat(x) for x in zip(*(load(f) for f in a.train)))
     vp, vl, vy = load(a.val)
-    model = Diacritics()
+    baseline = None
+    if a.baseline:
+        baseline = evaluate(load_onnx(a.baseline), vp, vl, vy)
+        print(json.dumps({"baseline": a.baseline, "val": baseline}), flush=True)
+    model = Diacritics(stride1=a.stride1)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = a.epochs * ((len(ty) + a.batch - 1) // a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -150,7 +173,15 @@ def main():
             ),
             flush=True,
         )
-    report = {"train_records": len(ty), "val_records": len(vy), "epochs": a.epochs, "val": evaluate(model, vp, vl, vy)}
+    report = {
+        "train_records": len(ty),
+        "val_records": len(vy),
+        "epochs": a.epochs,
+        "stride1": a.stride1,
+        "val": evaluate(model, vp, vl, vy),
+    }
+    if baseline:
+        report["baseline"] = {"model": a.baseline, "val": baseline}
     print(json.dumps(report["val"], indent=1))
     model.eval()
     torch.onnx.export(
