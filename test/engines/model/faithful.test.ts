@@ -130,7 +130,7 @@ describe("mergeLine", () => {
     expect(mergeLine(" IL6 is whato", ev("IL6 is what?"), latin)).toBe(" IL6 is whato");
   });
 
-  it("writes a dotless i read less surely than other marks (Turkish ı at 0.75)", () => {
+  it("writes a dotless i and a stroke read less surely than other marks (Turkish ı, Polish ł at 0.75)", () => {
     const yazili = {
       ...ev("yazili"),
       diacritics: D(["none", "none", "none", "dotless", "none", "dotless"]),
@@ -140,6 +140,9 @@ describe("mergeLine", () => {
     // another mark at 0.78 is not sure
     const cte = { ...ev("cte"), diacritics: D(["caron", "none", "none"]), diacriticPeaks: [0.78, 1, 1] };
     expect(mergeLine(" cte", cte, latin)).toBe(" cte");
+    // ł at 0.78, which neither reader writes; not at 0.6
+    const byl = { ...ev("byla sila"), diacritics: D(["none", "none", "stroke", "none", "none", "none", "none", "stroke", "none"]) };
+    expect(mergeLine(" byla sila", { ...byl, diacriticPeaks: [1, 1, 0.78, 1, 1, 1, 1, 0.6, 1] }, latin)).toBe(" była sila");
   });
 
   it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
