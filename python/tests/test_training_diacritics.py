@@ -78,7 +78,15 @@ def train(tmp_path, out, *extra):
     import sys
 
     argv = sys.argv
-    sys.argv = ["diacritics", "--train", str(tmp_path / "train.bin"), "--val", str(tmp_path / "val.bin"), "--out", str(out)]
+    sys.argv = [
+        "diacritics",
+        "--train",
+        str(tmp_path / "train.bin"),
+        "--val",
+        str(tmp_path / "val.bin"),
+        "--out",
+        str(out),
+    ]
     sys.argv += ["--epochs", "3", "--threads", "1", "--batch", "32", *extra]
     try:
         D.main()

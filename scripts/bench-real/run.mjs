@@ -236,7 +236,9 @@ async function measure(o) {
       writeFileSync(xyList, xyTodo.map((p) => images.get(p.id).image).join("\n") + "\n");
       log(`bench parse --real: ocr parse --reading-order xy-cut over ${xyTodo.length} images`);
       const xyArgs = oursArgs.map((a) => (a === listFile ? xyList : a === path.join(work, "ours") ? path.join(work, "ours-xycut") : a));
-      xyRun = xyTodo.length ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"], {}, imgDir) : { code: 0, seconds: 0, stderr: "" };
+      xyRun = xyTodo.length
+        ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"], {}, imgDir)
+        : { code: 0, seconds: 0, stderr: "" };
       if (xyRun.code !== 0)
         log(
           `bench parse --real: ocr parse --reading-order xy-cut exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`,

@@ -20,7 +20,16 @@ import { alignPairs, DEFAULT_BUNDLE, escapeXml, openLineReader } from "./line-re
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { DIACRITICS, WINDOW_WIDTH, letterWindow, letterIndex, splitMark } = await import(path.join(root, "dist/vision/diacritics.js"));
 
-const args = { out: undefined, lines: 4000, seed: 1, bundle: DEFAULT_BUNDLE, sizes: [14, 43], langs: undefined, texShare: undefined, punct: 0 };
+const args = {
+  out: undefined,
+  lines: 4000,
+  seed: 1,
+  bundle: DEFAULT_BUNDLE,
+  sizes: [14, 43],
+  langs: undefined,
+  texShare: undefined,
+  punct: 0,
+};
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--lines") args.lines = Number(process.argv[++i]);
@@ -33,7 +42,9 @@ for (let i = 2; i < process.argv.length; i++) {
   else args.out = a;
 }
 if (!args.out || args.sizes.length !== 2 || !(args.sizes[0] >= 6 && args.sizes[1] >= args.sizes[0]))
-  throw new Error("usage: diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--sizes MIN:MAX] [--langs cs,pl,...] [--tex-share P] [--punct P] [--bundle DIR]");
+  throw new Error(
+    "usage: diacritics-data.mjs OUT.bin [--lines N] [--seed S] [--sizes MIN:MAX] [--langs cs,pl,...] [--tex-share P] [--punct P] [--bundle DIR]",
+  );
 
 let state = args.seed >>> 0 || 1;
 const rand = () => {

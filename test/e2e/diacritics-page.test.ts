@@ -41,7 +41,20 @@ describe("a Czech page with the default model", () => {
   it("writes the letters beyond the recogniser's and the decoder's alphabets", async () => {
     const text = await parse();
     expect(text).toContain("třpytila a děti běžely přes most k nádraží, kde čekal");
-    for (const word of ["Příliš", "kůň", "úpěl", "ďábelské", "Večer", "řeka", "přišla", "pozdě,", "protože", "klíče", "kanceláře", "tužek."])
+    for (const word of [
+      "Příliš",
+      "kůň",
+      "úpěl",
+      "ďábelské",
+      "Večer",
+      "řeka",
+      "přišla",
+      "pozdě,",
+      "protože",
+      "klíče",
+      "kanceláře",
+      "tužek.",
+    ])
       expect(text).toContain(word);
   });
 

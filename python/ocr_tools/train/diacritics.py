@@ -84,7 +84,9 @@ def load_onnx(path):
     from onnx import numpy_helper
 
     graph = onnx.load(path).graph
-    weights = {i.name.removeprefix("model."): torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    weights = {
+        i.name.removeprefix("model."): torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer
+    }
     pools = sum(1 for n in graph.node if n.op_type == "MaxPool")
     model = Diacritics(stride1=pools == 3)
     model.load_state_dict(weights)
@@ -133,7 +135,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--baseline", help="a diacritics.onnx of this architecture: scored on the same --val records, beside")
+    ap.add_argument(
+        "--baseline", help="a diacritics.onnx of this architecture: scored on the same --val records, beside"
+    )
     ap.add_argument("--stride1", action="store_true", help="first convolution at the window's full resolution")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
