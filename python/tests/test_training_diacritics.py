@@ -2,6 +2,9 @@
 learns a diacritic drawn above a letter from windows it never saw, and exports the ONNX model the engine opens
 (src/vision/line-encoder.ts: inputs `patch` and `letter`, output `probability`)."""
 
+import json
+import sys
+
 import numpy as np
 import onnx
 import torch
@@ -37,12 +40,8 @@ def test_records_load_as_written(tmp_path):
     assert float(patches.max()) <= 1.0 and float(patches.min()) >= -1.0
 
 
-def test_learns_a_diacritic_and_exports_the_engines_model(tmp_path):
-    records(tmp_path / "train.bin", 600, 2)
-    labels = records(tmp_path / "val.bin", 200, 3)
-    out = tmp_path / "diacritics.onnx"
-    import sys
-
+def train(tmp_path, out, *extra, epochs=3):
+    """Runs the trainer's command line on tmp_path's train.bin and val.bin; returns the report it writes beside OUT."""
     argv = sys.argv
     sys.argv = [
         "diacritics",
@@ -52,49 +51,26 @@ def test_learns_a_diacritic_and_exports_the_engines_model(tmp_path):
         str(tmp_path / "val.bin"),
         "--out",
         str(out),
-        "--epochs",
-        "6",
-        "--threads",
-        "1",
-        "--batch",
-        "32",
     ]
+    sys.argv += ["--epochs", str(epochs), "--threads", "1", "--batch", "32", *extra]
     try:
         D.main()
     finally:
         sys.argv = argv
-    import json
+    return json.load(open(str(out) + ".json"))
 
-    report = json.load(open(str(out) + ".json"))
+
+def test_learns_a_diacritic_and_exports_the_engines_model(tmp_path):
+    records(tmp_path / "train.bin", 600, 2)
+    labels = records(tmp_path / "val.bin", 200, 3)
+    out = tmp_path / "diacritics.onnx"
+    report = train(tmp_path, out, epochs=6)
     assert report["val"]["accuracy"] > 0.95, report
     model = onnx.load(str(out))
     onnx.checker.check_model(model)
     assert [i.name for i in model.graph.input] == ["patch", "letter"]
     assert [o.name for o in model.graph.output] == ["probability"]
     assert len(labels) == 200
-
-
-def train(tmp_path, out, *extra):
-    import sys
-
-    argv = sys.argv
-    sys.argv = [
-        "diacritics",
-        "--train",
-        str(tmp_path / "train.bin"),
-        "--val",
-        str(tmp_path / "val.bin"),
-        "--out",
-        str(out),
-    ]
-    sys.argv += ["--epochs", "3", "--threads", "1", "--batch", "32", *extra]
-    try:
-        D.main()
-    finally:
-        sys.argv = argv
-    import json
-
-    return json.load(open(str(out) + ".json"))
 
 
 def test_a_baseline_model_is_read_back_and_scored_as_it_scored(tmp_path):
