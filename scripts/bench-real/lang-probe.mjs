@@ -9,7 +9,7 @@
 // evaluation or in the training corpus (scripts/corpus/packages.mjs).
 //
 //   node scripts/bench-real/lang-probe.mjs build DIR    (apt-get download, dpkg-deb, pdftoppm, pdftotext, groff)
-//   node scripts/bench-real/lang-probe.mjs run DIR [--bin bin/ocr.js]
+//   node scripts/bench-real/lang-probe.mjs run DIR [--bin bin/ocr.js] [--keep-headers]
 //
 // `run` parses DIR/img/*.png in one `ocr parse --threads 1` batch, runs `tesseract -l LANG+eng --psm 3` (one thread)
 // on each, and prints per page and per language the errors against DIR/truth/NAME.txt (scripts/cer.mjs pageScores).
@@ -22,7 +22,7 @@ import { pageScores } from "../cer.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const [command, dirArg] = process.argv.slice(2);
 if (!["build", "run"].includes(command) || !dirArg) {
-  process.stderr.write("usage: node scripts/bench-real/lang-probe.mjs build|run DIR [--bin bin/ocr.js]\n");
+  process.stderr.write("usage: node scripts/bench-real/lang-probe.mjs build|run DIR [--bin bin/ocr.js] [--keep-headers]\n");
   process.exit(2);
 }
 const dir = path.resolve(dirArg);
@@ -212,7 +212,12 @@ function run() {
   const ours = path.join(dir, "ours");
   // (run in the images' folder: ocr parse mirrors a file under its working folder by its path from there, and
   // DIR/ours/NAME.md is where the scores are read)
-  sh(process.execPath, [bin, "parse", "--threads", "1", "-o", ours, ...images], { stdio: "inherit", cwd: path.join(dir, "img") });
+  // --keep-headers: the truth keeps each page's running header and page number, as Tesseract's text does
+  const keep = process.argv.includes("--keep-headers") ? ["--keep-headers"] : [];
+  sh(process.execPath, [bin, "parse", "--threads", "1", ...keep, "-o", ours, ...images], {
+    stdio: "inherit",
+    cwd: path.join(dir, "img"),
+  });
   mkdirSync(path.join(dir, "tesseract"), { recursive: true });
   const totals = new Map();
   const pct = (e, n) => `${((100 * e) / n).toFixed(2)} %`;
