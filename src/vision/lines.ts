@@ -3,6 +3,7 @@
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
+import { caseBySize } from "./letter-case.js";
 import { darkRuns } from "./components.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
@@ -665,6 +666,7 @@ export async function pageUnits(
     await readDiacritics(units, crops, slotColumns, models.diacritics, cfg.rec_height);
     clock("diacritics");
   }
+  caseBySize(units, crops, slotColumns);
   const formulas = models.formula
     ? await readPageFormulas(
         page,

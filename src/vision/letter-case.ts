@@ -1,0 +1,208 @@
+// The case of a letter whose capital is its small letter set larger (c o s v w x z), read from the glyph's height.
+//
+// The recogniser tells these letters' case by size alone, and in a typewriter face, where every letter has the same
+// width, it often misses: "LibreOffice", "BefehlStrg", "\SX@pos" read "Libreoffice", "Befehlstrg", "\Sx@pos". The
+// line's crop shows the answer: the body of such a letter reaches the line's x-height (its small letters a e m n r u)
+// or its capitals' height (A B D E …, or the ascenders b d h k l). The decoder, which sees the glyph too, gets the
+// say where the height is clear; where it is certain, the height decides.
+import { median } from "../layout/xycut.js";
+import type { LineCrop } from "./line-crop.js";
+import { slotPeaks, type LineUnit } from "./lines.js";
+
+/** Letters whose case the recogniser reads from size alone. */
+const SIZE_CASED = /^[cosvwxzCOSVWXZ]$/;
+/** Small letters that stand on the baseline and reach the x-height: their bodies' tops give the line's x-height. */
+const SMALL = /^[aemnru]$/;
+/** Capitals whose small letter has another shape: their tops give the height of the capitals; and the ascenders,
+ * which reach it or above. */
+const CAPITAL = /^[ABDEFGHKLMNPRT]$/;
+const ASCENDER = /^[bdhkl]$/;
+/** The fewest tops of either kind a line needs before its letters' case is read from it. */
+const MIN_REFERENCES = 2;
+/** The fewest crop rows between the x-height and the capitals' height (3.5 in a typewriter face, whose x-height is
+ * tall, on a 48-row crop of a line at 150 DPI). */
+const MIN_SEPARATION = 3;
+/** How far from its slot's centre a letter's glyph may begin, and how wide it may be, in slots' pitches. */
+const REACH = 0.6;
+const WIDEST = 1.5;
+/** Letters whose top may overhang the next letter's. */
+const OVERHANGS = /^[fFPTVWY]$/;
+/** A letter's top farther than this share of the separation beyond either height was not measured on it. */
+const OUTSIDE = 0.6;
+/** A letter's top this near the other height is that height's letter, whatever the decoder wrote (the decoder misses
+ * a typewriter face's case as the recogniser does: "sSH", "cMIS", "Befehlstrg" in both). */
+const CERTAIN = 0.15;
+/** The peak a doubted letter's slot keeps: under any merge's `confident`. */
+const DOUBTED = 0.5;
+/** The share of a line's reference tops that must lie near their median. */
+const STEADY = 0.8;
+/** A letter's top must lie within this share of the separation from one height to count as that height. */
+const DECISIVE = 0.3;
+
+/** A crop's ink: its darkest and lightest values (first channel), and the threshold halfway between. */
+interface Ink {
+  dark: number;
+  light: number;
+  threshold: number;
+}
+
+/** The ink of a crop, or undefined where it shows too little contrast to tell ink from paper. */
+function inkOf(crop: LineCrop): Ink | undefined {
+  let dark = 255,
+    light = 0;
+  for (let i = 0; i < crop.width * crop.height; i++) {
+    const v = crop.pixels[i * crop.channels]!;
+    if (v < dark) dark = v;
+    if (v > light) light = v;
+  }
+  return light - dark < 64 ? undefined : { dark, light, threshold: (dark + light) / 2 };
+}
+
+/** Rows `[top, bottom)` of a crop: the line's band, the tallest run of rows holding ink (a neighbouring line's
+ * descenders or ascenders at the crop's edges lie apart from it). */
+function inkBand(crop: LineCrop, { threshold }: Ink): [number, number] | undefined {
+  let best = 0,
+    at = 0,
+    run = 0;
+  for (let r = 0; r <= crop.height; r++) {
+    let ink = false;
+    if (r < crop.height) for (let x = 0; x < crop.width && !ink; x++) ink = crop.pixels[(r * crop.width + x) * crop.channels]! < threshold;
+    if (ink) run++;
+    else {
+      if (run > best) [best, at] = [run, r - run];
+      run = 0;
+    }
+  }
+  return best ? [at, at + best] : undefined;
+}
+
+/**
+ * The top of the body of the glyph at column `centre` (a recogniser slot's centre, which may stand a few columns
+ * off its glyph), in rows, to a fraction of a row: the glyph is the run of inked columns (within the line's band)
+ * that holds the centre or lies nearest it within `reach` columns; its body is the tallest run of rows holding its
+ * ink (an accent or a dot above is a run apart), whose edge lies within its first row by how grey that row and the
+ * one above are (a crop's cap height and x-height lie 3-4 rows apart in a typewriter face at 150 DPI). Undefined
+ * where no glyph is near, the run of columns is wider than `widest` or runs into a neighbour's centre (letters
+ * touching).
+ */
+export function bodyTop(
+  crop: LineCrop,
+  band: readonly [number, number],
+  ink: Ink,
+  centre: number,
+  reach: number,
+  widest: number,
+  neighbours: readonly [number, number] = [-Infinity, Infinity],
+): number | undefined {
+  const [top, bottom] = band;
+  const { threshold } = ink;
+  const inked = (x: number) => {
+    if (x < 0 || x >= crop.width) return false;
+    for (let r = top; r < bottom; r++) if (crop.pixels[(r * crop.width + x) * crop.channels]! < threshold) return true;
+    return false;
+  };
+  const c = Math.round(centre);
+  let seed: number | undefined;
+  for (let d = 0; d <= reach && seed === undefined; d++) seed = inked(c - d) ? c - d : inked(c + d) ? c + d : undefined;
+  if (seed === undefined) return undefined;
+  let left = seed,
+    right = seed + 1;
+  while (inked(left - 1)) left--;
+  while (inked(right)) right++;
+  // (a glyph that runs into a neighbour's centre touches it: an f's hook over the o after it)
+  if (right - left > widest || left <= neighbours[0] || right > neighbours[1]) return undefined;
+  let best = 0,
+    bestTop = -1,
+    run = 0;
+  for (let r = top; r <= bottom; r++) {
+    let ink = false;
+    if (r < bottom) for (let x = left; x < right && !ink; x++) ink = crop.pixels[(r * crop.width + x) * crop.channels]! < threshold;
+    if (ink) run++;
+    else {
+      if (run > best) [best, bestTop] = [run, r - run];
+      run = 0;
+    }
+  }
+  if (!best) return undefined;
+  // the darkest of the glyph's columns in a row, 0 (paper) to 1 (ink)
+  const darkness = (r: number) => {
+    if (r < 0) return 0;
+    let v = 255;
+    for (let x = left; x < right; x++) v = Math.min(v, crop.pixels[(r * crop.width + x) * crop.channels]!);
+    return Math.min(1, Math.max(0, (ink.light - v) / (ink.light - ink.dark)));
+  };
+  return bestTop + 1 - darkness(bestTop) - darkness(bestTop - 1);
+}
+
+/**
+ * Reads the case of each unit's size-cased letters from their height in the line's crop (in place). Where a letter's
+ * top is decisively at the other case's height, its slot's peak is lowered to at most DOUBTED (in `peaks`, the
+ * evidence; the decoder's slot features keep the recogniser's), so that the merge (engines/model/faithful.ts) takes
+ * the decoder's letter there ("LibreOffice" where the recogniser read "Libreoffice"), and where the decoder wrote the
+ * recogniser's letter, it stays; where the top is certainly there, the letter in `text` changes case. Only where the
+ * line shows both heights steadily apart, no diacritic was read on the letter and a letter stands beside it.
+ * `columns[k]` are unit k's slot centres in its crop's columns. Returns the number of letters doubted or changed.
+ */
+export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], columns: readonly Float32Array[]): number {
+  let doubted = 0;
+  units.forEach((u, k) => {
+    const chars = Array.from(u.text);
+    const centres = columns[k];
+    const crop = crops[k];
+    if (!centres || !crop || chars.length !== centres.length || !chars.some((c) => SIZE_CASED.test(c))) return;
+    const ink = inkOf(crop);
+    if (ink === undefined) return;
+    const band = inkBand(crop, ink);
+    if (!band) return;
+    const top = (j: number) => {
+      const c = centres[j]!;
+      const gap = Math.min(j > 0 ? c - centres[j - 1]! : Infinity, j + 1 < centres.length ? centres[j + 1]! - c : Infinity);
+      const pitch = Number.isFinite(gap) ? gap : crop.height / 2;
+      const around: [number, number] = [centres[j - 1] ?? -Infinity, centres[j + 1] ?? Infinity];
+      return bodyTop(crop, band, ink, c, Math.round(REACH * pitch), Math.round(WIDEST * pitch), around);
+    };
+    const small: number[] = [],
+      capitals: number[] = [],
+      ascenders: number[] = [];
+    chars.forEach((ch, j) => {
+      const kind = SMALL.test(ch) ? small : CAPITAL.test(ch) ? capitals : ASCENDER.test(ch) ? ascenders : undefined;
+      const t = kind && top(j);
+      if (t !== undefined) kind!.push(t);
+    });
+    // (a face's ascenders may stand above its capitals: they count where the line has too few capitals)
+    const tall = capitals.length >= MIN_REFERENCES ? capitals : [...capitals, ...ascenders];
+    if (small.length < MIN_REFERENCES || tall.length < MIN_REFERENCES) return;
+    const xTop = median(small),
+      capTop = median(tall);
+    const separation = xTop - capTop;
+    // (a line whose letters do not stand at two heights: italic, mixed sizes, a formula)
+    const steady = (tops: number[], at: number) =>
+      tops.filter((t) => Math.abs(t - at) <= DECISIVE * separation).length >= STEADY * tops.length;
+    if (separation < MIN_SEPARATION || !steady(small, xTop) || !steady(tall, capTop)) return;
+    let changed = false;
+    chars.forEach((ch, j) => {
+      // (a letter beside no letter may be a digit read as one: "S66")
+      if (!SIZE_CASED.test(ch) || (u.diacritics?.[j] ?? 0) !== 0) return;
+      if (!/\p{L}/u.test(chars[j - 1] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "")) return;
+      // (nor one a letter before it may overhang: the hook of "fo", the arm of a kerned "To", "Wo")
+      if (OVERHANGS.test(chars[j - 1] ?? "")) return;
+      const t = top(j);
+      if (t === undefined) return;
+      const q = (xTop - t) / separation; // 0 at the x-height, 1 at the capitals' height
+      if (q < -OUTSIDE || q > 1 + OUTSIDE) return; // (a top far from both: not this letter's)
+      const upper = ch === ch.toUpperCase();
+      const other = upper ? q <= DECISIVE : q >= 1 - DECISIVE;
+      if (!other) return;
+      if (upper ? q <= CERTAIN : q >= 1 - CERTAIN) {
+        chars[j] = upper ? ch.toLowerCase() : ch.toUpperCase();
+        changed = true;
+      } else {
+        u.peaks ??= slotPeaks(u.ids, u.features, u.stride);
+        u.peaks[j] = Math.min(u.peaks[j]!, DOUBTED);
+      }
+      doubted++;
+    });
+    if (changed) u.text = chars.join("");
+  });
+  return doubted;
+}

@@ -1,0 +1,129 @@
+// The case of c o s v w x z read from the glyph's height (src/vision/letter-case.ts), on crops drawn glyph by glyph:
+// each glyph a block of ink from its top to the baseline, in a 16-column cell, as a typewriter face sets it.
+import { describe, expect, it } from "vitest";
+import { caseBySize } from "../../src/vision/letter-case.js";
+import type { LineCrop } from "../../src/vision/line-crop.js";
+import type { LineUnit } from "../../src/vision/lines.js";
+
+const HEIGHT = 48,
+  CELL = 16,
+  BASELINE = 30,
+  X_TOP = 15,
+  CAP_TOP = 11;
+const PEAK = 0.98;
+
+/** A glyph: its letter, the row its body's top stands at, a mark above it (a dot at `mark`, two rows), and a grey
+ * row above its top (anti-aliasing: the edge lies inside the row above by `grey`, 0-1). */
+interface Glyph {
+  ch: string;
+  top: number;
+  mark?: number;
+  grey?: number;
+}
+
+/** The default top of a letter: capitals and ascenders at CAP_TOP, others at X_TOP (spaces have none). */
+const glyph = (ch: string, top?: number): Glyph => ({ ch, top: top ?? (/[A-Zbdhklf]/.test(ch) ? CAP_TOP : X_TOP) });
+
+/** A line of glyphs, its crop and slot centres; `shift[j]` moves slot j's centre that far off its glyph. */
+function line(glyphs: Glyph[], shift: Record<number, number> = {}): { unit: LineUnit; crop: LineCrop; columns: Float32Array } {
+  const width = glyphs.length * CELL + 8;
+  const pixels = new Uint8Array(width * HEIGHT).fill(255);
+  const ink = (r: number, x0: number, x1: number, v = 0) => {
+    for (let x = x0; x < x1; x++) pixels[r * width + x] = v;
+  };
+  glyphs.forEach((g, j) => {
+    if (g.ch === " ") return;
+    const x0 = 4 + j * CELL + 3,
+      x1 = x0 + CELL - 6;
+    // (rounded: its first two rows stand over its middle columns only)
+    for (let r = g.top; r < BASELINE; r++) ink(r, r < g.top + 2 ? x0 + 3 : x0, r < g.top + 2 ? x1 - 3 : x1);
+    if (g.grey) ink(g.top - 1, x0 + 3, x1 - 3, Math.round(255 * (1 - g.grey)));
+    if (g.mark !== undefined) for (let r = g.mark; r < g.mark + 2; r++) ink(r, x0 + 3, x1 - 3);
+  });
+  const n = glyphs.length;
+  const stride = 4;
+  const features = new Float32Array(n * stride);
+  for (let j = 0; j < n; j++) features[(j + 1) * stride - 2] = PEAK;
+  const unit: LineUnit = {
+    box: { xMin: 0, yMin: 0, xMax: width, yMax: HEIGHT, score: 1 },
+    geometry: new Float32Array(4),
+    ids: new Int32Array(n).fill(1),
+    features,
+    stride,
+    text: glyphs.map((g) => g.ch).join(""),
+  } as LineUnit;
+  const columns = Float32Array.from(glyphs, (_, j) => 4 + j * CELL + CELL / 2 + (shift[j] ?? 0));
+  return { unit, crop: { width, height: HEIGHT, channels: 1, pixels }, columns };
+}
+
+const word = (text: string, tops: Record<number, number> = {}) => Array.from(text, (ch, j) => glyph(ch, tops[j]));
+
+describe("caseBySize", () => {
+  it("writes a capital where a small letter's glyph stands at the capitals' height, and the reverse", () => {
+    // "Libreoffice" read for "LibreOffice", "Zmeny" for "zmeny"
+    const a = line(word("Libreoffice Dem", { 5: CAP_TOP }));
+    const b = line(word("Zmeny Bahn", { 0: X_TOP }));
+    expect(caseBySize([a.unit, b.unit], [a.crop, b.crop], [a.columns, b.columns])).toBe(2);
+    expect(a.unit.text).toBe("LibreOffice Dem");
+    expect(b.unit.text).toBe("zmeny Bahn");
+    expect(a.unit.peaks).toBeUndefined();
+  });
+
+  it("finds the glyph a few columns off the slot's centre", () => {
+    const a = line(word("Libreoffice Dem", { 5: CAP_TOP }), { 5: 6 });
+    caseBySize([a.unit], [a.crop], [a.columns]);
+    expect(a.unit.text).toBe("LibreOffice Dem");
+  });
+
+  it("leaves a letter at its own height, and only doubts one between the two heights", () => {
+    const a = line(word("Libreoffice Dem"));
+    expect(caseBySize([a.unit], [a.crop], [a.columns])).toBe(0);
+    expect(a.unit.text).toBe("Libreoffice Dem");
+    // three quarters of the way up: the decoder's letter is taken there, the text stays
+    const b = line(word("Libreoffice Dem", { 5: X_TOP - 3 }));
+    expect(caseBySize([b.unit], [b.crop], [b.columns])).toBe(1);
+    expect(b.unit.text).toBe("Libreoffice Dem");
+    expect(b.unit.peaks?.[5]).toBe(0.5);
+    expect(b.unit.peaks?.[4]).toBeCloseTo(PEAK);
+  });
+
+  it("reads the edge of a glyph within its grey row", () => {
+    // three rows above the x-height and half the grey row above: 0.875 of the way up, certain; whole rows: 0.75
+    const a = line([...word("Libre"), { ch: "o", top: X_TOP - 3, grey: 0.5 }, ...word("ffice Dem")]);
+    caseBySize([a.unit], [a.crop], [a.columns]);
+    expect(a.unit.text).toBe("LibreOffice Dem");
+  });
+
+  it("measures a letter's body, not the mark above it", () => {
+    const a = line([...word("Kon"), { ch: "o", top: X_TOP, mark: CAP_TOP - 2 }, ...word("rad Bahn")]);
+    expect(caseBySize([a.unit], [a.crop], [a.columns])).toBe(0);
+    expect(a.unit.text).toBe("Konorad Bahn");
+  });
+
+  it("reads nothing where the evidence is weak", () => {
+    // a letter after one that may overhang it ("fo"), one beside no letter ("S66"), a line whose small letters
+    // stand at scattered heights, and a line with too few capitals or ascenders
+    const overhang = line(word("Dem foam Bahn", { 5: CAP_TOP }));
+    const digits = line(word("S66 Bahn mean", { 0: X_TOP }));
+    const scattered = line(word("amenu Box Dem", { 0: X_TOP - 3, 2: X_TOP + 3, 3: X_TOP - 2, 7: CAP_TOP }));
+    const flat = line(word("a menu of", { 7: CAP_TOP }));
+    // and a top far above both heights (not the letter's: a line's ink above it)
+    const far = line(word("Bahn Demo", { 8: CAP_TOP - 6 }));
+    const all = [overhang, digits, scattered, flat, far];
+    expect(
+      caseBySize(
+        all.map((l) => l.unit),
+        all.map((l) => l.crop),
+        all.map((l) => l.columns),
+      ),
+    ).toBe(0);
+    expect(all.map((l) => l.unit.text)).toEqual(["Dem foam Bahn", "S66 Bahn mean", "amenu Box Dem", "a menu of", "Bahn Demo"]);
+  });
+
+  it("leaves a letter read with a diacritic", () => {
+    const a = line(word("Libreoffice Dem", { 5: CAP_TOP }));
+    a.unit.diacritics = new Uint8Array(a.unit.text.length);
+    a.unit.diacritics[5] = 6;
+    expect(caseBySize([a.unit], [a.crop], [a.columns])).toBe(0);
+  });
+});
