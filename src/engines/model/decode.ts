@@ -21,6 +21,7 @@ import { documentPass } from "./document-pass.js";
 import {
   bannedScript,
   closingQuotes,
+  copyrightSigns,
   faithfulLine,
   joinHyphenated,
   languageLetters,
@@ -370,7 +371,9 @@ class ModelEngine implements PageEngine {
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
         // page's apostrophes inside words are of one kind, a quote opened by “ closes with ”, a page's letters are its
         // language's, and TeX's logo "TEX" is as its type sets it (faithful.ts)
-        const read = p.views ? texLogos(languageLetters(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts))))) : texts;
+        const read = p.views
+          ? texLogos(languageLetters(copyrightSigns(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts))))))
+          : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
         const written = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;
         // display formulas the formula reader wrote as LaTeX take the place of their lines (layout/formulas.ts)

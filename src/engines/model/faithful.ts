@@ -1520,6 +1520,18 @@ export function closingQuotes(lines: readonly string[]): string[] {
   });
 }
 
+const LONE_AT = /(^|[\s(])@(?= (?:1[89]\d\d|20\d\d|\p{Lu}\p{Ll}))/u;
+
+/**
+ * A copyright sign read as "@". The recogniser's alphabet lacks "©" and reads the "@" it looks like, and the decoder
+ * (whose vocabulary has it) writes that too ("KOLUKISA @ 2022", "2018/11/20, @ Robert Sebille"). An "@" standing alone, a space on both
+ * sides, before a year or a capitalised name, is "©": an address or a handle joins its "@" to a word. Not in code.
+ */
+export function copyrightSigns(lines: readonly string[]): string[] {
+  if (!lines.some((l) => LONE_AT.test(l))) return [...lines];
+  return outsideCode(lines, (line) => line.replace(new RegExp(LONE_AT, "gu"), "$1©"));
+}
+
 /** `lines` (a page's, in order) with `rewrite` applied to those outside code: not in a fenced block or on its fences,
  * and holding no TeX control word or inline code. Fences count as the page's Markdown will keep them
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a

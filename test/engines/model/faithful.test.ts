@@ -20,6 +20,7 @@ import {
   languageLetters,
   typographicApostrophes,
   closingQuotes,
+  copyrightSigns,
   unsureAngles,
   scriptOf,
   FAITHFUL_DEFAULTS,
@@ -361,6 +362,17 @@ describe("mergeLine", () => {
     expect(closingQuotes(kept)).toEqual(kept);
     // a stray closing fence the decoder opens a page with opens no block: the page's quotes are read
     expect(closingQuotes(["```\n\n## 3 TERMS", " These “Nimbus“ fonts"])).toEqual(["```\n\n## 3 TERMS", " These “Nimbus” fonts"]);
+  });
+
+  it("writes © for an @ standing alone before a year or a name, and leaves addresses, handles and code", () => {
+    // (a Turkish man page's "KOLUKISA @ 2022", a form's footer "2018/11/20, @ Robert Sebille")
+    expect(copyrightSigns([" Yalçın KOLUKISA @ 2022 Nilgün", " V 1.0, 2018/11/20, @ Robert Sebille", "@ 1999 Free"])).toEqual([
+      " Yalçın KOLUKISA © 2022 Nilgün",
+      " V 1.0, 2018/11/20, © Robert Sebille",
+      "© 1999 Free",
+    ]);
+    const kept = [" mail user@domain.tld now", " ask @Robert", " a @ b", " x @ ABC", "\n\n```\n@ 2020 Foo", " `@ 2021`"];
+    expect(copyrightSigns(kept)).toEqual(kept);
   });
 
   it("writes an Italian page's è for the decoder's ê, outside code, and leaves other languages' pages alone", () => {
