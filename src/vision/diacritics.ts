@@ -6,7 +6,7 @@
 // Trained on synthetic lines (scripts/train/diacritics-data.mjs, python/ocr_tools/train/diacritics.py).
 import { pageLanguage } from "./language.js";
 import { cropValue, type LineCrop, type Tensor } from "./line-crop.js";
-import type { LineUnit } from "./lines.js";
+import { slotPeaks, type LineUnit } from "./lines.js";
 
 /** The classes the diacritics model tells apart, in its output order: a combining mark, or how the base letter changes. */
 export const DIACRITICS = [
@@ -278,8 +278,30 @@ export async function readDiacritics(
     const foreign = all[n]![0] !== 0 && (ch === undefined || !alphabet.includes(ch.toLowerCase()));
     units[k]!.diacritics![j] = all[n]![0];
     units[k]!.diacriticPeaks![j] = foreign ? 0 : all[n]![1];
+    if (foreign && all[n]![1] >= DIACRITIC_SURE) cedillaRead(units[k]!, j, ch, alphabet, all[n]![1]);
   });
   if (alphabet === ALPHABETS.tr) for (const u of units) vowelHarmony(u);
+}
+
+/** A recogniser's g read less surely than this may be a misread ç (cedillaRead). */
+const MISREAD_G = 0.9;
+
+/**
+ * A ç the recogniser read as a g, its cedilla taken for the g's tail ("segenekler", "giktiya" for "seçenekler",
+ * "çıktıya" on a Turkish page: those g's read at 0.42-0.77): where the recogniser's g is unsure (under
+ * MISREAD_G), the diacritics model reads a cedilla on it sure, and the page's alphabet has ç but not ģ, slot j of `u`
+ * reads c, at the mark's sureness, with its cedilla (in place). (A g read at 0.999 with a cedilla was a ğ.)
+ */
+function cedillaRead(u: LineUnit, j: number, made: string | undefined, alphabet: string, sureness: number): void {
+  if ((made !== "ģ" && made !== "Ģ") || !alphabet.includes("ç")) return;
+  const peaks = u.peaks ?? slotPeaks(u.ids, u.features, u.stride);
+  if (peaks[j]! >= MISREAD_G) return;
+  const chars = Array.from(u.text);
+  chars[j] = made === "ģ" ? "c" : "C";
+  u.text = chars.join("");
+  u.peaks = peaks;
+  peaks[j] = Math.max(peaks[j]!, sureness);
+  u.diacriticPeaks![j] = sureness;
 }
 
 const NONE = DIACRITICS.indexOf("none");

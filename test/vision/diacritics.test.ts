@@ -283,6 +283,30 @@ describe("readDiacritics", () => {
     await read(czech, turkish);
     expect(written(czech[1]!)[6]).toBe("-");
   });
+  it("reads a Turkish page's unsure g with a cedilla as the ç it is, and a sure one as it was read", async () => {
+    // cedillas on every s, c and g (letters 18, 2, 6): the g's glyph is a ç whose cedilla the recogniser took for a tail
+    const cedillas = byLetter((letter) => ([18, 2, 6].includes(letter) ? ["cedilla", 0.95] : ["none", 0.95]));
+    // (a slot's peak is the recogniser's feature before its last: vision/lines.ts slotPeaks)
+    const withPeak = (text: string, at: number, p: number): LineUnit => ({
+      ...unit(text),
+      stride: 2,
+      features: Float32Array.from({ length: 2 * text.length }, (_, i) => (i % 2 === 0 ? (i / 2 === at ? p : 0.99) : 0)),
+    });
+    const page = [withPeak("bir segenek ve kasa", 6, 0.6), withPeak("sis cok genc", 8, 0.99)];
+    await read(page, cedillas);
+    expect(page[0]!.text).toBe("bir secenek ve kasa");
+    expect(page[0]!.peaks![6]).toBeCloseTo(0.95);
+    expect([DIACRITICS[page[0]!.diacritics![6]!], page[0]!.diacriticPeaks![6]]).toEqual(["cedilla", expect.closeTo(0.95)]);
+    expect(page[1]!.text).toBe("sis cok genc");
+    expect(page[1]!.diacriticPeaks![8]).toBe(0);
+    // a Romanian page, whose alphabet has no ç, keeps its g
+    const romanian = [withPeak("si sa fie segenek", 13, 0.6), withPeak("sase case", 0, 0.99)];
+    await read(
+      romanian,
+      byLetter((letter) => ([18, 6].includes(letter) ? ["cedilla", 0.95] : ["none", 0.95])),
+    );
+    expect(romanian[0]!.text).toBe("si sa fie segenek");
+  });
 });
 
 describe("vowelHarmony", () => {

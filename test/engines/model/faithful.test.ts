@@ -146,6 +146,41 @@ describe("mergeLine", () => {
     expect(mergeLine(" byla sila", { ...byl, diacriticPeaks: [1, 1, 0.78, 1, 1, 1, 1, 0.6, 1] }, latin)).toBe(" była sila");
   });
 
+  it("writes ł where a stroke is read sure on the recogniser's l and the decoder wrote the t or i it looks like", () => {
+    // a typewriter face's ł: "zaktadek", "zak\\adek" for "zakładek" (the recogniser's l unsure, its stroke sure)
+    const read = "zakladek Lodz";
+    const marks = D(Array.from(read, (c, j) => (j === 3 || j === 9 ? "stroke" : "none")));
+    const zak = {
+      ...ev(read),
+      peaks: Array.from(read, (_, j) => (j === 3 ? 0.27 : 0.99)),
+      diacritics: marks,
+      diacriticPeaks: Array.from(read, () => 0.99),
+    };
+    expect(mergeLine(" zaktadek Todz", zak, latin)).toBe(" zakładek Łodz");
+    expect(mergeLine(" zak\\adek Lodz", zak, latin)).toBe(" zakładek Łodz");
+    // a decoder's letter of another shape stays, as does the t where the stroke is not sure
+    expect(mergeLine(" zakradek Lodz", zak, latin)).toBe(" zakradek Łodz");
+    expect(mergeLine(" zaktadek Lodz", { ...zak, diacriticPeaks: Array.from(read, (_, j) => (j === 3 ? 0.5 : 0.99)) }, latin)).toBe(
+      " zaktadek Łodz",
+    );
+  });
+
+  it("writes ç where a cedilla is read sure on the recogniser's c and the decoder wrote the q, g or bracket it looks like", () => {
+    // a Turkish man page's "süreq", "<ıktıya" for "süreç", "çıktıya" (the recogniser's c unsure there)
+    const read = "surec ciktiya";
+    const marks = D(Array.from(read, (c, j) => (j === 4 || j === 6 ? "cedilla" : c === "u" ? "diaeresis" : "none")));
+    const ev2 = {
+      ...ev(read),
+      peaks: Array.from(read, (_, j) => (j === 4 || j === 6 ? 0.5 : 0.99)),
+      diacritics: marks,
+      diacriticPeaks: Array.from(read, () => 0.99),
+    };
+    expect(mergeLine(" süreq <iktiya", ev2, latin)).toBe(" süreç çiktiya");
+    expect(mergeLine(" süreg (iktiya", ev2, latin)).toBe(" süreç çiktiya");
+    // a decoder's letter of another shape stays
+    expect(mergeLine(" sürex xiktiya", ev2, latin)).toBe(" sürex xiktiya");
+  });
+
   it("composes letters with the diacritics read on their glyphs, where sure and on the slot's own letter", () => {
     // "čte" read as "cte" by the recogniser, "ête" by the decoder: the caron read on the c's glyph makes it č
     const cte = { ...ev("cte"), diacritics: D(["caron", "none", "none"]), diacriticPeaks: [0.97, 0.99, 0.99] };
