@@ -32,6 +32,11 @@ const OUTSIDE = 0.6;
 /** A letter's top this near the other height is that height's letter, whatever the decoder wrote (the decoder misses
  * a typewriter face's case as the recogniser does: "sSH", "cMIS", "Befehlstrg" in both). */
 const CERTAIN = 0.15;
+/** Where the line's tall letters are ascenders (too few capitals), the heights at which a small letter's top is
+ * decisively and certainly a capital's, as a share of the way from the x-height to the ascenders: a typewriter face
+ * sets its capitals well under its ascenders (DejaVu Sans Mono: a W's top 0.65 of the way up), a small letter's
+ * top stays at the x-height. */
+const BY_ASCENDERS: readonly [number, number] = [0.5, 0.6];
 /** The peak a doubted letter's slot keeps: under any merge's `confident`. */
 const DOUBTED = 0.5;
 /** The share of a line's reference tops that must lie near their median. */
@@ -134,6 +139,15 @@ export function bodyTop(
   return bestTop + 1 - darkness(bestTop) - darkness(bestTop - 1);
 }
 
+/** Whether the word holding character j (its run of letters and digits) is o's and digits only, two or more. */
+function zeros(chars: readonly string[], j: number): boolean {
+  let a = j,
+    b = j + 1;
+  while (a > 0 && /[\p{L}\p{N}]/u.test(chars[a - 1]!)) a--;
+  while (b < chars.length && /[\p{L}\p{N}]/u.test(chars[b]!)) b++;
+  return b - a >= 2 && chars.slice(a, b).every((c) => /[oO0-9]/.test(c));
+}
+
 /**
  * Reads the case of each unit's size-cased letters from their height in the line's crop (in place). Where a letter's
  * top is decisively at the other case's height, its slot's peak is lowered to at most DOUBTED (in `peaks`, the
@@ -170,7 +184,8 @@ export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], column
       if (t !== undefined) kind!.push(t);
     });
     // (a face's ascenders may stand above its capitals: they count where the line has too few capitals)
-    const tall = capitals.length >= MIN_REFERENCES ? capitals : [...capitals, ...ascenders];
+    const byCapitals = capitals.length >= MIN_REFERENCES;
+    const tall = byCapitals ? capitals : [...capitals, ...ascenders];
     if (small.length < MIN_REFERENCES || tall.length < MIN_REFERENCES) return;
     const xTop = median(small),
       capTop = median(tall);
@@ -191,9 +206,11 @@ export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], column
       const q = (xTop - t) / separation; // 0 at the x-height, 1 at the capitals' height
       if (q < -OUTSIDE || q > 1 + OUTSIDE) return; // (a top far from both: not this letter's)
       const upper = ch === ch.toUpperCase();
-      const other = upper ? q <= DECISIVE : q >= 1 - DECISIVE;
+      const [decisive, certain] = byCapitals ? [1 - DECISIVE, 1 - CERTAIN] : BY_ASCENDERS;
+      const other = upper ? q <= DECISIVE : q >= decisive;
       if (!other) return;
-      if (upper ? q <= CERTAIN : q >= 1 - CERTAIN) {
+      // (an o in a word of o's and digits may be a zero, "U+oooo" for "U+0000": the decoder's reading decides)
+      if ((upper ? q <= CERTAIN : q >= certain) && !(/^[oO]$/.test(ch) && zeros(chars, j))) {
         chars[j] = upper ? ch.toLowerCase() : ch.toUpperCase();
         changed = true;
       } else {

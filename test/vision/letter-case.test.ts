@@ -87,6 +87,25 @@ describe("caseBySize", () => {
     expect(b.unit.peaks?.[4]).toBeCloseTo(PEAK);
   });
 
+  it("reads a capital against the ascenders where the line has too few capitals, whose tops stand lower", () => {
+    // a typewriter face: ascenders at row 8, a W's top at 10 (5/7 of the way up from the x-height), "wpisz" for "Wpisz"
+    const tops = (text: string, at: Record<number, number>) =>
+      Array.from(text, (ch, j) => ({ ch, top: at[j] ?? (/[bdhkl]/.test(ch) ? 8 : X_TOP) }));
+    const a = line(tops("wpisz slowo kluczowe", { 0: 10 }));
+    const b = line(tops("wpisz slowo kluczowe", { 0: 11 }));
+    expect(caseBySize([a.unit, b.unit], [a.crop, b.crop], [a.columns, b.columns])).toBe(2);
+    expect(a.unit.text).toBe("Wpisz slowo kluczowe");
+    // at 4/7 of the way: the decoder's letter is taken there
+    expect([b.unit.text, b.unit.peaks?.[0]]).toEqual(["wpisz slowo kluczowe", 0.5]);
+  });
+
+  it("only doubts an o among zeros, which the decoder reads", () => {
+    const a = line(word("U+oooo Dem Bahn", { 2: CAP_TOP, 3: CAP_TOP, 4: CAP_TOP, 5: CAP_TOP }));
+    expect(caseBySize([a.unit], [a.crop], [a.columns])).toBe(4);
+    expect(a.unit.text).toBe("U+oooo Dem Bahn");
+    expect(Array.from(a.unit.peaks!.subarray(2, 6))).toEqual([0.5, 0.5, 0.5, 0.5]);
+  });
+
   it("reads the edge of a glyph within its grey row", () => {
     // three rows above the x-height and half the grey row above: 0.875 of the way up, certain; whole rows: 0.75
     const a = line([...word("Libre"), { ch: "o", top: X_TOP - 3, grey: 0.5 }, ...word("ffice Dem")]);
