@@ -930,17 +930,13 @@ export function mergeLineTagged(
           r[next] !== " " &&
           evidence.gaps[next]! <= TIGHT_GAP &&
           tight(r[prev]!, r[next]!);
-        // a Latin letter beyond the recogniser's alphabet written between two sure characters it read side by side
+        // a letter beyond the recogniser's alphabet written between two sure characters it read side by side
         // (no more blank steps between them than one over the line's median gap between characters: no room for a
-        // glyph it could not read) is no letter of the page ("ILö6" for its sure "IL6", "podoêbě", "systémáům");
+        // glyph it could not read) is no letter of the page ("ILö6" for its sure "IL6", "podoêbě", "systémáům"; a
+        // Cyrillic letter the decoder adds to a long word, "конивертера" for the look-alikes "KOHBepTepa");
         // an accent on a letter it read goes on the letter, aligned, not here
         const unseenLetter =
-          between &&
-          LETTER_OR_DIGIT.test(d) &&
-          beyondRecogniser(d) &&
-          !CYRILLIC.test(d) &&
-          evidence.gaps !== undefined &&
-          evidence.gaps[next]! <= letterGap;
+          between && LETTER_OR_DIGIT.test(d) && beyondRecogniser(d) && evidence.gaps !== undefined && evidence.gaps[next]! <= letterGap;
         // (an overrun goes wherever the recogniser's run of the mark is sure, its neighbours sure or not)
         if (
           !allowed(d, at(content[s.d]!)) ||

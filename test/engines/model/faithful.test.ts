@@ -639,6 +639,9 @@ describe("mergeLine", () => {
     expect(mergeLine(" Größe", gapped("Grße", [0, 0, 3, 0]), latin)).toBe(" Größe");
     // an accent on a letter it read goes on the letter
     expect(mergeLine(" café", gapped("cafe", [0, 1, 0, 1]), latin)).toBe(" café");
+    // a Cyrillic letter the decoder added to a word the recogniser read as look-alikes, side by side
+    expect(mergeLine(" конивертера", gapped("KOHBepTepa", [0, 1, 1, 1, 1, 1, 1, 1, 1, 1]), cyrillic)).toBe(" конвертера");
+    expect(mergeLine(" конивертера", gapped("KOHBepTepa", [0, 1, 1, 4, 1, 1, 1, 1, 1, 1]), cyrillic)).toBe(" конивертера");
   });
 
   it("puts no mark and no unseen space between two digits the recogniser read side by side in a sure number", () => {
