@@ -5,6 +5,7 @@
 // says which diacritic the letter carries, if any; the merge (engines/model/faithful.ts) composes the letter with it.
 // Trained on synthetic lines (scripts/train/diacritics-data.mjs, python/ocr_tools/train/diacritics.py).
 import { pageLanguage } from "./language.js";
+import { dottedCapitalI } from "./letter-case.js";
 import { cropValue, type LineCrop, type Tensor } from "./line-crop.js";
 import { slotPeaks, type LineUnit } from "./lines.js";
 
@@ -272,6 +273,7 @@ export async function readDiacritics(
   const all = letters.map((_, n) => (sampledAt(n) ? sampled[fromSample++]! : rest[fromRest++]!));
   unread(units);
   const made = letters.map(([, , ch], n) => withMark(splitMark(ch).base, DIACRITICS[all[n]![0]]!));
+  const letterAt = new Map(letters.map(([k, j], n) => [`${k}:${j}`, n]));
   const alphabet = pageAlphabet(made.filter((ch, n): ch is string => ch !== undefined && all[n]![0] !== 0 && all[n]![1] >= DIACRITIC_SURE));
   letters.forEach(([k, j], n) => {
     const ch = made[n];
@@ -280,7 +282,19 @@ export async function readDiacritics(
     units[k]!.diacriticPeaks![j] = foreign ? 0 : all[n]![1];
     if (foreign && all[n]![1] >= DIACRITIC_SURE) cedillaRead(units[k]!, j, ch, alphabet, all[n]![1]);
   });
-  if (alphabet === ALPHABETS.tr) for (const u of units) vowelHarmony(u);
+  if (alphabet === ALPHABETS.tr) {
+    for (const u of units) vowelHarmony(u);
+    // a capital I whose glyph shows a dot above it is İ, whatever harmony says ("GARANTİ"), unless another mark was
+    // read on it sure (Î)
+    units.forEach((u, k) => {
+      for (const j of dottedCapitalI(u, crops[k]!, columns[k]!)) {
+        const [c, p] = all[letterAt.get(`${k}:${j}`)!] ?? [0, 0];
+        const mark = DIACRITICS[c];
+        if (mark === "none" || mark === "dot" || mark === "dotless" || p < DIACRITIC_SURE)
+          [u.diacritics![j], u.diacriticPeaks![j]] = [DOT, 1];
+      }
+    });
+  }
 }
 
 /** A recogniser's g read less surely than this may be a misread ç (cedillaRead). */

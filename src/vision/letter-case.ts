@@ -37,6 +37,9 @@ const CERTAIN = 0.15;
  * sets its capitals well under its ascenders (DejaVu Sans Mono: a W's top 0.65 of the way up), a small letter's
  * top stays at the x-height. */
 const BY_ASCENDERS: readonly [number, number] = [0.5, 0.6];
+/** A dot above a glyph: at most this share of its body's height tall, ending within this share of it above. */
+const DOT_HEIGHT = 0.35;
+const DOT_REACH = 0.6;
 /** The peak a doubted letter's slot keeps: under any merge's `confident`. */
 const DOUBTED = 0.5;
 /** The share of a line's reference tops that must lie near their median. */
@@ -81,26 +84,30 @@ function inkBand(crop: LineCrop, { threshold }: Ink): [number, number] | undefin
   return best ? [at, at + best] : undefined;
 }
 
+/** A glyph in a crop: its columns `[left, right)` and its body's rows `[top, bottom)`. */
+interface GlyphBody {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
 /**
- * The top of the body of the glyph at column `centre` (a recogniser slot's centre, which may stand a few columns
- * off its glyph), in rows, to a fraction of a row: the glyph is the run of inked columns (within the line's band)
- * that holds the centre or lies nearest it within `reach` columns; its body is the tallest run of rows holding its
- * ink (an accent or a dot above is a run apart), whose edge lies within its first row by how grey that row and the
- * one above are (a crop's cap height and x-height lie 3-4 rows apart in a typewriter face at 150 DPI). Undefined
- * where no glyph is near, the run of columns is wider than `widest` or runs into a neighbour's centre (letters
- * touching).
+ * The glyph at column `centre` (a recogniser slot's centre, which may stand a few columns off its glyph): the run of
+ * inked columns (within the line's band) that holds the centre or lies nearest it within `reach` columns, and its
+ * body, the tallest run of rows holding its ink (an accent or a dot above is a run apart). Undefined where no glyph
+ * is near, the run of columns is wider than `widest` or runs into a neighbour's centre (letters touching).
  */
-export function bodyTop(
+function glyphBody(
   crop: LineCrop,
   band: readonly [number, number],
-  ink: Ink,
+  { threshold }: Ink,
   centre: number,
   reach: number,
   widest: number,
-  neighbours: readonly [number, number] = [-Infinity, Infinity],
-): number | undefined {
+  neighbours: readonly [number, number],
+): GlyphBody | undefined {
   const [top, bottom] = band;
-  const { threshold } = ink;
   const inked = (x: number) => {
     if (x < 0 || x >= crop.width) return false;
     for (let r = top; r < bottom; r++) if (crop.pixels[(r * crop.width + x) * crop.channels]! < threshold) return true;
@@ -128,15 +135,77 @@ export function bodyTop(
       run = 0;
     }
   }
-  if (!best) return undefined;
+  return best ? { left, right, top: bestTop, bottom: bestTop + best } : undefined;
+}
+
+/**
+ * The top of the body of the glyph at column `centre` (glyphBody), in rows, to a fraction of a row: its edge lies
+ * within its first row by how grey that row and the one above are (a crop's cap height and x-height lie 3-4 rows
+ * apart in a typewriter face at 150 DPI).
+ */
+export function bodyTop(
+  crop: LineCrop,
+  band: readonly [number, number],
+  ink: Ink,
+  centre: number,
+  reach: number,
+  widest: number,
+  neighbours: readonly [number, number] = [-Infinity, Infinity],
+): number | undefined {
+  const body = glyphBody(crop, band, ink, centre, reach, widest, neighbours);
+  if (!body) return undefined;
   // the darkest of the glyph's columns in a row, 0 (paper) to 1 (ink)
   const darkness = (r: number) => {
     if (r < 0) return 0;
     let v = 255;
-    for (let x = left; x < right; x++) v = Math.min(v, crop.pixels[(r * crop.width + x) * crop.channels]!);
+    for (let x = body.left; x < body.right; x++) v = Math.min(v, crop.pixels[(r * crop.width + x) * crop.channels]!);
     return Math.min(1, Math.max(0, (ink.light - v) / (ink.light - ink.dark)));
   };
-  return bestTop + 1 - darkness(bestTop) - darkness(bestTop - 1);
+  return body.top + 1 - darkness(body.top) - darkness(body.top - 1);
+}
+
+/**
+ * Whether a glyph shows a dot above its body: over its columns, after at least one row of paper above the body, a
+ * run of ink no taller than DOT_HEIGHT of the body's height that ends within DOT_REACH of it, with paper above.
+ */
+function dotAbove(crop: LineCrop, { threshold }: Ink, body: GlyphBody): boolean {
+  const height = body.bottom - body.top;
+  const inkAt = (r: number) => {
+    for (let x = body.left; x < body.right; x++) if (crop.pixels[(r * crop.width + x) * crop.channels]! < threshold) return true;
+    return false;
+  };
+  const highest = Math.max(0, Math.floor(body.top - DOT_REACH * height));
+  let r = body.top - 1;
+  if (r < highest || inkAt(r)) return false;
+  while (r >= highest && !inkAt(r)) r--;
+  if (r < highest) return false;
+  const dotBottom = r;
+  while (r >= highest && inkAt(r)) r--;
+  return r >= 0 && !inkAt(r) && dotBottom - r <= DOT_HEIGHT * height;
+}
+
+/**
+ * The slots of a unit where the recogniser read a capital I whose glyph shows a dot above it (a Turkish İ: the
+ * diacritics model reads that dot as none, 40 of 46 on the probe's Turkish pages). `columns` are the unit's slot
+ * centres in its crop's columns.
+ */
+export function dottedCapitalI(u: LineUnit, crop: LineCrop, columns: Float32Array): number[] {
+  const chars = Array.from(u.text);
+  if (!chars.includes("I") || chars.length !== columns.length) return [];
+  const ink = inkOf(crop);
+  const band = ink && inkBand(crop, ink);
+  if (!ink || !band) return [];
+  const found: number[] = [];
+  chars.forEach((ch, j) => {
+    if (ch !== "I") return;
+    const c = columns[j]!;
+    const gap = Math.min(j > 0 ? c - columns[j - 1]! : Infinity, j + 1 < columns.length ? columns[j + 1]! - c : Infinity);
+    const pitch = Number.isFinite(gap) ? gap : crop.height / 2;
+    const around: [number, number] = [columns[j - 1] ?? -Infinity, columns[j + 1] ?? Infinity];
+    const body = glyphBody(crop, band, ink, c, Math.round(REACH * pitch), Math.round(WIDEST * pitch), around);
+    if (body && dotAbove(crop, ink, body)) found.push(j);
+  });
+  return found;
 }
 
 /** Whether the word holding character j (its run of letters and digits) is o's and digits only, two or more. */

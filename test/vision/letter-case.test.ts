@@ -1,7 +1,7 @@
 // The case of c o s v w x z read from the glyph's height (src/vision/letter-case.ts), on crops drawn glyph by glyph:
 // each glyph a block of ink from its top to the baseline, in a 16-column cell, as a typewriter face sets it.
 import { describe, expect, it } from "vitest";
-import { caseBySize } from "../../src/vision/letter-case.js";
+import { caseBySize, dottedCapitalI } from "../../src/vision/letter-case.js";
 import type { LineCrop } from "../../src/vision/line-crop.js";
 import type { LineUnit } from "../../src/vision/lines.js";
 
@@ -144,5 +144,30 @@ describe("caseBySize", () => {
     a.unit.diacritics = new Uint8Array(a.unit.text.length);
     a.unit.diacritics[5] = 6;
     expect(caseBySize([a.unit], [a.crop], [a.columns])).toBe(0);
+  });
+});
+
+describe("dottedCapitalI", () => {
+  it("finds the capital I's whose glyph shows a dot above it, apart from its body", () => {
+    // "ILGILI" with a dot two rows tall, two rows of paper above the capitals, over the first, third and fifth I;
+    // the fourth's mark is a bar as tall as half its body, no dot
+    const glyphs = word("ILGILI BELGELER");
+    glyphs[0] = { ...glyphs[0]!, mark: CAP_TOP - 4 };
+    glyphs[3] = { ...glyphs[3]!, mark: CAP_TOP - 4 };
+    glyphs[5] = { ...glyphs[5]!, mark: CAP_TOP - 4 };
+    const a = line(glyphs);
+    expect(dottedCapitalI(a.unit, a.crop, a.columns)).toEqual([0, 3, 5]);
+    // a dot that touches the body is part of it, and a letter other than I is not asked about
+    const touching = line([{ ch: "I", top: CAP_TOP, mark: CAP_TOP - 2 }, ...word("LGE"), { ch: "L", top: CAP_TOP, mark: CAP_TOP - 4 }]);
+    expect(dottedCapitalI(touching.unit, touching.crop, touching.columns)).toEqual([]);
+  });
+
+  it("takes no tall mark for a dot", () => {
+    const glyphs = word("ILGI");
+    glyphs[0] = { ...glyphs[0]!, top: CAP_TOP };
+    const a = line(glyphs);
+    // a bar 8 rows tall above the first I, two rows of paper between
+    for (let r = 1; r < CAP_TOP - 2; r++) for (let x = 4 + 3 + 3; x < 4 + 3 + 10 - 3; x++) a.crop.pixels[r * a.crop.width + x] = 0;
+    expect(dottedCapitalI(a.unit, a.crop, a.columns)).toEqual([]);
   });
 });
