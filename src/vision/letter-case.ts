@@ -265,9 +265,9 @@ export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], column
     if (separation < MIN_SEPARATION || !steady(small, xTop) || !steady(tall, capTop)) return;
     let changed = false;
     chars.forEach((ch, j) => {
-      // (a letter beside no letter may be a digit read as one: "S66")
+      // (a letter beside a digit may be a digit read as one: "S66"; a key's letter stands alone, "Ctrl+S.")
       if (!SIZE_CASED.test(ch) || (u.diacritics?.[j] ?? 0) !== 0) return;
-      if (!/\p{L}/u.test(chars[j - 1] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "")) return;
+      if (/\p{N}/u.test(chars[j - 1] ?? "") || /\p{N}/u.test(chars[j + 1] ?? "")) return;
       // (nor one a letter before it may overhang: the hook of "fo", the arm of a kerned "To", "Wo")
       if (OVERHANGS.test(chars[j - 1] ?? "")) return;
       const t = top(j);

@@ -69,6 +69,13 @@ describe("caseBySize", () => {
     expect(a.unit.peaks).toBeUndefined();
   });
 
+  it("reads a key's letter standing alone, but not a letter beside a digit", () => {
+    const a = line(word("Ctrl+s. Dem Bahn", { 5: CAP_TOP }));
+    const b = line(word("S66 Dem Bahn amen", { 0: X_TOP }));
+    caseBySize([a.unit, b.unit], [a.crop, b.crop], [a.columns, b.columns]);
+    expect([a.unit.text, b.unit.text]).toEqual(["Ctrl+S. Dem Bahn", "S66 Dem Bahn amen"]);
+  });
+
   it("finds the glyph a few columns off the slot's centre", () => {
     const a = line(word("Libreoffice Dem", { 5: CAP_TOP }), { 5: 6 });
     caseBySize([a.unit], [a.crop], [a.columns]);
