@@ -66,22 +66,37 @@ function inkOf(crop: LineCrop): Ink | undefined {
   return light - dark < 64 ? undefined : { dark, light, threshold: (dark + light) / 2 };
 }
 
-/** Rows `[top, bottom)` of a crop: the line's band, the tallest run of rows holding ink (a neighbouring line's
- * descenders or ascenders at the crop's edges lie apart from it). */
-function inkBand(crop: LineCrop, { threshold }: Ink): [number, number] | undefined {
+/** Whether row r of a crop holds ink in columns `[left, right)`. */
+function rowInked(crop: LineCrop, threshold: number, r: number, left: number, right: number): boolean {
+  for (let x = left; x < right; x++) if (crop.pixels[(r * crop.width + x) * crop.channels]! < threshold) return true;
+  return false;
+}
+
+/** The tallest run of rows `[top, bottom)` within rows `[from, to)` that hold ink in columns `[left, right)`. */
+function tallestInkedRows(
+  crop: LineCrop,
+  threshold: number,
+  [from, to]: readonly [number, number],
+  left: number,
+  right: number,
+): [number, number] | undefined {
   let best = 0,
     at = 0,
     run = 0;
-  for (let r = 0; r <= crop.height; r++) {
-    let ink = false;
-    if (r < crop.height) for (let x = 0; x < crop.width && !ink; x++) ink = crop.pixels[(r * crop.width + x) * crop.channels]! < threshold;
-    if (ink) run++;
+  for (let r = from; r <= to; r++) {
+    if (r < to && rowInked(crop, threshold, r, left, right)) run++;
     else {
       if (run > best) [best, at] = [run, r - run];
       run = 0;
     }
   }
   return best ? [at, at + best] : undefined;
+}
+
+/** Rows `[top, bottom)` of a crop: the line's band, the tallest run of rows holding ink (a neighbouring line's
+ * descenders or ascenders at the crop's edges lie apart from it). */
+function inkBand(crop: LineCrop, { threshold }: Ink): [number, number] | undefined {
+  return tallestInkedRows(crop, threshold, [0, crop.height], 0, crop.width);
 }
 
 /** A glyph in a crop: its columns `[left, right)` and its body's rows `[top, bottom)`. */
@@ -93,20 +108,22 @@ interface GlyphBody {
 }
 
 /**
- * The glyph at column `centre` (a recogniser slot's centre, which may stand a few columns off its glyph): the run of
- * inked columns (within the line's band) that holds the centre or lies nearest it within `reach` columns, and its
- * body, the tallest run of rows holding its ink (an accent or a dot above is a run apart). Undefined where no glyph
- * is near, the run of columns is wider than `widest` or runs into a neighbour's centre (letters touching).
+ * The glyph of slot j, whose centre in the crop's columns is `centres[j]` (a recogniser slot's centre may stand a few
+ * columns off its glyph): the run of inked columns (within the line's band) that holds the centre or lies nearest it
+ * within REACH slot pitches, and its body, the tallest run of rows holding its ink (an accent or a dot above is a run
+ * apart). Undefined where no glyph is near, the run of columns is wider than WIDEST pitches or runs into a
+ * neighbour's centre (letters touching).
  */
-function glyphBody(
+function slotGlyph(
   crop: LineCrop,
   band: readonly [number, number],
   { threshold }: Ink,
-  centre: number,
-  reach: number,
-  widest: number,
-  neighbours: readonly [number, number],
+  centres: Float32Array,
+  j: number,
 ): GlyphBody | undefined {
+  const centre = centres[j]!;
+  const gap = Math.min(j > 0 ? centre - centres[j - 1]! : Infinity, j + 1 < centres.length ? centres[j + 1]! - centre : Infinity);
+  const pitch = Number.isFinite(gap) ? gap : crop.height / 2;
   const [top, bottom] = band;
   const inked = (x: number) => {
     if (x < 0 || x >= crop.width) return false;
@@ -114,6 +131,7 @@ function glyphBody(
     return false;
   };
   const c = Math.round(centre);
+  const reach = Math.round(REACH * pitch);
   let seed: number | undefined;
   for (let d = 0; d <= reach && seed === undefined; d++) seed = inked(c - d) ? c - d : inked(c + d) ? c + d : undefined;
   if (seed === undefined) return undefined;
@@ -122,38 +140,17 @@ function glyphBody(
   while (inked(left - 1)) left--;
   while (inked(right)) right++;
   // (a glyph that runs into a neighbour's centre touches it: an f's hook over the o after it)
-  if (right - left > widest || left <= neighbours[0] || right > neighbours[1]) return undefined;
-  let best = 0,
-    bestTop = -1,
-    run = 0;
-  for (let r = top; r <= bottom; r++) {
-    let ink = false;
-    if (r < bottom) for (let x = left; x < right && !ink; x++) ink = crop.pixels[(r * crop.width + x) * crop.channels]! < threshold;
-    if (ink) run++;
-    else {
-      if (run > best) [best, bestTop] = [run, r - run];
-      run = 0;
-    }
-  }
-  return best ? { left, right, top: bestTop, bottom: bestTop + best } : undefined;
+  if (right - left > Math.round(WIDEST * pitch) || left <= (centres[j - 1] ?? -Infinity) || right > (centres[j + 1] ?? Infinity))
+    return undefined;
+  const body = tallestInkedRows(crop, threshold, band, left, right);
+  return body && { left, right, top: body[0], bottom: body[1] };
 }
 
 /**
- * The top of the body of the glyph at column `centre` (glyphBody), in rows, to a fraction of a row: its edge lies
- * within its first row by how grey that row and the one above are (a crop's cap height and x-height lie 3-4 rows
- * apart in a typewriter face at 150 DPI).
+ * The top of a glyph's body in rows, to a fraction of a row: its edge lies within its first row by how grey that row
+ * and the one above are (a crop's cap height and x-height lie 3-4 rows apart in a typewriter face at 150 DPI).
  */
-export function bodyTop(
-  crop: LineCrop,
-  band: readonly [number, number],
-  ink: Ink,
-  centre: number,
-  reach: number,
-  widest: number,
-  neighbours: readonly [number, number] = [-Infinity, Infinity],
-): number | undefined {
-  const body = glyphBody(crop, band, ink, centre, reach, widest, neighbours);
-  if (!body) return undefined;
+function bodyTop(crop: LineCrop, ink: Ink, body: GlyphBody): number {
   // the darkest of the glyph's columns in a row, 0 (paper) to 1 (ink)
   const darkness = (r: number) => {
     if (r < 0) return 0;
@@ -170,10 +167,7 @@ export function bodyTop(
  */
 function dotAbove(crop: LineCrop, { threshold }: Ink, body: GlyphBody): boolean {
   const height = body.bottom - body.top;
-  const inkAt = (r: number) => {
-    for (let x = body.left; x < body.right; x++) if (crop.pixels[(r * crop.width + x) * crop.channels]! < threshold) return true;
-    return false;
-  };
+  const inkAt = (r: number) => rowInked(crop, threshold, r, body.left, body.right);
   const highest = Math.max(0, Math.floor(body.top - DOT_REACH * height));
   let r = body.top - 1;
   if (r < highest || inkAt(r)) return false;
@@ -198,11 +192,7 @@ export function dottedCapitalI(u: LineUnit, crop: LineCrop, columns: Float32Arra
   const found: number[] = [];
   chars.forEach((ch, j) => {
     if (ch !== "I") return;
-    const c = columns[j]!;
-    const gap = Math.min(j > 0 ? c - columns[j - 1]! : Infinity, j + 1 < columns.length ? columns[j + 1]! - c : Infinity);
-    const pitch = Number.isFinite(gap) ? gap : crop.height / 2;
-    const around: [number, number] = [columns[j - 1] ?? -Infinity, columns[j + 1] ?? Infinity];
-    const body = glyphBody(crop, band, ink, c, Math.round(REACH * pitch), Math.round(WIDEST * pitch), around);
+    const body = slotGlyph(crop, band, ink, columns, j);
     if (body && dotAbove(crop, ink, body)) found.push(j);
   });
   return found;
@@ -238,11 +228,8 @@ export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], column
     const band = inkBand(crop, ink);
     if (!band) return;
     const top = (j: number) => {
-      const c = centres[j]!;
-      const gap = Math.min(j > 0 ? c - centres[j - 1]! : Infinity, j + 1 < centres.length ? centres[j + 1]! - c : Infinity);
-      const pitch = Number.isFinite(gap) ? gap : crop.height / 2;
-      const around: [number, number] = [centres[j - 1] ?? -Infinity, centres[j + 1] ?? Infinity];
-      return bodyTop(crop, band, ink, c, Math.round(REACH * pitch), Math.round(WIDEST * pitch), around);
+      const body = slotGlyph(crop, band, ink, centres, j);
+      return body && bodyTop(crop, ink, body);
     };
     const small: number[] = [],
       capitals: number[] = [],

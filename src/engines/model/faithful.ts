@@ -18,7 +18,7 @@
 import { appendFileSync } from "node:fs";
 import { balancedFences } from "../../layout/page.js";
 import { median } from "../../layout/xycut.js";
-import { DIACRITICS, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
+import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { pageLanguage } from "../../vision/language.js";
 import { POLISH_MARKED } from "./polish-marked.js";
 
@@ -217,10 +217,13 @@ const O_FAMILY = /^[oóöőôòõOÓÖŐÔÒÕ]$/;
 const BROKEN = "\uFFFD";
 /** Capitals that are their small letter set larger: the recogniser tells their case by size alone. */
 const SIZE_CASED = /^[COSVWXZ]$/;
-/** What the decoder writes for a typewriter face's ł: its stem and stroke read as a t, an i, an f. */
-const STROKE_LOOKS = /^[tfiIlL1|\\]$/;
-/** …and for a ç: a q, a g, an opening bracket. */
-const CEDILLA_LOOKS = /^[qg<({]$/;
+/** Marked letters of a typewriter face the decoder writes as another character: by mark, the recogniser's letter it
+ * stands on and what the decoder writes for it (ł: its stem and stroke read as a t, an i, an f; ç: a q, a g, an
+ * opening bracket). */
+const MARKED_LOOKS: Partial<Record<Diacritic, { on: RegExp; decoder: RegExp }>> = {
+  stroke: { on: /^[lL]$/, decoder: /^[tfiIlL1|\\]$/ },
+  cedilla: { on: /^[cC]$/, decoder: /^[qg<({]$/ },
+};
 /** Letters the decoder may write as one character where the recogniser reads two. */
 const EXPANDS: Record<string, string> = { ß: "ss", æ: "ae", Æ: "AE", œ: "oe", Œ: "OE", "…": "..." };
 
@@ -669,10 +672,11 @@ export function mergeLineTagged(
     // (a sure "none" there is a question mark's: "what?")
     if (ch === r[j] && misreadO(r, j)) return diacritics[j] ? (withMark("o", DIACRITICS[diacritics[j]!] ?? "none") ?? ch) : ch;
     // (a stroke read on the recogniser's l, where the decoder wrote a letter a typewriter face's ł looks like:
-    // "zaktadek", "kiiknięcie" for "zakładek", "kliknięcie"; the glyph is the l the recogniser read, struck)
-    if (/^[lL]$/.test(r[j]!) && DIACRITICS[diacritics[j]!] === "stroke" && STROKE_LOOKS.test(ch)) return r[j] === "L" ? "Ł" : "ł";
-    // (and a cedilla on its c where the decoder wrote the q, g or bracket a ç looks like: "süreq", "<ıktıya")
-    if (/^[cC]$/.test(r[j]!) && DIACRITICS[diacritics[j]!] === "cedilla" && CEDILLA_LOOKS.test(ch)) return r[j] === "C" ? "Ç" : "ç";
+    // "zaktadek", "kiiknięcie" for "zakładek", "kliknięcie"; a cedilla on its c where the decoder wrote the q, g or
+    // bracket a ç looks like: "süreq", "<ıktıya"; the glyph is the letter the recogniser read, marked)
+    const read = DIACRITICS[diacritics[j]!]!;
+    const looks = MARKED_LOOKS[read];
+    if (looks?.on.test(r[j]!) && looks.decoder.test(ch)) return withMark(r[j]!, read) ?? ch;
     // (or an o whose glyph the recogniser misread: its mark was read as an o's)
     const own = base.toLowerCase() === splitMark(r[j]!).base.toLowerCase() || (base.toLowerCase() === "o" && misreadO(r, j));
     if (!markable(base) || !own) return ch;
