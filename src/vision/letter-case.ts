@@ -44,6 +44,10 @@ const DOT_REACH = 0.6;
 const DOUBTED = 0.5;
 /** The share of a line's reference tops that must lie near their median. */
 const STEADY = 0.8;
+/** The least x-height, in crop rows, a line's glyph heights are measured against (slotHeights). */
+const MIN_X_HEIGHT = 8;
+/** How far a line's small letters' tops and feet may lie from theirs, as a share of its x-height (slotHeights). */
+const STEADY_HEIGHT = 0.1;
 /** A letter's top must lie within this share of the separation from one height to count as that height. */
 const DECISIVE = 0.3;
 
@@ -196,6 +200,39 @@ export function dottedCapitalI(u: LineUnit, crop: LineCrop, columns: Float32Arra
     if (body && dotAbove(crop, ink, body)) found.push(j);
   });
   return found;
+}
+
+/**
+ * Per slot of each unit, the height of its glyph's body over the line's x-height, from the baseline (1 at the
+ * x-height; a capital stands 1.33-1.5 times as tall), and how far it reaches below the baseline in x-heights (a
+ * descender's: ф, not Ф), or NaN where it was not measured: the glyph touches a
+ * neighbour, or the line shows fewer than MIN_REFERENCES small letters (a e m n r u) standing steadily at one height
+ * and on one baseline. Kept in `heights` and `depths` (in place) for the merge, which reads the case of the decoder's Cyrillic
+ * letters from it (engines/model/faithful.ts): the recogniser reads their look-alikes, "M" for м and М alike.
+ */
+export function slotHeights(units: LineUnit[], crops: readonly LineCrop[], columns: readonly Float32Array[]): void {
+  units.forEach((u, k) => {
+    const chars = Array.from(u.text);
+    const centres = columns[k];
+    const crop = crops[k];
+    if (!centres || !crop || chars.length !== centres.length) return;
+    const ink = inkOf(crop);
+    const band = ink && inkBand(crop, ink);
+    if (!ink || !band) return;
+    const bodies = chars.map((_, j) => slotGlyph(crop, band, ink, centres, j));
+    const small = chars.flatMap((ch, j) => (SMALL.test(ch) && bodies[j] ? [j] : []));
+    if (small.length < MIN_REFERENCES) return;
+    const tops = small.map((j) => bodyTop(crop, ink, bodies[j]!));
+    const bottoms = small.map((j) => bodies[j]!.bottom);
+    const xTop = median(tops),
+      base = median(bottoms);
+    const xHeight = base - xTop;
+    // (the small letters' tops and feet within a tenth of the x-height of theirs: no italic, no mixed sizes)
+    const near = (v: number[], at: number) => v.filter((t) => Math.abs(t - at) <= STEADY_HEIGHT * xHeight).length >= STEADY * v.length;
+    if (xHeight < MIN_X_HEIGHT || !near(tops, xTop) || !near(bottoms, base)) return;
+    u.heights = Float32Array.from(bodies, (b) => (b ? (base - bodyTop(crop, ink, b)) / xHeight : Number.NaN));
+    u.depths = Float32Array.from(bodies, (b) => (b ? (b.bottom - base) / xHeight : Number.NaN));
+  });
 }
 
 /** Whether the word holding character j (its run of letters and digits) is o's and digits only, two or more. */

@@ -41,6 +41,10 @@ export interface LineView {
   /** each slot's diacritic (an index of vision/diacritics.ts DIACRITICS) and its probability, where the page was read for them */
   slotDiacritic?: Uint8Array;
   slotDiacriticPeak?: Float32Array;
+  /** per slot, its glyph's height over the line's x-height (NaN: not measured) */
+  slotHeight?: Float32Array;
+  /** …and how far it reaches below the baseline, in x-heights */
+  slotDepth?: Float32Array;
 }
 
 /** A page as the decoder reads it: its lines' views in reading order, its pictures, and its display formulas. */
@@ -244,6 +248,7 @@ export class LineEncoder {
           slotPeak,
           slotGap,
           ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}),
+          ...(u.heights ? { slotHeight: u.heights, slotDepth: u.depths } : {}),
         };
       });
     }

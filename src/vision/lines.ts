@@ -3,7 +3,7 @@
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
-import { caseBySize } from "./letter-case.js";
+import { caseBySize, slotHeights } from "./letter-case.js";
 import { darkRuns } from "./components.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
@@ -71,6 +71,10 @@ export interface LineUnit {
    * absent where the bundle has no diacritics model or the page shows none beyond the decoder's letters */
   diacritics?: Uint8Array;
   diacriticPeaks?: Float32Array;
+  /** per slot, its glyph's height over the line's x-height (NaN: not measured; vision/letter-case.ts slotHeights) */
+  heights?: Float32Array;
+  /** …and how far it reaches below the baseline, in x-heights */
+  depths?: Float32Array;
 }
 
 /**
@@ -667,6 +671,7 @@ export async function pageUnits(
     clock("diacritics");
   }
   caseBySize(units, crops, slotColumns);
+  slotHeights(units, crops, slotColumns);
   const formulas = models.formula
     ? await readPageFormulas(
         page,

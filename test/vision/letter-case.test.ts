@@ -1,7 +1,7 @@
 // The case of c o s v w x z read from the glyph's height (src/vision/letter-case.ts), on crops drawn glyph by glyph:
 // each glyph a block of ink from its top to the baseline, in a 16-column cell, as a typewriter face sets it.
 import { describe, expect, it } from "vitest";
-import { caseBySize, dottedCapitalI } from "../../src/vision/letter-case.js";
+import { caseBySize, dottedCapitalI, slotHeights } from "../../src/vision/letter-case.js";
 import type { LineCrop } from "../../src/vision/line-crop.js";
 import type { LineUnit } from "../../src/vision/lines.js";
 
@@ -176,5 +176,32 @@ describe("dottedCapitalI", () => {
     // a bar 8 rows tall above the first I, two rows of paper between
     for (let r = 1; r < CAP_TOP - 2; r++) for (let x = 4 + 3 + 3; x < 4 + 3 + 10 - 3; x++) a.crop.pixels[r * a.crop.width + x] = 0;
     expect(dottedCapitalI(a.unit, a.crop, a.columns)).toEqual([]);
+  });
+});
+
+describe("slotHeights", () => {
+  it("measures each glyph's height over the line's x-height, from the baseline", () => {
+    // "Mactep KOHBepTepa" read for "Мастер конвертера": the recogniser's M and K, H, B, T are small letters' glyphs
+    const a = line(word("Mactep KOHBepTepa", { 0: CAP_TOP, 7: X_TOP, 8: X_TOP, 9: X_TOP, 10: X_TOP, 13: X_TOP }));
+    slotHeights([a.unit], [a.crop], [a.columns]);
+    const h = Array.from(a.unit.heights!, (v) => (Number.isNaN(v) ? null : Math.round(v * 100) / 100));
+    const capital = Math.round(((BASELINE - CAP_TOP) / (BASELINE - X_TOP)) * 100) / 100;
+    expect(h).toEqual([capital, 1, 1, 1, 1, 1, null, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it("measures nothing on a line whose small letters stand at scattered heights, or too few of them", () => {
+    const scattered = line(word("amenu Box", { 0: X_TOP - 3, 2: X_TOP + 3, 3: X_TOP - 2 }));
+    const few = line(word("KOHTO", { 0: X_TOP }));
+    slotHeights([scattered.unit, few.unit], [scattered.crop, few.crop], [scattered.columns, few.columns]);
+    expect([scattered.unit.heights, few.unit.heights]).toEqual([undefined, undefined]);
+  });
+
+  it("leaves a glyph touching its neighbour unmeasured", () => {
+    const a = line(word("Mactep amen"));
+    // the c's ink joined to the t's across their cells' gap
+    for (let r = X_TOP + 4; r < X_TOP + 6; r++)
+      for (let x = 4 + 2 * CELL + 3; x < 4 + 4 * CELL; x++) a.crop.pixels[r * a.crop.width + x] = 0;
+    slotHeights([a.unit], [a.crop], [a.columns]);
+    expect(Array.from(a.unit.heights!.slice(1, 5), (v) => Number.isNaN(v))).toEqual([false, true, true, false]);
   });
 });

@@ -32,6 +32,10 @@ export interface LineEvidence {
    * where the page was not read for diacritics */
   diacritics?: ArrayLike<number>;
   diacriticPeaks?: ArrayLike<number>;
+  /** per slot, its glyph's height over the line's x-height (NaN: not measured; vision/letter-case.ts slotHeights) */
+  heights?: ArrayLike<number>;
+  /** …and how far it reaches below the baseline, in x-heights */
+  depths?: ArrayLike<number>;
   /** the recogniser's reading of the line before (a heading's number detected as a line of its own) */
   previous?: string;
 }
@@ -729,6 +733,8 @@ export function mergeLineTagged(
     /\d/.test(r[j]!) &&
     ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) ||
       (j < firstAligned && /[\d.,]/.test(r[firstAligned]!) && numeric(j, firstAligned)));
+  const rOf = new Map<number, number>();
+  for (const t of steps) if (t.d !== undefined && t.r !== undefined) rOf.set(content[t.d]!, t.r);
   const out: string[] = units.map((u) => (u.structure ? u.out : ""));
   const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
   let restored = 0;
@@ -996,6 +1002,20 @@ export function mergeLineTagged(
       }
     }
   });
+  // Cyrillic letters take the case their glyphs' heights show (the recogniser's look-alike tells none: "M" for м and
+  // М alike; the decoder's "мастер", "АкТивирует" for "Мастер", "Активирует")
+  if (evidence.heights)
+    cyrillicWordCase(units, out, tag, cyrOk, (q) => {
+      const j = rOf.get(q);
+      // (a slot read as the letter's look-alike, or as a letter where it has none: the alignment may pair the
+      // decoder's letter with another glyph, a space, a mark)
+      const d = out[q]!;
+      // (of either case: the case is what the height tells, "N" is the look-alike of И, read for и too)
+      const looks = (c: string, rc: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true;
+      const fits = (rc: string) =>
+        CYRILLIC_LOOKS[d] ? looks(d.toLowerCase(), rc) || looks(d.toUpperCase(), rc) : LETTER_OR_DIGIT.test(rc);
+      return j !== undefined && fits(r[j]!) ? [evidence.heights![j]!, evidence.depths?.[j] ?? Number.NaN] : undefined;
+    });
   // letters aligned with a slot take the diacritic read on its glyph
   for (const t of steps)
     if (t.d !== undefined && t.r !== undefined) {
@@ -1043,6 +1063,76 @@ export function mergeLineTagged(
   const lettered = letterL(letterO(typeset.text));
   const scripted = scripts.cyrillic || scripts.mixed ? oneScript(lettered) : lettered;
   return texBraces(texSpacing({ ...typeset, text: texAngles(scripted, html, unsure) }));
+}
+
+/** Cyrillic letters whose capital is their small letter set larger (not б ф ђ ћ ґ, whose small letter rises above
+ * the x-height, nor й ё і ї ј, whose mark may join the glyph's body). */
+const CYRILLIC_SIZE_CASED = /^[авгдежзиклмнопрстухцчшщъыьэюяєљњџАВГДЕЖЗИКЛМНОПРСТУХЦЧШЩЪЫЬЭЮЯЄЉЊЏ]$/;
+/** A glyph at most this many times the line's x-height is a small letter; at least CYRILLIC_CAPITAL, a capital
+ * (help pages in DejaVu Sans, 172 lines: small letters 0.97-1.01, 2nd to 98th percentile; capitals 1.21-1.32). */
+const CYRILLIC_SMALL = 1.08;
+const CYRILLIC_CAPITAL = 1.15;
+/** A glyph reaching this many x-heights below the baseline has a descender; one reaching at most CYRILLIC_ON_BASELINE
+ * stands on it. */
+const CYRILLIC_DESCENDER = 0.2;
+const CYRILLIC_ON_BASELINE = 0.07;
+
+/** The case a Cyrillic letter's glyph height over its line's x-height shows: "small", "capital" or undefined (not
+ * a letter cased by size alone, unmeasured, or between the two). */
+function caseByHeight(ch: string, [height, depth]: readonly [number, number]): "small" | "capital" | undefined {
+  // (ф rises above the x-height as Ф does; it reaches below the baseline, Ф stands on it)
+  if (/^[фФ]$/.test(ch))
+    return depth >= CYRILLIC_DESCENDER ? "small" : depth <= CYRILLIC_ON_BASELINE && height >= CYRILLIC_CAPITAL ? "capital" : undefined;
+  if (!CYRILLIC_SIZE_CASED.test(ch)) return undefined;
+  return height <= CYRILLIC_SMALL ? "small" : height >= CYRILLIC_CAPITAL ? "capital" : undefined;
+}
+
+/**
+ * Sets the case of each Cyrillic word's letters in `out` (in place) from their glyphs' heights (`heightOf(unit)`),
+ * where Cyrillic may stand (`cyrOk`): a letter measured takes its case; one not measured (its slot unread, or its
+ * glyph touching a neighbour) takes the case the word's other measured letters agree on, all capitals ("ПОСЛЕДЊИ",
+ * two at least) or, past the first letter, all small.
+ */
+export function cyrillicWordCase(
+  units: readonly Unit[],
+  out: string[],
+  tag: string[],
+  cyrOk: readonly boolean[],
+  heightOf: (unit: number) => readonly [number, number] | undefined,
+): void {
+  for (let k = 0; k < units.length; ) {
+    if (units[k]!.structure || !/\p{L}/u.test(units[k]!.ch)) {
+      k++;
+      continue;
+    }
+    let e = k;
+    while (e < units.length && !units[e]!.structure && /\p{L}/u.test(units[e]!.ch)) e++;
+    const word = Array.from({ length: e - k }, (_, i) => k + i).filter((q) => out[q]!.length === 1 && CYRILLIC.test(out[q]!) && cyrOk[q]);
+    const read = new Map(
+      word.map((q) => {
+        const measured = heightOf(q);
+        return [q, measured && caseByHeight(out[q]!, measured)] as const;
+      }),
+    );
+    const later = word
+      .filter((q) => q !== k)
+      .map((q) => read.get(q))
+      .filter((c) => c !== undefined);
+    const all = [...read.values()].filter((c) => c !== undefined);
+    const agreed =
+      all.length >= 2 && all.every((c) => c === "capital")
+        ? "capital"
+        : later.length >= 2 && later.every((c) => c === "small")
+          ? "small"
+          : undefined;
+    for (const q of word) {
+      const bySize = /^[фФ]$/.test(out[q]!) || CYRILLIC_SIZE_CASED.test(out[q]!);
+      const c = read.get(q) ?? (bySize && (q !== k || agreed === "capital") ? agreed : undefined);
+      const cased = c === "small" ? out[q]!.toLowerCase() : c === "capital" ? out[q]!.toUpperCase() : out[q]!;
+      if (cased !== out[q]) [out[q], tag[q]] = [cased, "m"];
+    }
+    k = e;
+  }
 }
 
 /** Latin letters and the Cyrillic letters of the same shape (ћ and ј are Serbian's, і Ukrainian's), and back. */
@@ -1325,6 +1415,8 @@ export interface EvidenceView {
   slotGap?: Float32Array;
   slotDiacritic?: Uint8Array;
   slotDiacriticPeak?: Float32Array;
+  slotHeight?: Float32Array;
+  slotDepth?: Float32Array;
   /** the line's box, where it has a dot leader (traced: the bench's recogniser-alone column writes it too) */
   box?: { leader?: number };
 }
@@ -1406,6 +1498,8 @@ export function faithfulLine(
       gaps: view.slotGap,
       diacritics: view.slotDiacritic,
       diacriticPeaks: view.slotDiacriticPeak,
+      heights: view.slotHeight,
+      depths: view.slotDepth,
       previous: views[index - 1]?.text,
     },
     scripts,
@@ -1422,6 +1516,8 @@ export function faithfulLine(
         gaps: view.slotGap && Array.from(view.slotGap, (g) => Math.round(g * 10) / 10),
         diacritics: view.slotDiacritic && Array.from(view.slotDiacritic),
         diacriticPeaks: view.slotDiacriticPeak && Array.from(view.slotDiacriticPeak, (p) => Math.round(p * 1000) / 1000),
+        heights: view.slotHeight && Array.from(view.slotHeight, (h) => (Number.isNaN(h) ? null : Math.round(h * 100) / 100)),
+        depths: view.slotDepth && Array.from(view.slotDepth, (h) => (Number.isNaN(h) ? null : Math.round(h * 100) / 100)),
         ...(view.box?.leader ? { leader: view.box.leader } : {}),
         decoded,
         merged,

@@ -644,6 +644,32 @@ describe("mergeLine", () => {
     expect(mergeLine(" конивертера", gapped("KOHBepTepa", [0, 1, 1, 4, 1, 1, 1, 1, 1, 1]), cyrillic)).toBe(" конивертера");
   });
 
+  it("sets a Cyrillic letter's case from its glyph's height", () => {
+    // the recogniser's "M" for м and М alike: the glyph's height over the line's x-height tells them apart
+    const heights = (h: number[]) => ({ ...ev("Mactep KOHBepTepa"), heights: h });
+    const small = [1, 1, 1, 1, 1, 1, Number.NaN, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1];
+    expect(mergeLine(" мастер конвертера", heights([1.27, ...small.slice(1)]), cyrillic)).toBe(" Мастер конвертера");
+    expect(mergeLine(" Мастер КонВертера", heights(small), cyrillic)).toBe(" мастер конвертера");
+    // between the two heights, unmeasured, or on a page without Cyrillic: as the decoder wrote it
+    expect(mergeLine(" мастер конвертера", heights([1.12, ...small.slice(1)]), cyrillic)).toBe(" мастер конвертера");
+    expect(mergeLine(" Мастер", { ...ev("Mactep"), heights: [Number.NaN, 1, 1, 1, 1, 1] }, cyrillic)).toBe(" Мастер");
+    // a slot read as another letter than the look-alike of the decoder's holds another glyph (the alignment's pair)
+    expect(mergeLine(" и ПРВИ", { ...ev("O ПPBИ"), heights: [1.3, Number.NaN, 1.3, 1.3, 1.3, 1.3] }, cyrillic)).toBe(" и ПРВИ");
+    // a word's unmeasured letter takes the case its measured letters agree on: all capitals, or small past the first
+    const caps = { ...ev("nOCJEAHИ"), heights: [1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3] };
+    expect(mergeLine(" последни", caps, cyrillic)).toBe(" ПОСЛЕДНИ");
+    expect(mergeLine(" СЛово", { ...ev("CJOBO"), heights: [1.3, 1, 1, 1, 1] }, cyrillic)).toBe(" Слово");
+    // ф and Ф rise alike: the descender tells them apart
+    const file = (depth: number) => ({ ...ev("Φain"), heights: [1.25, 1, 1, 1], depths: [depth, 0, 0, 0] });
+    expect([
+      mergeLine(" файл", file(0), cyrillic),
+      mergeLine(" Файл", file(0.3), cyrillic),
+      mergeLine(" файл", file(0.12), cyrillic),
+    ]).toEqual([" Файл", " файл", " файл"]);
+    // (Latin letters keep theirs)
+    expect(mergeLine(" LibreOffice", { ...ev("LibreOffice"), heights: Array(11).fill(1) }, cyrillic)).toBe(" LibreOffice");
+  });
+
   it("puts no mark and no unseen space between two digits the recogniser read side by side in a sure number", () => {
     // a mark the decoder inserted inside a sure number ("8.12’2%"), a space after its decimal comma ("525, 17")
     expect(mergeLine(" 32 (8.129’2%)", ev("32 (8.122%)"), latin)).toBe(" 32 (8.122%)");
