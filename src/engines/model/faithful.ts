@@ -127,6 +127,7 @@ const CYRILLIC_LOOKS: Record<string, string> = {
   Ш: "W",
   Б: "6",
   Э: "3",
+  Ж: "X",
   а: "a",
   в: "B",
   е: "e",
@@ -157,6 +158,7 @@ const CYRILLIC_LOOKS: Record<string, string> = {
   ш: "w",
   б: "6",
   э: "3",
+  ж: "x",
   ъ: "b",
   ы: "b",
   // Serbian: ћ and ђ read as the h they are built on, љ and њ as their soft-sign half, џ as the u it resembles
@@ -829,6 +831,10 @@ export function mergeLineTagged(
         else if (texCode && (rc === "{" || rc === "}") && !LETTER_OR_DIGIT.test(d) && !BRACKET_CHARS.includes(d) && d !== " ")
           // a brace the recogniser read, weakly, where the decoder wrote a mark in TeX code ("\\DeclareOption=twocolumn}")
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
+        else if (CYRILLIC.test(d) && cyrOk[content[s.d]!] && peak(s.r) >= TWIN_SURE && lookAlikeTwin(d, rc) !== d)
+          // a Cyrillic letter where the recogniser read, sure, the look-alike of another that has no other: that
+          // letter ("Коннертер" for the recogniser's "KOHBepTep")
+          [out[content[s.d]!], tag[content[s.d]!]] = [lookAlikeTwin(d, rc), "r"];
         else if (!allowed(d, at(content[s.d]!)))
           out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
@@ -990,14 +996,27 @@ export function mergeLineTagged(
       const expanded = (lastD >= 0 && (EXPANDS[units[content[lastD]!]!.ch] ?? "").length > 1) || cyr(lastD) || cyr(nextD);
       // (a space read between two table cells or before a line's structure is theirs: "<td>3.32T" takes none)
       const atStructure = rc === " " && nextD !== undefined && units[content[nextD]! - 1]?.structure === true;
-      const restoreHere = inLead(j) ? j === leadEnd || sure(j) : kind && sure(j) && flanked && !expanded && !atStructure;
+      // …but a letter dropped inside a Cyrillic word, whose look-alike the recogniser read sure and which stands
+      // for one letter only, goes back as that letter ("отображется" for "OT06paxaeTCA"), where it is no part of
+      // a neighbour the recogniser reads as two (ы "bl", ю "IO", њ "Hb")
+      const twin =
+        cyr(lastD) &&
+        nextD === lastD + 1 &&
+        cyr(nextD) &&
+        ONE_TWIN[rc] !== undefined &&
+        peak(j) >= TWIN_SURE &&
+        flanked &&
+        !partOf(ch(lastD), rc) &&
+        !partOf(ch(nextD!), rc);
+      const restoreHere = inLead(j) ? j === leadEnd || sure(j) : kind && sure(j) && flanked && (!expanded || twin) && !atStructure;
       if (restoreHere) {
         // before the decoder's next character, or after its last one (inside any closing tag)
-        const ch = escapeFor(marked(j, rc), html);
+        const upper = twin && ch(lastD) === ch(lastD).toUpperCase() && ch(nextD!) === ch(nextD!).toUpperCase();
+        const written = escapeFor(twin ? (upper ? ONE_TWIN[rc]!.toUpperCase() : ONE_TWIN[rc]!) : marked(j, rc), html);
         if (nextD === undefined) {
-          if (content.length) afterUnit[content.at(-1)!] += ch;
-          else after += ch;
-        } else before[content[nextD]!] += ch;
+          if (content.length) afterUnit[content.at(-1)!] += written;
+          else after += written;
+        } else before[content[nextD]!] += written;
         restored++;
       }
     }
@@ -1063,6 +1082,51 @@ export function mergeLineTagged(
   const lettered = letterL(letterO(typeset.text));
   const scripted = scripts.cyrillic || scripts.mixed ? oneScript(lettered) : lettered;
   return texBraces(texSpacing({ ...typeset, text: texAngles(scripted, html, unsure) }));
+}
+
+/** Latin letters the recogniser reads for one Cyrillic letter only (not A: а or д; n: п or л; u: и or ц; M: м or
+ * и, "AMana3OH" for "диапазон"; b, 3, W; nor r: no probe page gains from it). */
+const ONE_TWIN: Record<string, string> = {
+  a: "а",
+  B: "в",
+  e: "е",
+  H: "н",
+  K: "к",
+  k: "к",
+  O: "о",
+  o: "о",
+  P: "р",
+  p: "р",
+  C: "с",
+  c: "с",
+  T: "т",
+  X: "х",
+  x: "х",
+  y: "у",
+  Y: "у",
+};
+/** Cyrillic letters the recogniser reads as two glyphs, and what it reads for their parts (ы "bl", ю "IO", њ "Hb",
+ * ж ">K<" or "x"; help pages in Russian and Serbian man pages). */
+const READ_IN_TWO: Record<string, string> = { ы: "blI1i", ю: "IlO0o", њ: "Hb", љ: "nJb", щ: "Ww,", ж: "xXK*<>", ф: "Φopq" };
+/** Whether the recogniser's `rc` beside the decoder's Cyrillic letter `d` may be a part of its glyph. */
+const partOf = (d: string, rc: string) => READ_IN_TWO[d.toLowerCase()]?.includes(rc) === true;
+/** Other letters the recogniser reads sure for a Cyrillic letter besides its look-alike (я as a: "nam'aTi" for
+ * "пам’яті"). */
+const READ_ALSO: Record<string, string> = { я: "a", Я: "A" };
+/** The least peak at which the recogniser's look-alike overrides the decoder's Cyrillic letter. */
+const TWIN_SURE = 0.9;
+
+/**
+ * The Cyrillic letter a recogniser's sure look-alike `rc` stands for, in the case of the decoder's letter `d` there,
+ * where `d` has a known look-alike (CYRILLIC_LOOKS) that `rc` is not, of either case, and `rc` stands for one letter
+ * only (ONE_TWIN); else `d`.
+ */
+function lookAlikeTwin(d: string, rc: string): string {
+  const twin = ONE_TWIN[rc];
+  if (!twin || !CYRILLIC_LOOKS[d] || partOf(d, rc)) return d;
+  const looks = (c: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true || READ_ALSO[c]?.includes(rc) === true;
+  if (looks(d.toLowerCase()) || looks(d.toUpperCase())) return d;
+  return d === d.toUpperCase() ? twin.toUpperCase() : twin;
 }
 
 /** Cyrillic letters whose capital is their small letter set larger (not б ф ђ ћ ґ, whose small letter rises above

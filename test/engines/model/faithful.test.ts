@@ -654,7 +654,9 @@ describe("mergeLine", () => {
     expect(mergeLine(" мастер конвертера", heights([1.12, ...small.slice(1)]), cyrillic)).toBe(" мастер конвертера");
     expect(mergeLine(" Мастер", { ...ev("Mactep"), heights: [Number.NaN, 1, 1, 1, 1, 1] }, cyrillic)).toBe(" Мастер");
     // a slot read as another letter than the look-alike of the decoder's holds another glyph (the alignment's pair)
-    expect(mergeLine(" и ПРВИ", { ...ev("O ПPBИ"), heights: [1.3, Number.NaN, 1.3, 1.3, 1.3, 1.3] }, cyrillic)).toBe(" и ПРВИ");
+    expect(mergeLine(" и ПРВИ", { ...ev("O ПPBИ", [0.8, 1, 1, 1, 1, 1]), heights: [1.3, Number.NaN, 1.3, 1.3, 1.3, 1.3] }, cyrillic)).toBe(
+      " и ПРВИ",
+    );
     // a word's unmeasured letter takes the case its measured letters agree on: all capitals, or small past the first
     const caps = { ...ev("nOCJEAHИ"), heights: [1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3] };
     expect(mergeLine(" последни", caps, cyrillic)).toBe(" ПОСЛЕДНИ");
@@ -668,6 +670,24 @@ describe("mergeLine", () => {
     ]).toEqual([" Файл", " файл", " файл"]);
     // (Latin letters keep theirs)
     expect(mergeLine(" LibreOffice", { ...ev("LibreOffice"), heights: Array(11).fill(1) }, cyrillic)).toBe(" LibreOffice");
+  });
+
+  it("writes the Cyrillic letter whose one look-alike the recogniser read sure", () => {
+    // the decoder's н where the recogniser read a sure B: в
+    expect(mergeLine(" Коннертер", ev("KOHBepTep"), cyrillic)).toBe(" Конвертер");
+    expect(mergeLine(" Коннертер", ev("KOHBepTep", [1, 1, 1, 0.8, 1, 1, 1, 1, 1]), cyrillic)).toBe(" Коннертер");
+    // not where the read letter is the look-alike of the decoder's, of either case, or stands for two letters (A: а, д)
+    expect(mergeLine(" Изборни", ev("N36opnn"), cyrillic)).toBe(" Изборни");
+    expect(mergeLine(" диапазон", ev("AMana3OH"), cyrillic)).toBe(" диапазон");
+    expect(mergeLine(" покумент", ev("AokyMeHT"), cyrillic)).toBe(" покумент");
+    // nor where it may be part of a letter the recogniser reads as two (ж as ">K<")
+    expect(mergeLine(" можете", ev("Mo>K<eTe"), cyrillic)).toBe(" можете");
+    // a letter the decoder dropped inside a word, read sure, goes back
+    expect(mergeLine(" отображется", ev("OT06paxaeTCA"), cyrillic)).toBe(" отображается");
+    expect(mergeLine(" КОНЕРТЕР", ev("KOHBEPTEP"), cyrillic)).toBe(" КОНВЕРТЕР");
+    // …but not the second half of a letter read as two (ы "bl", ю "IO")
+    expect(mergeLine(" выбор", ev("Bbl6op"), cyrillic)).toBe(" выбор");
+    expect(mergeLine(" союз", ev("cIOO3"), cyrillic)).toBe(" союз");
   });
 
   it("puts no mark and no unseen space between two digits the recogniser read side by side in a sure number", () => {
