@@ -749,9 +749,11 @@ export function mergeLineTagged(
     for (let k = from; k < steps.length; k++) if (steps[k]!.r !== undefined) return steps[k]!.r!;
     return r.length;
   };
-  // where Cyrillic may stay: the page's decision, or on a mixed page each decoder word's own evidence
+  // where Cyrillic may stay: the page's decision, or on a mixed page each decoder word's own evidence; on a Latin
+  // page, a word the decoder wrote in Cyrillic where the recogniser's reading looks Cyrillic too (a Russian heading
+  // on an English page, "### Вызов службы" read "Bb30B CIyK6b")
   const cyrOk: boolean[] = units.map(() => scripts.cyrillic);
-  if (scripts.cyrillic || scripts.mixed) {
+  {
     const aligned = new Map<number, number>();
     for (const t of steps) if (t.d !== undefined && t.r !== undefined) aligned.set(content[t.d]!, t.r);
     for (let k = 0; k < units.length; ) {
@@ -774,7 +776,16 @@ export function mergeLineTagged(
             LATIN_ONLY_WORD.test(r[j]!) &&
             !(CYRILLIC.test(d) && (sameBase(d, r[j]!) || READ_AS_LATIN_ONLY[d]?.includes(r[j]!))),
         ).length;
-        const ok = scripts.cyrillic ? latinHits < 2 : slots.some(([, j]) => j !== undefined) && latinHits === 0;
+        const read = slots.flatMap(([, j]) => (j === undefined ? [] : [j]));
+        const looksCyrillic = () =>
+          read.length >= 3 &&
+          word.every((u) => CYRILLIC.test(u.ch) || !/\p{L}/u.test(u.ch)) &&
+          cyrillicLook(
+            read.map((j) => r[j]!).join(""),
+            read.map((j) => peak(j)),
+            options.confident,
+          );
+        const ok = scripts.cyrillic ? latinHits < 2 : latinHits === 0 && (scripts.mixed ? read.length > 0 : looksCyrillic());
         for (let q = k; q < e; q++) cyrOk[q] = ok;
       }
       k = e;

@@ -800,8 +800,17 @@ describe("mergeLine", () => {
       " The pwconv command преобразует пароли",
     );
     expect(mergeLine(" The рwсопv command", ev("The pwconv command"), mixed)).toBe(" The pwconv command");
-    // the same words on a Latin page lose their Cyrillic
-    expect(mergeLine(" преобразует", ev("npeo6pa3yet"), latin)).not.toMatch(/[\u0400-\u04ff]/);
+    // on a Latin page, a word whose reading shows no Cyrillic sign loses its Cyrillic
+    expect(mergeLine(" пароли", ev("naponu"), latin)).toBe(" naponu");
+  });
+
+  it("keeps a Cyrillic word on a Latin page where the recogniser's reading of it looks Cyrillic too", () => {
+    // a Russian help page's running header on an English page: "Справка" read "CnpaBka" (в as a capital B)
+    expect(mergeLine(" Справка LibreOffice 7.4", ev("CnpaBka LibreOffice 7.4"), latin)).toBe(" Справка LibreOffice 7.4");
+    // not an English word the decoder wrote in Cyrillic: its reading shows no Cyrillic sign, or a Latin-only letter
+    expect(mergeLine(" саре", ev("cape"), latin)).toBe(" cape");
+    expect(mergeLine(" HE моговах", ev("SHE MOPED"), latin)).not.toMatch(/[\u0400-\u04ff]/);
+    expect(mergeLine(" Сlаss", ev("Class"), latin)).toBe(" Class");
   });
 
   it("keeps a Serbian word whose ј, ћ and ш the recogniser read as a sure j, h and w, on a mixed or Cyrillic page", () => {
