@@ -1717,13 +1717,41 @@ export function copyrightSigns(lines: readonly string[]): string[] {
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a
  * page's first line) opens no block. */
 function outsideCode(lines: readonly string[], rewrite: (line: string) => string): string[] {
-  let fenced = false;
-  return lines.map((line) => {
+  // each line's fenced block (from the line that opens it to the line that closes it), if any
+  const block = new Int32Array(lines.length).fill(-1);
+  let fenced = false,
+    blocks = 0;
+  lines.forEach((line, k) => {
+    const kept = balancedFences(line, fenced);
+    if (fenced || kept.markdown.includes("```")) block[k] = fenced ? blocks - 1 : blocks++;
+    fenced = kept.open;
+  });
+  const prose = Array.from({ length: blocks }, (_, b) => proseBlock(lines.filter((_, k) => block[k] === b).join("\n")));
+  fenced = false;
+  return lines.map((line, k) => {
     const kept = balancedFences(line, fenced);
     const inCode = fenced || kept.markdown.includes("`") || TEX_CODE.test(line);
     fenced = kept.open;
-    return inCode ? line : rewrite(line);
+    return inCode && !(block[k]! >= 0 && prose[block[k]!] && !TEX_CODE.test(line)) ? line : rewrite(line);
   });
+}
+
+/** Marks of code: a fenced block that shows none (beyond URLs) in more than CODE_MARKS of its characters, and whose
+ * words are words of letters or numbers (PROSE_WORDS of them at least), is prose the decoder fenced: a man page's indented
+ * paragraph, its section heading ("```\nİLGİLİ BELGELER\n```"). */
+const CODE_MARK = /[{}[\]<>=;\\$_|*#^~]/g;
+const CODE_MARKS = 0.01;
+const PROSE_WORDS = 0.8;
+/** A word of letters, or a number, with the punctuation prose sets around it. */
+const PROSE_WORD = /^[("'“‘«„]?(?:\p{L}+(?:[-’']\p{L}+)*|\p{N}+(?:[.,]\p{N}+)*)[)"'”’».,:;!?]*$/u;
+
+/** Whether a fenced block's text (fences included) reads as prose (CODE_MARK). */
+function proseBlock(text: string): boolean {
+  const body = text.replace(/```\S*/g, " ").replace(/<?\bhttps?:\/\/\S+/g, " ");
+  const words = body.split(/\s+/).filter((w) => w.length > 0);
+  const solid = body.replace(/\s+/g, "").length;
+  const marks = body.match(CODE_MARK)?.length ?? 0;
+  return words.length >= 2 && marks <= CODE_MARKS * solid && words.filter((w) => PROSE_WORD.test(w)).length >= PROSE_WORDS * words.length;
 }
 
 /**

@@ -410,6 +410,29 @@ describe("mergeLine", () => {
     expect(copyrightSigns(kept)).toEqual(kept);
   });
 
+  it("reads a fenced block of prose as prose: a man page's indented paragraph, its section heading", () => {
+    const turkish = " Bu bir özgür yazılımdır ve bir için ile olan gibi bu da";
+    const paragraph = [
+      "\n\n```\n@ 2004, 2006 Yalç1n KOLUKISA @ 2022 Nilgün",
+      " Yasaların izin verdiği ölçüde HiÇBiR GARANTi",
+      " https://github.com/TLBP/manpages-tr/issues adresinde bulunmak\n```",
+    ];
+    expect(languageLetters(copyrightSigns([turkish, ...paragraph, "\n\n```\niLGiLi BELGELER\n```"]))).toEqual([
+      turkish,
+      "\n\n```\n© 2004, 2006 Yalçın KOLUKISA © 2022 Nilgün",
+      " Yasaların izin verdiği ölçüde HİÇBİR GARANTİ",
+      " https://github.com/TLBP/manpages-tr/issues adresinde bulunmak\n```",
+      "\n\n```\nİLGİLİ BELGELER\n```",
+    ]);
+    // a block of code stays as written: marks of code, or words that are not words of letters
+    const code = [
+      "\n\n```\nnice [SEÇENEK] [KOMUT [ARG]...]\n```",
+      "\n\n```\n@ 2020 katsayI $x\n```",
+      "\n\n```\nls -l @ 2020 /tmp ~/bin\n```",
+    ];
+    expect(languageLetters(copyrightSigns([turkish, ...code]))).toEqual([turkish, ...code]);
+  });
+
   it("writes an Italian page's è for the decoder's ê, outside code, and leaves other languages' pages alone", () => {
     const page = [
       "\n\nIl pacchetto LayAureo ê nato per mettere a disposizione una classe che non ê più",
@@ -508,7 +531,7 @@ describe("mergeLine", () => {
     const page = [
       " se TeX naučil, TeXu a TeX-rendszeren",
       " MiKTeX, TeXLive, BibTeX, LaTeX",
-      "\n\n```\nTeX in code",
+      "\n\n```\nTeX = {code};",
       " TeX in code",
       "\n```\n\nTeX after code",
       " \\TeX and TeX",
