@@ -1717,24 +1717,38 @@ export function copyrightSigns(lines: readonly string[]): string[] {
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a
  * page's first line) opens no block. */
 function outsideCode(lines: readonly string[], rewrite: (line: string) => string): string[] {
-  // each line's fenced block (from the line that opens it to the line that closes it), if any
-  const block = new Int32Array(lines.length).fill(-1);
-  let fenced = false,
+  // each line's pieces between fences, and the fenced block each lies in (-1: outside any; fences as
+  // layout/page.ts balancedFences reads them: a heading closes an open block, a stray closing fence opens none)
+  const pieces: { text: string; block: number }[][] = [];
+  let open = false,
     blocks = 0;
-  lines.forEach((line, k) => {
-    const kept = balancedFences(line, fenced);
-    if (fenced || kept.markdown.includes("```")) block[k] = fenced ? blocks - 1 : blocks++;
-    fenced = kept.open;
-  });
-  const prose = Array.from({ length: blocks }, (_, b) => proseBlock(lines.filter((_, k) => block[k] === b).join("\n")));
-  fenced = false;
-  return lines.map((line, k) => {
-    const kept = balancedFences(line, fenced);
-    const inCode = fenced || kept.markdown.includes("`") || TEX_CODE.test(line);
-    fenced = kept.open;
-    return inCode && !(block[k]! >= 0 && prose[block[k]!] && !TEX_CODE.test(line)) ? line : rewrite(line);
+  for (const line of lines) {
+    if (open && /^\n\n#{2,6} \S/.test(line)) open = false;
+    const parts: { text: string; block: number }[] = [];
+    let at = 0;
+    for (const m of line.matchAll(FENCE)) {
+      const start = m.index! + m[1]!.length;
+      parts.push({ text: line.slice(at, start), block: open ? blocks - 1 : -1 }, { text: m[0].slice(m[1]!.length), block: FENCE_ITSELF });
+      at = m.index! + m[0].length;
+      if (open) open = false;
+      else if (!STRAY_FENCE.test(line.slice(m.index!))) [open, blocks] = [true, blocks + 1];
+    }
+    parts.push({ text: line.slice(at), block: open ? blocks - 1 : -1 });
+    pieces.push(parts);
+  }
+  const inside = (b: number) => pieces.flatMap((parts) => parts.filter((p) => p.block === b).map((p) => p.text)).join("\n");
+  const prose = Array.from({ length: blocks }, (_, b) => proseBlock(inside(b)));
+  return pieces.map((parts, k) => {
+    // (a line with inline code or a TeX control word is code throughout)
+    if (/`(?!``)/.test(lines[k]!.replace(FENCE, "")) || TEX_CODE.test(lines[k]!)) return lines[k]!;
+    return parts.map((p) => (p.block === -1 || (p.block >= 0 && prose[p.block]) ? rewrite(p.text) : p.text)).join("");
   });
 }
+
+/** A fence, and one that closes a block where none is open (bare, with a blank line or nothing after it). */
+const FENCE = /(^|\n)```[\w-]*(?=\n|$)/g;
+const STRAY_FENCE = /^\n?```(?=\n\n|\n?$)/;
+const FENCE_ITSELF = -2;
 
 /** Marks of code: a fenced block that shows none (beyond URLs) in more than CODE_MARKS of its characters, and whose
  * words are words of letters or numbers (PROSE_WORDS of them at least), is prose the decoder fenced: a man page's indented

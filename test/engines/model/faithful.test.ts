@@ -393,8 +393,10 @@ describe("mergeLine", () => {
     expect(closingQuotes([" he said “two", " lines“ and “end“"])).toEqual([" he said “two", " lines” and “end”"]);
     // German and Czech close „ with “; a page that writes ”…” keeps it; code keeps its marks
     // (fences as the decoder writes them: opening a line's text, closing before a blank line)
-    const kept = [" „Übersicht“ und „zwei", " Zeilen“ hier", " as ”you” say", " `a “b“`", "\n\n```\n“x“ y", " “z“", "\n```\n\nThe “end“"];
+    const kept = [" „Übersicht“ und „zwei", " Zeilen“ hier", " as ”you” say", " `a “b“`", "\n\n```\n“x“ y", " “z“", "\n```"];
     expect(closingQuotes(kept)).toEqual(kept);
+    // …and text after a block's closing fence on the same line is outside it
+    expect(closingQuotes(["\n\n```\n“x“ y", "\n```\n\nThe “end“"])).toEqual(["\n\n```\n“x“ y", "\n```\n\nThe “end”"]);
     // a stray closing fence the decoder opens a page with opens no block: the page's quotes are read
     expect(closingQuotes(["```\n\n## 3 TERMS", " These “Nimbus“ fonts"])).toEqual(["```\n\n## 3 TERMS", " These “Nimbus” fonts"]);
   });
@@ -536,7 +538,8 @@ describe("mergeLine", () => {
       "\n```\n\nTeX after code",
       " \\TeX and TeX",
     ];
-    expect(texLogos(page)).toEqual([" se TEX naučil, TEXu a TEX-rendszeren", ...page.slice(1)]);
+    // (text after a block's closing fence is outside it)
+    expect(texLogos(page)).toEqual([" se TEX naučil, TEXu a TEX-rendszeren", ...page.slice(1, 4), "\n```\n\nTEX after code", page[5]]);
     expect(texLogos([" \\foo `TeX`", " plain text"])).toEqual([" \\foo `TeX`", " plain text"]);
   });
 
