@@ -5,7 +5,7 @@
 // says which diacritic the letter carries, if any; the merge (engines/model/faithful.ts) composes the letter with it.
 // Trained on synthetic lines (scripts/train/diacritics-data.mjs, python/ocr_tools/train/diacritics.py).
 import { pageLanguage } from "./language.js";
-import { dottedCapitalI } from "./letter-case.js";
+import { dottedCapitalI, smallIDots } from "./letter-case.js";
 import { cropValue, type LineCrop, type Tensor } from "./line-crop.js";
 import { slotPeaks, type LineUnit } from "./lines.js";
 
@@ -284,6 +284,16 @@ export async function readDiacritics(
   });
   if (alphabet === ALPHABETS.tr) {
     for (const u of units) vowelHarmony(u);
+    // a small i's glyph with nothing above its body is ı, with a dot apart above it i, whatever harmony says
+    // ("ayrılir" read dotted at 0.97 or more; a loanword's "sahip"), unless another mark was read on it sure (î)
+    units.forEach((u, k) => {
+      for (const [j, dots] of smallIDots(u, crops[k]!, columns[k]!)) {
+        const [c, p] = all[letterAt.get(`${k}:${j}`)!] ?? [0, 0];
+        const mark = DIACRITICS[c];
+        if (mark === "none" || mark === "dot" || mark === "dotless" || p < DIACRITIC_SURE)
+          [u.diacritics![j], u.diacriticPeaks![j]] = [dots === "dotted" ? NONE : DOTLESS, 1];
+      }
+    });
     // a capital I whose glyph shows a dot above it is İ, whatever harmony says ("GARANTİ"), unless another mark was
     // read on it sure (Î)
     units.forEach((u, k) => {

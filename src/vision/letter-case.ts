@@ -44,6 +44,8 @@ const DOT_REACH = 0.6;
 const DOUBTED = 0.5;
 /** The share of a line's reference tops that must lie near their median. */
 const STEADY = 0.8;
+/** How far a small i's body top may lie from the line's x-height, as a share of it, for its dot to be read. */
+const I_TOP = 0.15;
 /** The least x-height, in crop rows, a line's glyph heights are measured against (slotHeights). */
 const MIN_X_HEIGHT = 8;
 /** How far a line's small letters' tops and feet may lie from theirs, as a share of its x-height (slotHeights). */
@@ -233,6 +235,36 @@ export function slotHeights(units: LineUnit[], crops: readonly LineCrop[], colum
     u.heights = Float32Array.from(bodies, (b) => (b ? (base - bodyTop(crop, ink, b)) / xHeight : Number.NaN));
     u.depths = Float32Array.from(bodies, (b) => (b ? (b.bottom - base) / xHeight : Number.NaN));
   });
+}
+
+/**
+ * The slots of a unit where the recogniser read a small i, by what its glyph shows above its body: "dotted" where a
+ * dot stands apart above it, "dotless" where no ink stands above it at all (Turkish's ı: the diacritics model read 8
+ * of the probe's Turkish man pages' ı's dotted at 0.97 or more, "ayrilir", "yazilimdir"). Only where the body's top
+ * lies within I_TOP of the line's x-height (a e m n r u, MIN_REFERENCES of them): a dot joined to its stem makes a
+ * taller body, which tells nothing. `columns` are the unit's slot centres in its crop's columns.
+ */
+export function smallIDots(u: LineUnit, crop: LineCrop, columns: Float32Array): Map<number, "dotted" | "dotless"> {
+  const found = new Map<number, "dotted" | "dotless">();
+  const chars = Array.from(u.text);
+  if (!chars.includes("i") || chars.length !== columns.length) return found;
+  const ink = inkOf(crop);
+  const band = ink && inkBand(crop, ink);
+  if (!ink || !band) return found;
+  const bodies = chars.map((ch, j) => (ch === "i" || SMALL.test(ch) ? slotGlyph(crop, band, ink, columns, j) : undefined));
+  const small = chars.flatMap((ch, j) => (SMALL.test(ch) && bodies[j] ? [bodies[j]!] : []));
+  if (small.length < MIN_REFERENCES) return found;
+  const xTop = median(small.map((b) => b.top)),
+    xHeight = median(small.map((b) => b.bottom)) - xTop;
+  if (xHeight < MIN_X_HEIGHT) return found;
+  chars.forEach((ch, j) => {
+    const body = bodies[j];
+    if (ch !== "i" || !body || Math.abs(body.top - xTop) > I_TOP * xHeight) return;
+    if (dotAbove(crop, ink, body)) found.set(j, "dotted");
+    else if (![...Array(body.top - band[0]).keys()].some((r) => rowInked(crop, ink.threshold, band[0] + r, body.left, body.right)))
+      found.set(j, "dotless");
+  });
+  return found;
 }
 
 /** Whether the word holding character j (its run of letters and digits) is o's and digits only, two or more. */

@@ -1,7 +1,7 @@
 // The case of c o s v w x z read from the glyph's height (src/vision/letter-case.ts), on crops drawn glyph by glyph:
 // each glyph a block of ink from its top to the baseline, in a 16-column cell, as a typewriter face sets it.
 import { describe, expect, it } from "vitest";
-import { caseBySize, dottedCapitalI, slotHeights } from "../../src/vision/letter-case.js";
+import { caseBySize, dottedCapitalI, slotHeights, smallIDots } from "../../src/vision/letter-case.js";
 import type { LineCrop } from "../../src/vision/line-crop.js";
 import type { LineUnit } from "../../src/vision/lines.js";
 
@@ -203,5 +203,22 @@ describe("slotHeights", () => {
       for (let x = 4 + 2 * CELL + 3; x < 4 + 4 * CELL; x++) a.crop.pixels[r * a.crop.width + x] = 0;
     slotHeights([a.unit], [a.crop], [a.columns]);
     expect(Array.from(a.unit.heights!.slice(1, 5), (v) => Number.isNaN(v))).toEqual([false, true, true, false]);
+  });
+});
+
+describe("smallIDots", () => {
+  it("reads a small i's dot from its glyph: apart above it, none at all, or joined to its stem (unread)", () => {
+    // "ayrilir" with the first i dotted, the second bare; "satir" with its i's dot joined to the stem (a taller body)
+    const glyphs = word("ayrilir satir");
+    glyphs[3] = { ...glyphs[3]!, mark: X_TOP - 5 };
+    glyphs[11] = { ...glyphs[11]!, top: X_TOP - 4 };
+    const a = line(glyphs);
+    expect([...smallIDots(a.unit, a.crop, a.columns)]).toEqual([
+      [3, "dotted"],
+      [5, "dotless"],
+    ]);
+    // a line with too few small letters to find the x-height reads none
+    const few = line(word("Ii İi"));
+    expect(smallIDots(few.unit, few.crop, few.columns).size).toBe(0);
   });
 });
