@@ -83,6 +83,9 @@ export interface PageScripts {
   english?: boolean;
   /** a page of TeX documentation (texPage): a word between brackets read unsure is a meta-variable (texAngles) */
   tex?: boolean;
+  /** a Cyrillic page in Serbian (serbianWords): the decoder's н and л where the recogniser read a soft sign's b
+   * are њ and љ */
+  serbian?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -345,10 +348,33 @@ export function pageScripts(
     flush();
   }
   const mixed = cyrillicWords >= MIXED_WORDS && cyrillicWords >= MIXED_SHARE * words;
+  const serbian = (cyrillic || mixed) && serbianWords(lines, options.confident) >= SERBIAN_WORDS;
   // (not a page with Cyrillic words among its English: a Ukrainian manual's "Alf Tonny Bätz" is a name it quotes)
   const english = !cyrillic && !mixed && englishPage(lines.map((l) => l.text).join(" "));
   const tex = texPage(lines.map((l) => l.text));
-  return { cyrillic, mixed, english, tex, latinOnly, letters, cyrillicWords, words };
+  return { cyrillic, mixed, english, tex, serbian, latinOnly, letters, cyrillicWords, words };
+}
+
+/** A Cyrillic page with at least this many words read with a sure j and no other sure Latin-only letter is Serbian
+ * (its ј, read j: "je" for "је", "6pojeBe"): the language probe's Serbian man pages 17-35 such words (one short page
+ * 2), its Russian help pages none. */
+const SERBIAN_WORDS = 5;
+
+/** How many of a page's recogniser words hold a sure j and no other sure Latin-only letter. */
+function serbianWords(lines: readonly LineEvidence[], confident: number): number {
+  let n = 0;
+  for (const line of lines) {
+    const chars = Array.from(line.text);
+    if (chars.length !== line.peaks.length) continue;
+    let at = 0;
+    for (const word of line.text.split(/[\s(),.;:[\]{}"]/)) {
+      const letters = Array.from(word);
+      const sure = (q: number) => line.peaks[at + q]! >= confident;
+      if (letters.some((c, q) => /[jJ]/.test(c) && sure(q)) && !letters.some((c, q) => /[dfghlqsvwzDFGLQSVWZ]/.test(c) && sure(q))) n++;
+      at += letters.length + 1;
+    }
+  }
+  return n;
 }
 
 /**
@@ -1032,6 +1058,17 @@ export function mergeLineTagged(
       }
     }
   });
+  // on a Serbian page, the decoder's н and л where the recogniser read the soft sign's b of њ and љ, in place of the
+  // letter or right after the letter's look-alike ("стане", "ПОСЛЕДНИ" for the recogniser's "CTabe", "OCNEAHbИ")
+  if (scripts.serbian)
+    steps.forEach((t, k) => {
+      if (t.d === undefined || t.r === undefined) return;
+      const q = content[t.d]!;
+      const soft = SOFTENED[out[q]!];
+      const next = steps[k + 1];
+      if (soft && cyrOk[q] && (r[t.r] === "b" || (next?.d === undefined && next?.r !== undefined && r[next.r] === "b")))
+        [out[q], tag[q]] = [soft, "r"];
+    });
   // Cyrillic letters take the case their glyphs' heights show (the recogniser's look-alike tells none: "M" for м and
   // М alike; the decoder's "мастер", "АкТивирует" for "Мастер", "Активирует")
   if (evidence.heights)
@@ -1116,6 +1153,8 @@ const ONE_TWIN: Record<string, string> = {
   y: "у",
   Y: "у",
 };
+/** Serbian's н and л with the soft sign joined: њ and љ. */
+const SOFTENED: Record<string, string> = { н: "њ", Н: "Њ", л: "љ", Л: "Љ" };
 /** Cyrillic letters the recogniser reads as two glyphs, and what it reads for their parts (ы "bl", ю "IO", њ "Hb",
  * ж ">K<" or "x"; help pages in Russian and Serbian man pages). */
 const READ_IN_TWO: Record<string, string> = { ы: "blI1i", ю: "IlO0o", њ: "Hb", љ: "nJb", щ: "Ww,", ж: "xXK*<>", ф: "Φopq" };

@@ -830,6 +830,16 @@ describe("mergeLine", () => {
     expect(mergeLine(" пароли", ev("naponu"), latin)).toBe(" naponu");
   });
 
+  it("writes Serbian's њ and љ for the decoder's н and л where the recogniser read the soft sign's b", () => {
+    const serbian = { cyrillic: true, serbian: true };
+    // in place of the letter, or right after the letter's look-alike
+    expect(mergeLine(" излазно стане је", ev("W3na3HO CTabe je"), serbian)).toBe(" излазно стање је");
+    expect(mergeLine(" ПОСЛЕДНИ ПОЛА", ev("OCNEAHbИ nObA"), serbian)).toBe(" ПОСЛЕДЊИ ПОЉА");
+    // not on a page that is not Serbian (Russian's "нь"), nor where the recogniser read no b there
+    expect(mergeLine(" излазно стане", ev("W3na3HO CTabe"), cyrillic)).toBe(" излазно стане");
+    expect(mergeLine(" менају", ev("MeHajy"), serbian)).toBe(" менају");
+  });
+
   it("keeps a Cyrillic word on a Latin page where the recogniser's reading of it looks Cyrillic too", () => {
     // a Russian help page's running header on an English page: "Справка" read "CnpaBka" (в as a capital B)
     expect(mergeLine(" Справка LibreOffice 7.4", ev("CnpaBka LibreOffice 7.4"), latin)).toBe(" Справка LibreOffice 7.4");
@@ -870,6 +880,19 @@ describe("pageScripts", () => {
   it("a page read as sure letters of every shape is Latin; one read as Cyrillic look-alikes is Cyrillic", () => {
     expect(pageScripts(english).cyrillic).toBe(false);
     expect(pageScripts(ukrainian).cyrillic).toBe(true);
+  });
+  it("a Cyrillic page whose words show a sure j (ј) is Serbian; a Ukrainian or English page is not", () => {
+    // (the language probe's Serbian man pages: "je" for "је", "6pojeBe" for "бројеве")
+    const serbian = [
+      ev("Излазно CTabe je 0 aKo cy cBW yna3HW 6pojeBИ je", 0.95),
+      ev("6pojeBe je TaKo HUje onunje je3WKOM je", 0.95),
+      ...ukrainian,
+    ];
+    expect(pageScripts(serbian)).toMatchObject({ cyrillic: true, serbian: true });
+    expect(pageScripts(ukrainian).serbian).toBe(false);
+    // (a few English words with a j on a Cyrillic page; a j among Latin-only letters does not count: "just")
+    const quoting = pageScripts([...ukrainian, ev("just adjust jumps object jet major", 0.95)]);
+    expect(quoting).toMatchObject({ cyrillic: true, serbian: false });
   });
   it("a Latin page with Cyrillic words read as look-alikes is mixed; an English page is not", () => {
     const russian = Array.from({ length: 6 }, () =>
