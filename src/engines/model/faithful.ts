@@ -868,10 +868,15 @@ export function mergeLineTagged(
         else if (texCode && (rc === "{" || rc === "}") && !LETTER_OR_DIGIT.test(d) && !BRACKET_CHARS.includes(d) && d !== " ")
           // a brace the recogniser read, weakly, where the decoder wrote a mark in TeX code ("\\DeclareOption=twocolumn}")
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
-        else if (CYRILLIC.test(d) && cyrOk[content[s.d]!] && peak(s.r) >= TWIN_SURE && lookAlikeTwin(d, rc) !== d)
+        else if (
+          CYRILLIC.test(d) &&
+          cyrOk[content[s.d]!] &&
+          peak(s.r) >= (SERBIAN_TWIN[rc] ? SERBIAN_TWIN_SURE : TWIN_SURE) &&
+          lookAlikeTwin(d, rc, scripts.serbian) !== d
+        )
           // a Cyrillic letter where the recogniser read, sure, the look-alike of another that has no other: that
           // letter ("Коннертер" for the recogniser's "KOHBepTep")
-          [out[content[s.d]!], tag[content[s.d]!]] = [lookAlikeTwin(d, rc), "r"];
+          [out[content[s.d]!], tag[content[s.d]!]] = [lookAlikeTwin(d, rc, scripts.serbian), "r"];
         else if (!allowed(d, at(content[s.d]!)))
           out[content[s.d]!] = writable(rc) && allowed(rc, scripts) && LETTER_OR_DIGIT.test(rc) ? escapeFor(rc, html) : latinFor(d);
         else [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
@@ -1040,7 +1045,7 @@ export function mergeLineTagged(
         cyr(lastD) &&
         nextD === lastD + 1 &&
         cyr(nextD) &&
-        ONE_TWIN[rc] !== undefined &&
+        twinOf(rc, scripts.serbian) !== undefined &&
         peak(j) >= TWIN_SURE &&
         flanked &&
         !partOf(ch(lastD), rc) &&
@@ -1049,7 +1054,8 @@ export function mergeLineTagged(
       if (restoreHere) {
         // before the decoder's next character, or after its last one (inside any closing tag)
         const upper = twin && ch(lastD) === ch(lastD).toUpperCase() && ch(nextD!) === ch(nextD!).toUpperCase();
-        const written = escapeFor(twin ? (upper ? ONE_TWIN[rc]!.toUpperCase() : ONE_TWIN[rc]!) : marked(j, rc), html);
+        const one = twinOf(rc, scripts.serbian) ?? "";
+        const written = escapeFor(twin ? (upper ? one.toUpperCase() : one) : marked(j, rc), html);
         if (nextD === undefined) {
           if (content.length) afterUnit[content.at(-1)!] += written;
           else after += written;
@@ -1160,6 +1166,18 @@ const SOFTENED: Record<string, string> = { н: "њ", Н: "Њ", л: "љ", Л: "Љ
 const READ_IN_TWO: Record<string, string> = { ы: "blI1i", ю: "IlO0o", њ: "Hb", љ: "nJb", щ: "Ww,", ж: "xXK*<>", ф: "Φopq" };
 /** Whether the recogniser's `rc` beside the decoder's Cyrillic letter `d` may be a part of its glyph. */
 const partOf = (d: string, rc: string) => READ_IN_TWO[d.toLowerCase()]?.includes(rc) === true;
+/** …and on a Serbian page, its ћ, which the recogniser reads as h ("OBEhAHbE" for "ПОВЕЋАЊЕ", where the decoder
+ * wrote "ПОВЕГЕНЕ"; not j for ј: it reads л as J too). */
+const SERBIAN_TWIN: Record<string, string> = { h: "ћ" };
+
+/** …which the recogniser reads unsure, the glyph being no Latin letter ("OBEhAHbE": its h at 0.59-0.9). */
+const SERBIAN_TWIN_SURE = 0.5;
+
+/** The one Cyrillic letter a recogniser's letter stands for (ONE_TWIN; SERBIAN_TWIN on a Serbian page), if any. */
+function twinOf(rc: string, serbian = false): string | undefined {
+  return ONE_TWIN[rc] ?? (serbian ? SERBIAN_TWIN[rc] : undefined);
+}
+
 /** Other letters the recogniser reads sure for a Cyrillic letter besides its look-alike (я as a: "nam'aTi" for
  * "пам’яті"). */
 const READ_ALSO: Record<string, string> = { я: "a", Я: "A" };
@@ -1171,8 +1189,8 @@ const TWIN_SURE = 0.9;
  * where `d` has a known look-alike (CYRILLIC_LOOKS) that `rc` is not, of either case, and `rc` stands for one letter
  * only (ONE_TWIN); else `d`.
  */
-function lookAlikeTwin(d: string, rc: string): string {
-  const twin = ONE_TWIN[rc];
+function lookAlikeTwin(d: string, rc: string, serbian = false): string {
+  const twin = twinOf(rc, serbian);
   if (!twin || !CYRILLIC_LOOKS[d] || partOf(d, rc)) return d;
   const looks = (c: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true || READ_ALSO[c]?.includes(rc) === true;
   if (looks(d.toLowerCase()) || looks(d.toUpperCase())) return d;

@@ -838,6 +838,10 @@ describe("mergeLine", () => {
     // not on a page that is not Serbian (Russian's "нь"), nor where the recogniser read no b there
     expect(mergeLine(" излазно стане", ev("W3na3HO CTabe"), cyrillic)).toBe(" излазно стане");
     expect(mergeLine(" менају", ev("MeHajy"), serbian)).toBe(" менају");
+    // and ћ where the recogniser read an h, even unsure (its glyph is no Latin letter); not on another page
+    const read = ev("OBEhAHbE", [1, 1, 1, 0.6, 1, 0.9, 0.9, 1]);
+    expect(mergeLine(" ПОВЕГАНЕ", read, serbian)).toBe(" ПОВЕЋАЊЕ");
+    expect(mergeLine(" ПОВЕГАНЕ", read, cyrillic)).toBe(" ПОВЕГАНЕ");
   });
 
   it("keeps a Cyrillic word on a Latin page where the recogniser's reading of it looks Cyrillic too", () => {
