@@ -348,7 +348,8 @@ export function pageScripts(
     flush();
   }
   const mixed = cyrillicWords >= MIXED_WORDS && cyrillicWords >= MIXED_SHARE * words;
-  const serbian = (cyrillic || mixed) && serbianWords(lines, options.confident) >= SERBIAN_WORDS;
+  const [jWords, isWords] = serbianWords(lines, options.confident);
+  const serbian = (cyrillic || mixed) && jWords >= SERBIAN_WORDS && isWords >= SERBIAN_IS;
   // (not a page with Cyrillic words among its English: a Ukrainian manual's "Alf Tonny Bätz" is a name it quotes)
   const english = !cyrillic && !mixed && englishPage(lines.map((l) => l.text).join(" "));
   const tex = texPage(lines.map((l) => l.text));
@@ -357,12 +358,16 @@ export function pageScripts(
 
 /** A Cyrillic page with at least this many words read with a sure j and no other sure Latin-only letter is Serbian
  * (its ј, read j: "je" for "је", "6pojeBe"): the language probe's Serbian man pages 17-35 such words (one short page
- * 2), its Russian help pages none. */
+ * 2), its Russian help pages none; and at least SERBIAN_IS of them are "је" ("is", read "je": 1-8 on the Serbian
+ * pages), which a face whose Cyrillic the recogniser reads with j's does not write (a decorative Russian page of the
+ * dev set read as Serbian without it). */
 const SERBIAN_WORDS = 5;
+const SERBIAN_IS = 2;
 
-/** How many of a page's recogniser words hold a sure j and no other sure Latin-only letter. */
-function serbianWords(lines: readonly LineEvidence[], confident: number): number {
-  let n = 0;
+/** How many of a page's recogniser words hold a sure j and no other sure Latin-only letter, and how many are "je". */
+function serbianWords(lines: readonly LineEvidence[], confident: number): [number, number] {
+  let n = 0,
+    is = 0;
   for (const line of lines) {
     const chars = Array.from(line.text);
     if (chars.length !== line.peaks.length) continue;
@@ -370,11 +375,14 @@ function serbianWords(lines: readonly LineEvidence[], confident: number): number
     for (const word of line.text.split(/[\s(),.;:[\]{}"]/)) {
       const letters = Array.from(word);
       const sure = (q: number) => line.peaks[at + q]! >= confident;
-      if (letters.some((c, q) => /[jJ]/.test(c) && sure(q)) && !letters.some((c, q) => /[dfghlqsvwzDFGLQSVWZ]/.test(c) && sure(q))) n++;
+      if (letters.some((c, q) => /[jJ]/.test(c) && sure(q)) && !letters.some((c, q) => /[dfghlqsvwzDFGLQSVWZ]/.test(c) && sure(q))) {
+        n++;
+        if (/^(?:je|Je|JE)$/.test(word) && sure(0) && sure(1)) is++;
+      }
       at += letters.length + 1;
     }
   }
-  return n;
+  return [n, is];
 }
 
 /**

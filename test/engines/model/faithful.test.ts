@@ -894,6 +894,8 @@ describe("pageScripts", () => {
     ];
     expect(pageScripts(serbian)).toMatchObject({ cyrillic: true, serbian: true });
     expect(pageScripts(ukrainian).serbian).toBe(false);
+    // (words with a j, but not Serbian's "је": a face whose Cyrillic reads with j's)
+    expect(pageScripts([ev("6pojeBe TaKo HUje onunje 6pojeBИ je", 0.95), ...ukrainian]).serbian).toBe(false);
     // (a few English words with a j on a Cyrillic page; a j among Latin-only letters does not count: "just")
     const quoting = pageScripts([...ukrainian, ev("just adjust jumps object jet major", 0.95)]);
     expect(quoting).toMatchObject({ cyrillic: true, serbian: false });
