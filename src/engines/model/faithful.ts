@@ -20,7 +20,7 @@ import { balancedFences } from "../../layout/page.js";
 import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { pageLanguage } from "../../vision/language.js";
-import { POLISH_MARKED } from "./polish-marked.js";
+import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
 export interface LineEvidence {
@@ -1884,11 +1884,16 @@ let polishMarked: Map<string, string> | undefined;
 /**
  * A Polish line's words that the language writes only with ą or ę, where they came out bare (the recogniser reads
  * neither mark, and the diacritics model misses them often: "moga", "wiecej", "miedzy" for "mogą", "więcej",
- * "między"): polish-marked.ts lists them (scripts/corpus/marked-words.mjs over manpages-pl), and "są". A word keeps
- * its capitals.
+ * "między"): polish-marked.ts lists them (scripts/corpus/marked-words.mjs over manpages-pl), and "są"; and the words
+ * with ł the decoder wrote with a t or an l for it, as it reads a typewriter ł ("wedtug", "stowa", "cate"), where the
+ * language does not write that spelling. A word keeps its capitals.
  */
 function polishMarks(line: string): string {
-  polishMarked ??= new Map(POLISH_MARKED.split(" ").map((w) => [w.replace(/ą/g, "a").replace(/ę/g, "e"), w]));
+  // (a word with ł under its spellings with t and with l for it: "wedtug", "stowa" for "według", "słowa")
+  polishMarked ??= new Map([
+    ...POLISH_STROKED.split(" ").flatMap((w) => [[w.replace(/ł/g, "t"), w] as const, [w.replace(/ł/g, "l"), w] as const]),
+    ...POLISH_MARKED.split(" ").map((w) => [w.replace(/ą/g, "a").replace(/ę/g, "e"), w] as const),
+  ]);
   const marked = polishMarked;
   return line.replace(POLISH_BARE, "są").replace(POLISH_WORD, (word) => {
     const form = marked.get(word.toLowerCase());

@@ -484,6 +484,11 @@ describe("mergeLine", () => {
     expect(languageLetters([" Nie jest że się na dla: Moga byc wiecej odstepy MIEDZY, sama ja, /usr/moga, moga_x"])).toEqual([
       " Nie jest że się na dla: Mogą byc więcej odstępy MIĘDZY, sama ja, /usr/moga, moga_x",
     ]);
+    // …and a word with ł the decoder wrote with a t or an l for it, where the language does not write that spelling
+    // ("wedtug", "stowa", "cate"); "lub", "tak", "list" are words as they stand
+    expect(languageLetters([" Nie jest że się na dla: wedtug, Stowa cate zostalo lub tak list"])).toEqual([
+      " Nie jest że się na dla: według, Słowa całe zostało lub tak list",
+    ]);
     expect(languageLetters([" Na se je že pro jako ale souborü dokumentù serverû"])).toEqual([
       " Na se je že pro jako ale souborů dokumentů serverů",
     ]);
