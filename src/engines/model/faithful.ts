@@ -1836,13 +1836,14 @@ function proseBlock(text: string): boolean {
 /**
  * Per language, accented letters its alphabet lacks, as the decoder writes them for its own: the same vowel with
  * the mark the language does set (Italian's verb "è" as "ê", Hungarian's "á" as "ä" or "â" and "ő" as "ô",
- * Spanish "ó" as "ò"). Lower case; capitals follow. A language absent here, or a letter absent from its row, is left
+ * Spanish "ó" as "ò", French "î" as "í": "boíte"). Lower case; capitals follow. A language absent here, or a letter absent from its row, is left
  * as written (German quotes French words). A Czech "ů" is written "ü", "ù" or "û" ("souborü", "dokumentù": 11 of
  * the 14 "ů" missed on the language probe's Czech help pages); a German name's "ü" on a Czech page ("Müller") is
  * written "ů" so, the rarer letter there.
  */
 const LANGUAGE_LETTERS: Record<string, Record<string, string>> = {
   it: { ê: "è", ë: "è", â: "à", ä: "à", ô: "ò", ö: "ò", û: "ù", ü: "ù" },
+  fr: { á: "à", í: "î", ì: "î", ó: "ô", ò: "ô", ú: "û" },
   hu: { â: "á", ä: "á", à: "á", ã: "á", ê: "é", ë: "é", è: "é", î: "í", ï: "í", ì: "í", ô: "ő", õ: "ő", ò: "ó", û: "ű", ù: "ú" },
   es: { à: "á", â: "á", ä: "á", è: "é", ê: "é", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ú", û: "ú" },
   pt: { ä: "ã", ë: "ê", è: "é", ì: "í", î: "í", ï: "í", ò: "ó", ö: "õ", ù: "ú", û: "ú" },

@@ -455,6 +455,8 @@ describe("mergeLine", () => {
     const french = [" La fenêtre est une des pages que nous avons dans le texte pour les tests et la même"];
     expect(pageLanguage(french[0]!)).toBe("fr");
     expect(languageLetters(french)).toEqual(french);
+    // a French page's "í", a letter French never writes, is its "î" ("boíte", "apparaít")
+    expect(languageLetters([`${french[0]} la boíte n'apparaít pas`])).toEqual([`${french[0]} la boîte n'apparaît pas`]);
   });
 
   it("writes a page's letters of its language's alphabet for those it never writes (Hungarian, Spanish, Czech)", () => {
