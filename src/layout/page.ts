@@ -349,27 +349,44 @@ const ANY_FENCE = /(^|\n)```[\w-]*(?=\n|$)/g;
  * there says it took the block for closed; a single "#" may be a comment of a shell or Python listing).
  */
 export function balancedFences(markdown: string, open: boolean): { markdown: string; open: boolean } {
-  let out = "";
-  if (open && /^\n\n#{2,6} \S/.test(markdown)) {
-    out = "\n```";
-    open = false;
-  }
+  const read = fencesOf(markdown, open);
+  let out = read.headingCloses ? "\n```" : "";
   let at = 0;
+  for (const f of read.fences) {
+    out += markdown.slice(at, f.start);
+    at = f.end;
+    if (f.does === "close") out += "```";
+    else if (f.does === "open") out += markdown.slice(f.start, f.end);
+  }
+  return { markdown: out + markdown.slice(at), open: read.open };
+}
+
+/** A fence of a line's Markdown: its characters `[start, end)` (its leading newline left out) and what it does. */
+export interface Fence {
+  start: number;
+  end: number;
+  /** "stray": a closing fence where no block is open, which opens none */
+  does: "open" | "close" | "stray";
+}
+
+/**
+ * The fences of a line's Markdown as balancedFences reads them, where `open` says whether a block is open as the line
+ * begins: whether a heading opening the line closes that block first, each fence, and whether a block is open after
+ * the line.
+ */
+export function fencesOf(markdown: string, open: boolean): { headingCloses: boolean; fences: Fence[]; open: boolean } {
+  const headingCloses = open && /^\n\n#{2,6} \S/.test(markdown);
+  if (headingCloses) open = false;
+  const fences: Fence[] = [];
   for (const m of markdown.matchAll(ANY_FENCE)) {
     const start = m.index! + m[1]!.length;
     CLOSING_FENCE.lastIndex = m.index!;
     const closing = CLOSING_FENCE.test(markdown);
-    out += markdown.slice(at, start);
-    at = start + m[0].length - m[1]!.length;
-    if (open) {
-      out += "```";
-      open = false;
-    } else if (!closing) {
-      out += m[0].slice(m[1]!.length);
-      open = true;
-    }
+    const does = open ? "close" : closing ? "stray" : "open";
+    fences.push({ start, end: m.index! + m[0].length, does });
+    open = does === "open";
   }
-  return { markdown: out + markdown.slice(at), open };
+  return { headingCloses, fences, open };
 }
 
 interface Piece {

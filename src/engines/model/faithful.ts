@@ -16,7 +16,7 @@
 // The thresholds were chosen on synthetic training-type pages (scripts/faithful-eval.mjs tune), never on the
 // evaluation pages.
 import { appendFileSync } from "node:fs";
-import { balancedFences } from "../../layout/page.js";
+import { fencesOf } from "../../layout/page.js";
 import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { pageLanguage } from "../../vision/language.js";
@@ -769,8 +769,6 @@ export function mergeLineTagged(
     /\d/.test(r[j]!) &&
     ((j > lastAligned && /\d/.test(r[lastAligned]!) && numeric(lastAligned, j)) ||
       (j < firstAligned && /[\d.,]/.test(r[firstAligned]!) && numeric(j, firstAligned)));
-  const rOf = new Map<number, number>();
-  for (const t of steps) if (t.d !== undefined && t.r !== undefined) rOf.set(content[t.d]!, t.r);
   const out: string[] = units.map((u) => (u.structure ? u.out : ""));
   const tag: string[] = units.map((u) => (u.structure ? "S" : "w"));
   let restored = 0;
@@ -783,47 +781,46 @@ export function mergeLineTagged(
     for (let k = from; k < steps.length; k++) if (steps[k]!.r !== undefined) return steps[k]!.r!;
     return r.length;
   };
+  // decoder unit -> the recogniser slot aligned with it
+  const rOf = new Map<number, number>();
+  for (const t of steps) if (t.d !== undefined && t.r !== undefined) rOf.set(content[t.d]!, t.r);
   // where Cyrillic may stay: the page's decision, or on a mixed page each decoder word's own evidence; on a Latin
   // page, a word the decoder wrote in Cyrillic where the recogniser's reading looks Cyrillic too (a Russian heading
   // on an English page, "### Вызов службы" read "Bb30B CIyK6b")
   const cyrOk: boolean[] = units.map(() => scripts.cyrillic);
-  {
-    const aligned = new Map<number, number>();
-    for (const t of steps) if (t.d !== undefined && t.r !== undefined) aligned.set(content[t.d]!, t.r);
-    for (let k = 0; k < units.length; ) {
-      if (units[k]!.structure || !/[\p{L}\p{N}'’-]/u.test(units[k]!.ch)) {
-        k++;
-        continue;
-      }
-      let e = k;
-      while (e < units.length && !units[e]!.structure && /[\p{L}\p{N}'’-]/u.test(units[e]!.ch)) e++;
-      const word = units.slice(k, e);
-      if (word.some((u) => CYRILLIC.test(u.ch))) {
-        const slots = Array.from({ length: e - k }, (_, q) => [units[k + q]!.ch, aligned.get(k + q)] as const);
-        // a Latin word the decoder wrote in Cyrillic shows sure Latin-only letters (on a Cyrillic page, two: one
-        // is a misread, л as J), other than the look-alike of the decoder's own Cyrillic letter there: Serbian ј
-        // and ћ are read as a sure j and h, ш as w ("6pojehu" is the decoder's "бројећи", not a Latin word)
-        const latinHits = slots.filter(
-          ([d, j]) =>
-            j !== undefined &&
-            peak(j) >= options.confident &&
-            LATIN_ONLY_WORD.test(r[j]!) &&
-            !(CYRILLIC.test(d) && (sameBase(d, r[j]!) || READ_AS_LATIN_ONLY[d]?.includes(r[j]!))),
-        ).length;
-        const read = slots.flatMap(([, j]) => (j === undefined ? [] : [j]));
-        const looksCyrillic = () =>
-          read.length >= 3 &&
-          word.every((u) => CYRILLIC.test(u.ch) || !/\p{L}/u.test(u.ch)) &&
-          cyrillicLook(
-            read.map((j) => r[j]!).join(""),
-            read.map((j) => peak(j)),
-            options.confident,
-          );
-        const ok = scripts.cyrillic ? latinHits < 2 : latinHits === 0 && (scripts.mixed ? read.length > 0 : looksCyrillic());
-        for (let q = k; q < e; q++) cyrOk[q] = ok;
-      }
-      k = e;
+  for (let k = 0; k < units.length; ) {
+    if (units[k]!.structure || !/[\p{L}\p{N}'’-]/u.test(units[k]!.ch)) {
+      k++;
+      continue;
     }
+    let e = k;
+    while (e < units.length && !units[e]!.structure && /[\p{L}\p{N}'’-]/u.test(units[e]!.ch)) e++;
+    const word = units.slice(k, e);
+    if (word.some((u) => CYRILLIC.test(u.ch))) {
+      const slots = Array.from({ length: e - k }, (_, q) => [units[k + q]!.ch, rOf.get(k + q)] as const);
+      // a Latin word the decoder wrote in Cyrillic shows sure Latin-only letters (on a Cyrillic page, two: one
+      // is a misread, л as J), other than the look-alike of the decoder's own Cyrillic letter there: Serbian ј
+      // and ћ are read as a sure j and h, ш as w ("6pojehu" is the decoder's "бројећи", not a Latin word)
+      const latinHits = slots.filter(
+        ([d, j]) =>
+          j !== undefined &&
+          peak(j) >= options.confident &&
+          LATIN_ONLY_WORD.test(r[j]!) &&
+          !(CYRILLIC.test(d) && (sameBase(d, r[j]!) || READ_AS_LATIN_ONLY[d]?.includes(r[j]!))),
+      ).length;
+      const read = slots.flatMap(([, j]) => (j === undefined ? [] : [j]));
+      const looksCyrillic = () =>
+        read.length >= 3 &&
+        word.every((u) => CYRILLIC.test(u.ch) || !/\p{L}/u.test(u.ch)) &&
+        cyrillicLook(
+          read.map((j) => r[j]!).join(""),
+          read.map((j) => peak(j)),
+          options.confident,
+        );
+      const ok = scripts.cyrillic ? latinHits < 2 : latinHits === 0 && (scripts.mixed ? read.length > 0 : looksCyrillic());
+      for (let q = k; q < e; q++) cyrOk[q] = ok;
+    }
+    k = e;
   }
   const at = (k: number): PageScripts => (cyrOk[k] === scripts.cyrillic ? scripts : { cyrillic: cyrOk[k]! });
   const guardAt = (k: number) => (ch: string) => (allowed(ch, at(k)) ? ch : latinFor(ch));
@@ -1092,9 +1089,7 @@ export function mergeLineTagged(
       // decoder's letter with another glyph, a space, a mark)
       const d = out[q]!;
       // (of either case: the case is what the height tells, "N" is the look-alike of И, read for и too)
-      const looks = (c: string, rc: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true;
-      const fits = (rc: string) =>
-        CYRILLIC_LOOKS[d] ? looks(d.toLowerCase(), rc) || looks(d.toUpperCase(), rc) : LETTER_OR_DIGIT.test(rc);
+      const fits = (rc: string) => (CYRILLIC_LOOKS[d] ? readAsEitherCase(d, rc) : LETTER_OR_DIGIT.test(rc));
       return j !== undefined && fits(r[j]!) ? [evidence.heights![j]!, evidence.depths?.[j] ?? Number.NaN] : undefined;
     });
   // letters aligned with a slot take the diacritic read on its glyph
@@ -1192,6 +1187,13 @@ const READ_ALSO: Record<string, string> = { я: "a", Я: "A" };
 /** The least peak at which the recogniser's look-alike overrides the decoder's Cyrillic letter. */
 const TWIN_SURE = 0.9;
 
+/** Whether the recogniser's `rc` is what it reads for the Cyrillic letter `d` in either case: its look-alike, or a
+ * Latin-only letter it misreads it as (READ_AS_LATIN_ONLY). */
+function readAsEitherCase(d: string, rc: string): boolean {
+  const looks = (c: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true;
+  return looks(d.toLowerCase()) || looks(d.toUpperCase());
+}
+
 /**
  * The Cyrillic letter a recogniser's sure look-alike `rc` stands for, in the case of the decoder's letter `d` there,
  * where `d` has a known look-alike (CYRILLIC_LOOKS) that `rc` is not, of either case, and `rc` stands for one letter
@@ -1200,8 +1202,8 @@ const TWIN_SURE = 0.9;
 function lookAlikeTwin(d: string, rc: string, serbian = false): string {
   const twin = twinOf(rc, serbian);
   if (!twin || !CYRILLIC_LOOKS[d] || partOf(d, rc)) return d;
-  const looks = (c: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true || READ_ALSO[c]?.includes(rc) === true;
-  if (looks(d.toLowerCase()) || looks(d.toUpperCase())) return d;
+  const also = (c: string) => READ_ALSO[c]?.includes(rc) === true;
+  if (readAsEitherCase(d, rc) || also(d.toLowerCase()) || also(d.toUpperCase())) return d;
   return d === d.toUpperCase() ? twin.toUpperCase() : twin;
 }
 
@@ -1782,37 +1784,43 @@ export function copyrightSigns(lines: readonly string[]): string[] {
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a
  * page's first line) opens no block. */
 function outsideCode(lines: readonly string[], rewrite: (line: string) => string): string[] {
-  // each line's pieces between fences, and the fenced block each lies in (-1: outside any; fences as
-  // layout/page.ts balancedFences reads them: a heading closes an open block, a stray closing fence opens none)
+  // each line's pieces between fences, and the fenced block each lies in (-1: outside any), its fences read as
+  // layout/page.ts balancedFences reads them (a heading closes an open block, a stray closing fence opens none)
   const pieces: { text: string; block: number }[][] = [];
   let open = false,
     blocks = 0;
   for (const line of lines) {
-    if (open && /^\n\n#{2,6} \S/.test(line)) open = false;
+    const read = fencesOf(line, open);
+    let inside = open && !read.headingCloses;
     const parts: { text: string; block: number }[] = [];
     let at = 0;
-    for (const m of line.matchAll(FENCE)) {
-      const start = m.index! + m[1]!.length;
-      parts.push({ text: line.slice(at, start), block: open ? blocks - 1 : -1 }, { text: m[0].slice(m[1]!.length), block: FENCE_ITSELF });
-      at = m.index! + m[0].length;
-      if (open) open = false;
-      else if (!STRAY_FENCE.test(line.slice(m.index!))) [open, blocks] = [true, blocks + 1];
+    for (const f of read.fences) {
+      parts.push(
+        { text: line.slice(at, f.start), block: inside ? blocks - 1 : -1 },
+        { text: line.slice(f.start, f.end), block: FENCE_ITSELF },
+      );
+      at = f.end;
+      if (f.does === "close") inside = false;
+      else if (f.does === "open") [inside, blocks] = [true, blocks + 1];
     }
-    parts.push({ text: line.slice(at), block: open ? blocks - 1 : -1 });
+    parts.push({ text: line.slice(at), block: inside ? blocks - 1 : -1 });
     pieces.push(parts);
+    open = read.open;
   }
-  const inside = (b: number) => pieces.flatMap((parts) => parts.filter((p) => p.block === b).map((p) => p.text)).join("\n");
-  const prose = Array.from({ length: blocks }, (_, b) => proseBlock(inside(b)));
+  const blockText = (b: number) => pieces.flatMap((parts) => parts.filter((p) => p.block === b).map((p) => p.text)).join("\n");
+  const prose = Array.from({ length: blocks }, (_, b) => proseBlock(blockText(b)));
   return pieces.map((parts, k) => {
     // (a line with inline code or a TeX control word is code throughout)
-    if (/`(?!``)/.test(lines[k]!.replace(FENCE, "")) || TEX_CODE.test(lines[k]!)) return lines[k]!;
+    const unfenced = parts
+      .filter((p) => p.block !== FENCE_ITSELF)
+      .map((p) => p.text)
+      .join("");
+    if (/`(?!``)/.test(unfenced) || TEX_CODE.test(lines[k]!)) return lines[k]!;
     return parts.map((p) => (p.block === -1 || (p.block >= 0 && prose[p.block]) ? rewrite(p.text) : p.text)).join("");
   });
 }
 
-/** A fence, and one that closes a block where none is open (bare, with a blank line or nothing after it). */
-const FENCE = /(^|\n)```[\w-]*(?=\n|$)/g;
-const STRAY_FENCE = /^\n?```(?=\n\n|\n?$)/;
+/** The block a fence itself stands for in outsideCode's pieces: never rewritten. */
 const FENCE_ITSELF = -2;
 
 /** Marks of code: a fenced block that shows none (beyond URLs) in more than CODE_MARKS of its characters, and whose
