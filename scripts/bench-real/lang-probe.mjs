@@ -4,7 +4,8 @@
 // lilypond-doc-pdf-hu / -pt (150 DPI, poppler; truth: pdftotext, NFC), and Turkish and Serbian man-page text
 // (manpages-tr, manpages-sr: groff's text of each page, paragraphs mostly of the language) laid out by
 // scripts/synth/generate.mjs, and LibreOffice's help pages in ten of issue 18's languages (libreoffice-help-LANG: the
-// text of its HTML pages laid out the same way, three pages a language, reported apart as "LANG (help)"). The
+// text of its HTML pages laid out the same way, three pages a language, reported apart as "LANG (help)"), and the
+// Serbian, German, Czech and Russian texts again in the faces of LaTeX documents ("LANG (LaTeX)", eight pages each). The
 // laid-out pages are synthetic layout: a check of letters, not of layout. None of these packages is reserved for
 // evaluation or in the training corpus (scripts/corpus/packages.mjs).
 //
@@ -59,6 +60,12 @@ const HELP_LANGUAGES = [
 ];
 /** Documents laid out per language, of the man pages and of the help. */
 const DOCUMENTS = 3;
+/** Languages whose text is laid out a second time in the look of a LaTeX document (generate.mjs --latex 1: Computer
+ * Modern Unicode, Latin Modern, TeX Gyre; only CMU has Cyrillic; poppler draws the TeX Gyre and Latin Modern
+ * subsets pdf-lib embeds in a substitute face), the first page of TEX_DOCUMENTS documents each, reported apart as
+ * "LANG (LaTeX)": the faces of the LaTeX manuals of issue 18's languages. */
+const TEX_LOOK = ["sr", "de", "cs", "ru"];
+const TEX_DOCUMENTS = 8;
 
 /** Text of an HTML fragment: tags dropped, entities decoded, white space collapsed. */
 function htmlText(html) {
@@ -127,6 +134,7 @@ function manDocument(file, keep) {
 }
 
 function build() {
+  const texLook = [];
   const pkgs = path.join(dir, "pkgs");
   const tree = path.join(dir, "root");
   for (const d of [pkgs, path.join(dir, "img"), path.join(dir, "truth")]) mkdirSync(d, { recursive: true });
@@ -144,18 +152,19 @@ function build() {
     writeFileSync(path.join(dir, "truth", `${name}.txt`), text.normalize("NFC").replace(/ı\u0301/g, "í"));
     writeFileSync(path.join(dir, "truth", `${name}.lang`), lang + "\n");
   };
-  // `docs` written as DIR/corpus-KEY, DOCUMENTS of them laid out by scripts/synth/generate.mjs (seed 7) as
-  // DIR/synth-KEY, and the first `pages` pages of each rasterised and saved as `name(document, page)`
-  const layOut = (docs, lang, tess, key, pages, name) => {
+  // `docs` written as DIR/corpus-KEY, `count` of them laid out by scripts/synth/generate.mjs (seed 7, or as
+  // `look` says) as DIR/synth-KEY, and the first `pages` pages of each rasterised and saved as `name(document, page)`
+  const layOut = (docs, lang, tess, key, pages, name, look = { count: DOCUMENTS, seed: 7, latex: 0, out: key }) => {
     const corpus = path.join(dir, `corpus-${key}`);
     mkdirSync(corpus, { recursive: true });
     writeFileSync(path.join(corpus, `${lang}.jsonl`), docs.map((d) => JSON.stringify({ split: "test", lang, ...d })).join("\n") + "\n");
-    const out = path.join(dir, `synth-${key}`);
+    const out = path.join(dir, `synth-${look.out}`);
     sh(process.execPath, [
       path.join(root, "scripts/synth/generate.mjs"),
-      ...["--corpus", corpus, "--out", out, "--split", "test", "--count", String(DOCUMENTS), "--seed", "7"],
+      ...["--corpus", corpus, "--out", out, "--split", "test", "--count", String(look.count), "--seed", String(look.seed)],
+      ...["--latex", String(look.latex)],
     ]);
-    for (let d = 0; d < DOCUMENTS; d++) {
+    for (let d = 0; d < look.count; d++) {
       const doc = path.join(out, `doc-${String(d).padStart(5, "0")}`);
       const laid = JSON.parse(readFileSync(`${doc}.json`, "utf8")).pages;
       for (let p = 1; p <= Math.min(pages, laid.length); p++) {
@@ -190,6 +199,7 @@ function build() {
       .filter((d) => d.sections.reduce((n, [, ps]) => n + ps.join(" ").length, 0) >= 800);
     layOut(docs, lang, tess, lang, 2, (d, p) => `${lang}-d${d}-p${p}`);
     process.stderr.write(`lang-probe: ${pkg}: ${docs.length} pages of text\n`);
+    if (TEX_LOOK.includes(lang)) texLook.push([docs, lang, tess, lang]);
   }
   for (const [lang, tess] of HELP_LANGUAGES) {
     const pkg = helpPackage(lang);
@@ -200,7 +210,10 @@ function build() {
     const picked = docs.filter((_, k) => k % 37 === 0);
     layOut(picked, lang, tess, `help-${lang}`, 1, (d) => `help-${lang}-d${d}`);
     process.stderr.write(`lang-probe: ${pkg}: ${docs.length} help pages, ${picked.length} in the corpus\n`);
+    if (TEX_LOOK.includes(lang)) texLook.push([picked, lang, tess, `help-${lang}`]);
   }
+  for (const [docs, lang, tess, key] of texLook)
+    layOut(docs, lang, tess, key, 1, (d) => `tex-${key}-d${d}`, { count: TEX_DOCUMENTS, seed: 23, latex: 1, out: `tex-${key}` });
 }
 
 function run() {
@@ -235,7 +248,7 @@ function run() {
       );
     const a = pageScores(readFileSync(path.join(ours, `${name}.md`), "utf8"), truth);
     const b = pageScores(readFileSync(tf, "utf8"), truth);
-    const key = name.startsWith("help-") ? `${lang} (help)` : lang;
+    const key = name.startsWith("tex-") ? `${lang} (LaTeX)` : name.startsWith("help-") ? `${lang} (help)` : lang;
     const t = totals.get(key) ?? { pages: 0, ref: 0, ours: 0, tess: 0, foreign: 0 };
     totals.set(key, {
       pages: t.pages + 1,
