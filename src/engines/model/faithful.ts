@@ -397,7 +397,19 @@ export function englishPage(text: string): boolean {
 
 /** Cyrillic letters the recogniser reads as a Latin-only letter in some faces, beyond their look-alike (MISREADS):
  * и, щ as W, ц as L (LibreOffice's help in a typewriter face: "или" read "WnN", "страница" "CTpaHWLa"). */
-const READ_AS_LATIN_ONLY: Record<string, string> = { и: "wW", И: "W", щ: "wW", Щ: "W", ц: "lL", Ц: "L" };
+const READ_AS_LATIN_ONLY: Record<string, string> = {
+  и: "wW",
+  И: "W",
+  щ: "wW",
+  Щ: "W",
+  ц: "lL",
+  Ц: "L",
+  ы: "l",
+  л: "J",
+  Л: "J",
+  д: "J",
+  У: "V",
+};
 
 /** Latin letters no Cyrillic letter is read as, even in a word (t is: т). */
 const LATIN_ONLY_WORD = /[dfghjlqsvwzDFGJLQSVWZ]/;
@@ -413,8 +425,10 @@ const MIXED_SHARE = 0.03;
  */
 export function cyrillicLook(word: string, peaks: ArrayLike<number>, confident: number): boolean {
   if (!/[a-z]/.test(word)) return false;
-  if (Array.from(word).some((c, i) => peaks[i]! >= confident && LATIN_ONLY_WORD.test(c))) return false;
-  return /[a-zA-Z][0346][a-zA-Z]|^[0346][a-z]{2}/.test(word) || /[a-z][BHKMT]/.test(word) || /[ΦμЯИПгЗЙ\u3000-\u9fff]/.test(word);
+  // (the l of "bl" is ы read in two)
+  if (Array.from(word).some((c, i) => peaks[i]! >= confident && LATIN_ONLY_WORD.test(c) && !(c === "l" && word[i - 1] === "b")))
+    return false;
+  return /[a-zA-Z*][0346]{1,2}[a-zA-Z]|^[0346][a-z]{2}/.test(word) || /[a-z][BHKMT]/.test(word) || /[ΦμЯИПгЗЙ\u3000-\u9fff]/.test(word);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -799,15 +813,22 @@ export function mergeLineTagged(
     if (word.some((u) => CYRILLIC.test(u.ch))) {
       const slots = Array.from({ length: e - k }, (_, q) => [units[k + q]!.ch, rOf.get(k + q)] as const);
       // a Latin word the decoder wrote in Cyrillic shows sure Latin-only letters (on a Cyrillic page, two: one
-      // is a misread, л as J), other than the look-alike of the decoder's own Cyrillic letter there: Serbian ј
-      // and ћ are read as a sure j and h, ш as w ("6pojehu" is the decoder's "бројећи", not a Latin word)
-      const latinHits = slots.filter(
-        ([d, j]) =>
-          j !== undefined &&
-          peak(j) >= options.confident &&
-          LATIN_ONLY_WORD.test(r[j]!) &&
-          !(CYRILLIC.test(d) && (sameBase(d, r[j]!) || READ_AS_LATIN_ONLY[d]?.includes(r[j]!))),
-      ).length;
+      // is a misread) that no Cyrillic letter of the decoder's word is read as: its look-alike or a Latin-only
+      // misread (Serbian ј and ћ are read as a sure j and h, ш as w, л as J: "6pojehu" is the decoder's "бројећи",
+      // not a Latin word). Counted over the recogniser's reading of the word, the letters it read beyond the
+      // decoder's too ("Microsoft" written "Місгово": its s and f)
+      const own = word.filter((u) => CYRILLIC.test(u.ch)).map((u) => u.ch);
+      const explained = (c: string) => own.some((d) => sameBase(d, c) || READ_AS_LATIN_ONLY[d]?.includes(c) || partOf(d, c));
+      const taken = new Set(rOf.values());
+      const aligned = slots.flatMap(([, j]) => (j === undefined ? [] : [j]));
+      let from = Math.min(...aligned),
+        to = Math.max(...aligned);
+      const free = (j: number) => j >= 0 && j < r.length && !taken.has(j) && /[\p{L}\p{N}]/u.test(r[j]!);
+      while (aligned.length && free(from - 1)) from--;
+      while (aligned.length && free(to + 1)) to++;
+      let latinHits = 0;
+      for (let j = from; aligned.length && j <= to; j++)
+        if (peak(j) >= options.confident && LATIN_ONLY_WORD.test(r[j]!) && !explained(r[j]!)) latinHits++;
       const read = slots.flatMap(([, j]) => (j === undefined ? [] : [j]));
       const looksCyrillic = () =>
         read.length >= 3 &&
@@ -1165,8 +1186,17 @@ const ONE_TWIN: Record<string, string> = {
 /** Serbian's н and л with the soft sign joined: њ and љ. */
 const SOFTENED: Record<string, string> = { н: "њ", Н: "Њ", л: "љ", Л: "Љ" };
 /** Cyrillic letters the recogniser reads as two glyphs, and what it reads for their parts (ы "bl", ю "IO", њ "Hb",
- * ж ">K<" or "x"; help pages in Russian and Serbian man pages). */
-const READ_IN_TWO: Record<string, string> = { ы: "blI1i", ю: "IlO0o", њ: "Hb", љ: "nJb", щ: "Ww,", ж: "xXK*<>", ф: "Φopq" };
+ * ж ">K<" or "x"; help pages in Russian and Serbian man pages; п "HI" in Computer Modern). */
+const READ_IN_TWO: Record<string, string> = {
+  ы: "blI1i",
+  ю: "IlO0o",
+  њ: "Hb",
+  љ: "nJb",
+  щ: "Ww,",
+  ж: "xXK*<>",
+  ф: "Φopq",
+  п: "H",
+};
 /** Whether the recogniser's `rc` beside the decoder's Cyrillic letter `d` may be a part of its glyph. */
 const partOf = (d: string, rc: string) => READ_IN_TWO[d.toLowerCase()]?.includes(rc) === true;
 /** …and on a Serbian page, its ћ, which the recogniser reads as h ("OBEhAHbE" for "ПОВЕЋАЊЕ", where the decoder
@@ -1183,7 +1213,7 @@ function twinOf(rc: string, serbian = false): string | undefined {
 
 /** Other letters the recogniser reads sure for a Cyrillic letter besides its look-alike (я as a: "nam'aTi" for
  * "пам’яті"). */
-const READ_ALSO: Record<string, string> = { я: "a", Я: "A" };
+const READ_ALSO: Record<string, string> = { я: "a", Я: "A", и: "H", й: "H" };
 /** The least peak at which the recogniser's look-alike overrides the decoder's Cyrillic letter. */
 const TWIN_SURE = 0.9;
 

@@ -858,6 +858,34 @@ describe("mergeLine", () => {
     expect(mergeLine(" саре", ev("cape"), latin)).toBe(" cape");
     expect(mergeLine(" HE моговах", ev("SHE MOPED"), latin)).not.toMatch(/[\u0400-\u04ff]/);
     expect(mergeLine(" Сlаss", ev("Class"), latin)).toBe(" Class");
+    // a bold heading in Computer Modern: ы read "bl" (its l no Latin-only letter after a b), з and о read "30", ж "*"
+    expect(mergeLine("\n\n### 9.1.1 Вызов службы", ev("9.1.1Bbl30B Cny*6bl"), latin)).toBe("\n\n### 9.1.1 Вызов службы");
+    // (the same reading with a sure l standing alone is Latin)
+    expect(mergeLine("\n\n### 9.1.1 Вызов службы", ev("9.1.1Bl30B Cny*6l"), latin)).not.toMatch(/[\u0400-\u04ff]/);
+  });
+
+  it("keeps the Cyrillic letters the recogniser reads as Latin-only ones in Computer Modern (л, д as J, У as V)", () => {
+    const mixed = { cyrillic: false, mixed: true };
+    // (the language probe's Russian help in CMU Serif: "документ" read "JOKyMeHT", "для" read "JI8")
+    expect(mergeLine(" документ", ev("JOKyMeHT"), mixed)).toBe(" документ");
+    expect(mergeLine(" кэш для фона", ev("K3M JI8 Φ0Ha"), mixed)).toBe(" кэш для фона");
+    expect(mergeLine(" Указывает", ev("VKa3bIBaeT"), mixed)).toBe(" Указывает");
+    // …a J read anywhere in a word that has an л or a д, aligned with its letter or not; п read "HI" ("Использовать")
+    const peaks = [0.3, 0.8, 0.95, 0.4, 0.4, 0.95, 0.95, 0.4, 0.95, 0.7, 0.95, 0.95, 0.95, 0.6];
+    expect(mergeLine(" Использовать", ev("HcHI0JIb30BaTb", peaks), mixed)).toBe(" Использовать");
+    // a word without them, read with a sure J, is Latin
+    expect(mergeLine(" она", ev("oJa"), mixed)).toBe(" oJa");
+  });
+
+  it("counts the sure Latin-only letters read beyond the decoder's word: a Latin word written in Cyrillic", () => {
+    // (the decoder's "Місгово" for "Microsoft": the recogniser's s and f, one of them past the decoder's letters)
+    expect(mergeLine(" Місгово Office", ev("Microsoft Office"), cyrillic)).toBe(" Microsoft Office");
+  });
+
+  it("keeps the decoder's и where the recogniser read a sure H (и in Computer Modern)", () => {
+    // (not н, the one look-alike of H elsewhere: "вертикальные" read "BepTHKaJIbHbIe")
+    expect(mergeLine(" вертикальные", ev("BepTHKaJIbHbIe"), cyrillic)).toBe(" вертикальные");
+    expect(mergeLine(" Найти", ev("HaHTH"), cyrillic)).toBe(" Найти");
   });
 
   it("keeps a Serbian word whose ј, ћ and ш the recogniser read as a sure j, h and w, on a mixed or Cyrillic page", () => {
