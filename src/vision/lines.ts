@@ -639,6 +639,10 @@ export async function pageUnits(
     for (const j of at) if (j !== k) drop.add(j);
     await read([k]);
   }
+  // a box the recogniser read nothing in that reaches into a box on each side of it on its row holds only their
+  // glyphs' edges: the detector's box over the wide space between a heading's number and its title, where the
+  // decoder wrote a brace ("10.3.1 { Вырезать")
+  for (const k of gapBoxes(boxes, units)) drop.add(k);
   if (drop.size) {
     const keep = <T>(_: T, k: number) => !drop.has(k);
     [boxes, crops, units, slotColumns] = [boxes.filter(keep), crops.filter(keep), units.filter(keep), slotColumns.filter(keep)];
@@ -695,6 +699,25 @@ export async function pageUnits(
     formulas: formulas.map((f) => ({ ...f, box: back(f.box) })),
     rules: frame.rules.map(back),
   };
+}
+
+/** A box this share of a line box's height or nearer beside it touches it. */
+const TOUCHING = 0.25;
+
+/** The boxes the recogniser read nothing in that overlap a box of their row on each side: at their left edge one
+ * that starts before them, at their right edge one that ends after them, one nearer than TOUCHING of their height
+ * counting (rows: a vertical overlap of half the lower box). */
+export function gapBoxes(boxes: readonly Extent[], units: readonly { text: string }[]): number[] {
+  const row = (a: Extent, b: Extent) =>
+    Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin) >= 0.5 * Math.min(a.yMax - a.yMin, b.yMax - b.yMin);
+  return boxes.flatMap((b, k) => {
+    if (units[k]?.text.trim() !== "") return [];
+    const beside = boxes.filter((o, j) => j !== k && row(o, b) && units[j]?.text.trim());
+    const touch = TOUCHING * (b.yMax - b.yMin);
+    const left = beside.some((o) => o.xMin < b.xMin && o.xMax >= b.xMin - touch && o.xMax < b.xMax);
+    const right = beside.some((o) => o.xMax > b.xMax && o.xMin <= b.xMax + touch && o.xMin > b.xMin);
+    return left && right ? [k] : [];
+  });
 }
 
 /**

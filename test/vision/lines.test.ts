@@ -5,6 +5,7 @@ import {
   boxesFromMap,
   collapseSlots,
   detectorInput,
+  gapBoxes,
   marginMarks,
   orderLines,
   pageUnits,
@@ -588,5 +589,25 @@ describe("crowded lines", () => {
   it("reads a page of sure lines of ordinary density once", async () => {
     const { calls } = await run([0.55, 0.55, 0.55], () => 0.95);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe("gapBoxes", () => {
+  const box = (xMin: number, xMax: number, yMin = 1000, yMax = 1028) => ({ xMin, xMax, yMin, yMax });
+  it("finds a box read as nothing that reaches into its row's boxes on both sides", () => {
+    // (the language probe's CMU Sans heading "10.4 Вставить": the detector's box over the space after its number,
+    // 0.2 px short of the number's box)
+    const heading = [box(159, 223.5, 996, 1024), box(223.7, 238.8, 1002, 1018), box(232, 364, 993, 1030)];
+    expect(gapBoxes(heading, [{ text: "10.4" }, { text: "" }, { text: "BcTaBUTb" }])).toEqual([1]);
+  });
+  it("keeps a box read as something, one with a neighbour on one side only, and one apart from its neighbours", () => {
+    const row = [box(100, 200), box(190, 230), box(220, 400)];
+    expect(gapBoxes(row, [{ text: "one" }, { text: "-" }, { text: "two" }])).toEqual([]);
+    expect(gapBoxes(row.slice(0, 2), [{ text: "one" }, { text: "" }])).toEqual([]);
+    const apart = [box(100, 200), box(240, 260), box(300, 400)];
+    expect(gapBoxes(apart, [{ text: "one" }, { text: "" }, { text: "two" }])).toEqual([]);
+    // (nor a box on another row)
+    const below = [box(100, 200), box(190, 230, 1040, 1068), box(220, 400)];
+    expect(gapBoxes(below, [{ text: "one" }, { text: "" }, { text: "two" }])).toEqual([]);
   });
 });
