@@ -20,6 +20,7 @@ import { fencesOf } from "../../layout/page.js";
 import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { pageLanguage } from "../../vision/language.js";
+import { GERMAN_MARKED } from "./german-marked.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -1877,10 +1878,12 @@ function proseBlock(text: string): boolean {
  * Spanish "ó" as "ò", French "î" as "í": "boíte"). Lower case; capitals follow. A language absent here, or a letter absent from its row, is left
  * as written (German quotes French words). A Czech "ů" is written "ü", "ù" or "û" ("souborü", "dokumentù": 11 of
  * the 14 "ů" missed on the language probe's Czech help pages); a German name's "ü" on a Czech page ("Müller") is
- * written "ů" so, the rarer letter there.
+ * written "ů" so, the rarer letter there. German keeps the French marks it quotes (é, è, à, ô); its "ö" written "ó"
+ * ("Móchten", "Móglichkeiten" on the language probe's German pages in LaTeX faces) is its own.
  */
 const LANGUAGE_LETTERS: Record<string, Record<string, string>> = {
   it: { ê: "è", ë: "è", â: "à", ä: "à", ô: "ò", ö: "ò", û: "ù", ü: "ù" },
+  de: { á: "ä", ó: "ö", ò: "ö", ú: "ü", ù: "ü" },
   fr: { á: "à", í: "î", ì: "î", ó: "ô", ò: "ô", ú: "û" },
   hu: { â: "á", ä: "á", à: "á", ã: "á", ê: "é", ë: "é", è: "é", î: "í", ï: "í", ì: "í", ô: "ő", õ: "ő", ò: "ó", û: "ű", ù: "ú" },
   es: { à: "á", â: "á", ä: "á", è: "é", ê: "é", ë: "é", ì: "í", î: "í", ï: "í", ò: "ó", ô: "ó", ö: "ó", ù: "ú", û: "ú" },
@@ -1908,16 +1911,17 @@ export function languageLetters(lines: readonly string[]): string[] {
   const lang = pageLanguage(lines.join(" "));
   if (lang === "tr") return outsideCode(lines, turkishLetters);
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
-  if (!row) return [...lines];
-  const words = LANGUAGE_WORDS[lang!] ?? ((line: string) => line);
-  return outsideCode(lines, (line) => words(line.replace(row.pattern, (ch) => row.map.get(ch)!)));
+  const words = lang === undefined ? undefined : LANGUAGE_WORDS[lang];
+  if (!row && !words) return [...lines];
+  const letters = (line: string) => (row ? line.replace(row.pattern, (ch) => row.map.get(ch)!) : line);
+  return outsideCode(lines, (line) => (words ?? ((l: string) => l))(letters(line)));
 }
 
 /** One of Polish's commonest words, "są", with the mark the recogniser cannot read and the diacritics model read
  * unsure ("sa" is no Polish word; sc-polski-p5 wrote it once). Too short for POLISH_MARKED's list. */
 const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])sa(?![\p{L}\p{N}_-])/gu;
-/** A Polish word as a page writes it: letters, not inside a word of code or a path. */
-const POLISH_WORD = /(?<![\p{N}_\\/-])\p{L}+(?![\p{N}_/-])/gu;
+/** A word as a page writes it: letters, not inside a word of code or a path. */
+const PAGE_WORD = /(?<![\p{N}_\\/-])\p{L}+(?![\p{N}_/-])/gu;
 let polishMarked: Map<string, string> | undefined;
 
 /**
@@ -1934,16 +1938,33 @@ function polishMarks(line: string): string {
     ...POLISH_MARKED.split(" ").map((w) => [w.replace(/ą/g, "a").replace(/ę/g, "e"), w] as const),
   ]);
   const marked = polishMarked;
-  return line.replace(POLISH_BARE, "są").replace(POLISH_WORD, (word) => {
-    const form = marked.get(word.toLowerCase());
-    if (!form) return word;
-    if (word === word.toUpperCase() && word.length > 1) return form.toUpperCase();
-    return word[0] === word[0]!.toUpperCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
-  });
+  return line.replace(POLISH_BARE, "są").replace(PAGE_WORD, (word) => markedForm(word, marked));
+}
+
+let germanMarked: Map<string, string> | undefined;
+
+/**
+ * A German line's words that the language writes only with ä, ö or ü, where they came out bare (the recogniser
+ * reads none of the marks, and the diacritics model misses them in small type: "fur", "konnen", "ausgewahlten"):
+ * german-marked.ts lists them (scripts/corpus/marked-words.mjs --lang de over manpages-de; not "wurde", "drucken",
+ * words of their own). A word keeps its capitals.
+ */
+function germanMarks(line: string): string {
+  germanMarked ??= new Map(GERMAN_MARKED.split(" ").map((w) => [w.replace(/[äöü]/g, (c) => ({ ä: "a", ö: "o", ü: "u" })[c]!), w] as const));
+  return line.replace(PAGE_WORD, (word) => markedForm(word, germanMarked!));
+}
+
+/** `word` in the spelling `marked` lists for its bare letters, its capitals kept; else `word`. */
+function markedForm(word: string, marked: ReadonlyMap<string, string>): string {
+  const form = marked.get(word.toLowerCase());
+  if (!form) return word;
+  if (word === word.toUpperCase() && word.length > 1) return form.toUpperCase();
+  return word[0] === word[0]!.toUpperCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
 }
 
 /** Per language, its words' spelling after its letters (LANGUAGE_LETTERS): what a word's letters around say. */
 const LANGUAGE_WORDS: Record<string, (line: string) => string> = {
+  de: germanMarks,
   pl: polishMarks,
   pt: portugueseNasals,
 };

@@ -494,9 +494,14 @@ describe("mergeLine", () => {
     expect(languageLetters([" Na se je že pro jako ale souborü dokumentù serverû"])).toEqual([
       " Na se je že pro jako ale souborů dokumentů serverů",
     ]);
-    // a German page keeps what it quotes (no row for German), and a page of no language is left alone
-    const german = [" Der Bärenreiter und die Straße ist nicht mit den Häusern, à la carte"];
+    // a German page keeps the French marks it quotes, and a page of no language is left alone
+    const german = [" Der Bärenreiter und die Straße ist nicht mit den Häusern, à la carte, Café, Rhône"];
     expect(languageLetters(german)).toEqual(german);
+    // …its "ö" written "ó" is its own; and every word German writes only with ä, ö or ü (german-marked.ts) that came
+    // out bare is so written, its capitals kept; "wurde" and "drucken", words bare too, and a path's word stay
+    expect(languageLetters([" Der die das und ist nicht mit: Móchten Sie fur die ausgewahlten Zeichen wurde drucken /usr/fur"])).toEqual([
+      " Der die das und ist nicht mit: Möchten Sie für die ausgewählten Zeichen wurde drucken /usr/fur",
+    ]);
     expect(languageLetters([" Bärenreiter â ô"])).toEqual([" Bärenreiter â ô"]);
     // words of two languages' lists count for neither: a Portuguese page with many "que", "para", "por", "se"
     expect(pageLanguage(" que para por se que para por se que para os dos com uma nao em")).toBe("pt");
