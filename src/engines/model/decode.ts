@@ -23,6 +23,7 @@ import {
   closingQuotes,
   copyrightSigns,
   faithfulLine,
+  fallbackReading,
   joinHyphenated,
   languageLetters,
   texLogos,
@@ -342,7 +343,10 @@ class ModelEngine implements PageEngine {
           const decoded = this.m.tokenizer.decode(ended ? run.tokens.slice(0, -1) : run.tokens);
           const cut = run.reason === "length" && lineCap < remaining;
           // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
-          const line = cut && view.text !== undefined ? lineFallback(decoded, view.text) : decoded;
+          // (on a Cyrillic page, its look-alikes as the Cyrillic letters they stand for: faithful.ts fallbackReading)
+          const faithfulPage = p.views && json.vision.lines?.faithful;
+          const fallback = faithfulPage ? fallbackReading(p.views!, index) : view.text;
+          const line = cut && fallback !== undefined ? lineFallback(decoded, fallback) : decoded;
           // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
           const kept =
             p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;

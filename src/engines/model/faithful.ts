@@ -1214,7 +1214,7 @@ function twinOf(rc: string, serbian = false): string | undefined {
 
 /** Other letters the recogniser reads sure for a Cyrillic letter besides its look-alike (я as a: "nam'aTi" for
  * "пам’яті"). */
-const READ_ALSO: Record<string, string> = { я: "a", Я: "A", и: "H", й: "H" };
+const READ_ALSO: Record<string, string> = { я: "a", Я: "A", и: "H", й: "H", ы: "H", п: "H" };
 /** The least peak at which the recogniser's look-alike overrides the decoder's Cyrillic letter. */
 const TWIN_SURE = 0.9;
 
@@ -1604,6 +1604,72 @@ function scriptsOf(views: readonly EvidenceView[]): ReturnType<typeof pageScript
     pageCache.set(views, scripts);
   }
   return scripts;
+}
+
+/** The Cyrillic letter (small) each of the recogniser's look-alikes is read for, where one letter is (the decoder's fallback
+ * on a Cyrillic page, fallbackReading): ONE_TWIN's, and the letters whose look-alike stands for one letter in its
+ * case (B в, M м, u и, 6 б, r г, Φ ф), and n п (in Computer Modern л is read "JI"); the pairs read for one letter
+ * (ы "bl", л "JI", ю "IO") go first. Ambiguous readings (J: д, л) stay. */
+const FALLBACK_PAIRS: readonly [RegExp, string][] = [
+  [/b[lI1i]/g, "ы"],
+  [/JI/g, "л"],
+  [/IO/g, "ю"],
+];
+const FALLBACK_LETTERS: Record<string, string> = {
+  ...ONE_TWIN,
+  A: "а",
+  B: "в",
+  b: "ь",
+  E: "е",
+  M: "м",
+  O: "о",
+  n: "п",
+  u: "и",
+  U: "и",
+  N: "и",
+  r: "г",
+  "3": "з",
+  "6": "б",
+  "0": "о",
+  Φ: "ф",
+};
+
+/**
+ * The recogniser's reading of line `index` as the decoder's fallback writes it (a line the decoder ran away in,
+ * src/engines/model/decode.ts): on a Cyrillic page, each word with no sure Latin-only letter (LATIN_ONLY_WORD) in
+ * small Cyrillic letters for its look-alikes where they stand for one letter (FALLBACK_LETTERS); the merge then sets
+ * their case by their glyphs' heights. Elsewhere, and for other words, the reading as it is ("He B cOCToAHUn" ->
+ * "не в состоанип").
+ */
+export function fallbackReading(views: readonly EvidenceView[], index: number): string | undefined {
+  const view = views[index]!;
+  if (view.text === undefined) return undefined;
+  const scripts = scriptsOf(views);
+  if (!scripts.cyrillic || scripts.serbian || view.slotPeak === undefined) return view.text;
+  const chars = Array.from(view.text);
+  if (chars.length !== view.slotPeak.length) return view.text;
+  const confident = FAITHFUL_DEFAULTS.confident;
+  let at = 0;
+  return view.text
+    .split(/(\s+)/)
+    .map((word) => {
+      const start = at;
+      at += Array.from(word).length;
+      // (a word of a small letter at least, a digit among its letters, or a single letter: "B", "K", "C" are в, к, с,
+      // "3TN" эти; "OK", "TCP" stay)
+      const letters = Array.from(word);
+      const cyrillicLike = /[a-z]/.test(word) || /[A-Z][0346]|[0346][A-Z]/.test(word) || (letters.length === 1 && FALLBACK_LETTERS[word]);
+      if (!/[a-zA-Z]/.test(word) || !cyrillicLike) return word;
+      // (the l of "bl", ы, is none)
+      if (
+        letters.some((c, q) => LATIN_ONLY_WORD.test(c) && view.slotPeak![start + q]! >= confident && !(c === "l" && letters[q - 1] === "b"))
+      )
+        return word;
+      let out = word;
+      for (const [pair, letter] of FALLBACK_PAIRS) out = out.replace(pair, letter);
+      return Array.from(out, (c) => FALLBACK_LETTERS[c] ?? c).join("");
+    })
+    .join("");
 }
 
 /** A page decides its scripts with at least this many sure recogniser letters (pageScripts: fewer decide nothing). */

@@ -17,6 +17,7 @@ import {
   pageScripts,
   texLogos,
   texPage,
+  fallbackReading,
   languageLetters,
   typographicApostrophes,
   closingQuotes,
@@ -993,6 +994,25 @@ describe("faithfulLine (the engine's entry point)", () => {
     expect(faithfulLine(" HE моговах", views, 1)).toBe(" HE MOPED");
     // a view without evidence (a page-grid model) passes the decoder's text through
     expect(faithfulLine(" text", [{}], 0)).toBe(" text");
+  });
+});
+
+describe("fallbackReading", () => {
+  const view = (text: string) => ({ text, slotPeak: new Float32Array(Array.from(text).length).fill(1) });
+  const cyrillicPage = [
+    view("KoMaHAa pmap BWBoμUTb KapTy nam'aTi npouecy a6o npoueciB."),
+    view("He BUBOAUTN AeAKi nOYaTKOBi i KiHLeBi pAAKU."),
+  ];
+  it("writes a Cyrillic page's look-alikes as the Cyrillic letters they stand for, word by word", () => {
+    // (rx-d6 of an ad-hoc probe of Russian in CMU Sans: a line the decoder ran away in)
+    const views = [...cyrillicPage, view("Office He B cOCToAHUn paCno3HaBaTb 3TN o6beKTbl, OK")];
+    expect(fallbackReading(views, 2)).toBe("Office не в состоанип распознавать зти обьекты, OK");
+  });
+  it("leaves the reading as it is on a Latin page, and a word with a sure Latin-only letter", () => {
+    const latin = [view("The quick brown fox jumps over the lazy dog while the"), view("He B cOCToAHUn")];
+    expect(fallbackReading(latin, 1)).toBe("He B cOCToAHUn");
+    expect(fallbackReading([...cyrillicPage, view("Hello world")], 2)).toBe("Hello world");
+    expect(fallbackReading([{}], 0)).toBeUndefined();
   });
 });
 
