@@ -5,7 +5,8 @@
 // (manpages-tr, manpages-sr: groff's text of each page, paragraphs mostly of the language) laid out by
 // scripts/synth/generate.mjs, and LibreOffice's help pages in ten of issue 18's languages (libreoffice-help-LANG: the
 // text of its HTML pages laid out the same way, three pages a language, reported apart as "LANG (help)"), and the
-// Serbian, German, Czech and Russian texts again in the faces of LaTeX documents ("LANG (LaTeX)", eight pages each). The
+// Serbian, German, Czech and Russian texts again in the faces of LaTeX documents ("LANG (LaTeX)", eight pages each;
+// "rus (LaTeX, Cyrillic)": eight pages of the Russian help's Cyrillic paragraphs alone, as a Russian document is). The
 // laid-out pages are synthetic layout: a check of letters, not of layout. None of these packages is reserved for
 // evaluation or in the training corpus (scripts/corpus/packages.mjs).
 //
@@ -80,17 +81,18 @@ function htmlText(html) {
 }
 
 /** A LibreOffice help page as {title, sections}: its h1, then its h2/h3 headings over the paragraphs after them;
- * undefined without a title or with under 1,500 characters of text. */
-function helpDocument(file) {
+ * undefined without a title or with under 1,500 characters of text. Only the title, headings and paragraphs `keep`
+ * accepts count. */
+function helpDocument(file, keep = () => true) {
   const html = readFileSync(file, "utf8").replace(/<(script|style|head)\b[\s\S]*?<\/\1>/gi, "");
   const h1 = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
   const title = h1 && htmlText(h1[1]);
-  if (!title) return undefined;
+  if (!title || !keep(title)) return undefined;
   const sections = [];
   let current = [title, []];
   for (const [, tag, inner] of html.matchAll(/<(p|h2|h3)\b[^>]*>([\s\S]*?)<\/\1>/gi)) {
     const text = htmlText(inner);
-    if (!text) continue;
+    if (!text || !keep(text)) continue;
     if (tag.toLowerCase() === "p") current[1].push(text);
     else {
       if (current[1].length) sections.push(current);
@@ -204,7 +206,7 @@ function build() {
   for (const [lang, tess] of HELP_LANGUAGES) {
     const pkg = helpPackage(lang);
     const docs = filesUnder(path.join(tree, "usr/share/libreoffice/help", lang), ".html")
-      .map(helpDocument)
+      .map((f) => helpDocument(f))
       .filter((d) => d !== undefined);
     // every 37th page, so that the pages come from all of the help's modules
     const picked = docs.filter((_, k) => k % 37 === 0);
@@ -214,6 +216,20 @@ function build() {
   }
   for (const [docs, lang, tess, key] of texLook)
     layOut(docs, lang, tess, key, 1, (d) => `tex-${key}-d${d}`, { count: TEX_DOCUMENTS, seed: 23, latex: 1, out: `tex-${key}` });
+  // Russian as a Russian LaTeX document is: the help's Cyrillic paragraphs and headings alone (other help pages
+  // than the corpus's), in the LaTeX faces
+  const cyrillic = (t) => (t.match(/\p{Script=Cyrillic}/gu) ?? []).length > 0.8 * (t.match(/\p{L}/gu) ?? []).length;
+  const russian = filesUnder(path.join(tree, "usr/share/libreoffice/help/ru"), ".html")
+    .filter((_, k) => k % 37 === 18)
+    .map((f) => helpDocument(f, cyrillic))
+    .filter((d) => d !== undefined);
+  layOut(russian, "ru", "rus", "help-ru-cyrillic", 1, (d) => `tex-ru-cyrillic-d${d}`, {
+    count: TEX_DOCUMENTS,
+    seed: 31,
+    latex: 1,
+    out: "tex-ru-cyrillic",
+  });
+  process.stderr.write(`lang-probe: libreoffice-help-ru: ${russian.length} help pages of Cyrillic text\n`);
 }
 
 function run() {
@@ -248,7 +264,13 @@ function run() {
       );
     const a = pageScores(readFileSync(path.join(ours, `${name}.md`), "utf8"), truth);
     const b = pageScores(readFileSync(tf, "utf8"), truth);
-    const key = name.startsWith("tex-") ? `${lang} (LaTeX)` : name.startsWith("help-") ? `${lang} (help)` : lang;
+    const key = name.startsWith("tex-ru-cyrillic")
+      ? `${lang} (LaTeX, Cyrillic)`
+      : name.startsWith("tex-")
+        ? `${lang} (LaTeX)`
+        : name.startsWith("help-")
+          ? `${lang} (help)`
+          : lang;
     const t = totals.get(key) ?? { pages: 0, ref: 0, ours: 0, tess: 0, foreign: 0 };
     totals.set(key, {
       pages: t.pages + 1,
