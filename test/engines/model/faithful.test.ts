@@ -888,10 +888,12 @@ describe("mergeLine", () => {
     expect(mergeLine(" Місгово Office", ev("Microsoft Office"), cyrillic)).toBe(" Microsoft Office");
   });
 
-  it("keeps the decoder's и where the recogniser read a sure H (и in Computer Modern)", () => {
+  it("keeps the decoder's и where the recogniser read a sure H, and Г where it read T (Computer Modern)", () => {
     // (not н, the one look-alike of H elsewhere: "вертикальные" read "BepTHKaJIbHbIe")
     expect(mergeLine(" вертикальные", ev("BepTHKaJIbHbIe"), cyrillic)).toBe(" вертикальные");
     expect(mergeLine(" Найти", ev("HaHTH"), cyrillic)).toBe(" Найти");
+    // …nor the recogniser's T the decoder's Г ("Границы" read "TpaHUbI")
+    expect(mergeLine(" Границы", ev("TpaHUbI"), cyrillic)).toBe(" Границы");
   });
 
   it("keeps a Serbian word whose ј, ћ and ш the recogniser read as a sure j, h and w, on a mixed or Cyrillic page", () => {
