@@ -92,6 +92,9 @@ export interface LinesConfig {
   diacritics?: string;
   /** the formula reader (src/vision/formula.ts): its formula.json in the bundle, naming its two ONNX files */
   formula?: string;
+  /** per language (as vision/language.ts pageLanguage names it), its word filter in the bundle
+   * (src/engines/model/words.ts): a page of the language has its words misread by look-alikes written as it spells them */
+  words?: Record<string, string>;
 }
 
 export interface TokenIds {
@@ -291,6 +294,12 @@ export function validateModelJson(value: unknown, file: string): ModelJson {
         if (l.layout !== undefined) c.str(l, "layout", "vision.lines");
         if (l.diacritics !== undefined) c.str(l, "diacritics", "vision.lines");
         if (l.formula !== undefined) c.str(l, "formula", "vision.lines");
+        if (l.words !== undefined) {
+          const words = c.object(l.words, "vision.lines.words");
+          for (const [lang, file] of Object.entries(words ?? {}))
+            if (typeof file !== "string" || !insideBundle(file))
+              c.fail(`vision.lines.words.${lang}`, `expected a file name inside the bundle folder but found ${describe(file)}`);
+        }
         if (
           !Array.isArray(l.slots) ||
           l.slots.length === 0 ||

@@ -46,3 +46,28 @@ export function pageLanguage(text: string): string | undefined {
   const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);
   return first && first[1] >= LANGUAGE_WORDS && first[1] >= LANGUAGE_LEAD * (second?.[1] ?? 0) ? first[0] : undefined;
 }
+
+/** A Cyrillic word of two letters or more. */
+const CYRILLIC_WORD = /\p{Script=Cyrillic}{2,}/gu;
+/** Letters Russian writes and Bulgarian, Serbian and Ukrainian do not. */
+const RUSSIAN_ONLY = /[ыэЫЭ]/u;
+/** Letters of Ukrainian, Belarusian, Serbian or Macedonian that Russian never writes. */
+const NOT_RUSSIAN = /[іїєґўјљњћђџѓќѕІЇЄҐЎЈЉЊЋЂЏЃЌЅ]/u;
+/** A page's Cyrillic is taken for a language from this many words… */
+const CYRILLIC_WORDS = 8;
+/** …with this share of them at most holding a letter the language does not write (the decoder's strays: "Јинейка"). */
+const STRAY_SHARE = 0.05;
+
+/**
+ * The language of a page's Cyrillic words, where their letters tell it: Russian ("ru") where CYRILLIC_WORDS words or
+ * more hold at least two with ы or э, which Russian writes often and its neighbours never, and hardly any with a
+ * letter of theirs. Undefined otherwise, and for a page without Cyrillic. A page of English with Russian in it (a
+ * Russian manual's menu names) is Russian here: only its Cyrillic words are of it.
+ */
+export function cyrillicLanguage(text: string): "ru" | undefined {
+  const words = text.match(CYRILLIC_WORD) ?? [];
+  if (words.length < CYRILLIC_WORDS) return undefined;
+  const russian = words.filter((w) => RUSSIAN_ONLY.test(w)).length;
+  const other = words.filter((w) => NOT_RUSSIAN.test(w)).length;
+  return russian >= 2 && other <= STRAY_SHARE * words.length ? "ru" : undefined;
+}

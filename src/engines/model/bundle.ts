@@ -1,6 +1,7 @@
 // The model engine's bundle: where it is (--model / OCR_MODEL, else the package's models/default), loaded and
 // validated once, with the tokenizer, the native decoder and the vision front end it names.
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ import type { ModelIdentity } from "../engine.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { ModelOptions } from "../settings.js";
 import { resolveDecodeOptions, type DecodeOptions } from "./options.js";
+import { WordFilter } from "./words.js";
 
 /** A bundle loaded for decoding: validated model.json, tokenizer, native decoder, the vision front end, layout rows. */
 export interface LoadedModel {
@@ -27,6 +29,8 @@ export interface LoadedModel {
   lines?: LineEncoder;
   newline?: Float32Array;
   separator?: Float32Array;
+  /** a language's word filter (model.json vision.lines.words), read the first time a page of it asks */
+  words?: (lang: string) => WordFilter | undefined;
 }
 
 /**
@@ -55,6 +59,21 @@ export function requireBundleDir(requested: string | undefined): string {
   const dir = bundleDirFor(requested);
   if (!dir) throw new UsageError(`--model ${requested}: no such folder, and no pulled model of that name (see ocr models list)`);
   return dir;
+}
+
+/** The bundle's word filters by language, each read when first asked for (most runs meet no page of the language);
+ * a file the bundle names and lacks stops the run here, before any page. */
+function wordFilters(dir: string, files: Readonly<Record<string, string>>): (lang: string) => WordFilter | undefined {
+  for (const file of Object.values(files))
+    if (!existsSync(path.join(dir, file)))
+      throw new EnvironmentError(`no usable model: ${path.join(dir, file)}: no such file (model.json vision.lines.words)`);
+  const read = new Map<string, WordFilter>();
+  return (lang) => {
+    if (!Object.hasOwn(files, lang)) return undefined;
+    let filter = read.get(lang);
+    if (!filter) read.set(lang, (filter = WordFilter.read(path.join(dir, files[lang]!))));
+    return filter;
+  };
 }
 
 /** The package's own models/default folder (next to dist/ and src/). */
@@ -132,6 +151,7 @@ export async function loadModel(settings: {
     lines,
     newline: await row("model.image_newline"),
     separator: await row("model.view_seperator"),
+    words: wordFilters(bundle.dir, json.vision.lines?.words ?? {}),
   };
   return { loaded, identity: await modelIdentity(bundle), options };
 }

@@ -19,8 +19,9 @@ import { appendFileSync } from "node:fs";
 import { fencesOf } from "../../layout/page.js";
 import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
-import { pageLanguage } from "../../vision/language.js";
+import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
+import { nearestWord, type WordFilter } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -1971,9 +1972,19 @@ const LANGUAGE_PATTERNS = new Map(
 /**
  * A page's letters of its language's alphabet. Where the page's function words name a language of LANGUAGE_LETTERS,
  * the accented letters that language never writes become the ones it writes for them, outside code (dev pages
- * la-layaureo-p4, hd-toptesi-p12: Italian's "è" written "ê" five times each, the truth never).
+ * la-layaureo-p4, hd-toptesi-p12: Italian's "è" written "ê" five times each, the truth never). Where its Cyrillic
+ * words' letters name a language the bundle has a word list of (`wordLists`; vision/language.ts cyrillicLanguage),
+ * a Cyrillic word the list lacks is the one word of it that a misread letter makes of it (words.ts nearestWord).
  */
-export function languageLetters(lines: readonly string[]): string[] {
+export function languageLetters(lines: readonly string[], wordLists?: (lang: string) => WordFilter | undefined): string[] {
+  const latin = latinLanguageLetters(lines);
+  const cyrillic = cyrillicLanguage(lines.join(" "));
+  const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
+  return words ? outsideCode(latin, (line) => line.replace(PAGE_WORD, (word) => nearestWord(word, words))) : latin;
+}
+
+/** languageLetters for the page's Latin-script language (its function words'). */
+function latinLanguageLetters(lines: readonly string[]): string[] {
   const lang = pageLanguage(lines.join(" "));
   if (lang === "tr") return outsideCode(lines, turkishLetters);
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);

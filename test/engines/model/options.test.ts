@@ -101,6 +101,28 @@ describe("createModelEngine resolves the request against the bundle", () => {
   });
 });
 
+describe("a bundle's word lists (vision.lines.words)", () => {
+  it("a word list the bundle names and lacks stops the run before any page, naming the file", async () => {
+    const dir = tempDir("ocr-decode-words-");
+    try {
+      bundleWith(dir.dir, (j) => {
+        j.vision.lines!.words = { ru: "words-ru.bin", uk: "words-uk.bin" };
+      });
+      await expect(createModelEngine(settings({ dir: dir.dir }))).rejects.toThrow(
+        /words-uk\.bin: no such file \(model\.json vision\.lines\.words\)/,
+      );
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("a word list outside the bundle folder is refused by the schema", () => {
+    const json = structuredClone(defaultJson);
+    json.vision.lines!.words = { ru: "../words-ru.bin" };
+    expect(() => validateModelJson(json, "model.json")).toThrow(/vision\.lines\.words\.ru: expected a file name inside the bundle folder/);
+  });
+});
+
 describe("resolveDecodeOptions", () => {
   const request = (model: Partial<ModelOptions> & { focal?: Partial<ModelOptions["focal"]> }) => settings(model).model;
   const full: ModelJson = { ...defaultJson, attention: { kind: "full", window: 128 } };

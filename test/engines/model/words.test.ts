@@ -1,0 +1,141 @@
+// A language's word filter (src/engines/model/words.ts), the word a misread word stands for, and a Russian page's
+// words as the merge writes them (faithful.ts languageLetters).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { languageLetters } from "../../../src/engines/model/faithful.js";
+import { nearestWord, WordFilter } from "../../../src/engines/model/words.js";
+import { ModelFileError } from "../../../src/model/errors.js";
+import { cyrillicLanguage } from "../../../src/vision/language.js";
+// @ts-expect-error plain JavaScript module of the corpus scripts
+import { affixRules, forms } from "../../../scripts/corpus/word-filter.mjs";
+
+const WORDS = ["информация", "является", "документа", "документы", "файлов", "который", "можно", "страница", "вызов", "службы"];
+function filterOf(words: readonly string[]): WordFilter {
+  const f = WordFilter.sized(Math.max(1000, words.length), 18);
+  for (const w of words) f.add(w);
+  return f;
+}
+const dir = mkdtempSync(path.join(os.tmpdir(), "ocr-words-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("WordFilter", () => {
+  it("holds its words in any case and ё as е, and few others", () => {
+    const f = filterOf(["ещё", ...WORDS]);
+    for (const w of WORDS) expect(f.has(w)).toBe(true);
+    expect(f.has("Информация")).toBe(true);
+    expect(f.has("ИНФОРМАЦИЯ")).toBe(true);
+    expect(f.has("еще")).toBe(true);
+    const big = WordFilter.sized(20_000, 18);
+    for (let i = 0; i < 20_000; i++) big.add(`слово${i}`);
+    let held = 0;
+    for (let i = 0; i < 20_000; i++) if (big.has(`слава${i}`)) held++;
+    expect(held).toBeLessThan(20);
+  });
+
+  it("reads back what it wrote, and names the file that is not one", () => {
+    const file = path.join(dir, "words-ru.bin");
+    writeFileSync(file, filterOf(WORDS).serialize());
+    const back = WordFilter.read(file);
+    expect(WORDS.every((w) => back.has(w))).toBe(true);
+    expect(back.has("инфорнация")).toBe(false);
+    const bad = path.join(dir, "bad.bin");
+    writeFileSync(bad, Buffer.from("OCRWORDS\u0001\u0000\u0000\u0000"));
+    expect(() => WordFilter.read(bad)).toThrow(ModelFileError);
+    expect(() => WordFilter.read(bad)).toThrow(/bad\.bin: not a word filter/);
+    const cut = path.join(dir, "cut.bin");
+    writeFileSync(cut, filterOf(WORDS).serialize().subarray(0, 40));
+    expect(() => WordFilter.read(cut)).toThrow(/cut\.bin: word filter header does not match its 40 bytes/);
+    expect(() => WordFilter.read(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word filter/);
+  });
+});
+
+describe("nearestWord", () => {
+  const f = filterOf(WORDS);
+  it("writes the one word of the language one letter from a misread word", () => {
+    expect(nearestWord("ииформация", f)).toBe("информация");
+    expect(nearestWord("Ииформация", f)).toBe("Информация");
+    expect(nearestWord("ИНФОРМАЦИЯ", f)).toBe("ИНФОРМАЦИЯ");
+    expect(nearestWord("ИИФОРМАЦИЯ", f)).toBe("ИНФОРМАЦИЯ");
+    expect(nearestWord("страннца", f)).toBe("страница");
+    expect(nearestWord("являетоя", f)).toBe("является");
+    expect(nearestWord("службь", f)).toBe("службы");
+    // a hard sign or soft sign the decoder put in or left out
+    expect(nearestWord("файльов", f)).toBe("файлов");
+    // any letter misread, put in or left out
+    expect(nearestWord("докунента", f)).toBe("документа");
+    expect(nearestWord("управлени", filterOf([...WORDS, "управления"]))).toBe("управления");
+    expect(nearestWord("Даклее", filterOf([...WORDS, "далее"]))).toBe("Далее");
+  });
+
+  it("keeps a word the language holds, a short word, a word of two readings and one two letters off", () => {
+    expect(nearestWord("информация", f)).toBe("информация");
+    expect(nearestWord("вызоз", f)).toBe("вызов");
+    expect(nearestWord("мощно", filterOf([...WORDS, "мощный"]))).toBe("можно");
+    expect(nearestWord("можио", filterOf([...WORDS, "можко"]))).toBe("можио"); // "можно" and "можко": two words, neither written
+    expect(nearestWord("вызов", filterOf([...WORDS, "вызовы"]))).toBe("вызов");
+    expect(nearestWord("долументо", f)).toBe("долументо"); // two letters from "документа"
+    expect(nearestWord("вызо", filterOf(["вызов"]))).toBe("вызо");
+    expect(nearestWord("inforn", f)).toBe("inforn");
+    expect(nearestWord("мож", filterOf(["мой"]))).toBe("мож");
+  });
+});
+
+describe("languageLetters with a word list", () => {
+  // (the list holds the page's other words, as the language's list does)
+  const f = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "вызове"]);
+  const lists = (lang: string) => (lang === "ru" ? f : undefined);
+  const russian = ["Это страница, которую можно открыть, если только она есть, что также может быть.\n", "Ииформация о вызове службь.\n"];
+  it("writes a Russian page's misread words as the language spells them, outside code", () => {
+    expect(languageLetters([...russian, "```\nииформация\n```\n"], lists)).toEqual([
+      russian[0],
+      "Информация о вызове службы.\n",
+      "```\nииформация\n```\n",
+    ]);
+  });
+
+  it("leaves a page of another language, and a bundle without the list, as they are", () => {
+    const serbian = ["Ово је страница коју можете отворити ако она постоји.\n", "Ииформация о позиву.\n"];
+    expect(languageLetters(serbian, lists)).toEqual(serbian);
+    expect(languageLetters(russian, () => undefined)).toEqual(russian);
+    expect(languageLetters(russian)).toEqual(russian);
+  });
+});
+
+describe("cyrillicLanguage", () => {
+  it("is Russian where the Cyrillic words write ы or э and none of the neighbours' letters, English around them or not", () => {
+    const russian = "Это страница, которую можно открыть, если только она есть, что также может быть.";
+    expect(cyrillicLanguage(russian)).toBe("ru");
+    expect(cyrillicLanguage(`Choose Tools - Options. ${russian} The dialog opens.`)).toBe("ru");
+    // a stray Ј among forty words
+    expect(cyrillicLanguage(`${russian} Јинейка ${russian} ${russian} ${russian}`)).toBe("ru");
+  });
+
+  it("is no language for Serbian, Ukrainian, Bulgarian, a few words or none", () => {
+    expect(cyrillicLanguage("Ово је страница коју можете отворити ако она постоји, или било која друга страница.")).toBeUndefined();
+    expect(cyrillicLanguage("Це сторінка, яку можна відкрити, якщо вона є, що також може бути у вікні.")).toBeUndefined();
+    expect(cyrillicLanguage("Това е страница, която можете да отворите, ако тя съществува в документа.")).toBeUndefined();
+    expect(cyrillicLanguage("Меню Вызов службы")).toBeUndefined();
+    expect(cyrillicLanguage("The quick brown fox jumps over the lazy dog again and again and again.")).toBeUndefined();
+  });
+});
+
+describe("word-filter.mjs", () => {
+  it("makes every form hunspell's rules make, the reflexive forms and prefixes across suffixes", () => {
+    const rules = affixRules(
+      [
+        "SET UTF-8",
+        "SFX L Y 2",
+        "SFX L   ться  ется   ться",
+        "SFX L   ть    ет     [^с]ть",
+        "PFX P Y 1",
+        "PFX P   0     по     .",
+        "SFX N N 1",
+        "SFX N   0     а      [^ь]",
+      ].join("\n"),
+    );
+    const all = forms("3\nявляться/LP\nделать/L\nдом/N\n", rules);
+    expect([...all].sort()).toEqual(["делает", "делать", "дом", "дома", "является", "являться", "появляется", "появляться"].sort());
+  });
+});
