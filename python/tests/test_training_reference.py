@@ -12,7 +12,7 @@ import torch
 
 from ocr_tools.paths import repo_path
 from ocr_tools.reference.deepseek_decoder import Decoder, DecoderConfig, load_decoder, save_safetensors
-from ocr_tools.train.export import model_json
+from ocr_tools.train.export import bundle_word_lists, model_json
 from ocr_tools.train.model import FEATURES, LineOcrModel
 from ocr_tools.train.tokenizer import CharTokenizer
 from ocr_tools.train.train import model_from_ckpt
@@ -107,10 +107,13 @@ def test_the_shipped_default_bundle_is_the_training_checkpoint_read_by_the_refer
 
 def test_export_writes_the_shipped_bundles_front_end_switches():
     """export.py writes model.json anew: the line front end's switches the shipped bundle reads with (the script bans,
-    the diacritics model, the learned reading order) must come out of it, or a re-exported bundle reads worse."""
+    the diacritics model, the learned reading order, the word lists) must come out of it, or a re-exported bundle reads
+    worse."""
     model, meta = model_from_ckpt(repo_path("training", "default", "ckpt.pt"))
     with open(repo_path("models", "default", "model.json"), encoding="utf8") as f:
         shipped = json.load(f)
-    written = model_json(model, meta, 0.0, layout=True, diacritics=True)
+    written = model_json(
+        model, meta, 0.0, layout=True, diacritics=True, words=bundle_word_lists(repo_path("models", "default"))
+    )
     assert written["vision"] == shipped["vision"]
     assert written["decoder"] == shipped["decoder"]

@@ -89,7 +89,17 @@ def front_end(src, out):
     shutil.copyfile(os.path.join(src, "ppocr_keys_v1.txt"), os.path.join(out, LINES["dictionary"]))
 
 
-def model_json(model, meta, focal_keep, layout=False, trained_on=None, diacritics=False):
+def bundle_word_lists(out):
+    """The word filters in the bundle folder `out` (scripts/corpus/word-filter.mjs writes words-LANG.bin): {LANG: file}."""
+    found = (
+        sorted(f for f in os.listdir(out) if f.startswith("words-") and f.endswith(".bin"))
+        if os.path.isdir(out)
+        else []
+    )
+    return {f[len("words-") : -len(".bin")]: f for f in found}
+
+
+def model_json(model, meta, focal_keep, layout=False, trained_on=None, diacritics=False, words=None):
     return {
         "format": "ocr-model/1",
         "name": "default",
@@ -117,6 +127,8 @@ def model_json(model, meta, focal_keep, layout=False, trained_on=None, diacritic
                 **({"layout": "layout.json"} if layout else {}),
                 # the diacritics model (ocr_tools.train.diacritics writes diacritics.onnx into the bundle)
                 **({"diacritics": "diacritics.onnx"} if diacritics else {}),
+                # a language's word filter, by the language (scripts/corpus/word-filter.mjs writes words-LANG.bin)
+                **({"words": words} if words else {}),
             },
         },
         "tokens": {"bos": BOS, "eos": EOS, "pad": PAD, "image": IMAGE, "page": PAGE},
@@ -213,7 +225,8 @@ def main():
     with open(os.path.join(args.out, "model.json.tmp"), "w") as f:
         layout = os.path.exists(os.path.join(args.out, "layout.json"))
         diacritics = os.path.exists(os.path.join(args.out, "diacritics.onnx"))
-        json.dump(model_json(model, meta, args.focal_keep, layout, args.trained_on, diacritics), f, indent=2)
+        words = bundle_word_lists(args.out)
+        json.dump(model_json(model, meta, args.focal_keep, layout, args.trained_on, diacritics, words), f, indent=2)
         f.write("\n")
     os.replace(os.path.join(args.out, "model.json.tmp"), os.path.join(args.out, "model.json"))
 
