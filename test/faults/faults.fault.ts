@@ -300,4 +300,26 @@ describe("outputs under pressure", () => {
     expect(String(r.stderr)).toContain(path.join(bundle, "tokenizer.json"));
     expect(String(r.stderr)).not.toMatch(/\n\s+at /);
   });
+
+  it("a bundle whose word list is cut short exits 3 naming the file, and the process ends", async () => {
+    // (checked before the decoder and the line sessions start: an error after them left the process running)
+    const bundle = path.join(tmp.dir, "bad-words");
+    mkdirSync(bundle, { recursive: true });
+    const source = path.join(repoRoot, "models/default");
+    for (const f of readdirSync(source)) {
+      if (f === "words-ru.bin") writeFileSync(path.join(bundle, f), readFileSync(path.join(source, f)).subarray(0, 1000));
+      else symlinkSync(path.join(source, f), path.join(bundle, f));
+    }
+    const r = await execa(process.execPath, [bin, "parse", GOOD[0]!, "-o", path.join(tmp.dir, "out-words"), "--model", bundle], {
+      cwd: tmp.dir,
+      reject: false,
+      env: { CI: "1" },
+      timeout: 60_000,
+    });
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBe(3);
+    expect(String(r.stderr).trim()).toBe(
+      `ocr: no usable model: ${path.join(bundle, "words-ru.bin")}: word filter header does not match its 1000 bytes`,
+    );
+  });
 });

@@ -62,11 +62,17 @@ export function requireBundleDir(requested: string | undefined): string {
 }
 
 /** The bundle's word filters by language, each read when first asked for (most runs meet no page of the language);
- * a file the bundle names and lacks stops the run here, before any page. */
+ * a file the bundle names and lacks, or one that is no word filter, stops the run here, before any page. */
 function wordFilters(dir: string, files: Readonly<Record<string, string>>): (lang: string) => WordFilter | undefined {
-  for (const file of Object.values(files))
+  for (const file of Object.values(files)) {
     if (!existsSync(path.join(dir, file)))
       throw new EnvironmentError(`no usable model: ${path.join(dir, file)}: no such file (model.json vision.lines.words)`);
+    try {
+      WordFilter.check(path.join(dir, file));
+    } catch (err) {
+      throw new EnvironmentError(`no usable model: ${(err as Error).message}`, { cause: err });
+    }
+  }
   const read = new Map<string, WordFilter>();
   return (lang) => {
     if (!Object.hasOwn(files, lang)) return undefined;
@@ -122,6 +128,8 @@ export async function loadModel(settings: {
       { cause: err },
     );
   }
+  // the word lists' files checked before any thread or native session starts, as the tokenizer is
+  const words = wordFilters(bundle.dir, json.vision.lines?.words ?? {});
   let decoder: Decoder;
   try {
     decoder = Decoder.fromBundle(bundle, { threads: options.threads });
@@ -151,7 +159,7 @@ export async function loadModel(settings: {
     lines,
     newline: await row("model.image_newline"),
     separator: await row("model.view_seperator"),
-    words: wordFilters(bundle.dir, json.vision.lines?.words ?? {}),
+    words,
   };
   return { loaded, identity: await modelIdentity(bundle), options };
 }

@@ -3,7 +3,7 @@
 // that look-alikes make of it is written. The words are held as a Bloom filter (a few megabytes for a language's
 // million and a half forms, read only when a page of the language comes), made from a hunspell dictionary by
 // scripts/corpus/word-filter.mjs.
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { ModelFileError } from "../../model/errors.js";
 
 const MAGIC = "OCRWORDS";
@@ -47,14 +47,7 @@ export class WordFilter {
 
   /** A filter as `serialize` wrote it; `file` names it in the error for a file that is not one. */
   static parse(data: Uint8Array, file: string): WordFilter {
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    const magic = Buffer.from(data.subarray(0, 8)).toString("latin1");
-    if (data.byteLength < HEADER || magic !== MAGIC || view.getUint32(8, true) !== 1)
-      throw new ModelFileError(file, `not a word filter (expected ${MAGIC} version 1)`);
-    const hashes = view.getUint32(12, true);
-    const size = view.getUint32(16, true);
-    if (hashes < 1 || hashes > 32 || size % 8 !== 0 || data.byteLength !== HEADER + size / 8)
-      throw new ModelFileError(file, `word filter header does not match its ${data.byteLength} bytes`);
+    const { hashes, size } = WordFilter.header(data, data.byteLength, file);
     return new WordFilter(data.subarray(HEADER), size, hashes);
   }
 
@@ -66,6 +59,37 @@ export class WordFilter {
       throw new ModelFileError(file, `cannot read the word filter (${(err as Error).message})`, { cause: err });
     }
     return WordFilter.parse(data, file);
+  }
+
+  /** Throws the ModelFileError `read` would, from the file's header and length alone (a bundle's check at load). */
+  static check(file: string): void {
+    let head: Uint8Array, bytes: number;
+    try {
+      const fd = openSync(file, "r");
+      try {
+        bytes = fstatSync(fd).size;
+        head = new Uint8Array(HEADER);
+        head = head.subarray(0, readSync(fd, head, 0, HEADER, 0));
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      throw new ModelFileError(file, `cannot read the word filter (${(err as Error).message})`, { cause: err });
+    }
+    WordFilter.header(head, bytes, file);
+  }
+
+  /** The header of a filter file of `bytes` bytes whose first bytes are `data`, checked against its length. */
+  private static header(data: Uint8Array, bytes: number, file: string): { hashes: number; size: number } {
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const magic = Buffer.from(data.subarray(0, 8)).toString("latin1");
+    if (data.byteLength < HEADER || magic !== MAGIC || view.getUint32(8, true) !== 1)
+      throw new ModelFileError(file, `not a word filter (expected ${MAGIC} version 1)`);
+    const hashes = view.getUint32(12, true);
+    const size = view.getUint32(16, true);
+    if (hashes < 1 || hashes > 32 || size % 8 !== 0 || bytes !== HEADER + size / 8)
+      throw new ModelFileError(file, `word filter header does not match its ${bytes} bytes`);
+    return { hashes, size };
   }
 
   add(word: string): void {

@@ -116,6 +116,21 @@ describe("a bundle's word lists (vision.lines.words)", () => {
     }
   });
 
+  it("a word list that is no word filter stops the run before any page, naming the file", async () => {
+    const dir = tempDir("ocr-decode-words-bad-");
+    try {
+      bundleWith(dir.dir, (j) => {
+        j.vision.lines!.words = { ru: "words-ru.bin", uk: "words-uk.bin" };
+      });
+      writeFileSync(path.join(dir.dir, "words-uk.bin"), readFileSync(path.join(defaultDir, "words-ru.bin")).subarray(0, 1000));
+      await expect(createModelEngine(settings({ dir: dir.dir }))).rejects.toThrow(
+        /words-uk\.bin: word filter header does not match its 1000 bytes/,
+      );
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it("a word list outside the bundle folder is refused by the schema", () => {
     const json = structuredClone(defaultJson);
     json.vision.lines!.words = { ru: "../words-ru.bin" };

@@ -48,6 +48,11 @@ describe("WordFilter", () => {
     writeFileSync(cut, filterOf(WORDS).serialize().subarray(0, 40));
     expect(() => WordFilter.read(cut)).toThrow(/cut\.bin: word filter header does not match its 40 bytes/);
     expect(() => WordFilter.read(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word filter/);
+    // the same from the header alone, as a bundle is checked when it loads
+    expect(() => WordFilter.check(file)).not.toThrow();
+    expect(() => WordFilter.check(bad)).toThrow(/bad\.bin: not a word filter/);
+    expect(() => WordFilter.check(cut)).toThrow(/cut\.bin: word filter header does not match its 40 bytes/);
+    expect(() => WordFilter.check(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word filter/);
   });
 });
 
