@@ -5,7 +5,7 @@
 //
 //   apt-get download hunspell-ru && dpkg-deb -x hunspell-ru_*.deb ROOT
 //   npm run build
-//   node scripts/corpus/word-filter.mjs ROOT/usr/share/hunspell/ru_RU models/default/words-ru.bin [--bits 18]
+//   node scripts/corpus/word-filter.mjs ROOT/usr/share/hunspell/ru_RU models/default/words-ru.bin [--bits 24]
 //
 // Prints the forms and the share of made-up strings (each form with two letters swapped) the filter holds.
 // hunspell-ru is no reserved package, and no page of the dev set or the language probe is made from it.
@@ -75,7 +75,7 @@ export function flagReader(aff, file) {
 async function main(args) {
   const { WordFilter, wordKey } = await import("../../dist/engines/model/words.js");
   const [base, out] = args;
-  const bits = args.includes("--bits") ? Number(args[args.indexOf("--bits") + 1]) : 18;
+  const bits = args.includes("--bits") ? Number(args[args.indexOf("--bits") + 1]) : 24;
   if (!base || !out || !(bits >= 4 && bits <= 64)) {
     process.stderr.write("usage: node scripts/corpus/word-filter.mjs DICT_BASE OUT.bin [--bits N]   (DICT_BASE.dic, DICT_BASE.aff)\n");
     process.exit(2);

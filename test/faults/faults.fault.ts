@@ -281,20 +281,26 @@ describe("outputs under pressure", () => {
     expect((performance.now() - started) / 1000).toBeLessThan(20);
   });
 
-  it("a tampered bundle (corrupt tokenizer.json) exits 3 naming the file, and the process ends", async () => {
-    const bundle = path.join(tmp.dir, "bad-bundle");
+  /** `ocr parse` of a good document with models/default linked into NAME, its `file` replaced by `contents`. */
+  async function parseWithTamperedBundle(name: string, file: string, contents: string | Uint8Array) {
+    const bundle = path.join(tmp.dir, name);
     mkdirSync(bundle, { recursive: true });
     const source = path.join(repoRoot, "models/default");
     for (const f of readdirSync(source)) {
-      if (f === "tokenizer.json") writeFileSync(path.join(bundle, f), '{"not":"a tokenizer"}');
+      if (f === file) writeFileSync(path.join(bundle, f), contents);
       else symlinkSync(path.join(source, f), path.join(bundle, f));
     }
-    const r = await execa(process.execPath, [bin, "parse", GOOD[0]!, "-o", path.join(tmp.dir, "out-bundle"), "--model", bundle], {
+    const r = await execa(process.execPath, [bin, "parse", GOOD[0]!, "-o", path.join(tmp.dir, `out-${name}`), "--model", bundle], {
       cwd: tmp.dir,
       reject: false,
       env: { CI: "1" },
       timeout: 60_000,
     });
+    return { bundle, r };
+  }
+
+  it("a tampered bundle (corrupt tokenizer.json) exits 3 naming the file, and the process ends", async () => {
+    const { bundle, r } = await parseWithTamperedBundle("bad-bundle", "tokenizer.json", '{"not":"a tokenizer"}');
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(3);
     expect(String(r.stderr)).toContain(path.join(bundle, "tokenizer.json"));
@@ -303,19 +309,8 @@ describe("outputs under pressure", () => {
 
   it("a bundle whose word list is cut short exits 3 naming the file, and the process ends", async () => {
     // (checked before the decoder and the line sessions start: an error after them left the process running)
-    const bundle = path.join(tmp.dir, "bad-words");
-    mkdirSync(bundle, { recursive: true });
-    const source = path.join(repoRoot, "models/default");
-    for (const f of readdirSync(source)) {
-      if (f === "words-ru.bin") writeFileSync(path.join(bundle, f), readFileSync(path.join(source, f)).subarray(0, 1000));
-      else symlinkSync(path.join(source, f), path.join(bundle, f));
-    }
-    const r = await execa(process.execPath, [bin, "parse", GOOD[0]!, "-o", path.join(tmp.dir, "out-words"), "--model", bundle], {
-      cwd: tmp.dir,
-      reject: false,
-      env: { CI: "1" },
-      timeout: 60_000,
-    });
+    const cut = readFileSync(path.join(repoRoot, "models/default/words-ru.bin")).subarray(0, 1000);
+    const { bundle, r } = await parseWithTamperedBundle("bad-words", "words-ru.bin", cut);
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(3);
     expect(String(r.stderr).trim()).toBe(

@@ -1977,15 +1977,16 @@ const LANGUAGE_PATTERNS = new Map(
  * a Cyrillic word the list lacks is the one word of it that a misread letter makes of it (words.ts nearestWord).
  */
 export function languageLetters(lines: readonly string[], wordLists?: (lang: string) => WordFilter | undefined): string[] {
-  const latin = latinLanguageLetters(lines);
-  const cyrillic = cyrillicLanguage(lines.join(" "));
+  const text = lines.join(" ");
+  const latin = latinLanguageLetters(lines, text);
+  const cyrillic = cyrillicLanguage(text);
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   return words ? outsideCode(latin, (line) => line.replace(PAGE_WORD, (word) => nearestWord(word, words))) : latin;
 }
 
-/** languageLetters for the page's Latin-script language (its function words'). */
-function latinLanguageLetters(lines: readonly string[]): string[] {
-  const lang = pageLanguage(lines.join(" "));
+/** languageLetters for the page's Latin-script language (its function words' in `text`, the lines joined). */
+function latinLanguageLetters(lines: readonly string[], text: string): string[] {
+  const lang = pageLanguage(text);
   if (lang === "tr") return outsideCode(lines, turkishLetters);
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
   const words = lang === undefined ? undefined : LANGUAGE_WORDS[lang];

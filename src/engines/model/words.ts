@@ -1,6 +1,6 @@
 // A language's words, for the merge's last look at a page's spelling (faithful.ts languageLetters): where the decoder
-// wrote a Cyrillic letter its look-alike stands for ("ииформация" for "информация"), the one word of the language
-// that look-alikes make of it is written. The words are held as a Bloom filter (a few megabytes for a language's
+// misread a letter of a Cyrillic word ("ииформация" for "информация"), the one word of the language one letter from
+// it is written. The words are held as a Bloom filter (a few megabytes for a language's
 // million and a half forms, read only when a page of the language comes), made from a hunspell dictionary by
 // scripts/corpus/word-filter.mjs.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
@@ -30,7 +30,8 @@ export function wordKey(word: string): string {
 }
 
 /** A set of words as a Bloom filter: `has` is never false for a word put in, and true for another word at a rate set
- * by the bits per word (scripts/corpus/word-filter.mjs: 1 in about 3,000 at 18 bits and 12 hashes). */
+ * by the bits per word (scripts/corpus/word-filter.mjs: 1 in about 200,000 at the shipped 24 bits and 17 hashes, 1 in
+ * about 5,000 at 18 and 12). */
 export class WordFilter {
   private constructor(
     private readonly bits: Uint8Array,
