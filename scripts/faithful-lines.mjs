@@ -92,15 +92,27 @@ async function main() {
     const ls = traced.filter(Boolean);
     const scripts = f.pageScripts(ls.map((l) => ({ text: l.text, peaks: Float32Array.from(l.peaks) })));
     ls.forEach((l, i) => {
-      const evidence = {
-        text: l.text,
-        peaks: Float32Array.from(l.peaks),
-        gaps: l.gaps && Float32Array.from(l.gaps),
-        diacritics: l.diacritics && Uint8Array.from(l.diacritics),
-        diacriticPeaks: l.diacriticPeaks && Float32Array.from(l.diacriticPeaks),
-        previous: ls[i - 1]?.text,
-      };
-      const merged = f.mergeLine(l.decoded, evidence, scripts, options);
+      // (a line read in parts is merged part by part, each with its own evidence: tracedPages)
+      const merged = (l.parts ?? [l])
+        .map((p) =>
+          f.mergeLine(
+            p.decoded,
+            {
+              text: p.text,
+              peaks: Float32Array.from(p.peaks),
+              gaps: p.gaps && Float32Array.from(p.gaps),
+              diacritics: p.diacritics && Uint8Array.from(p.diacritics),
+              diacriticPeaks: p.diacriticPeaks && Float32Array.from(p.diacriticPeaks),
+              // (glyph heights set Cyrillic letters' case; the trace writes an unmeasured one as null)
+              heights: p.heights && Float32Array.from(p.heights, (h) => h ?? Number.NaN),
+              depths: p.depths && Float32Array.from(p.depths, (h) => h ?? Number.NaN),
+              previous: ls[i - 1]?.text,
+            },
+            scripts,
+            options,
+          ),
+        )
+        .join("");
       if (merged === l.merged) return;
       const a = windowDistance(norm(l.merged), truth),
         b = windowDistance(norm(merged), truth);

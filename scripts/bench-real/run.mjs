@@ -335,8 +335,24 @@ export function tracedPages(traceFile) {
   for (const l of readFileSync(traceFile, "utf8").split("\n")) {
     if (!l.trim()) continue;
     const r = JSON.parse(l);
-    if (r.line === 0 || !pages.has(r.source)) pages.set(r.source, []);
-    pages.get(r.source)[r.line] = r;
+    // (a line read in parts, src/vision/lines.ts lineParts, is a record per part, `part` its place: one line, its
+    // parts' readings and peaks joined at the spaces cut at, the decoder's and the merge's text as written, its
+    // records kept)
+    if (r.part > 0) {
+      const first = pages.get(r.source)?.[r.line];
+      if (first) {
+        first.parts.push(r);
+        first.text += ` ${r.text}`;
+        // (the space cut at: read, sure, with no blank steps before it)
+        first.peaks = [...first.peaks, 1, ...r.peaks];
+        if (first.gaps && r.gaps) first.gaps = [...first.gaps, 0, ...r.gaps];
+        first.decoded += r.decoded;
+        first.merged += r.merged;
+      }
+      continue;
+    }
+    if ((r.line === 0 && !r.part) || !pages.has(r.source)) pages.set(r.source, []);
+    pages.get(r.source)[r.line] = r.part === 0 ? { ...r, parts: [r] } : r;
   }
   return pages;
 }

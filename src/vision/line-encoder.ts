@@ -7,6 +7,7 @@ import { OnnxThread, VisionEncoder, type EncoderOptions } from "./encoder.js";
 import { assembleVisualEmbeddings, visualTokenCount, type VisualSequence } from "./visual-sequence.js";
 import { PairOrderScorer, parsePairOrderModel } from "../layout/learned.js";
 import {
+  lineParts,
   pageUnits,
   parseDictionary,
   slotGaps,
@@ -45,6 +46,9 @@ export interface LineView {
   slotHeight?: Float32Array;
   /** …and how far it reaches below the baseline, in x-heights */
   slotDepth?: Float32Array;
+  /** a line of more slots than the projector takes: the views the decoder reads it in, one after another
+   * (vision/lines.ts lineParts); the line's own fields stay its whole evidence */
+  parts?: LineView[];
 }
 
 /** A page as the decoder reads it: its lines' views in reading order, its pictures, and its display formulas. */
@@ -206,16 +210,22 @@ export class LineEncoder {
   ): Promise<PageViews> {
     const { units, pictures, formulas, rules } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
+    // a line of more slots than the projector takes is read by the decoder in parts (lineParts), each projected as a
+    // unit of its own after the page's lines (the line's own view, its first slots, stays for its evidence)
+    const max = Math.max(...this.cfg.slots);
+    const split = units.map((u) => lineParts(u, max, this.dictionary));
+    const all = [...units];
+    const partAt = split.map((parts) => (parts.length > 1 ? parts.map((p) => all.push(p) - 1) : []));
     const byLength = new Map<number, number[]>();
-    units.forEach((u, i) => {
+    all.forEach((u, i) => {
       const length = this.cfg.slots.find((s) => u.ids.length <= s) ?? this.cfg.slots.at(-1)!;
       byLength.set(length, [...(byLength.get(length) ?? []), i]);
     });
-    const views: LineView[] = new Array(units.length);
+    const built: LineView[] = new Array(all.length);
     for (const [length, idx] of byLength) {
       const emb = await this.project(
         lane,
-        idx.map((i) => units[i]!),
+        idx.map((i) => all[i]!),
         length,
       );
       const sequence: VisualSequence = {
@@ -231,14 +241,14 @@ export class LineEncoder {
           newline: frame.newline,
           separator: frame.separator,
         });
-        const u = units[i]!;
+        const u = all[i]!;
         // the last extra feature of a slot is its centre along the line
         const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
         // and the one before it the run's peak probability
         // (or the evidence's own, where the line was read again: vision/lines.ts CROWDED)
         const slotPeak = u.peaks ?? slotPeaks(u.ids, u.features, u.stride);
         const slotGap = u.gaps ?? slotGaps(u.ids, u.features, u.stride);
-        views[i] = {
+        built[i] = {
           box: u.box,
           grid: [1, 1 + length],
           embeddings,
@@ -252,6 +262,7 @@ export class LineEncoder {
         };
       });
     }
+    const views = units.map((_, i) => (partAt[i]!.length ? { ...built[i]!, parts: partAt[i]!.map((k) => built[k]!) } : built[i]!));
     clock("project");
     return { views, pictures, formulas, rules };
   }

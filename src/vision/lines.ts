@@ -225,6 +225,106 @@ export function slotPeaks(ids: ArrayLike<number>, features: Float32Array, stride
 }
 
 /**
+ * A line of more slots than the projector takes (`max`, its position table: the bundle's largest slot count) in
+ * parts of at most `max` slots each, cut at the spaces the recogniser read nearest the line's equal shares (a line
+ * of 8-point type across an A4 page holds 130-140 characters; past the cap its text was never seen by the decoder,
+ * which wrote words of its own there). Each part is the line's slots and evidence between two cuts, the space cut at
+ * left out, in a box of its own stretch of the line (slot centres measured along it again), laid out as the rest
+ * of the line on its row (gap above: one line up; indent: from the part before). A line within the cap is itself,
+ * alone. `dictionary` gives each slot's character (its reading, `text`, where the line was read once).
+ */
+export function lineParts(u: LineUnit, max: number, dictionary: readonly string[]): LineUnit[] {
+  const n = u.ids.length;
+  if (n <= max || u.box.turn || max < 2) return [u];
+  const chars = Array.from(u.text);
+  // the evidence's characters are the slots' own where the line was read once; else (a crowded line read again,
+  // vision/lines.ts CROWDED) each cut goes to the evidence's space nearest its share of the line
+  const own = u.peaks === undefined && chars.length === n;
+  const count = Math.ceil(n / max);
+  // each cut: the part before it ends at `slot` (exclusive), the part after it starts past the space there (or at
+  // `slot`, where the line has no space to cut at); `char` the same in the evidence's characters
+  const cuts: { slot: number; char: number; space: boolean; charSpace: boolean }[] = [];
+  let from = 0;
+  for (let k = 1; k < count; k++) {
+    const target = Math.round((k * n) / count);
+    // a cut leaves at most `max` slots before it, and room for the parts after it
+    const lo = Math.max(from + 1, n - (count - k) * max - 1),
+      hi = Math.min(from + max, n - 1);
+    let slot = Math.min(hi, Math.max(lo, target));
+    let space = false;
+    for (let d = 0; d <= hi - lo && !space; d++)
+      for (const at of [target - d, target + d])
+        if (at >= lo && at <= hi && dictionary[u.ids[at]!] === " ") {
+          [slot, space] = [at, true];
+          break;
+        }
+    let [char, charSpace] = [slot, space];
+    if (!own) {
+      const share = Math.round((slot / n) * chars.length);
+      const after = cuts.length ? cuts.at(-1)!.char : -1;
+      const spaces = chars.flatMap((c, i) => (c === " " && i > after ? [i] : []));
+      [char, charSpace] = spaces.length
+        ? [spaces.reduce((p, q) => (Math.abs(q - share) < Math.abs(p - share) ? q : p)), true]
+        : [Math.max(after + 1, share), false];
+    }
+    cuts.push({ slot, char, space, charSpace });
+    from = space ? slot + 1 : slot;
+  }
+  const stride = u.stride;
+  const centre = (s: number) => u.features[(s + 1) * stride - 1]!;
+  // where a cut falls along the line: the space's centre, or midway between the slots it parts
+  const at = (c: { slot: number; space: boolean }) => (c.space ? centre(c.slot) : (centre(c.slot - 1) + centre(c.slot)) / 2);
+  const width = u.box.xMax - u.box.xMin;
+  const g = u.geometry;
+  // (the geometry's height entry is the line's height in median line heights, less one: the line height)
+  const h = u.box.yMax - u.box.yMin;
+  const lineHeight = g[4]! > -1 ? h / (g[4]! + 1) : h;
+  const clip = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+  const pageW = g[2]! > 0 ? u.box.xMax / g[2]! : 1;
+  const parts: LineUnit[] = [];
+  for (let k = 0; k <= cuts.length; k++) {
+    const before = cuts[k - 1],
+      after = cuts[k];
+    // slots [a, b) and characters [ca, cb): past the cut before, up to the next
+    const a = before ? before.slot + (before.space ? 1 : 0) : 0,
+      b = after ? after.slot : n;
+    const ca = before ? before.char + (before.charSpace ? 1 : 0) : 0,
+      cb = after ? after.char : chars.length;
+    // the part's stretch of the line: from the cut before it to the cut after it (the line's ends at its ends)
+    const left = before ? at(before) : 0,
+      right = after ? at(after) : 1;
+    const span = Math.max(1e-6, right - left);
+    const box: LineBox = { ...u.box, xMin: u.box.xMin + left * width, xMax: u.box.xMin + right * width };
+    delete box.leader;
+    if (!after && u.box.leader !== undefined) box.leader = u.box.leader;
+    const features = u.features.slice(a * stride, b * stride);
+    for (let s = 0; s < b - a; s++) features[(s + 1) * stride - 1] = (features[(s + 1) * stride - 1]! - left) / span;
+    const geometry = Float32Array.from(g);
+    geometry[0] = box.xMin / pageW;
+    geometry[2] = box.xMax / pageW;
+    if (k > 0) {
+      geometry[5] = clip(-h / lineHeight, -4, 4);
+      geometry[6] = clip((box.xMin - parts[k - 1]!.box.xMin) / lineHeight, -8, 8) / 4;
+    }
+    geometry[7] = Math.log(Math.max(1, (box.xMax - box.xMin) / Math.max(1, h))) / 4;
+    const slice = <T extends Float32Array | Uint8Array>(v: T | undefined) => (v ? (v.slice(ca, cb) as T) : undefined);
+    parts.push({
+      box,
+      geometry,
+      ids: u.ids.slice(a, b),
+      features,
+      stride,
+      text: chars.slice(ca, cb).join(""),
+      ...(u.peaks ? { peaks: slice(u.peaks) } : {}),
+      ...(u.gaps ? { gaps: slice(u.gaps) } : {}),
+      ...(u.diacritics ? { diacritics: slice(u.diacritics), diacriticPeaks: slice(u.diacriticPeaks) } : {}),
+      ...(u.heights ? { heights: slice(u.heights), depths: slice(u.depths) } : {}),
+    });
+  }
+  return parts;
+}
+
+/**
  * Greedy CTC collapse of one line: each run of one non-blank class (`best`, with its probability `peak`) becomes
  * a slot carrying the mean recogniser feature over the run plus [blank steps before it/8, run length/8, peak
  * probability, centre / steps]; `centres` are the slots' centres in steps (the diacritics model's windows are cut there).

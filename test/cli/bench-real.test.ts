@@ -210,6 +210,22 @@ describe("benchmark scoring (scripts/bench-real/run.mjs)", () => {
     // a line with a dot leader right of it has it in the recogniser's column too (layout, not the decoder's)
     writeFileSync(file, `${JSON.stringify({ source: "c.png", page: 1, line: 0, text: "2.1 Plugins", peaks: [], leader: 4 })}\n`);
     expect(runner.recogniserReadings(file).get("c.png")).toEqual(["2.1 Plugins . . . ."]);
+    // a line read in parts (src/vision/lines.ts lineParts) is one line, its parts joined at the space cut at
+    const part = (i: number, k: number, text: string, decoded: string) =>
+      JSON.stringify({ source: "d.png", page: 1, line: i, part: k, text, peaks: Array.from(text, () => 0.9), decoded, merged: decoded });
+    writeFileSync(
+      file,
+      [
+        part(0, 0, "a long", "\n\na long"),
+        part(0, 1, "line", " line"),
+        JSON.stringify({ source: "d.png", page: 1, line: 1, text: "next", peaks: [1] }),
+      ].join("\n"),
+    );
+    expect(runner.recogniserReadings(file).get("d.png")).toEqual(["a long line", "next"]);
+    const [first] = runner.tracedPages(file).get("d.png");
+    expect(first).toMatchObject({ decoded: "\n\na long line", merged: "\n\na long line" });
+    expect(first.peaks).toHaveLength(Array.from(first.text).length);
+    expect(first.parts).toHaveLength(2);
     expect(runner.recogniserReadings(path.join(dir, "none.jsonl")).size).toBe(0);
     rmSync(dir, { recursive: true });
   });

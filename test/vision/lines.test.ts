@@ -6,6 +6,7 @@ import {
   collapseSlots,
   detectorInput,
   gapBoxes,
+  lineParts,
   marginMarks,
   orderLines,
   pageUnits,
@@ -18,6 +19,7 @@ import {
   unitGeometry,
   type LineBox,
   type LineModels,
+  type LineUnit,
   type Tensor,
 } from "../../src/vision/lines.js";
 import { LINES_CFG, middleRow, recognised } from "./helpers.js";
@@ -298,6 +300,98 @@ describe("collapseSlots", () => {
     const r = collapseSlots([0, 0, 0], [1, 1, 1], new Float32Array(3 * 2), 3, 2, dict);
     expect(r.ids).toHaveLength(0);
     expect(r.text).toBe("");
+  });
+});
+
+describe("lineParts", () => {
+  // classes: blank, a, b, space; a line's slots spread evenly along its box, 2 features + the extras each
+  const dict = parseDictionary("a\nb\n");
+  const width = 2;
+  const stride = width + SLOT_EXTRA;
+  function unit(text: string, extra: Partial<LineUnit> = {}): LineUnit {
+    const chars = Array.from(text);
+    const ids = Int32Array.from(chars, (c) => dict.indexOf(c));
+    const features = new Float32Array(chars.length * stride);
+    chars.forEach((_, s) => {
+      features[s * stride] = s; // the slot's index, to follow it into its part
+      features[(s + 1) * stride - 2] = 0.9; // peak
+      features[(s + 1) * stride - 1] = (s + 0.5) / chars.length; // centre along the line
+    });
+    const box = { xMin: 100, xMax: 1100, yMin: 200, yMax: 220, score: 1 };
+    // a line 20 px high where the page's lines are 20 px: height entry 0
+    return {
+      box,
+      geometry: unitGeometry(box, { xMin: 100, xMax: 1100, yMin: 170, yMax: 190 }, 1200, 1600, 20),
+      ids,
+      features,
+      stride,
+      text,
+      ...extra,
+    };
+  }
+  const words = (n: number) => Array.from({ length: n }, (_, k) => (k % 2 ? "bab" : "ab")).join(" ");
+
+  it("leaves a line within the cap alone", () => {
+    const u = unit(words(20));
+    expect(lineParts(u, 128, dict)).toEqual([u]);
+  });
+
+  it("cuts a longer line at the space nearest its middle, each part within the cap, its slots and text its own", () => {
+    const u = unit(words(56)); // 167 slots
+    expect(u.ids.length).toBeGreaterThan(128);
+    const parts = lineParts(u, 128, dict);
+    expect(parts).toHaveLength(2);
+    for (const p of parts) {
+      expect(p.ids.length).toBeLessThanOrEqual(128);
+      expect(Array.from(p.text)).toHaveLength(p.ids.length);
+      expect(p.features).toHaveLength(p.ids.length * stride);
+    }
+    // the space cut at is left out; the text is the line's
+    expect(parts.map((p) => p.text).join(" ")).toBe(u.text);
+    const cut = parts[0]!.ids.length;
+    expect(u.text[cut]).toBe(" ");
+    expect(Math.abs(cut - u.ids.length / 2)).toBeLessThanOrEqual(2);
+    // each slot's features go with it, its centre measured along its part's box
+    expect(parts[1]!.features[0]).toBe(cut + 1);
+    for (const p of parts) {
+      const centres = Array.from(p.ids, (_, s) => p.features[(s + 1) * stride - 1]!);
+      expect(Math.min(...centres)).toBeGreaterThan(0);
+      expect(Math.max(...centres)).toBeLessThan(1);
+      // …where the slot stands on the page as it did on the line
+      const x = (part: LineUnit, s: number) => part.box.xMin + part.features[(s + 1) * stride - 1]! * (part.box.xMax - part.box.xMin);
+      const s0 = p === parts[0] ? 0 : cut + 1;
+      p.ids.forEach((_, s) => expect(x(p, s)).toBeCloseTo(x(u, s0 + s), 6));
+    }
+    // the parts' boxes tile the line's; the second stands on the row of the first, indented from it
+    expect(parts[0]!.box.xMin).toBe(100);
+    expect(parts[1]!.box.xMax).toBe(1100);
+    expect(parts[0]!.box.xMax).toBe(parts[1]!.box.xMin);
+    expect(parts[1]!.box).toMatchObject({ yMin: 200, yMax: 220 });
+    expect(parts[0]!.geometry[5]).toBe(u.geometry[5]);
+    expect(parts[1]!.geometry[5]).toBe(-1);
+    expect(parts[1]!.geometry[0]).toBeCloseTo(parts[1]!.box.xMin / 1200, 6);
+    expect(parts[1]!.geometry[6]).toBeGreaterThan(0);
+  });
+
+  it("cuts a line of more than twice the cap in three, and one without spaces at its middle", () => {
+    const three = lineParts(unit(words(100)), 128, dict);
+    expect(three).toHaveLength(3);
+    expect(three.every((p) => p.ids.length <= 128 && !p.text.startsWith(" ") && !p.text.endsWith(" "))).toBe(true);
+    const solid = unit("ab".repeat(80));
+    const halves = lineParts(solid, 128, dict);
+    expect(halves.map((p) => p.ids.length)).toEqual([80, 80]);
+    expect(halves.map((p) => p.text).join("")).toBe(solid.text);
+  });
+
+  it("cuts a crowded line's second reading at its own space nearest the cut", () => {
+    // read again widened: the evidence (text, peaks, gaps) has characters of its own, one more here
+    const u = unit(words(56));
+    const text = `a${u.text}`;
+    const n = Array.from(text).length;
+    const crowded = { ...u, text, peaks: new Float32Array(n).fill(0.8), gaps: new Float32Array(n) };
+    const parts = lineParts(crowded, 128, dict);
+    expect(parts.map((p) => p.text).join(" ")).toBe(text);
+    for (const p of parts) expect(p.peaks).toHaveLength(Array.from(p.text).length);
   });
 });
 

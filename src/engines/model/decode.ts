@@ -309,47 +309,69 @@ class ModelEngine implements PageEngine {
           runaway = false;
         const texts: string[] = [];
         const lineWarnings: string[] = [];
+        const faithfulPage = !!p.views && !!json.vision.lines?.faithful;
         for (const [index, view] of views.entries()) {
-          const embeddings = view.embeddings;
           if (context.signal.aborted) break;
-          if (previous) await session.retire(previous[0], previous[1]);
-          if (oldCloser !== undefined) await session.retire(oldCloser, oldCloser + 1);
-          oldCloser = closer;
-          closer = undefined;
-          let t = performance.now();
-          const ext = await session.extend({ tokens: [], embeddings });
-          previous = [ext.start, ext.start + ext.count];
-          prefill += performance.now() - t;
-          t = performance.now();
-          // a line's Markdown is at most 2 tokens per recogniser slot + 24 (every aligned line of 2,000 validation
-          // and 11,000 training lines is within 2 per slot + 10): a line still going there has run away
-          const remaining = Math.max(1, this.maxTokens - count);
-          const slots = view.slotX?.length; // line views only
-          const lineCap = slots !== undefined ? Math.min(remaining, 2 * slots + 24) : remaining;
-          const maxRun = view.text !== undefined && json.vision.lines?.letter_runs ? letterRunCaps(view.text, this.m.tokenizer) : undefined;
           // letters of a script the line does not use are never written (src/engines/model/faithful.ts bannedScript)
-          const script = p.views && json.vision.lines?.faithful && json.vision.lines.script_bans ? bannedScript(p.views, index) : undefined;
+          const script = p.views && faithfulPage && json.vision.lines!.script_bans ? bannedScript(p.views, index) : undefined;
           const ban = script ? scriptBan(this.m.tokenizer, script, view.text ?? "") : undefined;
-          const run = await this.generatePage(
-            session,
-            pageNumber,
-            { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun, ban },
-            context,
-          );
-          decodeMs += performance.now() - t;
-          if (this.fixations) this.recordFixations(this.fixations, pages.source, p, session, ext.start, view, index, count);
-          const ended = run.reason === "stop";
-          count += run.tokens.length;
-          const decoded = this.m.tokenizer.decode(ended ? run.tokens.slice(0, -1) : run.tokens);
-          const cut = run.reason === "length" && lineCap < remaining;
-          // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
-          // (on a Cyrillic page, its look-alikes as the Cyrillic letters they stand for: faithful.ts fallbackReading)
-          const faithfulPage = p.views && json.vision.lines?.faithful;
-          const fallback = faithfulPage ? fallbackReading(p.views!, index) : view.text;
-          const line = cut && fallback !== undefined ? lineFallback(decoded, fallback) : decoded;
-          // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
-          const kept =
-            p.views && json.vision.lines?.faithful ? faithfulLine(line, p.views, index, { source: pages.source, pageNumber }) : line;
+          // a line of more slots than the projector takes is read in parts (vision/lines.ts lineParts), each part
+          // after the first continuing the line: its separator is a space, given, not generated
+          const pieces: DecodeView[] = view.parts ?? [view];
+          let kept = "";
+          for (const [part, piece] of pieces.entries()) {
+            if (part > 0 && (context.signal.aborted || count >= this.maxTokens)) break;
+            if (previous) await session.retire(previous[0], previous[1]);
+            if (oldCloser !== undefined) await session.retire(oldCloser, oldCloser + 1);
+            oldCloser = closer;
+            closer = undefined;
+            let t = performance.now();
+            const ext = await session.extend({ tokens: [], embeddings: piece.embeddings });
+            previous = [ext.start, ext.start + ext.count];
+            if (part > 0) await session.extend({ tokens: this.m.tokenizer.encode(" ") });
+            prefill += performance.now() - t;
+            t = performance.now();
+            // a line's Markdown is at most 2 tokens per recogniser slot + 24 (every aligned line of 2,000 validation
+            // and 11,000 training lines is within 2 per slot + 10): a line still going there has run away
+            const remaining = Math.max(1, this.maxTokens - count);
+            const slots = piece.slotX?.length; // line views only
+            const lineCap = slots !== undefined ? Math.min(remaining, 2 * slots + 24) : remaining;
+            const maxRun =
+              piece.text !== undefined && json.vision.lines?.letter_runs ? letterRunCaps(piece.text, this.m.tokenizer) : undefined;
+            const run = await this.generatePage(
+              session,
+              pageNumber,
+              { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun, ban },
+              context,
+            );
+            decodeMs += performance.now() - t;
+            if (this.fixations) this.recordFixations(this.fixations, pages.source, p, session, ext.start, piece, index, count);
+            const pieceEnded = run.reason === "stop";
+            count += run.tokens.length;
+            // (a part after the first opens with the space it was given)
+            const decoded = (part > 0 ? " " : "") + this.m.tokenizer.decode(pieceEnded ? run.tokens.slice(0, -1) : run.tokens);
+            const cut = run.reason === "length" && lineCap < remaining;
+            // a line the decoder lost its place in reads as the recogniser read it, after the decoder's separator
+            // (on a Cyrillic page, its look-alikes as the Cyrillic letters they stand for: faithful.ts fallbackReading)
+            const own = piece === view ? undefined : piece;
+            const fallback = faithfulPage ? fallbackReading(p.views!, index, own) : piece.text;
+            const line = cut && fallback !== undefined ? lineFallback(decoded, fallback) : decoded;
+            // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
+            kept += faithfulPage
+              ? faithfulLine(line, p.views!, index, { source: pages.source, pageNumber }, own && { evidence: own, index: part })
+              : line;
+            if (run.reason === "runaway") runaway = true;
+            if (!pieceEnded) {
+              if (cut)
+                lineWarnings.push(
+                  `line ${index + 1} of page ${pageNumber} did not end within ${run.tokens.length} tokens: the recogniser's reading is used`,
+                );
+              else if (run.reason !== "cancelled") truncated = true;
+              // the view never ended: close it so the next one starts after a <PAGE>, as in training
+              closer = (await session.extend({ tokens: [pageToken] })).start;
+            }
+            if (run.reason === "cancelled" || (!pieceEnded && !cut)) break;
+          }
           // (a line set vertically is no heading)
           const upright = view.box?.turn ? verticalLine(kept) : kept;
           // (a table of contents' dot leader, found in the pixels right of the line, follows its text)
@@ -360,17 +382,7 @@ class ModelEngine implements PageEngine {
             texts[texts.length - 1] = previous;
             texts.push(joined);
           } else texts.push(faithful);
-          if (run.reason === "runaway") runaway = true;
-          if (!ended) {
-            if (cut)
-              lineWarnings.push(
-                `line ${index + 1} of page ${pageNumber} did not end within ${run.tokens.length} tokens: the recogniser's reading is used`,
-              );
-            else if (run.reason !== "cancelled") truncated = true;
-            // the view never ended: close it so the next one starts after a <PAGE>, as in training
-            closer = (await session.extend({ tokens: [pageToken] })).start;
-          }
-          if (count >= this.maxTokens || run.reason === "cancelled") break;
+          if (count >= this.maxTokens || context.signal.aborted) break;
         }
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
         // page's apostrophes inside words are of one kind, a quote opened by “ closes with ”, a page's letters are its

@@ -1640,10 +1640,10 @@ const FALLBACK_LETTERS: Record<string, string> = {
  * src/engines/model/decode.ts): on a Cyrillic page, each word with no sure Latin-only letter (LATIN_ONLY_WORD) in
  * small Cyrillic letters for its look-alikes where they stand for one letter (FALLBACK_LETTERS); the merge then sets
  * their case by their glyphs' heights. Elsewhere, and for other words, the reading as it is ("He B cOCToAHUn" ->
- * "не в состоанип").
+ * "не в состоанип"). `part`: a part of the line (a long line read in parts, vision/lines.ts lineParts), read in its place.
  */
-export function fallbackReading(views: readonly EvidenceView[], index: number): string | undefined {
-  const view = views[index]!;
+export function fallbackReading(views: readonly EvidenceView[], index: number, part?: EvidenceView): string | undefined {
+  const view = part ?? views[index]!;
   if (view.text === undefined) return undefined;
   const scripts = scriptsOf(views);
   if (!scripts.cyrillic || scripts.serbian || view.slotPeak === undefined) return view.text;
@@ -1719,15 +1719,18 @@ const TRACE = process.env.OCR_FAITHFUL_TRACE;
 
 /**
  * The Markdown of line `index` of a page whose line views are `views`: the decoder's `decoded` merged with the
- * recogniser's evidence (the page's scripts are decided on its first line and kept for the page).
+ * recogniser's evidence (the page's scripts are decided on its first line and kept for the page); `part`: a part of
+ * the line (vision/lines.ts lineParts) and its place among the line's parts, whose evidence the decoder's text of it
+ * is merged with (traced as a record of its own, `part` its place).
  */
 export function faithfulLine(
   decoded: string,
   views: readonly EvidenceView[],
   index: number,
   page?: { source: string; pageNumber: number },
+  part?: { evidence: EvidenceView; index: number },
 ): string {
-  const view = views[index]!;
+  const view = part?.evidence ?? views[index]!;
   if (view.text === undefined || view.slotPeak === undefined) return decoded;
   const scripts = scriptsOf(views);
   const merged = mergeLine(
@@ -1751,6 +1754,7 @@ export function faithfulLine(
         source: page?.source,
         page: page?.pageNumber,
         line: index,
+        ...(part ? { part: part.index } : {}),
         text: view.text,
         peaks: Array.from(view.slotPeak, (p) => Math.round(p * 1000) / 1000),
         gaps: view.slotGap && Array.from(view.slotGap, (g) => Math.round(g * 10) / 10),
