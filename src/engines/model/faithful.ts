@@ -255,8 +255,9 @@ export function baseOf(ch: string): string {
 
 /** One of the decoder's letters the recogniser cannot be trusted to read (accented, Cyrillic, typographic). */
 function beyondRecogniser(ch: string): boolean {
+  // (every Cyrillic letter, those with no Latin look-alike too: ц, щ, ю, ф)
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is ASCII, control characters included
-  return ch.length === 1 && !/[\x00-\x7f]/.test(ch) && baseOf(ch) !== ch;
+  return ch.length === 1 && !/[\x00-\x7f]/.test(ch) && (baseOf(ch) !== ch || CYRILLIC.test(ch));
 }
 
 /** Two characters that differ only by what the recogniser cannot see: an accent, a script, a typographic form. */
@@ -516,6 +517,9 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
   const cost = new Float64Array((n + 1) * W);
   // (an unread glyph, UNREAD, costs what the space it was read as costs, and holds any one character cheaply)
   const gap = (ch: string) => (ch === " " || ch === UNREAD ? 0.6 : 1);
+  // (a recogniser character after the decoder's Cyrillic letter that it reads as two glyphs, a part of it, costs
+  // little: "bI" for ы, "IO" for ю; the letter aligns with one part, and the other goes with it)
+  const rGap = (i: number, ch: string) => (i > 0 && partOf(d[i - 1]!, ch) ? PART_GAP : gap(ch));
   for (let i = 1; i <= n; i++) cost[i * W] = cost[(i - 1) * W]! + gap(d[i - 1]!);
   for (let j = 1; j <= m; j++) cost[j] = cost[j - 1]! + gap(r[j - 1]!);
   const sub = (a: string, b: string) =>
@@ -537,7 +541,7 @@ export function align(d: readonly string[], r: readonly string[]): Step[] {
       cost[i * W + j] = Math.min(
         cost[(i - 1) * W + j - 1]! + sub(d[i - 1]!, r[j - 1]!),
         cost[(i - 1) * W + j]! + gap(d[i - 1]!),
-        cost[i * W + j - 1]! + gap(r[j - 1]!),
+        cost[i * W + j - 1]! + rGap(i, r[j - 1]!),
       );
   const steps: Step[] = [];
   let i = n,
@@ -1225,6 +1229,9 @@ function readAsEitherCase(d: string, rc: string): boolean {
   const looks = (c: string) => sameBase(c, rc) || READ_AS_LATIN_ONLY[c]?.includes(rc) === true;
   return looks(d.toLowerCase()) || looks(d.toUpperCase());
 }
+
+/** What a recogniser character that is a part of the decoder's Cyrillic letter before it costs the alignment. */
+const PART_GAP = 0.3;
 
 /**
  * The Cyrillic letter a recogniser's sure look-alike `rc` stands for, in the case of the decoder's letter `d` there,

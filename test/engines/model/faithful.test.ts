@@ -279,6 +279,13 @@ describe("mergeLine", () => {
     expect(mergeLine(" зоопарк", ev("зoпарк"), cyrillic)).toBe(" зоопарк");
   });
 
+  it("aligns both glyphs the recogniser reads for one Cyrillic letter with it (ы as bI in Computer Modern)", () => {
+    // (the language probe's Russian in LaTeX faces: its second glyph was aligned with a letter or a space of the
+    // decoder's, whose look-alike then went back as a letter of its own, or took the space's place)
+    expect(mergeLine(" одновременный доступ", ev("OIHOBpeMeHHHIN IOCTyII"), cyrillic)).toBe(" одновременный доступ");
+    expect(mergeLine(" Параметры Сервис", ev("HIapaMeTpbICepBHC"), cyrillic)).toBe(" Параметры Сервис");
+  });
+
   it("keeps the decoder's character where the recogniser read two spaces (a glyph it could not read)", () => {
     const read = "an unmatched  or 3, or a %";
     const peaks = Array.from(read, (c) => (c === "3" ? 0.4 : 1));
