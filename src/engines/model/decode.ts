@@ -388,7 +388,13 @@ class ModelEngine implements PageEngine {
         // page's apostrophes inside words are of one kind, a quote opened by “ closes with ”, a page's letters are its
         // language's, and TeX's logo "TEX" is as its type sets it (faithful.ts)
         const read = p.views
-          ? texLogos(languageLetters(copyrightSigns(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts)))), this.m.words))
+          ? texLogos(
+              languageLetters(
+                copyrightSigns(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts)))),
+                this.m.words,
+                p.views.map((v) => v.text),
+              ),
+            )
           : texts;
         // a line-unit page is its lines' Markdown (each carries its own separator), each line with its box
         const written = p.views ? read.map((markdown, k) => ({ box: p.views![k]!.box, markdown })) : undefined;

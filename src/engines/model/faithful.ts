@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { nearestWord, type WordFilter } from "./words.js";
+import { nearestReading, nearestWord, type WordFilter } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -1892,7 +1892,7 @@ export function copyrightSigns(lines: readonly string[]): string[] {
  * and holding no TeX control word or inline code. Fences count as the page's Markdown will keep them
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a
  * page's first line) opens no block. */
-function outsideCode(lines: readonly string[], rewrite: (line: string) => string): string[] {
+function outsideCode(lines: readonly string[], rewrite: (line: string, k: number) => string): string[] {
   // each line's pieces between fences, and the fenced block each lies in (-1: outside any), its fences read as
   // layout/page.ts balancedFences reads them (a heading closes an open block, a stray closing fence opens none)
   const pieces: { text: string; block: number }[][] = [];
@@ -1925,7 +1925,7 @@ function outsideCode(lines: readonly string[], rewrite: (line: string) => string
       .map((p) => p.text)
       .join("");
     if (/`(?!``)/.test(unfenced) || TEX_CODE.test(lines[k]!)) return lines[k]!;
-    return parts.map((p) => (p.block === -1 || (p.block >= 0 && prose[p.block]) ? rewrite(p.text) : p.text)).join("");
+    return parts.map((p) => (p.block === -1 || (p.block >= 0 && prose[p.block]) ? rewrite(p.text, k) : p.text)).join("");
   });
 }
 
@@ -1985,14 +1985,51 @@ const LANGUAGE_PATTERNS = new Map(
  * the accented letters that language never writes become the ones it writes for them, outside code (dev pages
  * la-layaureo-p4, hd-toptesi-p12: Italian's "è" written "ê" five times each, the truth never). Where its Cyrillic
  * words' letters name a language the bundle has a word list of (`wordLists`; vision/language.ts cyrillicLanguage),
- * a Cyrillic word the list lacks is the one word of it that a misread letter makes of it (words.ts nearestWord).
+ * a Cyrillic word the list lacks is the word of it that the recogniser's reading of the word spells through its
+ * look-alikes, where line k's words pair with `readings[k]`'s (words.ts nearestReading: the decoder's words two
+ * letters off, "библиографи" over "6n6nnorpaΦnn"), else the one word of it that a misread letter makes of it
+ * (words.ts nearestWord).
  */
-export function languageLetters(lines: readonly string[], wordLists?: (lang: string) => WordFilter | undefined): string[] {
+export function languageLetters(
+  lines: readonly string[],
+  wordLists?: (lang: string) => WordFilter | undefined,
+  readings?: readonly (string | undefined)[],
+): string[] {
   const text = lines.join(" ");
   const latin = latinLanguageLetters(lines, text);
   const cyrillic = cyrillicLanguage(text);
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
-  return words ? outsideCode(latin, (line) => line.replace(PAGE_WORD, (word) => nearestWord(word, words))) : latin;
+  if (!words) return latin;
+  return outsideCode(latin, (line, k) => {
+    const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
+    return line.replace(PAGE_WORD, (word, at: number) => {
+      const reading = read?.get(at);
+      return (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words);
+    });
+  });
+}
+
+/** Markup of a line's Markdown (tags, entities), which holds no words of the page. */
+const MARKUP = /<[^>]*>|&[a-z]+;/g;
+/** A word of the page or of the recogniser's reading, as the two are paired: letters and digits, and the marks the
+ * recogniser reads for a Cyrillic letter's parts inside a word (".JI" for л, "*" for ж, "%" for я: words.ts READS). */
+const READ_WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}.*%>]*[\p{L}\p{N}])?/gu;
+
+/**
+ * The recogniser's reading of each word of a line's Markdown (by the word's offset), where the two hold as many
+ * words (letters and digits, markup left out) and so pair one by one; a word the reading hyphenates at the line's
+ * end has none (its reading is half of it).
+ */
+function readWords(line: string, reading: string): Map<number, string> | undefined {
+  const mine = [...line.replace(MARKUP, (m) => " ".repeat(m.length)).matchAll(READ_WORD)];
+  const theirs = [...reading.matchAll(READ_WORD)];
+  if (mine.length !== theirs.length || mine.length === 0) return undefined;
+  const hyphenated = /-\s*$/.test(reading);
+  const read = new Map<number, string>();
+  mine.forEach((m, i) => {
+    if (!(hyphenated && i === mine.length - 1)) read.set(m.index, theirs[i]![0]);
+  });
+  return read;
 }
 
 /** languageLetters for the page's Latin-script language (its function words' in `text`, the lines joined). */

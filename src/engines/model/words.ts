@@ -152,3 +152,132 @@ export function nearestWord(word: string, words: WordFilter): string {
     for (const ch of ALPHABET) tryWord(word.slice(0, i) + (upper ? ch.toUpperCase() : ch) + word.slice(i));
   return found.size === 1 ? [...found.values()][0]! : word;
 }
+
+/**
+ * The Cyrillic letters a recogniser without Cyrillic reads, in some face, as each of its characters or pairs of them
+ * (a capital where its small letter reads otherwise: B в, b ь): the look-alikes of faithful.ts (CYRILLIC_LOOKS,
+ * READ_ALSO, READ_AS_LATIN_ONLY, READ_IN_TWO) and those of TeX's faces (Computer Modern's и and н as H, д and п as I,
+ * л as JI or .JI, ы as bI, ю as IO, ж as XK or *; CMU Sans's й as n, ф as cp, д as μ, я as 9 or %; the recogniser's
+ * CJK guesses 中 for ф, 山 and 叫 for щ). Other characters are looked up small.
+ */
+const READS: Record<string, string> = {
+  A: "адя",
+  a: "ая",
+  B: "в",
+  b: "ьъб",
+  c: "с",
+  e: "её",
+  H: "нип",
+  h: "н",
+  k: "к",
+  m: "ми",
+  N: "ий",
+  n: "плий",
+  o: "о",
+  p: "р",
+  t: "т",
+  y: "у",
+  v: "у",
+  x: "хж",
+  "3": "зэ",
+  "6": "б",
+  "0": "о",
+  "4": "ч",
+  "9": "я",
+  u: "ицч",
+  i: "дпил",
+  r: "г",
+  w: "шщ",
+  j: "лд",
+  l: "ц",
+  φ: "ф",
+  μ: "д",
+  "*": "ж",
+  "%": "я",
+  中: "ф",
+  山: "щ",
+  叫: "щ",
+  ".j": "л",
+  ".i": "л",
+  ".ji": "л",
+  ji: "л",
+  bi: "ы",
+  bl: "ы",
+  b1: "ы",
+  io: "ю",
+  i0: "ю",
+  ii: "п",
+  xk: "ж",
+  ">k": "ж",
+  cp: "ф",
+  iii: "ш",
+};
+/** Forms of a reading are spelled out up to this many (a word's readings multiply by each ambiguous glyph). */
+const READING_FORMS = 4096;
+
+/** The Cyrillic spellings a recogniser's reading of a word stands for, glyph by glyph through READS (none where a
+ * character is no look-alike of any). */
+export function readingForms(reading: string): string[] {
+  const r = Array.from(reading);
+  const at: string[][] = Array.from({ length: r.length + 1 }, () => []);
+  at[0] = [""];
+  for (let p = 0; p < r.length; p++) {
+    if (!at[p]!.length) continue;
+    for (const n of [1, 2, 3]) {
+      if (p + n > r.length) continue;
+      const glyphs = r.slice(p, p + n).join("");
+      const letters = READS[glyphs] ?? READS[glyphs.toLowerCase()];
+      if (!letters) continue;
+      for (const form of at[p]!) for (const l of letters) if (at[p + n]!.length < READING_FORMS) at[p + n]!.push(form + l);
+    }
+  }
+  return at[r.length]!;
+}
+
+/** A reading is taken where its word is at most this many letters from the decoder's (the two readings agree but for
+ * the letters the decoder misread). */
+export const READING_DISTANCE = 2;
+
+/**
+ * The word of `words` that the recogniser's reading of the decoder's `word` spells (readingForms), where `word` is a
+ * Cyrillic word of NEAREST_MIN_LETTERS letters or more that the language lacks (shorter ones read as other words:
+ * "Наза" as "Паза" for "Назад"): the one form (by wordKey) nearest `word`, at most
+ * READING_DISTANCE letters from it, in `word`'s capitals ("6n6nnorpaΦnn" under the decoder's "библиографи": its
+ * reading's "библиографии"). Undefined where none is, or two are as near.
+ */
+export function nearestReading(word: string, reading: string, words: WordFilter): string | undefined {
+  if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return undefined;
+  const lower = wordKey(word);
+  let best: string | undefined,
+    bestKey = "",
+    bestDistance = READING_DISTANCE + 1,
+    bestExact = Number.POSITIVE_INFINITY,
+    tie = false;
+  for (const form of new Set(readingForms(reading))) {
+    if (form.length < NEAREST_MIN_LETTERS || Math.abs(form.length - lower.length) > READING_DISTANCE) continue;
+    // (most forms are no word: the filter's few probes before the distance)
+    if (!words.has(form)) continue;
+    const key = wordKey(form);
+    const d = distance(key, lower);
+    if (d > bestDistance) continue;
+    // (ё and е spell one word: of its spellings, the one nearest the decoder's, ё where it wrote ё)
+    const exact = distance(form, word.toLowerCase());
+    if (d === bestDistance && key !== bestKey) tie = true;
+    else if (d < bestDistance || exact < bestExact)
+      [best, bestKey, bestDistance, bestExact, tie] = [form, key, d, exact, d < bestDistance ? false : tie];
+  }
+  if (best === undefined || tie) return undefined;
+  if (word === word.toUpperCase()) return best.toUpperCase();
+  return word[0] !== word[0]!.toLowerCase() ? best[0]!.toUpperCase() + best.slice(1) : best;
+}
+
+/** Levenshtein distance of two strings (UTF-16 units: Cyrillic letters are one each). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}

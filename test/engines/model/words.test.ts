@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
-import { nearestWord, WordFilter } from "../../../src/engines/model/words.js";
+import { nearestReading, nearestWord, readingForms, WordFilter } from "../../../src/engines/model/words.js";
 import { ModelFileError } from "../../../src/model/errors.js";
 import { cyrillicLanguage } from "../../../src/vision/language.js";
 // @ts-expect-error plain JavaScript module of the corpus scripts
@@ -105,6 +105,54 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters(serbian, lists)).toEqual(serbian);
     expect(languageLetters(russian, () => undefined)).toEqual(russian);
     expect(languageLetters(russian)).toEqual(russian);
+  });
+});
+
+describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
+  const f = filterOf([...WORDS, "библиографии", "объекта", "объект", "щёлкните", "остаются", "паза", "назад"]);
+  it("spells a reading's glyphs as the Cyrillic letters each is read for, pairs of glyphs as one", () => {
+    expect(readingForms("OCTaIOTCA")).toContain("остаются");
+    expect(readingForms("06beKTa")).toContain("объекта");
+    expect(readingForms("HaXKMHTe")).toContain("нажмите");
+    // (л read with a dot before its halves, я as a percent sign: CMU Serif at 150 DPI)
+    expect(readingForms("MHOrOyrO.JIbHHKH")).toContain("многоугольники");
+    expect(readingForms("cOcTO%HHH")).toContain("состоянии");
+    // a character no Cyrillic letter is read as spells nothing
+    expect(readingForms("Of?ice")).toEqual([]);
+  });
+
+  it("writes the word the reading spells where the decoder's is no word, two letters off at most, in its capitals", () => {
+    // (the language probe's Russian in LaTeX faces: words two letters off, which nearestWord leaves)
+    expect(nearestReading("библиографи", "6n6nnorpaΦnn", f)).toBe("библиографии");
+    expect(nearestReading("Обыекта", "06beKTa", f)).toBe("Объекта");
+    expect(nearestReading("осталотся", "OCTaIOTCA", f)).toBe("остаются");
+    expect(nearestReading("шёлкните", "wenKHNTe", f)).toBe("щёлкните");
+  });
+
+  it("leaves a word the language holds, a short one, one whose reading spells no word, or a word too far from it", () => {
+    expect(nearestReading("объект", "o6beKTa", f)).toBeUndefined();
+    expect(nearestReading("обы", "o6b", f)).toBeUndefined();
+    expect(nearestReading("обыект", "xxxx", f)).toBeUndefined();
+    expect(nearestReading("документик", "06beKTa", f)).toBeUndefined();
+  });
+
+  it("is used on a Russian page where the line's words pair with its reading's, not on a word the reading hyphenates", () => {
+    const g = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "объекта", "свойства", "объект"]);
+    const lists = (lang: string) => (lang === "ru" ? g : undefined);
+    const first = "Это страница, которую можно открыть, если только она есть, что также может быть.\n";
+    const lines = [first, "Свойства обыекда и обыекда\n"];
+    const readings = [undefined, "CBOnCTBa 06beKTa H 06beK-"];
+    expect(languageLetters(lines, lists, readings)).toEqual([first, "Свойства объекта и обыекда\n"]);
+    // without the reading, nearestWord alone: "обыекда" is two letters from "объекта"
+    expect(languageLetters(lines, lists)).toEqual(lines);
+    // nor where the line's words and the reading's do not pair
+    expect(languageLetters(lines, lists, [undefined, "CBOnCTBa 06beKTa"])).toEqual(lines);
+    // (a word the recogniser read with a mark inside, ".JI" for л, is one word of the reading)
+    const h = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "многоугольники", "объекта"]);
+    expect(languageLetters([first, "мнгоуголеники объекта\n"], () => h, [undefined, "MHOrOyrO.JIbHHKH 06beKTa"])).toEqual([
+      first,
+      "многоугольники объекта\n",
+    ]);
   });
 });
 
