@@ -2016,18 +2016,49 @@ const MARKUP = /<[^>]*>|&[a-z]+;/g;
 const READ_WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}.*%>]*[\p{L}\p{N}])?/gu;
 
 /**
- * The recogniser's reading of each word of a line's Markdown (by the word's offset), where the two hold as many
- * words (letters and digits, markup left out) and so pair one by one; a word the reading hyphenates at the line's
- * end has none (its reading is half of it).
+ * The recogniser's reading of each word of a line's Markdown (by the word's offset): where the two hold as many words
+ * (letters and digits, markup left out), one by one; else through the characters' alignment (align), each word
+ * half of whose letters or more are aligned with their look-alikes in one word of the reading where no other word's
+ * half are (a space one of them missed, a word
+ * the decoder split, leave the words around them unpaired). A word the reading hyphenates at the line's end has none
+ * (its reading is half of it).
  */
 function readWords(line: string, reading: string): Map<number, string> | undefined {
-  const mine = [...line.replace(MARKUP, (m) => " ".repeat(m.length)).matchAll(READ_WORD)];
+  const plain = line.replace(MARKUP, (m) => " ".repeat(m.length));
+  const mine = [...plain.matchAll(READ_WORD)];
   const theirs = [...reading.matchAll(READ_WORD)];
-  if (mine.length !== theirs.length || mine.length === 0) return undefined;
+  if (mine.length === 0 || theirs.length === 0) return undefined;
   const hyphenated = /-\s*$/.test(reading);
   const read = new Map<number, string>();
-  mine.forEach((m, i) => {
-    if (!(hyphenated && i === mine.length - 1)) read.set(m.index, theirs[i]![0]);
+  const pair = (i: number, word: string) => {
+    if (!(hyphenated && word === theirs.at(-1)![0] && i === mine.length - 1)) read.set(mine[i]!.index, word);
+  };
+  if (mine.length === theirs.length) {
+    mine.forEach((_, i) => pair(i, theirs[i]![0]));
+    return read;
+  }
+  // (each character of the reading: the word of it it lies in)
+  const wordAt = new Int32Array(reading.length).fill(-1);
+  theirs.forEach((m, t) => wordAt.fill(t, m.index, m.index + m[0].length));
+  const charOf = new Int32Array(plain.length).fill(-1);
+  // (a character aligned with one it does not look like is a substitution the alignment made to span a gap, no
+  // evidence of where the word was read)
+  for (const step of align(plain.split(""), reading.split("")))
+    if (step.d !== undefined && step.r !== undefined && sameBase(plain[step.d]!, reading[step.r]!)) charOf[step.d] = step.r;
+  // (per word, how many of its letters lie in each word of the reading)
+  const hits = mine.map((m) => {
+    const count = new Map<number, number>();
+    for (let c = m.index; c < m.index + m[0].length; c++) {
+      const t = charOf[c]! >= 0 ? wordAt[charOf[c]!]! : -1;
+      if (t >= 0) count.set(t, (count.get(t) ?? 0) + 1);
+    }
+    return count;
+  });
+  // a word is read where half its letters or more lie in one word of the reading, in which no other word has half
+  const holds = (i: number, t: number) => 2 * (hits[i]!.get(t) ?? 0) >= mine[i]![0].length;
+  mine.forEach((_, i) => {
+    const t = [...hits[i]!.keys()].find((k) => holds(i, k));
+    if (t !== undefined && !mine.some((__, j) => j !== i && holds(j, t))) pair(i, theirs[t]![0]);
   });
   return read;
 }

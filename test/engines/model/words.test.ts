@@ -145,8 +145,13 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
     expect(languageLetters(lines, lists, readings)).toEqual([first, "Свойства объекта и обыекда\n"]);
     // without the reading, nearestWord alone: "обыекда" is two letters from "объекта"
     expect(languageLetters(lines, lists)).toEqual(lines);
-    // nor where the line's words and the reading's do not pair
-    expect(languageLetters(lines, lists, [undefined, "CBOnCTBa 06beKTa"])).toEqual(lines);
+    // where the two hold different counts of words, a word pairs through the characters' alignment when its letters
+    // lie in one word of the reading that no other word's do: not two words the reading ran together
+    expect(languageLetters([first, "Свойства обыекда и другое\n"], lists, [undefined, "CBOnCTBa 06beKTa"])).toEqual([
+      first,
+      "Свойства объекта и другое\n",
+    ]);
+    expect(languageLetters(lines, lists, [undefined, "CBOnCTBa06beKTa H 06beK-"])).toEqual(lines);
     // (a word the recogniser read with a mark inside, ".JI" for л, is one word of the reading)
     const h = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "многоугольники", "объекта"]);
     expect(languageLetters([first, "мнгоуголеники объекта\n"], () => h, [undefined, "MHOrOyrO.JIbHHKH 06beKTa"])).toEqual([
