@@ -212,15 +212,27 @@ const READS: Record<string, string> = {
   cp: "ф",
   iii: "ш",
 };
+/** Letters Russian doubles often (-нн- of adjectives, "класс"), which the recogniser reads once where the two
+ * glyphs' CTC steps run together ("Bbi6paHbin" for "выбранный"): a glyph read as one stands for the pair too. */
+const DOUBLED = "нс";
 /** Forms of a reading are spelled out up to this many (a word's readings multiply by each ambiguous glyph). */
 const READING_FORMS = 4096;
 
 /** The Cyrillic spellings a recogniser's reading of a word stands for, glyph by glyph through READS (none where a
- * character is no look-alike of any). */
-export function readingForms(reading: string): string[] {
+ * character is no look-alike of any); given `near`, only those whose every beginning lies within `within` letters of
+ * a beginning of `near` (small letters, ё as е), which keeps a reading of many ambiguous glyphs in bounds. */
+export function readingForms(reading: string, near?: string, within = READING_DISTANCE): string[] {
   const r = Array.from(reading);
-  const at: string[][] = Array.from({ length: r.length + 1 }, () => []);
-  at[0] = [""];
+  const target = near === undefined ? undefined : wordKey(near);
+  // each spelling so far, with its row of edit distances to the beginnings of `target` (the last row of the table)
+  type Partial = { form: string; row?: number[] };
+  const step = (row: number[], ch: string): number[] => {
+    const next = [row[0]! + 1];
+    for (let j = 1; j < row.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (ch === target![j - 1] ? 0 : 1));
+    return next;
+  };
+  const at: Partial[][] = Array.from({ length: r.length + 1 }, () => []);
+  at[0] = [{ form: "", row: target === undefined ? undefined : Array.from({ length: target.length + 1 }, (_, j) => j) }];
   for (let p = 0; p < r.length; p++) {
     if (!at[p]!.length) continue;
     for (const n of [1, 2, 3]) {
@@ -228,10 +240,19 @@ export function readingForms(reading: string): string[] {
       const glyphs = r.slice(p, p + n).join("");
       const letters = READS[glyphs] ?? READS[glyphs.toLowerCase()];
       if (!letters) continue;
-      for (const form of at[p]!) for (const l of letters) if (at[p + n]!.length < READING_FORMS) at[p + n]!.push(form + l);
+      for (const { form, row } of at[p]!)
+        for (const l of letters)
+          for (const spelled of DOUBLED.includes(l) ? [l, l + l] : [l]) {
+            let next = row;
+            if (next) {
+              for (const ch of spelled) next = step(next, ch === "ё" ? "е" : ch);
+              if (Math.min(...next!) > within) continue;
+            }
+            if (at[p + n]!.length < READING_FORMS) at[p + n]!.push({ form: form + spelled, row: next });
+          }
     }
   }
-  return at[r.length]!;
+  return at[r.length]!.map((x) => x.form);
 }
 
 /** A reading is taken where its word is at most this many letters from the decoder's (the two readings agree but for
@@ -253,7 +274,7 @@ export function nearestReading(word: string, reading: string, words: WordFilter)
     bestDistance = READING_DISTANCE + 1,
     bestExact = Number.POSITIVE_INFINITY,
     tie = false;
-  for (const form of new Set(readingForms(reading))) {
+  for (const form of new Set(readingForms(reading, word))) {
     if (form.length < NEAREST_MIN_LETTERS || Math.abs(form.length - lower.length) > READING_DISTANCE) continue;
     // (most forms are no word: the filter's few probes before the distance)
     if (!words.has(form)) continue;

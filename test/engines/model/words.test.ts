@@ -119,6 +119,16 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
     expect(readingForms("cOcTO%HHH")).toContain("состоянии");
     // a character no Cyrillic letter is read as spells nothing
     expect(readingForms("Of?ice")).toEqual([]);
+    // н and с the recogniser read once where the two ran together
+    expect(readingForms("Bbi6paHbin")).toContain("выбранный");
+    // beside the decoder's word, only spellings whose every beginning is near one of it: a reading of many
+    // ambiguous glyphs stays in bounds
+    const all = readingForms("HHHHHHH");
+    const near = readingForms("HHHHHHH", "инипнип");
+    expect(all.length).toBeGreaterThan(1000);
+    expect(near.length).toBeLessThan(all.length / 5);
+    expect(near).toContain("инипнип");
+    expect(near).not.toContain("ннннннн");
   });
 
   it("writes the word the reading spells where the decoder's is no word, two letters off at most, in its capitals", () => {
@@ -127,6 +137,7 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
     expect(nearestReading("Обыекта", "06beKTa", f)).toBe("Объекта");
     expect(nearestReading("осталотся", "OCTaIOTCA", f)).toBe("остаются");
     expect(nearestReading("шёлкните", "wenKHNTe", f)).toBe("щёлкните");
+    expect(nearestReading("Выбраный", "Bbi6paHbin", filterOf(["выбранный"]))).toBe("Выбранный");
   });
 
   it("leaves a word the language holds, a short one, one whose reading spells no word, or a word too far from it", () => {
