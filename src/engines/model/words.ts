@@ -157,7 +157,7 @@ export function nearestWord(word: string, words: WordFilter): string {
  * The Cyrillic letters a recogniser without Cyrillic reads, in some face, as each of its characters or pairs of them
  * (a capital where its small letter reads otherwise: B в, b ь): the look-alikes of faithful.ts (CYRILLIC_LOOKS,
  * READ_ALSO, READ_AS_LATIN_ONLY, READ_IN_TWO) and those of TeX's faces (Computer Modern's и and н as H, д and п as I,
- * л as JI or .JI, ы as bI, ю as IO, ж as XK or *; CMU Sans's й as n, ф as cp, д as μ, я as 9 or %; the recogniser's
+ * л as JI or .JI, ы as bI, ю as IO, ж as XK or *; CMU Sans's й as n, ф as cp, д as μ or n, я as 9 or %; the recogniser's
  * CJK guesses 中 for ф, 山 and 叫 for щ). Other characters are looked up small.
  */
 const READS: Record<string, string> = {
@@ -172,7 +172,7 @@ const READS: Record<string, string> = {
   k: "к",
   m: "ми",
   N: "ий",
-  n: "плий",
+  n: "плийд",
   o: "о",
   p: "р",
   t: "т",
