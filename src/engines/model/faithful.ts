@@ -873,6 +873,16 @@ export function mergeLineTagged(
   const ch = (q: number) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : "");
   const capitalO = (q: number) =>
     ((/\p{L}/u.test(ch(q - 1)) && /\p{L}/u.test(ch(q - 2))) || ch(q - 1) === "\\") && /\p{Ll}/u.test(ch(q + 1));
+  // decoder unit q stands among capitals: a word of two or more other letters, all capitals ("API", "DIVISION"), where
+  // a sans face's I is read as an l ("APl", "DIVISlON"; not "Il", "El")
+  const amongCapitals = (q: number) => {
+    let a = q,
+      b = q;
+    while (/\p{L}/u.test(ch(a - 1))) a--;
+    while (/\p{L}/u.test(ch(b + 1))) b++;
+    const others = Array.from({ length: b - a + 1 }, (_, k) => a + k).filter((p) => p !== q);
+    return others.length >= 2 && others.every((p) => /\p{Lu}/u.test(ch(p)));
+  };
   let lastD = -1;
   steps.forEach((s, k) => {
     if (s.d !== undefined) {
@@ -892,7 +902,13 @@ export function mergeLineTagged(
           // a capital the recogniser read small, opening a word (a noun, a sentence's first word: "Wenn",
           // "Optionsfeld", "Objekte" read "wenn", "optionsfeld", "objekte" in a typewriter face)
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
-        else if (sure(s.r) && !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) && !keptBracket(d, rc) && !typewriterMark(d, s.r))
+        else if (
+          sure(s.r) &&
+          !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) &&
+          !keptBracket(d, rc) &&
+          !typewriterMark(d, s.r) &&
+          !(rc === "l" && d === "I" && amongCapitals(s.d))
+        )
           [out[content[s.d]!], tag[content[s.d]!]] = [escapeFor(rc, html), "r"];
         else if ((d === "o" || d === "O") && rc === "0" && texCode && capitalO(s.d))
           // a typewriter O, read as a zero by the recogniser and as a small o by the decoder ("\\Process0ptions")
@@ -1107,6 +1123,10 @@ export function mergeLineTagged(
       if (soft && cyrOk[q] && (r[t.r] === "b" || (next?.d === undefined && next?.r !== undefined && r[next.r] === "b")))
         [out[q], tag[q]] = [soft, "r"];
     });
+  // …and a small l there, the recogniser's or the decoder's, is that I
+  content.forEach((q, i) => {
+    if (out[q] === "l" && amongCapitals(i)) [out[q], tag[q]] = ["I", "r"];
+  });
   // Cyrillic letters take the case their glyphs' heights show (the recogniser's look-alike tells none: "M" for м and
   // М alike; the decoder's "мастер", "АкТивирует" for "Мастер", "Активирует")
   if (evidence.heights)

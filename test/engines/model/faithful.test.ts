@@ -279,6 +279,17 @@ describe("mergeLine", () => {
     expect(mergeLine(" зоопарк", ev("зoпарк"), cyrillic)).toBe(" зоопарк");
   });
 
+  it("writes a capital I among capitals where a sans face's I was read as an l, the recogniser's or the decoder's", () => {
+    // (the probe's LibreOffice help: "(APl)"; the dev form fm-funsd-0069: "DIVISlON")
+    expect(mergeLine(" the API function", ev("the APl function"), latin)).toBe(" the API function");
+    expect(mergeLine(" DIVISlON: Seattle", ev("DIVISloN: Seattle", [1, 1, 1, 1, 1, 0.6, 0.6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]), latin)).toBe(
+      " DIVISION: Seattle",
+    );
+    // a word of one other letter, or of small letters, keeps its l
+    expect(mergeLine(" Il libro e El gato", ev("Il libro e El gato"), latin)).toBe(" Il libro e El gato");
+    expect(mergeLine(" the lib and XMLlib", ev("the lib and XMLlib"), latin)).toBe(" the lib and XMLlib");
+  });
+
   it("aligns both glyphs the recogniser reads for one Cyrillic letter with it (ы as bI in Computer Modern)", () => {
     // (the language probe's Russian in LaTeX faces: its second glyph was aligned with a letter or a space of the
     // decoder's, whose look-alike then went back as a letter of its own, or took the space's place)
