@@ -47,7 +47,8 @@ export interface LineView {
   /** …and how far it reaches below the baseline, in x-heights */
   slotDepth?: Float32Array;
   /** a line of more slots than the projector takes: the views the decoder reads it in, one after another
-   * (vision/lines.ts lineParts); the line's own fields stay its whole evidence */
+   * (vision/lines.ts lineParts); the line's own fields stay its whole evidence, its embeddings, grid and count
+   * are its first part's */
   parts?: LineView[];
 }
 
@@ -59,6 +60,23 @@ export interface PageViews {
   formulas: PageFormula[];
   /** the page's horizontal rules (layout/rules.ts), in the pixels of the views' boxes */
   rules: Extent[];
+}
+
+/** A unit's evidence as its view carries it: its box, the recogniser's reading, each slot's place on the page, peak
+ * and gap, and the diacritics and glyph heights read on it. */
+function unitEvidence(u: LineUnit): Omit<LineView, "grid" | "embeddings" | "count"> {
+  return {
+    box: u.box,
+    text: u.text,
+    // the last extra feature of a slot is its centre along the line
+    slotX: Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin)),
+    // and the one before it the run's peak probability
+    // (or the evidence's own, where the line was read again: vision/lines.ts CROWDED)
+    slotPeak: u.peaks ?? slotPeaks(u.ids, u.features, u.stride),
+    slotGap: u.gaps ?? slotGaps(u.ids, u.features, u.stride),
+    ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}),
+    ...(u.heights ? { slotHeight: u.heights, slotDepth: u.depths } : {}),
+  };
 }
 
 /** One set of the sessions on one worker thread; a page uses one lane from detection to projection. */
@@ -210,22 +228,21 @@ export class LineEncoder {
   ): Promise<PageViews> {
     const { units, pictures, formulas, rules } = await pageUnits(page, this.models(lane), this.cfg, this.dictionary, timings);
     const clock = stageClock(timings);
-    // a line of more slots than the projector takes is read by the decoder in parts (lineParts), each projected as a
-    // unit of its own after the page's lines (the line's own view, its first slots, stays for its evidence)
+    // a line of more slots than the projector takes is read by the decoder in parts (lineParts): its parts are
+    // projected in its place, and its own view is its whole evidence with its first part's embeddings
     const max = Math.max(...this.cfg.slots);
     const split = units.map((u) => lineParts(u, max, this.dictionary));
-    const all = [...units];
-    const partAt = split.map((parts) => (parts.length > 1 ? parts.map((p) => all.push(p) - 1) : []));
+    const projected = split.flat();
     const byLength = new Map<number, number[]>();
-    all.forEach((u, i) => {
+    projected.forEach((u, i) => {
       const length = this.cfg.slots.find((s) => u.ids.length <= s) ?? this.cfg.slots.at(-1)!;
       byLength.set(length, [...(byLength.get(length) ?? []), i]);
     });
-    const built: LineView[] = new Array(all.length);
+    const built: LineView[] = new Array(projected.length);
     for (const [length, idx] of byLength) {
       const emb = await this.project(
         lane,
-        idx.map((i) => all[i]!),
+        idx.map((i) => projected[i]!),
         length,
       );
       const sequence: VisualSequence = {
@@ -241,28 +258,14 @@ export class LineEncoder {
           newline: frame.newline,
           separator: frame.separator,
         });
-        const u = all[i]!;
-        // the last extra feature of a slot is its centre along the line
-        const slotX = Float32Array.from(u.ids, (_, j) => u.box.xMin + u.features[(j + 1) * u.stride - 1]! * (u.box.xMax - u.box.xMin));
-        // and the one before it the run's peak probability
-        // (or the evidence's own, where the line was read again: vision/lines.ts CROWDED)
-        const slotPeak = u.peaks ?? slotPeaks(u.ids, u.features, u.stride);
-        const slotGap = u.gaps ?? slotGaps(u.ids, u.features, u.stride);
-        built[i] = {
-          box: u.box,
-          grid: [1, 1 + length],
-          embeddings,
-          count: visualTokenCount(sequence),
-          text: u.text,
-          slotX,
-          slotPeak,
-          slotGap,
-          ...(u.diacritics ? { slotDiacritic: u.diacritics, slotDiacriticPeak: u.diacriticPeaks } : {}),
-          ...(u.heights ? { slotHeight: u.heights, slotDepth: u.depths } : {}),
-        };
+        built[i] = { ...unitEvidence(projected[i]!), grid: [1, 1 + length], embeddings, count: visualTokenCount(sequence) };
       });
     }
-    const views = units.map((_, i) => (partAt[i]!.length ? { ...built[i]!, parts: partAt[i]!.map((k) => built[k]!) } : built[i]!));
+    let at = 0;
+    const views = split.map((parts, i) => {
+      const mine = built.slice(at, (at += parts.length));
+      return parts.length > 1 ? { ...mine[0]!, ...unitEvidence(units[i]!), parts: mine } : mine[0]!;
+    });
     clock("project");
     return { views, pictures, formulas, rules };
   }
