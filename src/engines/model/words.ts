@@ -219,9 +219,9 @@ const DOUBLED = "нс";
 const READING_FORMS = 4096;
 
 /** The Cyrillic spellings a recogniser's reading of a word stands for, glyph by glyph through READS (none where a
- * character is no look-alike of any); given `near`, only those whose every beginning lies within `within` letters of
- * a beginning of `near` (small letters, ё as е), which keeps a reading of many ambiguous glyphs in bounds. */
-export function readingForms(reading: string, near?: string, within = READING_DISTANCE): string[] {
+ * character is no look-alike of any); given `near`, only those whose every beginning lies within READING_DISTANCE
+ * letters of a beginning of `near` (small letters, ё as е), which keeps a reading of many ambiguous glyphs in bounds. */
+export function readingForms(reading: string, near?: string): string[] {
   const r = Array.from(reading);
   const target = near === undefined ? undefined : wordKey(near);
   // each spelling so far, with its row of edit distances to the beginnings of `target` (the last row of the table)
@@ -246,7 +246,7 @@ export function readingForms(reading: string, near?: string, within = READING_DI
             let next = row;
             if (next) {
               for (const ch of spelled) next = step(next, ch === "ё" ? "е" : ch);
-              if (Math.min(...next!) > within) continue;
+              if (Math.min(...next!) > READING_DISTANCE) continue;
             }
             if (at[p + n]!.length < READING_FORMS) at[p + n]!.push({ form: form + spelled, row: next });
           }
