@@ -64,16 +64,18 @@ export interface DarkRun extends Extent {
 
 /**
  * The 8-connected runs of pixels darker than `dark` (0–255 luminance) in the region [x0, x1) × [y0, y1) of an RGB
- * page, each as its box in the page's pixels.
+ * page, each as its box in the page's pixels; pixels marked in `skip` (a page-sized mask) are no ink.
  */
-export function darkRuns(page: PagePixels, x0: number, x1: number, y0: number, y1: number, dark: number): DarkRun[] {
+export function darkRuns(page: PagePixels, x0: number, x1: number, y0: number, y1: number, dark: number, skip?: Uint8Array): DarkRun[] {
   const w = x1 - x0,
     h = y1 - y0;
   if (w <= 0 || h <= 0) return [];
   const ink = new Uint8Array(w * h);
   for (let y = 0; y < h; y++)
     for (let x = 0; x < w; x++) {
-      const i = ((y0 + y) * page.width + x0 + x) * 3;
+      const p = (y0 + y) * page.width + x0 + x;
+      if (skip?.[p]) continue;
+      const i = p * 3;
       ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < dark ? 1 : 0;
     }
   const out: DarkRun[] = [];

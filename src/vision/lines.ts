@@ -5,6 +5,7 @@
 import { readDiacritics } from "./diacritics.js";
 import { caseBySize, slotHeights } from "./letter-case.js";
 import { darkRuns } from "./components.js";
+import { missedText } from "./missed-text.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
@@ -578,13 +579,15 @@ function lineCrop(page: PagePixels, box: LineBox, height: number, maxWidth: numb
  */
 /**
  * The page turned straight and its detected text lines, before marks and reading order: the boxes the layout stage
- * orders (scripts/train/extract-lines.mjs --boxes-only trains the learned order on exactly these).
+ * orders (scripts/train/extract-lines.mjs --boxes-only trains the learned order on exactly these). `again`: where
+ * the detector missed text at the page's scale, the page is detected again at a larger one (withMissedText).
  */
 export async function detectedLines(
   page: PagePixels,
   models: Pick<LineModels, "detect">,
   cfg: LinesConfig,
   clock: (stage: string) => void = () => {},
+  again = true,
 ): Promise<{ page: PagePixels; found: LineBox[] }> {
   // a page scanned askew is turned straight first: axis-aligned line crops of a skewed line hold its neighbours
   // too (boxes are then in the straightened page's pixels, which differ by the turn about the centre)
@@ -592,10 +595,63 @@ export async function detectedLines(
   clock("deskew");
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
+  const first = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
+  const boxes = again ? await withMissedText(page, first, models, cfg) : first;
   // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
-  const found = splitAtInkGutters(boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height), page);
+  const found = splitAtInkGutters(boxes, page);
   clock("detect");
   return { page, found };
+}
+
+/** A page where the detector missed text at its scale (vision/missed-text.ts) is detected again at up to this many
+ * times that scale, never past the page's own pixels… */
+const MISSED_TEXT_GROWTH = 2;
+/** …in strips of at most this many detector rows (the detector's working memory follows its input: a whole A4 page
+ * at 150 DPI takes 250 MiB more than at the first pass's scale), overlapping by this many line heights. */
+const STRIP_ROWS = 512;
+const STRIP_OVERLAP = 4;
+
+/**
+ * `boxes`, or where they leave glyphs of text outside them, the page's boxes detected again at a larger scale:
+ * small type (8 points at 150 DPI, 10 points on a scan at 300) is 4-5 detector pixels high at the first pass's, and
+ * the detector loses stretches of its lines and boxes the rest loosely (the recogniser's crops of them hold more
+ * margin than letter). The page goes through the detector in strips overlapping by STRIP_OVERLAP line heights; a
+ * strip keeps the boxes whose middle lies in its share (from the middle of one overlap to the next's), so a line cut
+ * at a strip's edge is taken whole from its neighbour. A page the detector already saw at its own pixels, or grown,
+ * is left as it is.
+ */
+async function withMissedText(
+  page: PagePixels,
+  boxes: LineBox[],
+  models: Pick<LineModels, "detect">,
+  cfg: LinesConfig,
+): Promise<LineBox[]> {
+  const scale = Math.min(DETECTOR_UPSCALE, cfg.det_limit / Math.max(page.width, page.height));
+  const again = Math.min(1, MISSED_TEXT_GROWTH * scale);
+  if (again < 1.25 * scale || missedText(page, boxes).length === 0) return boxes;
+  const line = median(boxes.map((b) => b.yMax - b.yMin));
+  const overlap = Math.ceil(STRIP_OVERLAP * line);
+  const rows = Math.max(Math.floor(STRIP_ROWS / again), 3 * overlap);
+  // strips of one height (the detector's arena is sized by the largest input it has seen), spread evenly
+  const height = Math.min(rows, page.height);
+  const strips = Math.max(1, Math.ceil((page.height - overlap) / (height - overlap)));
+  const step = strips > 1 ? (page.height - height) / (strips - 1) : 0;
+  const found: LineBox[] = [];
+  for (let k = 0; k < strips; k++) {
+    const y0 = Math.round(k * step),
+      y1 = y0 + height;
+    const strip: PagePixels = { ...page, height: y1 - y0, data: page.data.subarray(y0 * page.width * 3, y1 * page.width * 3) };
+    const det = detectorInput(strip, Math.round(again * Math.max(strip.width, strip.height)));
+    const map = await models.detect(det.input);
+    // (each strip's share runs to the middle of its overlap with the next: the strips' shares tile the page)
+    const from = k === 0 ? 0 : (y0 + Math.round((k - 1) * step) + height) / 2,
+      to = k === strips - 1 ? page.height : (Math.round((k + 1) * step) + y1) / 2;
+    for (const b of boxesFromMap(map, det.scaleX, det.scaleY, cfg, strip.width, strip.height)) {
+      const middle = y0 + (b.yMin + b.yMax) / 2;
+      if (middle >= from && middle < to) found.push({ ...b, yMin: b.yMin + y0, yMax: b.yMax + y0 });
+    }
+  }
+  return found;
 }
 
 /** A page's text lines for the decoder, and the pictures found on it (whose lines are left out). */
@@ -626,7 +682,8 @@ export async function pageUnits(
   // "Midde", lost decimal points) than from its own crop grown five times in one step; boxes come back in the
   // page's own pixels
   const grow = growthFor(detected.found, input);
-  if (grow > 1) detected = await detectedLines(await grownPage(input, grow), models, cfg, clock);
+  // (grown, it is not detected again where text is missed: growing is the remedy for its small text)
+  if (grow > 1) detected = await detectedLines(await grownPage(input, grow), models, cfg, clock, false);
   const page = detected.page;
   // a picture's text (a toolbar's labels, a plot's ticks) is not the document's: its lines are not read
   const pictures = pictureRegions(page, detected.found);
