@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A probe of languages the dev set (bench/real) lacks, ours against Tesseract on the same pixels (issue 18's
 // "Latin with diacritics and Cyrillic at Tesseract's level"): Hungarian and Portuguese pages of Debian's
-// lilypond-doc-pdf-hu / -pt (150 DPI, poppler; truth: pdftotext, NFC), and Turkish and Serbian man-page text
-// (manpages-tr, manpages-sr: groff's text of each page, paragraphs mostly of the language) laid out by
+// lilypond-doc-pdf-hu / -pt (150 DPI, poppler; truth: pdftotext, NFC), and Turkish, Serbian and Ukrainian man-page
+// text (manpages-tr, -sr, -uk: groff's text of each page, paragraphs mostly of the language) laid out by
 // scripts/synth/generate.mjs, and LibreOffice's help pages in ten of issue 18's languages (libreoffice-help-LANG: the
 // text of its HTML pages laid out the same way, three pages a language, reported apart as "LANG (help)"), and the
 // Serbian, German, Czech and Russian texts again in the faces of LaTeX documents ("LANG (LaTeX)", eight pages each;
@@ -42,6 +42,7 @@ const PDF_PAGES = [
 const MAN_PAGES = [
   ["tr", "manpages-tr", "tur", (p) => /[şğıİŞĞ]/.test(p)],
   ["sr", "manpages-sr", "srp", (p) => (p.match(/\p{Script=Cyrillic}/gu) ?? []).length > 0.7 * (p.match(/\p{L}/gu) ?? []).length],
+  ["uk", "manpages-uk", "ukr", (p) => (p.match(/\p{Script=Cyrillic}/gu) ?? []).length > 0.7 * (p.match(/\p{L}/gu) ?? []).length],
 ];
 const LILYPOND = "usr/share/doc/lilypond/html/Documentation";
 /** LibreOffice's help in the languages of issue 18 that it is translated to (Debian has no Ukrainian, Bulgarian or
