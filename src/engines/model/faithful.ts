@@ -1239,7 +1239,7 @@ function twinOf(rc: string, serbian = false): string | undefined {
 
 /** Other letters the recogniser reads sure for a Cyrillic letter besides its look-alike (я as a: "nam'aTi" for
  * "пам’яті"). */
-const READ_ALSO: Record<string, string> = { я: "a", Я: "A", и: "H", й: "H", ы: "H", п: "H", Г: "T" };
+const READ_ALSO: Record<string, string> = { я: "aH", Я: "AH", и: "H", й: "H", ы: "H", п: "H", Г: "T" };
 /** The least peak at which the recogniser's look-alike overrides the decoder's Cyrillic letter. */
 const TWIN_SURE = 0.9;
 
