@@ -1021,13 +1021,19 @@ export function mergeLineTagged(
         // a space the recogniser saw no gap for (at most TIGHT_GAP blank steps between its two sure characters) beside
         // a mark that takes none: inside an opening bracket or quote, before a closing one or a punctuation mark
         // ("[ 3, 15]", "“ acmart”", "tions ."), and beside any mark in TeX code ("{breakable, colback=…}",
-        // "\providecommand \If…"), whose commas and brackets are set tight; a space between two letters stays (the
-        // recogniser misses word spaces in tight prose), and so does one after a comma or a dot in prose
+        // "\providecommand \If…"), whose commas and brackets are set tight; a space after a comma or a dot in prose
+        // stays
+        const q = s.d;
         const tight = (a: string, b: string) =>
           (texCode && (!LETTER_OR_DIGIT.test(a) || !LETTER_OR_DIGIT.test(b))) ||
           OPENERS.includes(a) ||
           CLOSERS.includes(b) ||
-          (b === "." && LETTER_OR_DIGIT.test(a));
+          (b === "." && LETTER_OR_DIGIT.test(a)) ||
+          // …and a space inside a word the decoder split beside a letter beyond the recogniser, an accented or a Cyrillic
+          // one, where the recogniser read the two letters around it side by side ("poč átek", "úr ovně", "экст спорт"
+          // for its "pocatek", "urovne", "3KCHIOopT"; between two letters it can read, the recogniser misses word
+          // spaces in tight prose: "will use" read "willuse")
+          (/\p{L}/u.test(a) && /\p{L}/u.test(b) && (beyondRecogniser(ch(q - 1)) || beyondRecogniser(ch(q + 1))));
         const unseenSpace =
           between &&
           d === " " &&

@@ -786,6 +786,21 @@ describe("mergeLine", () => {
     expect(mergeLine(" [ 3]", ev("[3]"), latin)).toBe(" [ 3]");
   });
 
+  it("drops a space the decoder split a word with beside a letter the recogniser cannot read, where it read none", () => {
+    const tight = (text: string, wide: number[] = []) =>
+      gapped(
+        text,
+        Array.from(text, (_, i) => (wide.includes(i) ? 4 : 1)),
+      );
+    // beside an accented letter ("poč átek" over the recogniser's "pocatek", side by side)
+    expect(mergeLine(" změnit poč átek", tight("zmenit pocatek"), latin)).toBe(" změnit počátek");
+    // beside a Cyrillic one ("экс порт" over the look-alikes "3KCnopT")
+    expect(mergeLine(" выполняется экс порт", tight("BbIIOJIHAeTCa 3KCnopT"), cyrillic)).toBe(" выполняется экспорт");
+    // between two letters it can read, or over a gap, the space stays ("will use"; a word space it read as 4 steps)
+    expect(mergeLine(" will use", tight("willuse"), latin)).toBe(" will use");
+    expect(mergeLine(" změnit poč átek", tight("zmenit pocatek", [10]), latin)).toBe(" změnit poč átek");
+  });
+
   it("writes the en dash or space the recogniser could not read between two sure digits, by the gap it left", () => {
     // "100–999": the recogniser's alphabet has no en dash, 4 blank steps stand for it
     expect(
