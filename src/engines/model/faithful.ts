@@ -1609,7 +1609,24 @@ export function mergeLine(
   scripts: PageScripts,
   options: FaithfulOptions = FAITHFUL_DEFAULTS,
 ): string {
-  return mergeLineTagged(decoded, evidence, scripts, options).text;
+  return withoutRepeat(mergeLineTagged(decoded, evidence, scripts, options).text, evidence.text);
+}
+
+/** A word of letters written twice running, with one space between. */
+const REPEATED_WORD = /(?<![\p{L}\p{N}])(\p{L}+) \1(?![\p{L}\p{N}])/gu;
+
+/**
+ * The merged line without the words the decoder wrote twice running ("с с", "кной кной", "путём путём") where the
+ * recogniser read the line with fewer words than the merge holds and none twice running: the second of each pair
+ * goes. A repeat the page has ("vous vous", "az az") is read twice by the recogniser too.
+ */
+function withoutRepeat(merged: string, reading: string): string {
+  REPEATED_WORD.lastIndex = 0;
+  if (!REPEATED_WORD.test(merged)) return merged;
+  const theirs = [...reading.matchAll(READ_WORD)].map((m) => m[0]);
+  const mine = [...merged.replace(MARKUP, (m) => " ".repeat(m.length)).matchAll(READ_WORD)];
+  if (theirs.length === 0 || mine.length <= theirs.length || theirs.some((w, k) => k > 0 && w === theirs[k - 1])) return merged;
+  return merged.replace(REPEATED_WORD, "$1");
 }
 
 // ---------------------------------------------------------------------------------------------------------------

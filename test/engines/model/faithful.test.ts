@@ -786,6 +786,13 @@ describe("mergeLine", () => {
     expect(mergeLine(" [ 3]", ev("[3]"), latin)).toBe(" [ 3]");
   });
 
+  it("drops a word the decoder wrote twice running where the recogniser read it once", () => {
+    expect(mergeLine(" — use use full first names", ev("— use full first names"), latin)).toBe(" — use full first names");
+    expect(mergeLine("\n\nВ В этом окне", ev("B 3TOM OKHe"), cyrillic)).toBe("\n\nВ этом окне");
+    // a repeat the page has is read twice by the recogniser too
+    expect(mergeLine(" vous vous servirez", ev("vous vous servirez"), latin)).toBe(" vous vous servirez");
+  });
+
   it("drops a space the decoder split a word with beside a letter the recogniser cannot read, where it read none", () => {
     const tight = (text: string, wide: number[] = []) =>
       gapped(
