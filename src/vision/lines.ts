@@ -579,15 +579,16 @@ function lineCrop(page: PagePixels, box: LineBox, height: number, maxWidth: numb
  */
 /**
  * The page turned straight and its detected text lines, before marks and reading order: the boxes the layout stage
- * orders (scripts/train/extract-lines.mjs --boxes-only trains the learned order on exactly these). `again`: where
- * the detector missed text at the page's scale, the page is detected again at a larger one (withMissedText).
+ * orders (scripts/train/extract-lines.mjs --boxes-only trains the learned order on exactly these). Where the
+ * detector missed text at the page's scale, the page is detected again at a larger one, at most `again` (of the
+ * pixels given: a page grown for its small text has no more detail than its own pixels, 1 / its growth).
  */
 export async function detectedLines(
   page: PagePixels,
   models: Pick<LineModels, "detect">,
   cfg: LinesConfig,
   clock: (stage: string) => void = () => {},
-  again = true,
+  again = 1,
 ): Promise<{ page: PagePixels; found: LineBox[] }> {
   // a page scanned askew is turned straight first: axis-aligned line crops of a skewed line hold its neighbours
   // too (boxes are then in the straightened page's pixels, which differ by the turn about the centre)
@@ -596,7 +597,7 @@ export async function detectedLines(
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
   const first = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
-  const boxes = again ? await withMissedText(page, first, models, cfg) : first;
+  const boxes = await withMissedText(page, first, models, cfg, again);
   // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
   const found = splitAtInkGutters(boxes, page);
   clock("detect");
@@ -617,17 +618,18 @@ const STRIP_OVERLAP = 4;
  * the detector loses stretches of its lines and boxes the rest loosely (the recogniser's crops of them hold more
  * margin than letter). The page goes through the detector in strips overlapping by STRIP_OVERLAP line heights; a
  * strip keeps the boxes whose middle lies in its share (from the middle of one overlap to the next's), so a line cut
- * at a strip's edge is taken whole from its neighbour. A page the detector already saw at its own pixels, or grown,
- * is left as it is.
+ * at a strip's edge is taken whole from its neighbour. `most`: the largest scale (1, a page's own pixels; a grown
+ * page's, 1 / its growth). A page the detector already saw at that scale or near it is left as it is.
  */
 async function withMissedText(
   page: PagePixels,
   boxes: LineBox[],
   models: Pick<LineModels, "detect">,
   cfg: LinesConfig,
+  most = 1,
 ): Promise<LineBox[]> {
   const scale = Math.min(DETECTOR_UPSCALE, cfg.det_limit / Math.max(page.width, page.height));
-  const again = Math.min(1, MISSED_TEXT_GROWTH * scale);
+  const again = Math.min(most, MISSED_TEXT_GROWTH * scale);
   if (again < 1.25 * scale || missedText(page, boxes).length === 0) return boxes;
   const line = median(boxes.map((b) => b.yMax - b.yMin));
   const overlap = Math.ceil(STRIP_OVERLAP * line);
@@ -682,8 +684,8 @@ export async function pageUnits(
   // "Midde", lost decimal points) than from its own crop grown five times in one step; boxes come back in the
   // page's own pixels
   const grow = growthFor(detected.found, input);
-  // (grown, it is not detected again where text is missed: growing is the remedy for its small text)
-  if (grow > 1) detected = await detectedLines(await grownPage(input, grow), models, cfg, clock, false);
+  // (grown, it is detected again where text is missed at no more than its own pixels' scale)
+  if (grow > 1) detected = await detectedLines(await grownPage(input, grow), models, cfg, clock, 1 / grow);
   const page = detected.page;
   // a picture's text (a toolbar's labels, a plot's ticks) is not the document's: its lines are not read
   const pictures = pictureRegions(page, detected.found);
