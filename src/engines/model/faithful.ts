@@ -2044,12 +2044,40 @@ export function languageLetters(
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
   return outsideCode(latin, (line, k) => {
+    if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
       const reading = read?.get(at);
       return (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words);
     });
   });
+}
+
+/** A word of Cyrillic letters only. */
+const CYRILLIC_ONLY = /^\p{Script=Cyrillic}+$/u;
+
+/**
+ * A line without the words the decoder began and began again ("значню значков", "прежим правки" for "режим правки"):
+ * a Cyrillic word the language lacks, one space before a word it has that opens with the same two letters, where the
+ * recogniser read the line with fewer words than the line holds; as many go as the line has words over the reading's.
+ */
+function withoutFalseStarts(line: string, reading: string, words: WordFilter): string {
+  const theirs = reading.match(READ_WORD) ?? [];
+  const plain = line.replace(MARKUP, (m) => " ".repeat(m.length));
+  const mine = [...plain.matchAll(READ_WORD)];
+  let over = mine.length - theirs.length;
+  if (theirs.length === 0 || over <= 0) return line;
+  let out = line;
+  for (let k = mine.length - 2; k >= 0 && over > 0; k--) {
+    const [a, b] = [mine[k]!, mine[k + 1]!];
+    const [first, second] = [a[0], b[0]];
+    if (!CYRILLIC_ONLY.test(first) || !CYRILLIC_ONLY.test(second) || words.has(first) || !words.has(second)) continue;
+    if (first.slice(0, 2).toLowerCase() !== second.slice(0, 2).toLowerCase() || plain.slice(a.index + first.length, b.index) !== " ")
+      continue;
+    out = out.slice(0, a.index) + out.slice(b.index);
+    over--;
+  }
+  return out;
 }
 
 /** Markup of a line's Markdown (tags, entities), which holds no words of the page. */

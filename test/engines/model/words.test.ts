@@ -100,6 +100,21 @@ describe("languageLetters with a word list", () => {
     ]);
   });
 
+  it("drops a word the decoder began and began again, where the recogniser read fewer words", () => {
+    const line = "С помощью значню значков можно открыть файлов.\n";
+    const reading = "C IIOMOIIbIO 3HaYKOB MOXKHO OTKpbITb ΦaIIIOB.";
+    const lists2 = (lang: string) =>
+      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "помощью", "значков"]) : undefined;
+    expect(languageLetters([russian[0]!, line], lists2, [undefined, reading])).toEqual([
+      russian[0],
+      "С помощью значков можно открыть файлов.\n",
+    ]);
+    // where the recogniser read as many words, or none of the line, both stay
+    const as = "C IIOMOIIbIO 3HaYHIO 3HaYKOB MOXKHO OTKpbITb ΦaIIIOB.";
+    expect(languageLetters([russian[0]!, line], lists2, [undefined, as])).toEqual([russian[0], line]);
+    expect(languageLetters([russian[0]!, line], lists2)).toEqual([russian[0], line]);
+  });
+
   it("leaves a page of another language, and a bundle without the list, as they are", () => {
     const serbian = ["Ово је страница коју можете отворити ако она постоји.\n", "Ииформация о позиву.\n"];
     expect(languageLetters(serbian, lists)).toEqual(serbian);
