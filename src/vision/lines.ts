@@ -608,7 +608,8 @@ export async function detectedLines(
  * times that scale, never past the page's own pixels… */
 const MISSED_TEXT_GROWTH = 2;
 /** …in strips of at most this many detector rows (the detector's working memory follows its input: a whole A4 page
- * at 150 DPI takes 250 MiB more than at the first pass's scale), overlapping by this many line heights. */
+ * at 150 DPI at its own pixels took ~220 MiB more than at the first pass's scale), overlapping by this many line
+ * heights. */
 const STRIP_ROWS = 512;
 const STRIP_OVERLAP = 4;
 
@@ -621,7 +622,7 @@ const STRIP_OVERLAP = 4;
  * at a strip's edge is taken whole from its neighbour. `most`: the largest scale (1, a page's own pixels; a grown
  * page's, 1 / its growth). A page the detector already saw at that scale or near it is left as it is.
  */
-async function withMissedText(
+export async function withMissedText(
   page: PagePixels,
   boxes: LineBox[],
   models: Pick<LineModels, "detect">,
@@ -636,7 +637,7 @@ async function withMissedText(
   const rows = Math.max(Math.floor(STRIP_ROWS / again), 3 * overlap);
   // strips of one height (the detector's arena is sized by the largest input it has seen), spread evenly
   const height = Math.min(rows, page.height);
-  const strips = Math.max(1, Math.ceil((page.height - overlap) / (height - overlap)));
+  const strips = height >= page.height ? 1 : Math.ceil((page.height - overlap) / (height - overlap));
   const step = strips > 1 ? (page.height - height) / (strips - 1) : 0;
   const found: LineBox[] = [];
   for (let k = 0; k < strips; k++) {
@@ -653,7 +654,8 @@ async function withMissedText(
       if (middle >= from && middle < to) found.push({ ...b, yMin: b.yMin + y0, yMax: b.yMax + y0 });
     }
   }
-  return found;
+  // (a second pass that finds nothing is no better reading of the page than the first)
+  return found.length ? found : boxes;
 }
 
 /** A page's text lines for the decoder, and the pictures found on it (whose lines are left out). */

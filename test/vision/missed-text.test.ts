@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { type Tensor, withMissedText } from "../../src/vision/lines.js";
 import { missedText } from "../../src/vision/missed-text.js";
+import { LINES_CFG } from "./helpers.js";
 
 // a white page with dark rectangles: glyphs, and the boxes a detector found
 function page(width: number, height: number, ink: [number, number, number, number][]) {
@@ -53,5 +55,60 @@ describe("missedText", () => {
   it("needs two boxes to measure a line by", () => {
     expect(missedText(page(600, 300, text), [found[0]!])).toEqual([]);
     expect(missedText(page(600, 300, text), [])).toEqual([]);
+  });
+});
+
+describe("withMissedText", () => {
+  // a stand-in for the detector: text where the input is dark, joined along its row across gaps of up to 12 pixels
+  // (as the detector joins a line's glyphs), so that each row of glyphs is one region
+  const detect = async (input: Tensor): Promise<Tensor> => {
+    const [, , h, w] = input.dims as number[];
+    const out = new Float32Array(h! * w!);
+    for (let y = 0; y < h!; y++)
+      for (let x = 0; x < w!; x++)
+        if (input.data[y * w! + x]! < 0) for (let dx = -6; dx <= 6; dx++) if (x + dx >= 0 && x + dx < w!) out[y * w! + x + dx] = 1;
+    return { data: out, dims: [1, 1, h!, w!] };
+  };
+  // 50 rows of glyphs down an A4 page at 150 DPI, 30 px apart; the first pass found the first two only
+  const rows = Array.from({ length: 50 }, (_, k) => 40 + 30 * k);
+  const px = page(
+    1275,
+    1650,
+    rows.flatMap((y) => glyphs(100, y, 100)),
+  );
+  const first = [
+    { ...box(90, 35, 1200, 55), score: 1 },
+    { ...box(90, 65, 1200, 85), score: 1 },
+  ];
+
+  it("detects the page again in strips, each row of glyphs once, none lost at a strip's edge", async () => {
+    const found = await withMissedText(px, first, { detect }, LINES_CFG);
+    const middles = found.map((b) => Math.round((b.yMin + b.yMax) / 2)).sort((a, b) => a - b);
+    expect(middles).toHaveLength(rows.length);
+    middles.forEach((m, k) => expect(Math.abs(m - (rows[k]! + 5))).toBeLessThanOrEqual(2));
+  });
+
+  it("keeps the first pass's boxes where nothing was missed, the second pass finds nothing, or the page is one strip", async () => {
+    const all = rows.map((y) => ({ ...box(90, y - 5, 1200, y + 15), score: 1 }));
+    expect(await withMissedText(px, all, { detect }, LINES_CFG)).toEqual(all);
+    const blank = async (input: Tensor): Promise<Tensor> => ({
+      data: new Float32Array(input.data.length / 3),
+      dims: [1, 1, input.dims[2]!, input.dims[3]!],
+    });
+    expect(await withMissedText(px, first, { detect: blank }, LINES_CFG)).toEqual(first);
+    // a banner of two rows, lower than the strips' overlap: one strip, read whole
+    const banner = page(1275, 60, [...glyphs(100, 10, 100), ...glyphs(100, 40, 100)]);
+    const found = await withMissedText(
+      banner,
+      [
+        { ...box(90, 5, 300, 25), score: 1 },
+        { ...box(90, 35, 300, 55), score: 1 },
+      ],
+      { detect },
+      LINES_CFG,
+    );
+    expect(found.length).toBe(2);
+    expect(Math.min(...found.map((b) => b.xMin))).toBeLessThan(100);
+    expect(Math.max(...found.map((b) => b.xMax))).toBeGreaterThan(1000);
   });
 });
