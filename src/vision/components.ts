@@ -1,5 +1,6 @@
 // 8-connected runs of marked pixels in a w × h mask, shared by the line front end's mark finder (lines.ts), the
-// link-frame eraser (link-borders.ts) and the dot-leader finder (leaders.ts).
+// link-frame eraser (link-borders.ts) and the dot-leader finder (leaders.ts); and such runs joined along their rows
+// (the mark finder's marks, missed-text.ts's runs of glyphs).
 import type { Extent } from "../layout/xycut.js";
 import type { PagePixels } from "./preprocess.js";
 
@@ -83,4 +84,30 @@ export function darkRuns(page: PagePixels, x0: number, x1: number, y0: number, y
     out.push({ xMin: x0 + ax, xMax: x0 + bx + 1, yMin: y0 + ay, yMax: y0 + by + 1, pixels: members.length });
   });
   return out;
+}
+
+/** A row of boxes joined left to right: the extent that holds them, and they. */
+export interface RowGroup<B extends Extent> {
+  extent: Extent;
+  members: B[];
+}
+
+/** `boxes` joined along their rows, from the left: each joins the first group whose extent so far `joins` it with
+ * (that extent then grows to hold it), else opens a group of its own. */
+export function rowGroups<B extends Extent>(boxes: readonly B[], joins: (group: Extent, box: B) => boolean): RowGroup<B>[] {
+  const groups: RowGroup<B>[] = [];
+  for (const b of [...boxes].sort((x, y) => x.xMin - y.xMin)) {
+    const g = groups.find((m) => joins(m.extent, b));
+    if (g) {
+      const e = g.extent;
+      [e.xMin, e.xMax, e.yMin, e.yMax] = [
+        Math.min(e.xMin, b.xMin),
+        Math.max(e.xMax, b.xMax),
+        Math.min(e.yMin, b.yMin),
+        Math.max(e.yMax, b.yMax),
+      ];
+      g.members.push(b);
+    } else groups.push({ extent: { xMin: b.xMin, xMax: b.xMax, yMin: b.yMin, yMax: b.yMax }, members: [b] });
+  }
+  return groups;
 }

@@ -4,7 +4,7 @@
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
 import { caseBySize, slotHeights } from "./letter-case.js";
-import { darkRuns } from "./components.js";
+import { darkRuns, rowGroups } from "./components.js";
 import { missedText } from "./missed-text.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
@@ -393,25 +393,12 @@ export function marginMarks(page: PagePixels, boxes: readonly LineBox[], unclip:
     [Math.ceil(bottom), page.height - edge],
   ] as const) {
     if (y1 - y0 < 0.2 * line) continue;
-    const comps = inkComponents(page, edge, page.width - edge, y0, y1);
-    comps.sort((a, b) => a.xMin - b.xMin);
-    const groups: Extent[] = [];
-    for (const c of comps) {
-      const g = groups.find((m) => {
-        const h = Math.max(m.yMax - m.yMin, c.yMax - c.yMin);
-        const overlap = Math.min(m.yMax, c.yMax) - Math.max(m.yMin, c.yMin);
-        return overlap >= 0.5 * Math.min(m.yMax - m.yMin, c.yMax - c.yMin) && c.xMin - m.xMax <= MARK_JOIN * h;
-      });
-      if (g)
-        Object.assign(g, {
-          xMin: Math.min(g.xMin, c.xMin),
-          xMax: Math.max(g.xMax, c.xMax),
-          yMin: Math.min(g.yMin, c.yMin),
-          yMax: Math.max(g.yMax, c.yMax),
-        });
-      else groups.push({ ...c });
-    }
-    for (const g of groups) {
+    const groups = rowGroups(inkComponents(page, edge, page.width - edge, y0, y1), (m, c) => {
+      const h = Math.max(m.yMax - m.yMin, c.yMax - c.yMin);
+      const overlap = Math.min(m.yMax, c.yMax) - Math.max(m.yMin, c.yMin);
+      return overlap >= 0.5 * Math.min(m.yMax - m.yMin, c.yMax - c.yMin) && c.xMin - m.xMax <= MARK_JOIN * h;
+    });
+    for (const { extent: g } of groups) {
       const w = g.xMax - g.xMin,
         h = g.yMax - g.yMin;
       if (h < 0.2 * line || h > line || w > MARK_MAX_WIDTH * line) continue;

@@ -4,9 +4,9 @@
 // middle of a justified line left out, the line around it in fragments). Such text shows as glyph-sized ink outside
 // every detected box, in runs along a row; where there are any, lines.ts detects the page again at a larger scale
 // (withMissedText).
-import { darkRuns } from "./components.js";
+import { darkRuns, rowGroups } from "./components.js";
 import { median, type Extent } from "../layout/xycut.js";
-import type { PagePixels } from "./preprocess.js";
+import { type PagePixels, pixelRegion } from "./preprocess.js";
 
 /** Ink darker than this (0–255 luminance) makes glyphs. */
 const INK = 160;
@@ -24,9 +24,9 @@ const RUN_JOIN = 1;
 export const MISSED_GLYPHS = 5;
 const MISSED_WIDTH = 2;
 
-/** A row of glyphs no detected box holds: its extent and its glyphs' centres. */
+/** A row of glyphs no detected box holds: its extent and how many glyphs it holds. */
 export interface MissedRun extends Extent {
-  centres: [number, number][];
+  glyphs: number;
 }
 
 /** The runs of glyph-sized ink along a row that lie outside every box of `boxes` (none with fewer than two boxes:
@@ -38,35 +38,21 @@ export function missedText(page: PagePixels, boxes: readonly Extent[]): MissedRu
   // ink outside every box only (the page's text is mostly inside: its runs are not traced)
   const covered = new Uint8Array(page.width * page.height);
   for (const b of boxes) {
-    const x0 = Math.max(0, Math.floor(b.xMin)),
-      x1 = Math.min(page.width, Math.ceil(b.xMax));
-    for (let y = Math.max(0, Math.floor(b.yMin)); y < Math.min(page.height, Math.ceil(b.yMax)); y++)
-      covered.fill(1, y * page.width + x0, y * page.width + x1);
+    const { x0, x1, y0, y1 } = pixelRegion(page, b);
+    for (let y = y0; y < y1; y++) covered.fill(1, y * page.width + x0, y * page.width + x1);
   }
-  const missed = darkRuns(page, 0, page.width, 0, page.height, INK, covered)
-    .filter((r) => {
-      const h = r.yMax - r.yMin,
-        w = r.xMax - r.xMin;
-      return r.pixels >= 4 && h >= GLYPH_MIN * line && h <= GLYPH_MAX * line && w <= GLYPH_MAX_WIDTH * line;
-    })
-    .sort((a, b) => a.xMin - b.xMin);
-  const runs: (MissedRun & { n: number })[] = [];
-  for (const g of missed) {
-    const run = runs.find((m) => {
-      const overlap = Math.min(m.yMax, g.yMax) - Math.max(m.yMin, g.yMin);
-      return overlap >= 0.5 * (g.yMax - g.yMin) && g.xMin - m.xMax <= RUN_JOIN * line;
-    });
-    const centre: [number, number] = [(g.xMin + g.xMax) / 2, (g.yMin + g.yMax) / 2];
-    if (run) {
-      run.xMin = Math.min(run.xMin, g.xMin);
-      run.xMax = Math.max(run.xMax, g.xMax);
-      run.yMin = Math.min(run.yMin, g.yMin);
-      run.yMax = Math.max(run.yMax, g.yMax);
-      run.centres.push(centre);
-      run.n++;
-    } else runs.push({ xMin: g.xMin, xMax: g.xMax, yMin: g.yMin, yMax: g.yMax, centres: [centre], n: 1 });
-  }
+  const missed = darkRuns(page, 0, page.width, 0, page.height, INK, covered).filter((r) => {
+    const h = r.yMax - r.yMin,
+      w = r.xMax - r.xMin;
+    return r.pixels >= 4 && h >= GLYPH_MIN * line && h <= GLYPH_MAX * line && w <= GLYPH_MAX_WIDTH * line;
+  });
+  const runs = rowGroups(missed, (m, g) => {
+    const overlap = Math.min(m.yMax, g.yMax) - Math.max(m.yMin, g.yMin);
+    return overlap >= 0.5 * (g.yMax - g.yMin) && g.xMin - m.xMax <= RUN_JOIN * line;
+  });
   return runs
-    .filter((r) => r.n >= MISSED_GLYPHS && r.xMax - r.xMin >= MISSED_WIDTH * line && r.yMax - r.yMin <= line)
-    .map(({ n: _, ...r }) => r);
+    .filter(
+      ({ extent: r, members }) => members.length >= MISSED_GLYPHS && r.xMax - r.xMin >= MISSED_WIDTH * line && r.yMax - r.yMin <= line,
+    )
+    .map(({ extent, members }) => ({ ...extent, glyphs: members.length }));
 }

@@ -31,7 +31,7 @@ describe("missedText", () => {
     expect(run!.yMax).toBe(170);
     expect(run!.xMin).toBeGreaterThan(110);
     // every glyph whose middle lies right of the third box
-    expect(run!.centres.length).toBe(text.filter(([x0, y0, x1]) => y0 === 160 && (x0 + x1) / 2 > 120).length);
+    expect(run!.glyphs).toBe(text.filter(([x0, y0, x1]) => y0 === 160 && (x0 + x1) / 2 > 120).length);
   });
 
   it("finds nothing where the boxes hold the text", () => {

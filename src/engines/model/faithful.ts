@@ -1621,12 +1621,12 @@ const REPEATED_WORD = /(?<![\p{L}\p{N}])(\p{L}+) \1(?![\p{L}\p{N}])/gu;
  * goes. A repeat the page has ("vous vous", "az az") is read twice by the recogniser too.
  */
 function withoutRepeat(merged: string, reading: string): string {
-  REPEATED_WORD.lastIndex = 0;
-  if (!REPEATED_WORD.test(merged)) return merged;
-  const theirs = [...reading.matchAll(READ_WORD)].map((m) => m[0]);
-  const mine = [...merged.replace(MARKUP, (m) => " ".repeat(m.length)).matchAll(READ_WORD)];
-  if (theirs.length === 0 || mine.length <= theirs.length || theirs.some((w, k) => k > 0 && w === theirs[k - 1])) return merged;
-  return merged.replace(REPEATED_WORD, "$1");
+  const once = merged.replace(REPEATED_WORD, "$1");
+  if (once === merged) return merged;
+  const theirs = reading.match(READ_WORD) ?? [];
+  if (theirs.length === 0 || markdownWords(merged).length <= theirs.length || theirs.some((w, k) => k > 0 && w === theirs[k - 1]))
+    return merged;
+  return once;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -2063,8 +2063,8 @@ const CYRILLIC_ONLY = /^\p{Script=Cyrillic}+$/u;
  */
 function withoutFalseStarts(line: string, reading: string, words: WordFilter): string {
   const theirs = reading.match(READ_WORD) ?? [];
-  const plain = line.replace(MARKUP, (m) => " ".repeat(m.length));
-  const mine = [...plain.matchAll(READ_WORD)];
+  const plain = withoutMarkup(line);
+  const mine = markdownWords(line);
   let over = mine.length - theirs.length;
   if (theirs.length === 0 || over <= 0) return line;
   let out = line;
@@ -2086,6 +2086,16 @@ const MARKUP = /<[^>]*>|&[a-z]+;/g;
  * recogniser reads for a Cyrillic letter's parts inside a word (".JI" for л, "*" for ж, "%" for я: words.ts READS). */
 const READ_WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}.*%>]*[\p{L}\p{N}])?/gu;
 
+/** A line's Markdown with its markup blanked, each character where it stood. */
+function withoutMarkup(line: string): string {
+  return line.replace(MARKUP, (m) => " ".repeat(m.length));
+}
+
+/** The words of a line's Markdown, markup left out, each with its offset in the line. */
+function markdownWords(line: string): RegExpExecArray[] {
+  return [...withoutMarkup(line).matchAll(READ_WORD)];
+}
+
 /**
  * The recogniser's reading of each word of a line's Markdown (by the word's offset): where the two hold as many words
  * (letters and digits, markup left out), one by one; else through the characters' alignment (align), each word
@@ -2095,8 +2105,8 @@ const READ_WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}.*%>]*[\p{L}\p{N}])?/gu;
  * (its reading is half of it).
  */
 function readWords(line: string, reading: string): Map<number, string> | undefined {
-  const plain = line.replace(MARKUP, (m) => " ".repeat(m.length));
-  const mine = [...plain.matchAll(READ_WORD)];
+  const plain = withoutMarkup(line);
+  const mine = markdownWords(line);
   const theirs = [...reading.matchAll(READ_WORD)];
   if (mine.length === 0 || theirs.length === 0) return undefined;
   const hyphenated = /-\s*$/.test(reading);
