@@ -308,6 +308,9 @@ class ModelEngine implements PageEngine {
           truncated = false,
           runaway = false;
         const texts: string[] = [];
+        // (the decoder's own Markdown of each line, before the merge: languageLetters takes its words back where the
+        // merge spelled them as no word of the language)
+        const decodedTexts: string[] = [];
         const lineWarnings: string[] = [];
         const faithfulPage = !!p.views && !!json.vision.lines?.faithful;
         for (const [index, view] of views.entries()) {
@@ -318,7 +321,8 @@ class ModelEngine implements PageEngine {
           // a line of more slots than the projector takes is read in parts (vision/lines.ts lineParts), each part
           // after the first continuing the line: its separator is a space, given, not generated
           const pieces: DecodeView[] = view.parts ?? [view];
-          let kept = "";
+          let kept = "",
+            decodedLine = "";
           for (const [part, piece] of pieces.entries()) {
             if (part > 0 && (context.signal.aborted || count >= this.maxTokens)) break;
             if (previous) await session.retire(previous[0], previous[1]);
@@ -356,6 +360,7 @@ class ModelEngine implements PageEngine {
             const own = piece === view ? undefined : piece;
             const fallback = faithfulPage ? fallbackReading(p.views!, index, own) : piece.text;
             const line = cut && fallback !== undefined ? lineFallback(decoded, fallback) : decoded;
+            decodedLine += line;
             // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
             kept += faithfulPage
               ? faithfulLine(line, p.views!, index, { source: pages.source, pageNumber }, own && { evidence: own, index: part })
@@ -382,6 +387,7 @@ class ModelEngine implements PageEngine {
             texts[texts.length - 1] = previous;
             texts.push(joined);
           } else texts.push(faithful);
+          decodedTexts.push(decodedLine);
           if (count >= this.maxTokens || context.signal.aborted) break;
         }
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
@@ -393,6 +399,7 @@ class ModelEngine implements PageEngine {
                 copyrightSigns(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts)))),
                 this.m.words,
                 p.views.map((v) => v.text),
+                decodedTexts,
               ),
             )
           : texts;

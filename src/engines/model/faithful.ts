@@ -2037,6 +2037,7 @@ export function languageLetters(
   lines: readonly string[],
   wordLists?: (lang: string) => WordFilter | undefined,
   readings?: readonly (string | undefined)[],
+  decoded?: readonly (string | undefined)[],
 ): string[] {
   const text = lines.join(" ");
   const latin = latinLanguageLetters(lines, text);
@@ -2044,6 +2045,7 @@ export function languageLetters(
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
   return outsideCode(latin, (line, k) => {
+    if (decoded?.[k] !== undefined) line = withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
@@ -2078,6 +2080,38 @@ function withoutFalseStarts(line: string, reading: string, words: WordFilter): s
     over--;
   }
   return out;
+}
+
+/**
+ * A line with the decoder's own words back where the merge left letters of them out and so made a word the language
+ * lacks of a word it has ("ыполняется", "табицы", "пордок" for the decoder's "выполняется", "таблицы", "порядок": a
+ * Cyrillic letter the decoder wrote between two it read side by side, where the recogniser's look-alikes of TeX's
+ * faces run together, "BIOJHAeTCA", "Ta6JHH", "nopAoK"). The line's words pair with the decoder's (`decoded`, its
+ * Markdown for the line) as readWords pairs them with a reading; the word taken keeps the case of the letter it opens
+ * with where the line's word opens with the same letter, and a word of capitals stays in capitals.
+ */
+function withDecoderWords(line: string, decoded: string, words: WordFilter): string {
+  const own = readWords(line, withoutMarkup(decoded));
+  if (!own) return line;
+  let out = line;
+  for (const m of markdownWords(line).reverse()) {
+    const [mine, theirs] = [m[0], own.get(m.index)];
+    if (theirs === undefined || !CYRILLIC_ONLY.test(mine) || !CYRILLIC_ONLY.test(theirs) || words.has(mine) || !words.has(theirs)) continue;
+    if (!leftOut(mine.toLowerCase(), theirs.toLowerCase())) continue;
+    const upper = mine.length > 1 && mine === mine.toUpperCase();
+    const first = mine[0]!.toLowerCase() === theirs[0]!.toLowerCase() ? mine[0]! : theirs[0]!;
+    const word = upper ? theirs.toUpperCase() : first + theirs.slice(1);
+    out = out.slice(0, m.index) + word + out.slice(m.index + mine.length);
+  }
+  return out;
+}
+
+/** `part` is `whole` with one letter or more left out (and none changed). */
+function leftOut(part: string, whole: string): boolean {
+  if (part.length >= whole.length) return false;
+  let j = 0;
+  for (const ch of whole) if (j < part.length && part[j] === ch) j++;
+  return j === part.length;
 }
 
 /** Markup of a line's Markdown (tags, entities), which holds no words of the page. */

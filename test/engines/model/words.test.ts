@@ -115,6 +115,33 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters([russian[0]!, line], lists2)).toEqual([russian[0], line]);
   });
 
+  it("takes the decoder's word back where the merge left letters of it out and made no word of it", () => {
+    const lists3 = (lang: string) =>
+      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "найти", "использовать", "найди", "этот"]) : undefined;
+    // (the merge's line, and the decoder's Markdown for it)
+    const merged = "<td>Найт</td> исьзоать можно.\n";
+    const decoded = "<td>Найти</td> использовать можно.\n";
+    expect(languageLetters([russian[0]!, merged], lists3, undefined, [undefined, decoded])).toEqual([
+      russian[0],
+      "<td>Найти</td> использовать можно.\n",
+    ]);
+    // a word of capitals stays in capitals; a first letter the merge left out comes back in the decoder's case
+    expect(languageLetters([russian[0]!, "НАЙТ айти.\n"], lists3, undefined, [undefined, "НАЙТИ Найти.\n"])).toEqual([
+      russian[0],
+      "НАЙТИ Найти.\n",
+    ]);
+    // the decoder's word where it changed a letter (not only put one in), is no word of the language, or the merge's
+    // word is one: the merge's stays
+    for (const [line, own] of [
+      ["Найт можно.\n", "Найди можно.\n"],
+      ["Найт можно.\n", "Найтию можно.\n"],
+      ["Это можно.\n", "Этот можно.\n"],
+    ])
+      expect(languageLetters([russian[0]!, line], lists3, undefined, [undefined, own])).toEqual([russian[0], line]);
+    // without the decoder's lines, as before
+    expect(languageLetters([russian[0]!, merged], lists3)).toEqual([russian[0], merged]);
+  });
+
   it("leaves a page of another language, and a bundle without the list, as they are", () => {
     const serbian = ["Ово је страница коју можете отворити ако она постоји.\n", "Ииформация о позиву.\n"];
     expect(languageLetters(serbian, lists)).toEqual(serbian);
