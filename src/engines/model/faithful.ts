@@ -2045,7 +2045,8 @@ export function languageLetters(
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
   return outsideCode(latin, (line, k) => {
-    if (decoded?.[k] !== undefined) line = withDecoderWords(line, decoded[k]!, words);
+    if (decoded?.[k] !== undefined)
+      line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
@@ -2104,6 +2105,21 @@ function withDecoderWords(line: string, decoded: string, words: WordFilter): str
     out = out.slice(0, m.index) + word + out.slice(m.index + mine.length);
   }
   return out;
+}
+
+/**
+ * A line the recogniser read nothing in, with the decoder's words where each is a Cyrillic word of the language
+ * ("для", "и" alone in a table's cell, which the recogniser reads as no symbol in TeX's faces): the merge keeps only
+ * the structure of such a line (mergeLineTagged, `empty`: a rule or a picture has no letters to write), and the
+ * decoder's words go back where the line is that structure.
+ */
+function unreadWords(line: string, decoded: string, words: WordFilter): string {
+  const own = markdownWords(decoded).map((m) => m[0]);
+  if (own.length === 0 || markdownWords(line).length > 0 || !own.every((w) => CYRILLIC_ONLY.test(w) && words.has(w))) return line;
+  // (the decoder's line without its words is the merge's line: its letters are all the merge left out)
+  let bare = decoded;
+  for (const m of markdownWords(decoded).reverse()) bare = bare.slice(0, m.index) + bare.slice(m.index + m[0].length);
+  return bare === line ? decoded : line;
 }
 
 /** `part` is `whole` with one letter or more left out (and none changed). */

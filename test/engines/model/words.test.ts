@@ -117,7 +117,7 @@ describe("languageLetters with a word list", () => {
 
   it("takes the decoder's word back where the merge left letters of it out and made no word of it", () => {
     const lists3 = (lang: string) =>
-      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "найти", "использовать", "найди", "этот"]) : undefined;
+      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "найти", "использовать", "найди", "это", "этот"]) : undefined;
     // (the merge's line, and the decoder's Markdown for it)
     const merged = "<td>Найт</td> исьзоать можно.\n";
     const decoded = "<td>Найти</td> использовать можно.\n";
@@ -140,6 +140,21 @@ describe("languageLetters with a word list", () => {
       expect(languageLetters([russian[0]!, line], lists3, undefined, [undefined, own])).toEqual([russian[0], line]);
     // without the decoder's lines, as before
     expect(languageLetters([russian[0]!, merged], lists3)).toEqual([russian[0], merged]);
+  });
+
+  it("gives a line the recogniser read nothing in the decoder's words where each is a word of the language", () => {
+    const lists3 = (lang: string) => (lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "для"]) : undefined);
+    const page = (line: string, reading: string, decoded: string) =>
+      languageLetters([russian[0]!, line], lists3, [undefined, reading], [undefined, decoded])[1];
+    expect(page("</td><td>", "", "</td><td>для")).toBe("</td><td>для");
+    expect(page("</td><td> ", "", "</td><td>для можно")).toBe("</td><td>для можно");
+    // a word the language lacks (a picture's "-l"), a Latin word, a line the recogniser read, or a line whose
+    // structure is not the decoder's: the merge's line stays
+    expect(page("</td><td>", "", "</td><td>дла")).toBe("</td><td>");
+    expect(page("<td>-", "", "<td>-l")).toBe("<td>-");
+    expect(page("</td><td>", "", "</td><td>of")).toBe("</td><td>");
+    expect(page("</td><td>", "ANA", "</td><td>для")).toBe("</td><td>");
+    expect(page("</td></tr><tr><td>", "", "</td><td>для")).toBe("</td></tr><tr><td>");
   });
 
   it("leaves a page of another language, and a bundle without the list, as they are", () => {
