@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { nearestReading, nearestWord, type WordFilter } from "./words.js";
+import { nearestReading, nearestWord, type WordFilter, wordKey } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2044,6 +2044,10 @@ export function languageLetters(
   const cyrillic = cyrillicLanguage(text);
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
+  // (the page's own words of the language, which choose among the words one letter from a misread one)
+  const vocabulary = new Set(
+    (text.match(/\p{Script=Cyrillic}+/gu) ?? []).filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w)).map(wordKey),
+  );
   return outsideCode(latin, (line, k) => {
     if (decoded?.[k] !== undefined)
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
@@ -2051,10 +2055,13 @@ export function languageLetters(
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
       const reading = read?.get(at);
-      return (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words);
+      return (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, vocabulary);
     });
   });
 }
+
+/** A page's words of this many letters or more are its vocabulary (languageLetters). */
+const VOCABULARY_LETTERS = 4;
 
 /** A word of Cyrillic letters only. */
 const CYRILLIC_ONLY = /^\p{Script=Cyrillic}+$/u;

@@ -135,13 +135,18 @@ const ALPHABET = "абвгдежзийклмнопрстуфхцчшщъыьэю
  * NEAREST_MIN_LETTERS letters or more; else the one word of `words` one letter from it (a letter changed, put in or
  * left out: the decoder's misreadings in TeX's faces are of any letter, "спена" for "сцена", "управлени" for
  * "управления", "Даклее" for "Далее"), where there is exactly one. A letter put in keeps the case around it.
+ * Where several are, the page's own words (`vocabulary`, by wordKey) choose: the one the page writes elsewhere
+ * ("файсов" is "факсов" on a page about faxes, not "фарсов" or "файлов"), else the one that shares the longest
+ * beginning, STEM_LETTERS letters or more, with a word the page writes (a form of it: "спена" is "сцена" on a page
+ * that writes "сцены").
  */
-export function nearestWord(word: string, words: WordFilter): string {
+export function nearestWord(word: string, words: WordFilter, vocabulary?: ReadonlySet<string>): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const found = new Map<string, string>();
   const upper = word === word.toUpperCase();
+  // (without a vocabulary, a second word ends the search: no word is written)
   const tryWord = (candidate: string) => {
-    if (found.size < 2 && words.has(candidate)) found.set(wordKey(candidate), candidate);
+    if ((vocabulary || found.size < 2) && words.has(candidate)) found.set(wordKey(candidate), candidate);
   };
   for (let i = 0; i < word.length; i++) {
     const capital = word[i] !== word[i]!.toLowerCase();
@@ -150,8 +155,28 @@ export function nearestWord(word: string, words: WordFilter): string {
   }
   for (let i = 0; i <= word.length; i++)
     for (const ch of ALPHABET) tryWord(word.slice(0, i) + (upper ? ch.toUpperCase() : ch) + word.slice(i));
-  return found.size === 1 ? [...found.values()][0]! : word;
+  found.delete(wordKey(word));
+  if (found.size === 1) return [...found.values()][0]!;
+  if (!vocabulary || found.size === 0) return word;
+  const written = [...found.keys()].filter((key) => vocabulary.has(key));
+  if (written.length === 1) return found.get(written[0]!)!;
+  const stem = (key: string) => {
+    let best = 0;
+    for (const v of vocabulary) {
+      let k = 0;
+      while (k < key.length && key[k] === v[k]) k++;
+      best = Math.max(best, k);
+    }
+    return best;
+  };
+  const stems = new Map([...found.keys()].map((key) => [key, stem(key)]));
+  const longest = Math.max(...stems.values());
+  const nearest = [...stems].filter(([, k]) => k === longest);
+  return longest >= STEM_LETTERS && nearest.length === 1 ? found.get(nearest[0]![0])! : word;
 }
+
+/** A word and a word the page writes share a beginning of this many letters or more: forms of one word (nearestWord). */
+export const STEM_LETTERS = 5;
 
 /**
  * The Cyrillic letters a recogniser without Cyrillic reads, in some face, as each of its characters or pairs of them

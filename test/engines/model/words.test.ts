@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
-import { nearestReading, nearestWord, readingForms, WordFilter } from "../../../src/engines/model/words.js";
+import { nearestReading, nearestWord, readingForms, STEM_LETTERS, WordFilter } from "../../../src/engines/model/words.js";
 import { ModelFileError } from "../../../src/model/errors.js";
 import { cyrillicLanguage } from "../../../src/vision/language.js";
 // @ts-expect-error plain JavaScript module of the corpus scripts
@@ -85,6 +85,24 @@ describe("nearestWord", () => {
     expect(nearestWord("inforn", f)).toBe("inforn");
     expect(nearestWord("мож", filterOf(["мой"]))).toBe("мож");
   });
+
+  it("chooses among several words by the page's own: one it writes, else a form of one it writes", () => {
+    const g = filterOf([...WORDS, "факсов", "фарсов", "сцена", "сцены", "смена", "стена", "спецу"]);
+    // two or three words one letter off, none written
+    expect(nearestWord("файсов", g)).toBe("файсов");
+    expect(nearestWord("файсов", g, new Set(["мастер"]))).toBe("файсов");
+    // the one the page writes elsewhere
+    expect(nearestWord("файсов", g, new Set(["мастер", "факсов"]))).toBe("факсов");
+    expect(nearestWord("Файсов", g, new Set(["факсов"]))).toBe("Факсов");
+    // a form of one it writes ("сценами"): a beginning of STEM_LETTERS letters or more in common, one word sharing the longest
+    expect(nearestWord("спена", g, new Set(["сценами"]))).toBe("сцена");
+    expect(nearestWord("спена", g, new Set(["сцепка"]))).toBe("спена"); // "сце": too short a beginning
+    // two written: neither
+    expect(nearestWord("файсов", g, new Set(["факсов", "фарсов"]))).toBe("файсов");
+    // the one word one letter off is written whatever the page's words
+    expect(nearestWord("службь", g, new Set(["служба"]))).toBe("службы");
+    expect(STEM_LETTERS).toBe(5);
+  });
 });
 
 describe("languageLetters with a word list", () => {
@@ -140,6 +158,14 @@ describe("languageLetters with a word list", () => {
       expect(languageLetters([russian[0]!, line], lists3, undefined, [undefined, own])).toEqual([russian[0], line]);
     // without the decoder's lines, as before
     expect(languageLetters([russian[0]!, merged], lists3)).toEqual([russian[0], merged]);
+  });
+
+  it("chooses among the words one letter from a misread one by the page's own words", () => {
+    const lists4 = (lang: string) => (lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "факсов", "фарсов"]) : undefined);
+    const page = [russian[0]!, "Мастер факсов.\n", "Список файсов.\n"];
+    expect(languageLetters(page, lists4)[2]).toBe("Список факсов.\n");
+    // a page that does not write either: the word stays
+    expect(languageLetters([russian[0]!, "Список файсов.\n"], lists4)[1]).toBe("Список файсов.\n");
   });
 
   it("gives a line the recogniser read nothing in the decoder's words where each is a word of the language", () => {
