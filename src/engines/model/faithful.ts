@@ -2215,8 +2215,9 @@ function latinLanguageLetters(lines: readonly string[], text: string): string[] 
 /** One of Polish's commonest words, "są", with the mark the recogniser cannot read and the diacritics model read
  * unsure ("sa" is no Polish word; sc-polski-p5 wrote it once). Too short for POLISH_MARKED's list. */
 const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])sa(?![\p{L}\p{N}_-])/gu;
-/** A word as a page writes it: letters, not inside a word of code or a path. */
-const PAGE_WORD = /(?<![\p{N}_\\/-])\p{L}+(?![\p{N}_/-])/gu;
+/** A word as a page writes it: letters, not inside a word of code or a path, nor a part of one of them (the
+ * "траница" of "Веб-страница", which a letter put in made "сстраница"). */
+const PAGE_WORD = /(?<![\p{L}\p{N}_\\/-])\p{L}+(?![\p{L}\p{N}_/-])/gu;
 let polishMarked: Map<string, string> | undefined;
 
 /**

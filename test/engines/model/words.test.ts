@@ -160,6 +160,12 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters([russian[0]!, merged], lists3)).toEqual([russian[0], merged]);
   });
 
+  it("leaves the parts of a hyphenated word as they are, and never looks at a part of a part", () => {
+    // (before: "траница" of "Веб-страница" and "служб" of "службь-" were taken for words, a letter put in each)
+    const page = [russian[0]!, "Веб-страница службь-информация.\n"];
+    expect(languageLetters(page, lists)).toEqual(page);
+  });
+
   it("chooses among the words one letter from a misread one by the page's own words", () => {
     const lists4 = (lang: string) => (lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "факсов", "фарсов"]) : undefined);
     const page = [russian[0]!, "Мастер факсов.\n", "Список файсов.\n"];
