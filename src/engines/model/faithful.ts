@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { nearestReading, nearestWord, type WordFilter, wordKey } from "./words.js";
+import { nearestReading, nearestWord, repairedWord, type WordFilter, wordKey } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2055,7 +2055,8 @@ export function languageLetters(
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
       const reading = read?.get(at);
-      return (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, vocabulary);
+      const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, vocabulary);
+      return near === word ? repairedWord(word, words) : near;
     });
   });
 }

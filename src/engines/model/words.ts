@@ -175,6 +175,41 @@ export function nearestWord(word: string, words: WordFilter, vocabulary?: Readon
   return longest >= STEM_LETTERS && nearest.length === 1 ? found.get(nearest[0]![0])! : word;
 }
 
+/**
+ * A Cyrillic word of NEAREST_MIN_LETTERS letters or more that `words` lacks, as the decoder's two ways of losing its
+ * place in a word leave it: a letter or a run of two or three written twice ("импорттировать", "шабаблона",
+ * "заменяеняет", "ЭтОтот" for "импортировать", "шаблона", "заменяет", "Этот": the run written once), else two words
+ * run together ("трёхмерногоизображения": the two words, a space between, each of MIN_PART letters or more, the
+ * second not a capital's). Only where exactly one such word, or else one such pair, is in `words`; else `word` itself.
+ */
+export function repairedWord(word: string, words: WordFilter): string {
+  if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
+  const once = new Map<string, string>();
+  const lower = wordKey(word);
+  for (let size = 1; size <= 3; size++)
+    for (let i = 0; i + 2 * size <= word.length; i++)
+      if (lower.slice(i, i + size) === lower.slice(i + size, i + 2 * size)) {
+        // (the copy in the case of the letter before it stays, the first where the run opens the word: "стоОлам" is
+        // "столам", "ЭтОтот" "Этот", "Ээтот" "Этот")
+        const cased = (ch: string) => ch !== ch.toLowerCase();
+        const keepFirst = i === 0 || cased(word[i]!) === cased(word[i - 1]!);
+        const shorter = keepFirst ? word.slice(0, i + size) + word.slice(i + 2 * size) : word.slice(0, i) + word.slice(i + size);
+        if (words.has(shorter)) once.set(wordKey(shorter), shorter);
+      }
+  if (once.size > 0) return once.size === 1 ? [...once.values()][0]! : word;
+  const split = new Map<string, string>();
+  for (let i = MIN_PART; i + MIN_PART <= word.length; i++) {
+    const [a, b] = [word.slice(0, i), word.slice(i)];
+    // (a capital inside the word is how it is written: "ПараметрыСервис", a menu's path run together on the page)
+    if (b[0] === b[0]!.toLowerCase() && words.has(a) && words.has(b)) split.set(`${wordKey(a)} ${wordKey(b)}`, `${a} ${b}`);
+  }
+  return split.size === 1 ? [...split.values()][0]! : word;
+}
+
+/** The least letters of each word of two the decoder ran together (repairedWord): shorter words split off a misread
+ * one too often ("Отк роте", "форм ать", "управ лени"). */
+export const MIN_PART = 5;
+
 /** A word and a word the page writes share a beginning of this many letters or more: forms of one word (nearestWord). */
 export const STEM_LETTERS = 5;
 

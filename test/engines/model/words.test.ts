@@ -5,7 +5,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
-import { nearestReading, nearestWord, readingForms, STEM_LETTERS, WordFilter } from "../../../src/engines/model/words.js";
+import {
+  MIN_PART,
+  nearestReading,
+  nearestWord,
+  readingForms,
+  repairedWord,
+  STEM_LETTERS,
+  WordFilter,
+} from "../../../src/engines/model/words.js";
 import { ModelFileError } from "../../../src/model/errors.js";
 import { cyrillicLanguage } from "../../../src/vision/language.js";
 // @ts-expect-error plain JavaScript module of the corpus scripts
@@ -84,6 +92,29 @@ describe("nearestWord", () => {
     expect(nearestWord("вызо", filterOf(["вызов"]))).toBe("вызо");
     expect(nearestWord("inforn", f)).toBe("inforn");
     expect(nearestWord("мож", filterOf(["мой"]))).toBe("мож");
+  });
+
+  it("writes a run the decoder wrote twice once, or two words it ran together apart, where one word comes of it", () => {
+    const g = filterOf([...WORDS, "шаблона", "заменяет", "этот", "столам", "импортировать", "трёхмерного", "изображения"]);
+    expect(repairedWord("шабаблона", g)).toBe("шаблона");
+    expect(repairedWord("заменяеняет", g)).toBe("заменяет");
+    expect(repairedWord("импорттировать", g)).toBe("импортировать");
+    // (the copy in the case of the letter before it stays)
+    expect(repairedWord("ЭтОтот", g)).toBe("Этот");
+    expect(repairedWord("стоОлам", g)).toBe("столам");
+    expect(repairedWord("трёхмерногоизображения", g)).toBe("трёхмерного изображения");
+    // a word of the language, a short word, a Latin word, a word no run or split makes a word of: as it is
+    expect(repairedWord("документа", g)).toBe("документа");
+    expect(repairedWord("этот", g)).toBe("этот");
+    expect(repairedWord("Ээтот", filterOf(["этот"]))).toBe("Этот");
+    expect(repairedWord("filefile", g)).toBe("filefile");
+    expect(repairedWord("службаба", g)).toBe("службаба");
+    expect(repairedWord("страниница", g)).toBe("страница");
+    // two words of the language from one run each: neither; a part shorter than MIN_PART letters: no split
+    expect(repairedWord("ааббвгде", filterOf(["абвгде", "аабвгде", "аббвгде"]))).toBe("ааббвгде");
+    expect(repairedWord("формать", filterOf(["форм", "ать"]))).toBe("формать");
+    expect(repairedWord("ПараметрыСервис", filterOf(["параметры", "сервис"]))).toBe("ПараметрыСервис");
+    expect(MIN_PART).toBe(5);
   });
 
   it("chooses among several words by the page's own: one it writes, else a form of one it writes", () => {
