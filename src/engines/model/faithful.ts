@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { nearestReading, nearestWord, repairedWord, type WordFilter, wordKey } from "./words.js";
+import { nearestReading, nearestWord, pageForm, repairedWord, type WordFilter, wordKey } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2045,9 +2045,13 @@ export function languageLetters(
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
   // (the page's own words of the language, which choose among the words one letter from a misread one)
-  const vocabulary = new Set(
-    (text.match(/\p{Script=Cyrillic}+/gu) ?? []).filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w)).map(wordKey),
+  // (by wordKey, each as the page spells it)
+  const forms = new Map(
+    (text.match(/\p{Script=Cyrillic}+/gu) ?? [])
+      .filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w))
+      .map((w) => [wordKey(w), w.toLowerCase()] as const),
   );
+  const vocabulary = new Set(forms.keys());
   return outsideCode(latin, (line, k) => {
     if (decoded?.[k] !== undefined)
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
@@ -2056,7 +2060,9 @@ export function languageLetters(
     return line.replace(PAGE_WORD, (word, at: number) => {
       const reading = read?.get(at);
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, vocabulary);
-      return near === word ? repairedWord(word, words) : near;
+      if (near !== word) return near;
+      const repaired = repairedWord(word, words);
+      return repaired === word ? pageForm(word, words, forms) : repaired;
     });
   });
 }

@@ -210,6 +210,26 @@ export function repairedWord(word: string, words: WordFilter): string {
  * one too often ("Отк роте", "форм ать", "управ лени"). */
 export const MIN_PART = 5;
 
+/**
+ * A Cyrillic word of PAGE_FORM_LETTERS letters or more that `words` lacks, as the page writes it elsewhere: the one
+ * word of the page's own (`forms`: by wordKey, each as the page spells it) two letters from it ("сотрунниячества",
+ * "систраницы", "целкнте" on a page that writes "сотрудничества", "страницы", "щёлкните"), in `word`'s capitals; else
+ * `word` itself. The decoder's misreadings of a word the page uses again are seldom the same twice.
+ */
+export function pageForm(word: string, words: WordFilter, forms: ReadonlyMap<string, string>): string {
+  if (word.length < PAGE_FORM_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
+  const key = wordKey(word);
+  const near = [...forms].filter(([k]) => Math.abs(k.length - key.length) <= 2 && distance(k, key) === 2);
+  if (near.length !== 1) return word;
+  const form = near[0]![1];
+  if (word === word.toUpperCase()) return form.toUpperCase();
+  return word[0] !== word[0]!.toLowerCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
+}
+
+/** A word is looked for among the page's own two letters off from this many letters (pageForm; shorter words lie two
+ * letters from too many others). */
+export const PAGE_FORM_LETTERS = 6;
+
 /** A word and a word the page writes share a beginning of this many letters or more: forms of one word (nearestWord). */
 export const STEM_LETTERS = 5;
 

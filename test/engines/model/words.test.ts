@@ -9,6 +9,8 @@ import {
   MIN_PART,
   nearestReading,
   nearestWord,
+  PAGE_FORM_LETTERS,
+  pageForm,
   readingForms,
   repairedWord,
   STEM_LETTERS,
@@ -115,6 +117,23 @@ describe("nearestWord", () => {
     expect(repairedWord("формать", filterOf(["форм", "ать"]))).toBe("формать");
     expect(repairedWord("ПараметрыСервис", filterOf(["параметры", "сервис"]))).toBe("ПараметрыСервис");
     expect(MIN_PART).toBe(5);
+  });
+
+  it("writes a word two letters from one the page writes as the page writes it, where one is", () => {
+    const g = filterOf([...WORDS, "сотрудничества", "щёлкните", "страницы", "странице"]);
+    const forms = (...ws: string[]) => new Map(ws.map((w) => [w.toLowerCase().replace(/ё/g, "е"), w.toLowerCase()] as const));
+    expect(pageForm("сотрунниячества", g, forms("сотрудничества", "службы"))).toBe("сотрудничества");
+    // (as the page spells it, ё and all, in the word's capitals)
+    expect(pageForm("Целкнте", g, forms("щёлкните"))).toBe("Щёлкните");
+    expect(pageForm("ЦЕЛКНТЕ", g, forms("щёлкните"))).toBe("ЩЁЛКНИТЕ");
+    // none two letters off, two of them, a word of the language, a short word, a word the page does not write: as it is
+    expect(pageForm("систраницыы", g, forms("страницы"))).toBe("систраницыы");
+    expect(pageForm("систраниц", g, forms("страницы", "странице"))).toBe("систраниц");
+    expect(pageForm("страницы", g, forms("странице"))).toBe("страницы");
+    expect(pageForm("сранцы", filterOf([]), forms("страница"))).toBe("сранцы"); // three letters off
+    expect(pageForm("тница", g, forms("страница"))).toBe("тница");
+    expect(pageForm("сотрунниячества", g, forms())).toBe("сотрунниячества");
+    expect(PAGE_FORM_LETTERS).toBe(6);
   });
 
   it("chooses among several words by the page's own: one it writes, else a form of one it writes", () => {
