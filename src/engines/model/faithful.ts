@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { nearestReading, nearestWord, pageForm, repairedWord, type WordFilter, wordKey } from "./words.js";
+import { lookAlikeWord, nearestReading, nearestWord, pageForm, repairedWord, type WordFilter, wordKey } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2058,6 +2058,8 @@ export function languageLetters(
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
+      // (a word of Latin letters the decoder copied from the look-alikes)
+      if (/^[A-Za-z]+$/.test(word)) return lookAlikeWord(word, words);
       const reading = read?.get(at);
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, vocabulary);
       if (near !== word) return near;

@@ -335,6 +335,27 @@ export function readingForms(reading: string, near?: string): string[] {
   return at[r.length]!.map((x) => x.form);
 }
 
+/**
+ * A word of Latin letters on a page of the language, as the one word of `words` its letters spell as look-alikes
+ * (readingForms): the decoder copies the recogniser's look-alikes now and then ("mhoroe", "TeKCT" for "многое",
+ * "Текст"), capital where its first letter is. Only words of LOOK_ALIKE_LETTERS letters or more: the English words of
+ * a Russian help page spell Russian ones at four ("type" "туре", "open" "орел", "menu" "мели" or "меди"), none at five
+ * on the probe's pages.
+ */
+export function lookAlikeWord(word: string, words: WordFilter): string {
+  if (word.length < LOOK_ALIKE_LETTERS || !/^[A-Za-z]+$/.test(word)) return word;
+  // (ё and е spell one word: the spelling with е, as print mostly has it)
+  const found = new Map<string, string>();
+  for (const form of readingForms(word))
+    if (words.has(form) && !found.has(wordKey(form))) found.set(wordKey(form), form.replace(/ё/g, "е"));
+  if (found.size !== 1) return word;
+  const form = [...found.values()][0]!;
+  return word[0] !== word[0]!.toLowerCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
+}
+
+/** The least letters of a Latin word spelled as the language's look-alikes (lookAlikeWord). */
+export const LOOK_ALIKE_LETTERS = 5;
+
 /** A reading is taken where its word is at most this many letters from the decoder's (the two readings agree but for
  * the letters the decoder misread). */
 export const READING_DISTANCE = 2;

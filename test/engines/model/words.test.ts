@@ -6,6 +6,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
 import {
+  LOOK_ALIKE_LETTERS,
+  lookAlikeWord,
   MIN_PART,
   nearestReading,
   nearestWord,
@@ -117,6 +119,17 @@ describe("nearestWord", () => {
     expect(repairedWord("формать", filterOf(["форм", "ать"]))).toBe("формать");
     expect(repairedWord("ПараметрыСервис", filterOf(["параметры", "сервис"]))).toBe("ПараметрыСервис");
     expect(MIN_PART).toBe(5);
+  });
+
+  it("spells a Latin word of five letters or more as the one word of the language its look-alikes make", () => {
+    const g = filterOf([...WORDS, "многое", "текст", "туре"]);
+    expect(lookAlikeWord("mhoroe", g)).toBe("многое");
+    expect(lookAlikeWord("TeKCT", g)).toBe("Текст");
+    // a shorter word ("type" spells "туре"), a word no look-alikes make a word of, one with a mark: as it is
+    expect(lookAlikeWord("type", g)).toBe("type");
+    expect(lookAlikeWord("Writer", g)).toBe("Writer");
+    expect(lookAlikeWord("TeKCT1", g)).toBe("TeKCT1");
+    expect(LOOK_ALIKE_LETTERS).toBe(5);
   });
 
   it("writes a word two letters from one the page writes as the page writes it, where one is", () => {
