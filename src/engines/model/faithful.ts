@@ -2044,8 +2044,8 @@ export function languageLetters(
   const cyrillic = cyrillicLanguage(text);
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
-  // (the page's own words of the language, which choose among the words one letter from a misread one)
-  // (by wordKey, each as the page spells it)
+  // the page's own words of the language, by wordKey, each as the page spells it: they choose among the words one
+  // letter from a misread one (nearestWord) and stand for one two letters from it (pageForm)
   const forms = new Map(
     (text.match(/\p{Script=Cyrillic}+/gu) ?? [])
       .filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w))

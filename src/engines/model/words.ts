@@ -155,7 +155,6 @@ export function nearestWord(word: string, words: WordFilter, vocabulary?: Readon
   }
   for (let i = 0; i <= word.length; i++)
     for (const ch of ALPHABET) tryWord(word.slice(0, i) + (upper ? ch.toUpperCase() : ch) + word.slice(i));
-  found.delete(wordKey(word));
   if (found.size === 1) return [...found.values()][0]!;
   if (!vocabulary || found.size === 0) return word;
   const written = [...found.keys()].filter((key) => vocabulary.has(key));
@@ -186,12 +185,12 @@ export function repairedWord(word: string, words: WordFilter): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const once = new Map<string, string>();
   const lower = wordKey(word);
+  const cased = (ch: string) => ch !== ch.toLowerCase();
   for (let size = 1; size <= 3; size++)
     for (let i = 0; i + 2 * size <= word.length; i++)
       if (lower.slice(i, i + size) === lower.slice(i + size, i + 2 * size)) {
         // (the copy in the case of the letter before it stays, the first where the run opens the word: "стоОлам" is
         // "столам", "ЭтОтот" "Этот", "Ээтот" "Этот")
-        const cased = (ch: string) => ch !== ch.toLowerCase();
         const keepFirst = i === 0 || cased(word[i]!) === cased(word[i - 1]!);
         const shorter = keepFirst ? word.slice(0, i + size) + word.slice(i + 2 * size) : word.slice(0, i) + word.slice(i + size);
         if (words.has(shorter)) once.set(wordKey(shorter), shorter);
@@ -220,10 +219,7 @@ export function pageForm(word: string, words: WordFilter, forms: ReadonlyMap<str
   if (word.length < PAGE_FORM_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const key = wordKey(word);
   const near = [...forms].filter(([k]) => Math.abs(k.length - key.length) <= 2 && distance(k, key) === 2);
-  if (near.length !== 1) return word;
-  const form = near[0]![1];
-  if (word === word.toUpperCase()) return form.toUpperCase();
-  return word[0] !== word[0]!.toLowerCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
+  return near.length === 1 ? inCaseOf(word, near[0]![1]) : word;
 }
 
 /** A word is looked for among the page's own two letters off from this many letters (pageForm; shorter words lie two
@@ -338,7 +334,7 @@ export function readingForms(reading: string, near?: string): string[] {
 /**
  * A word of Latin letters on a page of the language, as the one word of `words` its letters spell as look-alikes
  * (readingForms): the decoder copies the recogniser's look-alikes now and then ("mhoroe", "TeKCT" for "многое",
- * "Текст"), capital where its first letter is. Only words of LOOK_ALIKE_LETTERS letters or more: the English words of
+ * "Текст"), in its capitals. Only words of LOOK_ALIKE_LETTERS letters or more: the English words of
  * a Russian help page spell Russian ones at four ("type" "туре", "open" "орел", "menu" "мели" or "меди"), none at five
  * on the probe's pages.
  */
@@ -348,9 +344,7 @@ export function lookAlikeWord(word: string, words: WordFilter): string {
   const found = new Map<string, string>();
   for (const form of readingForms(word))
     if (words.has(form) && !found.has(wordKey(form))) found.set(wordKey(form), form.replace(/ё/g, "е"));
-  if (found.size !== 1) return word;
-  const form = [...found.values()][0]!;
-  return word[0] !== word[0]!.toLowerCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
+  return found.size === 1 ? inCaseOf(word, [...found.values()][0]!) : word;
 }
 
 /** The least letters of a Latin word spelled as the language's look-alikes (lookAlikeWord). */
@@ -389,8 +383,13 @@ export function nearestReading(word: string, reading: string, words: WordFilter)
       [best, bestKey, bestDistance, bestExact, tie] = [form, key, d, exact, d < bestDistance ? false : tie];
   }
   if (best === undefined || tie) return undefined;
-  if (word === word.toUpperCase()) return best.toUpperCase();
-  return word[0] !== word[0]!.toLowerCase() ? best[0]!.toUpperCase() + best.slice(1) : best;
+  return inCaseOf(word, best);
+}
+
+/** `form` (small letters) in `word`'s capitals: all capitals where `word` is, else a capital first where its is. */
+function inCaseOf(word: string, form: string): string {
+  if (word.length > 1 && word === word.toUpperCase()) return form.toUpperCase();
+  return word[0] !== word[0]!.toLowerCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
 }
 
 /** Levenshtein distance of two strings (UTF-16 units: Cyrillic letters are one each). */

@@ -125,6 +125,7 @@ describe("nearestWord", () => {
     const g = filterOf([...WORDS, "многое", "текст", "туре"]);
     expect(lookAlikeWord("mhoroe", g)).toBe("многое");
     expect(lookAlikeWord("TeKCT", g)).toBe("Текст");
+    expect(lookAlikeWord("TEKCT", g)).toBe("ТЕКСТ");
     // a shorter word ("type" spells "туре"), a word no look-alikes make a word of, one with a mark: as it is
     expect(lookAlikeWord("type", g)).toBe("type");
     expect(lookAlikeWord("Writer", g)).toBe("Writer");
