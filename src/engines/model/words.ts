@@ -175,9 +175,10 @@ export function nearestWord(word: string, words: WordFilter, vocabulary?: Readon
 }
 
 /**
- * A Cyrillic word of NEAREST_MIN_LETTERS letters or more that `words` lacks, as the decoder's two ways of losing its
+ * A Cyrillic word of NEAREST_MIN_LETTERS letters or more that `words` lacks, as the decoder's ways of losing its
  * place in a word leave it: a letter or a run of two or three written twice ("импорттировать", "шабаблона",
- * "заменяеняет", "ЭтОтот" for "импортировать", "шаблона", "заменяет", "Этот": the run written once), else two words
+ * "заменяеняет", "ЭтОтот" for "импортировать", "шаблона", "заменяет", "Этот": the run written once), or щ written as
+ * "пц" or "шц" (TeX's щ is a ш with a tail: "врапцать", "текупцих" for "вращать", "текущих"), else two words
  * run together ("трёхмерногоизображения": the two words, a space between, each of MIN_PART letters or more, the
  * second not a capital's). Only where exactly one such word, or else one such pair, is in `words`; else `word` itself.
  */
@@ -195,6 +196,11 @@ export function repairedWord(word: string, words: WordFilter): string {
         const shorter = keepFirst ? word.slice(0, i + size) + word.slice(i + 2 * size) : word.slice(0, i) + word.slice(i + size);
         if (words.has(shorter)) once.set(wordKey(shorter), shorter);
       }
+  // (щ written as the two letters its halves look like: "Обпцие", "врапцать" for "Общие", "вращать")
+  for (const m of word.matchAll(/[пш]ц/giu)) {
+    const whole = word.slice(0, m.index) + (m[0][0] === m[0][0]!.toLowerCase() ? "щ" : "Щ") + word.slice(m.index + 2);
+    if (words.has(whole)) once.set(wordKey(whole), whole);
+  }
   if (once.size > 0) return once.size === 1 ? [...once.values()][0]! : word;
   const split = new Map<string, string>();
   for (let i = MIN_PART; i + MIN_PART <= word.length; i++) {

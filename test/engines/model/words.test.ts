@@ -107,6 +107,12 @@ describe("nearestWord", () => {
     expect(repairedWord("ЭтОтот", g)).toBe("Этот");
     expect(repairedWord("стоОлам", g)).toBe("столам");
     expect(repairedWord("трёхмерногоизображения", g)).toBe("трёхмерного изображения");
+    // щ written as the two letters its halves look like
+    expect(repairedWord("врапцать", filterOf(["вращать"]))).toBe("вращать");
+    expect(repairedWord("ОБПЦИЕ", filterOf(["общие"]))).toBe("ОБЩИЕ");
+    expect(repairedWord("текушцих", filterOf(["текущих"]))).toBe("текущих");
+    expect(repairedWord("врапцать", filterOf(["вращать", "врачать"]))).toBe("вращать"); // (ч is no half of щ)
+    expect(repairedWord("кольцами", filterOf(["кольщами"]))).toBe("кольцами"); // (no п or ш before the ц)
     // a word of the language, a short word, a Latin word, a word no run or split makes a word of: as it is
     expect(repairedWord("документа", g)).toBe("документа");
     expect(repairedWord("этот", g)).toBe("этот");
