@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { lookAlikeWord, nearestReading, nearestWord, pageForm, repairedWord, type WordFilter, wordKey } from "./words.js";
+import { lookAlikeWord, nearestReading, nearestWord, type PageWords, pageForm, repairedWord, type WordFilter, wordKey } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2044,27 +2044,27 @@ export function languageLetters(
   const cyrillic = cyrillicLanguage(text);
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
-  // the page's own words of the language, by wordKey, each as the page spells it: they choose among the words one
-  // letter from a misread one (nearestWord) and stand for one two letters from it (pageForm)
-  const forms = new Map(
+  // the page's own words of the language: they choose among the words one letter from a misread one (nearestWord) and
+  // stand for one two letters from it (pageForm)
+  const page: PageWords = new Map(
     (text.match(/\p{Script=Cyrillic}+/gu) ?? [])
       .filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w))
       .map((w) => [wordKey(w), w.toLowerCase()] as const),
   );
-  const vocabulary = new Set(forms.keys());
   return outsideCode(latin, (line, k) => {
     if (decoded?.[k] !== undefined)
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
-      // (a word of Latin letters the decoder copied from the look-alikes)
-      if (/^[A-Za-z]+$/.test(word)) return lookAlikeWord(word, words);
+      // (a word of Latin letters the decoder copied from the look-alikes; each pass leaves a word it is not for as it is)
+      const latin = lookAlikeWord(word, words);
+      if (latin !== word) return latin;
       const reading = read?.get(at);
-      const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, vocabulary);
+      const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
       if (near !== word) return near;
       const repaired = repairedWord(word, words);
-      return repaired === word ? pageForm(word, words, forms) : repaired;
+      return repaired === word ? pageForm(word, words, page) : repaired;
     });
   });
 }
@@ -2130,11 +2130,11 @@ function withDecoderWords(line: string, decoded: string, words: WordFilter): str
  * decoder's words go back where the line is that structure.
  */
 function unreadWords(line: string, decoded: string, words: WordFilter): string {
-  const own = markdownWords(decoded).map((m) => m[0]);
-  if (own.length === 0 || markdownWords(line).length > 0 || !own.every((w) => CYRILLIC_ONLY.test(w) && words.has(w))) return line;
+  const own = markdownWords(decoded);
+  if (own.length === 0 || markdownWords(line).length > 0 || !own.every(([w]) => CYRILLIC_ONLY.test(w) && words.has(w))) return line;
   // (the decoder's line without its words is the merge's line: its letters are all the merge left out)
   let bare = decoded;
-  for (const m of markdownWords(decoded).reverse()) bare = bare.slice(0, m.index) + bare.slice(m.index + m[0].length);
+  for (const m of own.reverse()) bare = bare.slice(0, m.index) + bare.slice(m.index + m[0].length);
   return bare === line ? decoded : line;
 }
 

@@ -135,18 +135,18 @@ const ALPHABET = "абвгдежзийклмнопрстуфхцчшщъыьэю
  * NEAREST_MIN_LETTERS letters or more; else the one word of `words` one letter from it (a letter changed, put in or
  * left out: the decoder's misreadings in TeX's faces are of any letter, "спена" for "сцена", "управлени" for
  * "управления", "Даклее" for "Далее"), where there is exactly one. A letter put in keeps the case around it.
- * Where several are, the page's own words (`vocabulary`, by wordKey) choose: the one the page writes elsewhere
+ * Where several are, the page's own words (`page`) choose: the one the page writes elsewhere
  * ("файсов" is "факсов" on a page about faxes, not "фарсов" or "файлов"), else the one that shares the longest
  * beginning, STEM_LETTERS letters or more, with a word the page writes (a form of it: "спена" is "сцена" on a page
  * that writes "сцены").
  */
-export function nearestWord(word: string, words: WordFilter, vocabulary?: ReadonlySet<string>): string {
+export function nearestWord(word: string, words: WordFilter, page?: PageWords): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const found = new Map<string, string>();
   const upper = word === word.toUpperCase();
-  // (without a vocabulary, a second word ends the search: no word is written)
+  // (without the page's words, a second word ends the search: no word is written)
   const tryWord = (candidate: string) => {
-    if ((vocabulary || found.size < 2) && words.has(candidate)) found.set(wordKey(candidate), candidate);
+    if ((page || found.size < 2) && words.has(candidate)) found.set(wordKey(candidate), candidate);
   };
   for (let i = 0; i < word.length; i++) {
     const capital = word[i] !== word[i]!.toLowerCase();
@@ -156,12 +156,12 @@ export function nearestWord(word: string, words: WordFilter, vocabulary?: Readon
   for (let i = 0; i <= word.length; i++)
     for (const ch of ALPHABET) tryWord(word.slice(0, i) + (upper ? ch.toUpperCase() : ch) + word.slice(i));
   if (found.size === 1) return [...found.values()][0]!;
-  if (!vocabulary || found.size === 0) return word;
-  const written = [...found.keys()].filter((key) => vocabulary.has(key));
+  if (!page || found.size === 0) return word;
+  const written = [...found.keys()].filter((key) => page.has(key));
   if (written.length === 1) return found.get(written[0]!)!;
   const stem = (key: string) => {
     let best = 0;
-    for (const v of vocabulary) {
+    for (const v of page.keys()) {
       let k = 0;
       while (k < key.length && key[k] === v[k]) k++;
       best = Math.max(best, k);
@@ -215,16 +215,20 @@ export function repairedWord(word: string, words: WordFilter): string {
  * one too often ("Отк роте", "форм ать", "управ лени"). */
 export const MIN_PART = 5;
 
+/** The words of the language a page writes, by wordKey, each as the page spells it (small letters, ё where it has
+ * one): languageLetters' choice among near words (nearestWord, pageForm). */
+export type PageWords = ReadonlyMap<string, string>;
+
 /**
  * A Cyrillic word of PAGE_FORM_LETTERS letters or more that `words` lacks, as the page writes it elsewhere: the one
- * word of the page's own (`forms`: by wordKey, each as the page spells it) two letters from it ("сотрунниячества",
+ * word of the page's own (`page`) two letters from it ("сотрунниячества",
  * "систраницы", "целкнте" on a page that writes "сотрудничества", "страницы", "щёлкните"), in `word`'s capitals; else
  * `word` itself. The decoder's misreadings of a word the page uses again are seldom the same twice.
  */
-export function pageForm(word: string, words: WordFilter, forms: ReadonlyMap<string, string>): string {
+export function pageForm(word: string, words: WordFilter, page: PageWords): string {
   if (word.length < PAGE_FORM_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const key = wordKey(word);
-  const near = [...forms].filter(([k]) => Math.abs(k.length - key.length) <= 2 && distance(k, key) === 2);
+  const near = [...page].filter(([k]) => Math.abs(k.length - key.length) <= 2 && distance(k, key) === 2);
   return near.length === 1 ? inCaseOf(word, near[0]![1]) : word;
 }
 

@@ -12,11 +12,13 @@ import {
   nearestReading,
   nearestWord,
   PAGE_FORM_LETTERS,
+  type PageWords,
   pageForm,
   readingForms,
   repairedWord,
   STEM_LETTERS,
   WordFilter,
+  wordKey,
 } from "../../../src/engines/model/words.js";
 import { ModelFileError } from "../../../src/model/errors.js";
 import { cyrillicLanguage } from "../../../src/vision/language.js";
@@ -24,6 +26,10 @@ import { cyrillicLanguage } from "../../../src/vision/language.js";
 import { affixRules, forms } from "../../../scripts/corpus/word-filter.mjs";
 
 const WORDS = ["информация", "является", "документа", "документы", "файлов", "который", "можно", "страница", "вызов", "службы"];
+/** A page's words as languageLetters gathers them: by wordKey, each as the page spells it. */
+function pageWords(...ws: string[]): PageWords {
+  return new Map(ws.map((w) => [wordKey(w), w.toLowerCase()] as const));
+}
 function filterOf(words: readonly string[]): WordFilter {
   const f = WordFilter.sized(Math.max(1000, words.length), 18);
   for (const w of words) f.add(w);
@@ -141,18 +147,17 @@ describe("nearestWord", () => {
 
   it("writes a word two letters from one the page writes as the page writes it, where one is", () => {
     const g = filterOf([...WORDS, "сотрудничества", "щёлкните", "страницы", "странице"]);
-    const forms = (...ws: string[]) => new Map(ws.map((w) => [w.toLowerCase().replace(/ё/g, "е"), w.toLowerCase()] as const));
-    expect(pageForm("сотрунниячества", g, forms("сотрудничества", "службы"))).toBe("сотрудничества");
+    expect(pageForm("сотрунниячества", g, pageWords("сотрудничества", "службы"))).toBe("сотрудничества");
     // (as the page spells it, ё and all, in the word's capitals)
-    expect(pageForm("Целкнте", g, forms("щёлкните"))).toBe("Щёлкните");
-    expect(pageForm("ЦЕЛКНТЕ", g, forms("щёлкните"))).toBe("ЩЁЛКНИТЕ");
+    expect(pageForm("Целкнте", g, pageWords("щёлкните"))).toBe("Щёлкните");
+    expect(pageForm("ЦЕЛКНТЕ", g, pageWords("щёлкните"))).toBe("ЩЁЛКНИТЕ");
     // none two letters off, two of them, a word of the language, a short word, a word the page does not write: as it is
-    expect(pageForm("систраницыы", g, forms("страницы"))).toBe("систраницыы");
-    expect(pageForm("систраниц", g, forms("страницы", "странице"))).toBe("систраниц");
-    expect(pageForm("страницы", g, forms("странице"))).toBe("страницы");
-    expect(pageForm("сранцы", filterOf([]), forms("страница"))).toBe("сранцы"); // three letters off
-    expect(pageForm("тница", g, forms("страница"))).toBe("тница");
-    expect(pageForm("сотрунниячества", g, forms())).toBe("сотрунниячества");
+    expect(pageForm("систраницыы", g, pageWords("страницы"))).toBe("систраницыы");
+    expect(pageForm("систраниц", g, pageWords("страницы", "странице"))).toBe("систраниц");
+    expect(pageForm("страницы", g, pageWords("странице"))).toBe("страницы");
+    expect(pageForm("сранцы", filterOf([]), pageWords("страница"))).toBe("сранцы"); // three letters off
+    expect(pageForm("тница", g, pageWords("страница"))).toBe("тница");
+    expect(pageForm("сотрунниячества", g, pageWords())).toBe("сотрунниячества");
     expect(PAGE_FORM_LETTERS).toBe(6);
   });
 
@@ -160,17 +165,17 @@ describe("nearestWord", () => {
     const g = filterOf([...WORDS, "факсов", "фарсов", "сцена", "сцены", "смена", "стена", "спецу"]);
     // two or three words one letter off, none written
     expect(nearestWord("файсов", g)).toBe("файсов");
-    expect(nearestWord("файсов", g, new Set(["мастер"]))).toBe("файсов");
+    expect(nearestWord("файсов", g, pageWords("мастер"))).toBe("файсов");
     // the one the page writes elsewhere
-    expect(nearestWord("файсов", g, new Set(["мастер", "факсов"]))).toBe("факсов");
-    expect(nearestWord("Файсов", g, new Set(["факсов"]))).toBe("Факсов");
+    expect(nearestWord("файсов", g, pageWords("мастер", "факсов"))).toBe("факсов");
+    expect(nearestWord("Файсов", g, pageWords("факсов"))).toBe("Факсов");
     // a form of one it writes ("сценами"): a beginning of STEM_LETTERS letters or more in common, one word sharing the longest
-    expect(nearestWord("спена", g, new Set(["сценами"]))).toBe("сцена");
-    expect(nearestWord("спена", g, new Set(["сцепка"]))).toBe("спена"); // "сце": too short a beginning
+    expect(nearestWord("спена", g, pageWords("сценами"))).toBe("сцена");
+    expect(nearestWord("спена", g, pageWords("сцепка"))).toBe("спена"); // "сце": too short a beginning
     // two written: neither
-    expect(nearestWord("файсов", g, new Set(["факсов", "фарсов"]))).toBe("файсов");
+    expect(nearestWord("файсов", g, pageWords("факсов", "фарсов"))).toBe("файсов");
     // the one word one letter off is written whatever the page's words
-    expect(nearestWord("службь", g, new Set(["служба"]))).toBe("службы");
+    expect(nearestWord("службь", g, pageWords("служба"))).toBe("службы");
     expect(STEM_LETTERS).toBe(5);
   });
 });
