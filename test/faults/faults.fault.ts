@@ -314,7 +314,7 @@ describe("outputs under pressure", () => {
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(3);
     expect(String(r.stderr).trim()).toBe(
-      `ocr: no usable model: ${path.join(bundle, "words-ru.bin")}: word filter header does not match its 1000 bytes`,
+      `ocr: no usable model: ${path.join(bundle, "words-ru.bin")}: word list header does not match its 1000 bytes`,
     );
   });
 });

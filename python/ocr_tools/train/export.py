@@ -90,7 +90,7 @@ def front_end(src, out):
 
 
 def bundle_word_lists(out):
-    """The word filters in the bundle folder `out` (scripts/corpus/word-filter.mjs writes words-LANG.bin): {LANG: file}."""
+    """The word lists in the bundle folder `out` (scripts/corpus/word-list.mjs writes words-LANG.bin): {LANG: file}."""
     found = (
         sorted(f for f in os.listdir(out) if f.startswith("words-") and f.endswith(".bin"))
         if os.path.isdir(out)
@@ -127,7 +127,7 @@ def model_json(model, meta, focal_keep, layout=False, trained_on=None, diacritic
                 **({"layout": "layout.json"} if layout else {}),
                 # the diacritics model (ocr_tools.train.diacritics writes diacritics.onnx into the bundle)
                 **({"diacritics": "diacritics.onnx"} if diacritics else {}),
-                # a language's word filter, by the language (scripts/corpus/word-filter.mjs writes words-LANG.bin)
+                # a language's word list, by the language (scripts/corpus/word-list.mjs writes words-LANG.bin)
                 **({"words": words} if words else {}),
             },
         },

@@ -17,7 +17,7 @@ import type { ModelIdentity } from "../engine.js";
 import { EnvironmentError, UsageError } from "../errors.js";
 import type { ModelOptions } from "../settings.js";
 import { resolveDecodeOptions, type DecodeOptions } from "./options.js";
-import { WordFilter } from "./words.js";
+import { WordList } from "./words.js";
 
 /** A bundle loaded for decoding: validated model.json, tokenizer, native decoder, the vision front end, layout rows. */
 export interface LoadedModel {
@@ -29,8 +29,8 @@ export interface LoadedModel {
   lines?: LineEncoder;
   newline?: Float32Array;
   separator?: Float32Array;
-  /** a language's word filter (model.json vision.lines.words), read the first time a page of it asks */
-  words?: (lang: string) => WordFilter | undefined;
+  /** a language's word list (model.json vision.lines.words), read the first time a page of it asks */
+  words?: (lang: string) => WordList | undefined;
 }
 
 /**
@@ -61,24 +61,24 @@ export function requireBundleDir(requested: string | undefined): string {
   return dir;
 }
 
-/** The bundle's word filters by language, each read when first asked for (most runs meet no page of the language);
- * a file the bundle names and lacks, or one that is no word filter, stops the run here, before any page. */
-function wordFilters(dir: string, files: Readonly<Record<string, string>>): (lang: string) => WordFilter | undefined {
+/** The bundle's word lists by language, each read when first asked for (most runs meet no page of the language);
+ * a file the bundle names and lacks, or one that is no word list, stops the run here, before any page. */
+function wordLists(dir: string, files: Readonly<Record<string, string>>): (lang: string) => WordList | undefined {
   for (const file of Object.values(files)) {
     if (!existsSync(path.join(dir, file)))
       throw new EnvironmentError(`no usable model: ${path.join(dir, file)}: no such file (model.json vision.lines.words)`);
     try {
-      WordFilter.check(path.join(dir, file));
+      WordList.check(path.join(dir, file));
     } catch (err) {
       throw new EnvironmentError(`no usable model: ${(err as Error).message}`, { cause: err });
     }
   }
-  const read = new Map<string, WordFilter>();
+  const read = new Map<string, WordList>();
   return (lang) => {
     if (!Object.hasOwn(files, lang)) return undefined;
-    let filter = read.get(lang);
-    if (!filter) read.set(lang, (filter = WordFilter.read(path.join(dir, files[lang]!))));
-    return filter;
+    let list = read.get(lang);
+    if (!list) read.set(lang, (list = WordList.read(path.join(dir, files[lang]!))));
+    return list;
   };
 }
 
@@ -129,7 +129,7 @@ export async function loadModel(settings: {
     );
   }
   // the word lists' files checked before any thread or native session starts, as the tokenizer is
-  const words = wordFilters(bundle.dir, json.vision.lines?.words ?? {});
+  const words = wordLists(bundle.dir, json.vision.lines?.words ?? {});
   let decoder: Decoder;
   try {
     decoder = Decoder.fromBundle(bundle, { threads: options.threads });

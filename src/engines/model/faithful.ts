@@ -21,7 +21,7 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { lookAlikeWord, nearestReading, nearestWord, type PageWords, pageForm, repairedWord, type WordFilter, wordKey } from "./words.js";
+import { lookAlikeWord, nearestReading, nearestWord, type PageWords, pageForm, repairedWord, type WordList, wordKey } from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2035,7 +2035,7 @@ const LANGUAGE_PATTERNS = new Map(
  */
 export function languageLetters(
   lines: readonly string[],
-  wordLists?: (lang: string) => WordFilter | undefined,
+  wordLists?: (lang: string) => WordList | undefined,
   readings?: readonly (string | undefined)[],
   decoded?: readonly (string | undefined)[],
 ): string[] {
@@ -2080,7 +2080,7 @@ const CYRILLIC_ONLY = /^\p{Script=Cyrillic}+$/u;
  * a Cyrillic word the language lacks, one space before a word it has that opens with the same two letters, where the
  * recogniser read the line with fewer words than the line holds; as many go as the line has words over the reading's.
  */
-function withoutFalseStarts(line: string, reading: string, words: WordFilter): string {
+function withoutFalseStarts(line: string, reading: string, words: WordList): string {
   const theirs = reading.match(READ_WORD) ?? [];
   const plain = withoutMarkup(line);
   const mine = markdownWords(line);
@@ -2107,7 +2107,7 @@ function withoutFalseStarts(line: string, reading: string, words: WordFilter): s
  * Markdown for the line) as readWords pairs them with a reading; the word taken keeps the case of the letter it opens
  * with where the line's word opens with the same letter, and a word of capitals stays in capitals.
  */
-function withDecoderWords(line: string, decoded: string, words: WordFilter): string {
+function withDecoderWords(line: string, decoded: string, words: WordList): string {
   const own = readWords(line, withoutMarkup(decoded));
   if (!own) return line;
   let out = line;
@@ -2129,7 +2129,7 @@ function withDecoderWords(line: string, decoded: string, words: WordFilter): str
  * the structure of such a line (mergeLineTagged, `empty`: a rule or a picture has no letters to write), and the
  * decoder's words go back where the line is that structure.
  */
-function unreadWords(line: string, decoded: string, words: WordFilter): string {
+function unreadWords(line: string, decoded: string, words: WordList): string {
   const own = markdownWords(decoded);
   if (own.length === 0 || markdownWords(line).length > 0 || !own.every(([w]) => CYRILLIC_ONLY.test(w) && words.has(w))) return line;
   // (the decoder's line without its words is the merge's line: its letters are all the merge left out)

@@ -1,65 +1,132 @@
 // A language's words, for the merge's last look at a page's spelling (faithful.ts languageLetters): where the decoder
 // misread a letter of a Cyrillic word ("ииформация" for "информация"), the one word of the language one letter from
-// it is written. The words are held as a Bloom filter (a few megabytes for a language's
-// million and a half forms, read only when a page of the language comes), made from a hunspell dictionary by
-// scripts/corpus/word-filter.mjs.
+// it is written. The words are held as a minimal acyclic automaton (a language's million or three of forms share
+// their beginnings and their endings: 0.6 MB for Russian's 1.4 million, 1.7 MB for Ukrainian's 3.3 million), read
+// only when a page of the language comes, made from a hunspell dictionary by scripts/corpus/word-list.mjs.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { ModelFileError } from "../../model/errors.js";
 
-const MAGIC = "OCRWORDS";
-/** header: magic (8 bytes), version, hashes, bit count (u32 each) */
-const HEADER = 20;
-
-/** 32-bit FNV-1a of a string's UTF-16 units from `seed`, then a final avalanche (murmur3's fmix32). */
-function hash(text: string, seed: number): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b) >>> 0;
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35) >>> 0;
-  return (h ^ (h >>> 16)) >>> 0;
-}
+const MAGIC = "OCRWORDA";
+/** header: magic (8 bytes), version, letters, root, edge bytes (u32 each); then the letters (u16 each), the edges */
+const HEADER = 24;
 
 /** The form a word is held and asked in: lower case, ё as е (texts write either). */
 export function wordKey(word: string): string {
   return word.toLowerCase().replace(/ё/g, "е");
 }
 
-/** A set of words as a Bloom filter: `has` is never false for a word put in, and true for another word at a rate set
- * by the bits per word (scripts/corpus/word-filter.mjs: 1 in about 200,000 at the shipped 24 bits and 17 hashes, 1 in
- * about 5,000 at 18 and 12). */
-export class WordFilter {
+/** A state of the automaton while it is built: its edges by letter, and whether a word ends there. */
+interface Building {
+  final: boolean;
+  edges: [string, Building][];
+  /** its number once it is one of the register's (equal states share one) */
+  id: number;
+}
+
+/**
+ * A language's words, exactly: `has` is true for the words put in and no other. Held as the minimal automaton of
+ * their keys (wordKey), each state's edges one after another, each edge its letter's number (a byte), then a number
+ * in 7-bit groups: how far back its target state begins (0: a state without edges), times 4, plus 2 where a word
+ * ends on it and 1 for a state's last edge. A state is written after every state it leads to.
+ */
+export class WordList {
+  private readonly codes = new Map<string, number>();
   private constructor(
-    private readonly bits: Uint8Array,
-    private readonly size: number,
-    private readonly hashes: number,
-  ) {}
-
-  /** An empty filter sized for `count` words at `bitsPerWord` bits each. */
-  static sized(count: number, bitsPerWord: number): WordFilter {
-    const size = Math.max(64, Math.ceil((count * bitsPerWord) / 8) * 8);
-    const hashes = Math.max(1, Math.round(bitsPerWord * Math.LN2));
-    return new WordFilter(new Uint8Array(size / 8), size, hashes);
+    private readonly edges: Uint8Array,
+    /** the letters the words are spelled in, by number */
+    readonly letters: string,
+    private readonly root: number,
+  ) {
+    for (let i = 0; i < letters.length; i++) this.codes.set(letters[i]!, i);
   }
 
-  /** A filter as `serialize` wrote it; `file` names it in the error for a file that is not one. */
-  static parse(data: Uint8Array, file: string): WordFilter {
-    const { hashes, size } = WordFilter.header(data, data.byteLength, file);
-    return new WordFilter(data.subarray(HEADER), size, hashes);
+  /** The list of `words` (any case; ё as е). */
+  static of(words: Iterable<string>): WordList {
+    const data = WordList.build(words);
+    return WordList.parse(data, "(built)");
   }
 
-  static read(file: string): WordFilter {
+  /** The file of `words`: their keys' minimal automaton (Daciuk et al.'s incremental construction over sorted keys). */
+  static build(words: Iterable<string>): Uint8Array {
+    const keys = [...new Set([...words].map(wordKey))].filter((k) => k.length > 0).sort();
+    const letters = [...new Set(keys.join(""))].sort().join("");
+    if (letters.length > 256) throw new Error(`a word list spells its words in at most 256 letters, not ${letters.length}`);
+    const register = new Map<string, Building>();
+    let ids = 0;
+    const state = (): Building => ({ final: false, edges: [], id: -1 });
+    const root = state();
+    const path: Building[] = [root];
+    // the states of the path below `depth` are final: each is replaced by its equal in the register, or joins it
+    const settle = (depth: number) => {
+      for (let i = path.length - 1; i > depth; i--) {
+        const child = path[i]!;
+        const signature = `${child.final ? 1 : 0}${child.edges.map(([ch, s]) => ch + s.id).join(",")}`;
+        let known = register.get(signature);
+        if (!known) register.set(signature, (known = Object.assign(child, { id: ids++ })));
+        const edges = path[i - 1]!.edges;
+        edges[edges.length - 1]![1] = known;
+      }
+      path.length = depth + 1;
+    };
+    let previous = "";
+    for (const key of keys) {
+      let shared = 0;
+      while (shared < key.length && key[shared] === previous[shared]) shared++;
+      settle(shared);
+      for (const ch of key.slice(shared)) {
+        const next = state();
+        path[path.length - 1]!.edges.push([ch, next]);
+        path.push(next);
+      }
+      path[path.length - 1]!.final = true;
+      previous = key;
+    }
+    settle(0);
+    // the edges: each state after those it leads to (its first edge's target nearest), its first edge's offset kept
+    const out: number[] = [];
+    const at = new Map<Building, number>();
+    const write = (s: Building) => {
+      if (at.has(s) || s.edges.length === 0) return;
+      for (let k = s.edges.length - 1; k >= 0; k--) write(s.edges[k]![1]);
+      at.set(s, out.length);
+      s.edges.forEach(([ch, target], k) => {
+        out.push(letters.indexOf(ch));
+        const back = target.edges.length ? out.length - at.get(target)! : 0;
+        let v = back * 4 + (target.final ? 2 : 0) + (k === s.edges.length - 1 ? 1 : 0);
+        for (; v >= 0x80; v = Math.floor(v / 128)) out.push((v & 0x7f) | 0x80);
+        out.push(v);
+      });
+    };
+    write(root);
+    const data = new Uint8Array(HEADER + 2 * letters.length + out.length);
+    const view = new DataView(data.buffer);
+    data.set(Buffer.from(MAGIC, "latin1"), 0);
+    view.setUint32(8, 1, true);
+    view.setUint32(12, letters.length, true);
+    view.setUint32(16, root.edges.length ? at.get(root)! : out.length, true);
+    view.setUint32(20, out.length, true);
+    for (let i = 0; i < letters.length; i++) view.setUint16(HEADER + 2 * i, letters.charCodeAt(i), true);
+    data.set(out, HEADER + 2 * letters.length);
+    return data;
+  }
+
+  /** A list as `build` wrote it; `file` names it in the error for a file that is not one. */
+  static parse(data: Uint8Array, file: string): WordList {
+    const { letters, root, bytes } = WordList.header(data, data.byteLength, file);
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const spelled = Array.from({ length: letters }, (_, i) => String.fromCharCode(view.getUint16(HEADER + 2 * i, true))).join("");
+    const start = HEADER + 2 * letters;
+    return new WordList(data.subarray(start, start + bytes), spelled, root);
+  }
+
+  static read(file: string): WordList {
     let data: Uint8Array;
     try {
       data = readFileSync(file);
     } catch (err) {
-      throw new ModelFileError(file, `cannot read the word filter (${(err as Error).message})`, { cause: err });
+      throw new ModelFileError(file, `cannot read the word list (${(err as Error).message})`, { cause: err });
     }
-    return WordFilter.parse(data, file);
+    return WordList.parse(data, file);
   }
 
   /** Throws the ModelFileError `read` would, from the file's header and length alone (a bundle's check at load). */
@@ -75,52 +142,67 @@ export class WordFilter {
         closeSync(fd);
       }
     } catch (err) {
-      throw new ModelFileError(file, `cannot read the word filter (${(err as Error).message})`, { cause: err });
+      throw new ModelFileError(file, `cannot read the word list (${(err as Error).message})`, { cause: err });
     }
-    WordFilter.header(head, bytes, file);
+    WordList.header(head, bytes, file);
   }
 
-  /** The header of a filter file of `bytes` bytes whose first bytes are `data`, checked against its length. */
-  private static header(data: Uint8Array, bytes: number, file: string): { hashes: number; size: number } {
+  /** The header of a list file of `bytes` bytes whose first bytes are `data`, checked against its length. */
+  private static header(data: Uint8Array, bytes: number, file: string): { letters: number; root: number; bytes: number } {
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const magic = Buffer.from(data.subarray(0, 8)).toString("latin1");
     if (data.byteLength < HEADER || magic !== MAGIC || view.getUint32(8, true) !== 1)
-      throw new ModelFileError(file, `not a word filter (expected ${MAGIC} version 1)`);
-    const hashes = view.getUint32(12, true);
-    const size = view.getUint32(16, true);
-    if (hashes < 1 || hashes > 32 || size % 8 !== 0 || bytes !== HEADER + size / 8)
-      throw new ModelFileError(file, `word filter header does not match its ${bytes} bytes`);
-    return { hashes, size };
+      throw new ModelFileError(file, `not a word list (expected ${MAGIC} version 1)`);
+    const letters = view.getUint32(12, true);
+    const root = view.getUint32(16, true);
+    const edges = view.getUint32(20, true);
+    if (letters > 256 || root > edges || bytes !== HEADER + 2 * letters + edges)
+      throw new ModelFileError(file, `word list header does not match its ${bytes} bytes`);
+    return { letters, root, bytes: edges };
   }
 
-  add(word: string): void {
-    this.probe(wordKey(word), (bit) => {
-      this.bits[bit >>> 3]! |= 1 << (bit & 7);
-      return true;
-    });
+  /** The Cyrillic letters of `letters` (the alphabet a misread letter is looked for in: words.ts nearestWord). */
+  get cyrillic(): string {
+    return (this.cyrillicLetters ??= [...this.letters].filter((ch) => /\p{Script=Cyrillic}/u.test(ch)).join(""));
   }
+  private cyrillicLetters?: string;
 
+  /** Whether `word` (any case; ё as е) is one of the list's. */
   has(word: string): boolean {
-    return this.probe(wordKey(word), (bit) => (this.bits[bit >>> 3]! & (1 << (bit & 7))) !== 0);
-  }
-
-  serialize(): Uint8Array {
-    const out = new Uint8Array(HEADER + this.bits.byteLength);
-    out.set(Buffer.from(MAGIC, "latin1"), 0);
-    const view = new DataView(out.buffer);
-    view.setUint32(8, 1, true);
-    view.setUint32(12, this.hashes, true);
-    view.setUint32(16, this.size, true);
-    out.set(this.bits, HEADER);
-    return out;
-  }
-
-  /** Calls `at` with each of the key's bits (double hashing) while it returns true; whether all did. */
-  private probe(key: string, at: (bit: number) => boolean): boolean {
-    const a = hash(key, 0);
-    const b = hash(key, 0x9e3779b9) | 1;
-    for (let i = 0; i < this.hashes; i++) if (!at(((a + Math.imul(i, b)) >>> 0) % this.size)) return false;
-    return true;
+    const key = wordKey(word);
+    const e = this.edges;
+    let state = this.root,
+      final = false;
+    for (let i = 0; i < key.length; i++) {
+      const code = this.codes.get(key[i]!);
+      if (code === undefined || state >= e.length) return false;
+      // the state's edges, in the order of their letters' numbers
+      let p = state,
+        found = -1;
+      for (;;) {
+        if (p >= e.length) return false;
+        const letter = e[p++]!;
+        const here = p;
+        let v = 0,
+          scale = 1;
+        while (p < e.length && e[p]! & 0x80) {
+          v += (e[p++]! & 0x7f) * scale;
+          scale *= 128;
+        }
+        if (p >= e.length) return false;
+        v += e[p++]! * scale;
+        if (letter === code) {
+          const back = Math.floor(v / 4);
+          found = back === 0 ? e.length : here - back;
+          if (found < 0) return false;
+          final = (v & 2) !== 0;
+          break;
+        }
+        if (letter > code || v & 1) return false;
+      }
+      state = found;
+    }
+    return key.length > 0 && final;
   }
 }
 
@@ -128,7 +210,6 @@ export class WordFilter {
  * (the probe's Russian pages: words of four letters as well, one error more). */
 export const NEAREST_MIN_LETTERS = 5;
 const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
-const ALPHABET = "абвгдежзийклмнопрстуфхцчшщъыьэюя";
 
 /**
  * `word` as the language writes it: itself where `words` holds it or it is not a Cyrillic word of
@@ -140,21 +221,22 @@ const ALPHABET = "абвгдежзийклмнопрстуфхцчшщъыьэю
  * beginning, STEM_LETTERS letters or more, with a word the page writes (a form of it: "спена" is "сцена" on a page
  * that writes "сцены").
  */
-export function nearestWord(word: string, words: WordFilter, page?: PageWords): string {
+export function nearestWord(word: string, words: WordList, page?: PageWords): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const found = new Map<string, string>();
   const upper = word === word.toUpperCase();
+  const alphabet = words.cyrillic;
   // (without the page's words, a second word ends the search: no word is written)
   const tryWord = (candidate: string) => {
     if ((page || found.size < 2) && words.has(candidate)) found.set(wordKey(candidate), candidate);
   };
   for (let i = 0; i < word.length; i++) {
     const capital = word[i] !== word[i]!.toLowerCase();
-    for (const ch of ALPHABET) tryWord(word.slice(0, i) + (capital ? ch.toUpperCase() : ch) + word.slice(i + 1));
+    for (const ch of alphabet) tryWord(word.slice(0, i) + (capital ? ch.toUpperCase() : ch) + word.slice(i + 1));
     tryWord(word.slice(0, i) + word.slice(i + 1));
   }
   for (let i = 0; i <= word.length; i++)
-    for (const ch of ALPHABET) tryWord(word.slice(0, i) + (upper ? ch.toUpperCase() : ch) + word.slice(i));
+    for (const ch of alphabet) tryWord(word.slice(0, i) + (upper ? ch.toUpperCase() : ch) + word.slice(i));
   if (found.size === 1) return [...found.values()][0]!;
   if (!page || found.size === 0) return word;
   const written = [...found.keys()].filter((key) => page.has(key));
@@ -182,7 +264,7 @@ export function nearestWord(word: string, words: WordFilter, page?: PageWords): 
  * run together ("трёхмерногоизображения": the two words, a space between, each of MIN_PART letters or more, the
  * second not a capital's). Only where exactly one such word, or else one such pair, is in `words`; else `word` itself.
  */
-export function repairedWord(word: string, words: WordFilter): string {
+export function repairedWord(word: string, words: WordList): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const once = new Map<string, string>();
   const lower = wordKey(word);
@@ -225,7 +307,7 @@ export type PageWords = ReadonlyMap<string, string>;
  * "систраницы", "целкнте" on a page that writes "сотрудничества", "страницы", "щёлкните"), in `word`'s capitals; else
  * `word` itself. The decoder's misreadings of a word the page uses again are seldom the same twice.
  */
-export function pageForm(word: string, words: WordFilter, page: PageWords): string {
+export function pageForm(word: string, words: WordList, page: PageWords): string {
   if (word.length < PAGE_FORM_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const key = wordKey(word);
   const near = [...page].filter(([k]) => Math.abs(k.length - key.length) <= 2 && distance(k, key) === 2);
@@ -348,7 +430,7 @@ export function readingForms(reading: string, near?: string): string[] {
  * a Russian help page spell Russian ones at four ("type" "туре", "open" "орел", "menu" "мели" or "меди"), none at five
  * on the probe's pages.
  */
-export function lookAlikeWord(word: string, words: WordFilter): string {
+export function lookAlikeWord(word: string, words: WordList): string {
   if (word.length < LOOK_ALIKE_LETTERS || !/^[A-Za-z]+$/.test(word)) return word;
   // (ё and е spell one word: the spelling with е, as print mostly has it)
   const found = new Map<string, string>();
@@ -371,7 +453,7 @@ export const READING_DISTANCE = 2;
  * READING_DISTANCE letters from it, in `word`'s capitals ("6n6nnorpaΦnn" under the decoder's "библиографи": its
  * reading's "библиографии"). Undefined where none is, or two are as near.
  */
-export function nearestReading(word: string, reading: string, words: WordFilter): string | undefined {
+export function nearestReading(word: string, reading: string, words: WordList): string | undefined {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return undefined;
   const lower = wordKey(word);
   let best: string | undefined,

@@ -116,7 +116,7 @@ describe("a bundle's word lists (vision.lines.words)", () => {
     }
   });
 
-  it("a word list that is no word filter stops the run before any page, naming the file", async () => {
+  it("a word list that is no word list stops the run before any page, naming the file", async () => {
     const dir = tempDir("ocr-decode-words-bad-");
     try {
       bundleWith(dir.dir, (j) => {
@@ -124,7 +124,7 @@ describe("a bundle's word lists (vision.lines.words)", () => {
       });
       writeFileSync(path.join(dir.dir, "words-uk.bin"), readFileSync(path.join(defaultDir, "words-ru.bin")).subarray(0, 1000));
       await expect(createModelEngine(settings({ dir: dir.dir }))).rejects.toThrow(
-        /words-uk\.bin: word filter header does not match its 1000 bytes/,
+        /words-uk\.bin: word list header does not match its 1000 bytes/,
       );
     } finally {
       dir.cleanup();

@@ -17,60 +17,76 @@ import {
   readingForms,
   repairedWord,
   STEM_LETTERS,
-  WordFilter,
+  WordList,
   wordKey,
 } from "../../../src/engines/model/words.js";
 import { ModelFileError } from "../../../src/model/errors.js";
 import { cyrillicLanguage } from "../../../src/vision/language.js";
 // @ts-expect-error plain JavaScript module of the corpus scripts
-import { affixRules, forms } from "../../../scripts/corpus/word-filter.mjs";
+import { affixRules, forms } from "../../../scripts/corpus/word-list.mjs";
 
 const WORDS = ["информация", "является", "документа", "документы", "файлов", "который", "можно", "страница", "вызов", "службы"];
 /** A page's words as languageLetters gathers them: by wordKey, each as the page spells it. */
 function pageWords(...ws: string[]): PageWords {
   return new Map(ws.map((w) => [wordKey(w), w.toLowerCase()] as const));
 }
-function filterOf(words: readonly string[]): WordFilter {
-  const f = WordFilter.sized(Math.max(1000, words.length), 18);
-  for (const w of words) f.add(w);
-  return f;
+function filterOf(words: readonly string[]): WordList {
+  return WordList.of(words);
 }
 const dir = mkdtempSync(path.join(os.tmpdir(), "ocr-words-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("WordFilter", () => {
-  it("holds its words in any case and ё as е, and few others", () => {
+describe("WordList", () => {
+  it("holds its words in any case and ё as е, and no other", () => {
     const f = filterOf(["ещё", ...WORDS]);
     for (const w of WORDS) expect(f.has(w)).toBe(true);
     expect(f.has("Информация")).toBe(true);
     expect(f.has("ИНФОРМАЦИЯ")).toBe(true);
     expect(f.has("еще")).toBe(true);
-    const big = WordFilter.sized(20_000, 18);
-    for (let i = 0; i < 20_000; i++) big.add(`слово${i}`);
-    let held = 0;
-    for (let i = 0; i < 20_000; i++) if (big.has(`слава${i}`)) held++;
-    expect(held).toBeLessThan(20);
+    // beginnings, endings and longer words of the list's are not its words
+    for (const w of ["информаци", "информацияя", "документ", "ы", "", "вызовы", "English"]) expect(f.has(w), w).toBe(false);
+    // many words sharing beginnings and endings (the automaton's states are shared): each held, each near miss not
+    const forms = Array.from({ length: 5000 }, (_, i) => `слово${i}`);
+    const big = WordList.of(forms);
+    expect(forms.every((w) => big.has(w))).toBe(true);
+    expect(Array.from({ length: 5000 }, (_, i) => `слава${i}`).some((w) => big.has(w))).toBe(false);
+    expect(big.has("слово50000")).toBe(false);
+    expect(big.has("слово")).toBe(false);
+    expect(big.cyrillic).toBe("влос");
+    expect(WordList.of([]).has("слово")).toBe(false);
   });
 
   it("reads back what it wrote, and names the file that is not one", () => {
     const file = path.join(dir, "words-ru.bin");
-    writeFileSync(file, filterOf(WORDS).serialize());
-    const back = WordFilter.read(file);
+    writeFileSync(file, WordList.build(WORDS));
+    const back = WordList.read(file);
     expect(WORDS.every((w) => back.has(w))).toBe(true);
     expect(back.has("инфорнация")).toBe(false);
     const bad = path.join(dir, "bad.bin");
     writeFileSync(bad, Buffer.from("OCRWORDS\u0001\u0000\u0000\u0000"));
-    expect(() => WordFilter.read(bad)).toThrow(ModelFileError);
-    expect(() => WordFilter.read(bad)).toThrow(/bad\.bin: not a word filter/);
+    expect(() => WordList.read(bad)).toThrow(ModelFileError);
+    expect(() => WordList.read(bad)).toThrow(/bad\.bin: not a word list/);
     const cut = path.join(dir, "cut.bin");
-    writeFileSync(cut, filterOf(WORDS).serialize().subarray(0, 40));
-    expect(() => WordFilter.read(cut)).toThrow(/cut\.bin: word filter header does not match its 40 bytes/);
-    expect(() => WordFilter.read(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word filter/);
+    writeFileSync(cut, WordList.build(WORDS).subarray(0, 40));
+    expect(() => WordList.read(cut)).toThrow(/cut\.bin: word list header does not match its 40 bytes/);
+    expect(() => WordList.read(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word list/);
     // the same from the header alone, as a bundle is checked when it loads
-    expect(() => WordFilter.check(file)).not.toThrow();
-    expect(() => WordFilter.check(bad)).toThrow(/bad\.bin: not a word filter/);
-    expect(() => WordFilter.check(cut)).toThrow(/cut\.bin: word filter header does not match its 40 bytes/);
-    expect(() => WordFilter.check(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word filter/);
+    expect(() => WordList.check(file)).not.toThrow();
+    expect(() => WordList.check(bad)).toThrow(/bad\.bin: not a word list/);
+    expect(() => WordList.check(cut)).toThrow(/cut\.bin: word list header does not match its 40 bytes/);
+    expect(() => WordList.check(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word list/);
+  });
+
+  it("answers no, not wrongly or endlessly, over edges that point outside the file", () => {
+    const data = WordList.build(WORDS);
+    // every edge byte flipped in turn: a word's walk ends inside the data or says no
+    const start = data.byteLength - new DataView(data.buffer).getUint32(20, true);
+    for (let i = start; i < data.byteLength; i += 7) {
+      const broken = data.slice();
+      broken[i] = broken[i]! ^ 0xff;
+      const list = WordList.parse(broken, "broken.bin");
+      for (const w of WORDS) expect(typeof list.has(w)).toBe("boolean");
+    }
   });
 });
 
@@ -354,7 +370,7 @@ describe("cyrillicLanguage", () => {
   });
 });
 
-describe("word-filter.mjs", () => {
+describe("word-list.mjs", () => {
   it("makes every form hunspell's rules make, the reflexive forms and prefixes across suffixes", () => {
     const rules = affixRules(
       [

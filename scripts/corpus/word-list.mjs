@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// A language's word filter for the bundle (src/engines/model/words.ts): every form of a hunspell dictionary — its
+// A language's word list for the bundle (src/engines/model/words.ts): every form of a hunspell dictionary — its
 // stems with each suffix and prefix rule their flags name, as hunspell's own affix rules build them (hunspell-tools'
-// unmunch leaves out forms such as Russian's "является", "используется") — put in a Bloom filter.
+// unmunch leaves out forms such as Russian's "является", "используется") — as a minimal automaton.
 //
-//   apt-get download hunspell-ru && dpkg-deb -x hunspell-ru_*.deb ROOT
+//   apt-get download hunspell-ru hunspell-uk hunspell-sr && for f in hunspell-*.deb; do dpkg-deb -x $f ROOT; done
 //   npm run build
-//   node scripts/corpus/word-filter.mjs ROOT/usr/share/hunspell/ru_RU models/default/words-ru.bin [--bits 24]
+//   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/ru_RU models/default/words-ru.bin
+//   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/uk_UA models/default/words-uk.bin
+//   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/sr_RS models/default/words-sr.bin
 //
-// Prints the forms and the share of made-up strings (each form with two letters swapped) the filter holds.
-// hunspell-ru is no reserved package, and no page of the dev set or the language probe is made from it.
+// Prints the forms and the file's size. None of these packages is reserved, and no page of the dev set or the
+// language probe is made from them.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -71,30 +73,25 @@ export function flagReader(aff, file) {
   throw new Error(`${file}: FLAG ${kind} is not one hunspell knows`);
 }
 
-/** Writes the filter of the dictionary at `base` (.dic, .aff) to `out`; prints its size and made-up strings held. */
+/** Writes the list of the dictionary at `base` (.dic, .aff) to `out`; prints its forms and bytes. */
 async function main(args) {
-  const { WordFilter, wordKey } = await import("../../dist/engines/model/words.js");
+  const { WordList, wordKey } = await import("../../dist/engines/model/words.js");
   const [base, out] = args;
-  const bits = args.includes("--bits") ? Number(args[args.indexOf("--bits") + 1]) : 24;
-  if (!base || !out || !(bits >= 4 && bits <= 64)) {
-    process.stderr.write("usage: node scripts/corpus/word-filter.mjs DICT_BASE OUT.bin [--bits N]   (DICT_BASE.dic, DICT_BASE.aff)\n");
+  if (!base || !out) {
+    process.stderr.write("usage: node scripts/corpus/word-list.mjs DICT_BASE OUT.bin   (DICT_BASE.dic, DICT_BASE.aff)\n");
     process.exit(2);
   }
   const aff = readFileSync(`${base}.aff`, "utf8");
   const keys = new Set([...forms(readFileSync(`${base}.dic`, "utf8"), affixRules(aff), flagReader(aff, `${base}.aff`))].map(wordKey));
-  const filter = WordFilter.sized(keys.size, bits);
-  for (const k of keys) filter.add(k);
-  writeFileSync(out, filter.serialize());
-  let made = 0,
-    held = 0;
-  for (const k of keys) {
-    if (k.length < 5 || made >= 200_000) continue;
-    const swapped = k[0] + k[2] + k[1] + k.slice(3);
-    if (keys.has(swapped)) continue;
-    made++;
-    if (filter.has(swapped)) held++;
-  }
-  process.stdout.write(`${out}: ${keys.size} forms, ${bits} bits each; made-up strings held ${held} of ${made}\n`);
+  const data = WordList.build(keys);
+  writeFileSync(out, data);
+  // (every form is read back from the file: the list holds them all)
+  const list = WordList.parse(data, out);
+  const lost = [...keys].filter((k) => !list.has(k)).length;
+  if (lost) throw new Error(`${out}: ${lost} of ${keys.size} forms not read back`);
+  process.stdout.write(
+    `${out}: ${keys.size} forms in ${data.byteLength} bytes (${((8 * data.byteLength) / keys.size).toFixed(2)} bits a form), letters ${list.letters}\n`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main(process.argv.slice(2));
