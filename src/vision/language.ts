@@ -49,25 +49,33 @@ export function pageLanguage(text: string): string | undefined {
 
 /** A Cyrillic word of two letters or more. */
 const CYRILLIC_WORD = /\p{Script=Cyrillic}{2,}/gu;
-/** Letters Russian writes and Bulgarian, Serbian and Ukrainian do not. */
-const RUSSIAN_ONLY = /[ыэЫЭ]/u;
-/** Letters of Ukrainian, Belarusian, Serbian or Macedonian that Russian never writes. */
-const NOT_RUSSIAN = /[іїєґўјљњћђџѓќѕІЇЄҐЎЈЉЊЋЂЏЃЌЅ]/u;
+/** Each Cyrillic language a page's letters tell: the letters it writes often and its neighbours never, and letters
+ * it never writes (Belarusian's ў and Macedonian's ѓ, ќ, ѕ for every one). Bulgarian writes none of its own. */
+const CYRILLIC_LANGUAGES = [
+  { lang: "ru", own: /[ыэЫЭ]/u, foreign: /[іїєґўјљњћђџѓќѕІЇЄҐЎЈЉЊЋЂЏЃЌЅ]/u },
+  { lang: "uk", own: /[іїєґІЇЄҐ]/u, foreign: /[ыэъёўјљњћђџѓќѕЫЭЪЁЎЈЉЊЋЂЏЃЌЅ]/u },
+  { lang: "sr", own: /[јљњћђџЈЉЊЋЂЏ]/u, foreign: /[ыэъёйщьюяіїєґўѓќѕЫЭЪЁЙЩЬЮЯІЇЄҐЎЃЌЅ]/u },
+] as const;
+export type CyrillicLanguage = (typeof CYRILLIC_LANGUAGES)[number]["lang"];
 /** A page's Cyrillic is taken for a language from this many words… */
 const CYRILLIC_WORDS = 8;
 /** …with this share of them at most holding a letter the language does not write (the decoder's strays: "Јинейка"). */
 const STRAY_SHARE = 0.05;
 
 /**
- * The language of a page's Cyrillic words, where their letters tell it: Russian ("ru") where CYRILLIC_WORDS words or
- * more hold at least two with ы or э, which Russian writes often and its neighbours never, and hardly any with a
- * letter of theirs. Undefined otherwise, and for a page without Cyrillic. A page of English with Russian in it (a
- * Russian manual's menu names) is Russian here: only its Cyrillic words are of it.
+ * The language of a page's Cyrillic words, where their letters tell it: of CYRILLIC_WORDS words or more, at least two
+ * hold letters only the language writes (Russian's ы and э, Ukrainian's і, ї, є, ґ, Serbian's ј, љ, њ, ћ, ђ, џ) and
+ * hardly any a letter it never writes. Undefined otherwise (Bulgarian, which writes no letter of its own), and for a
+ * page without Cyrillic. A page of English with Russian in it (a Russian manual's menu names) is Russian here: only
+ * its Cyrillic words are of it.
  */
-export function cyrillicLanguage(text: string): "ru" | undefined {
+export function cyrillicLanguage(text: string): CyrillicLanguage | undefined {
   const words = text.match(CYRILLIC_WORD) ?? [];
   if (words.length < CYRILLIC_WORDS) return undefined;
-  const russian = words.filter((w) => RUSSIAN_ONLY.test(w)).length;
-  const other = words.filter((w) => NOT_RUSSIAN.test(w)).length;
-  return russian >= 2 && other <= STRAY_SHARE * words.length ? "ru" : undefined;
+  for (const { lang, own, foreign } of CYRILLIC_LANGUAGES) {
+    const mine = words.filter((w) => own.test(w)).length;
+    const other = words.filter((w) => foreign.test(w)).length;
+    if (mine >= 2 && other <= STRAY_SHARE * words.length) return lang;
+  }
+  return undefined;
 }

@@ -2225,8 +2225,8 @@ function latinLanguageLetters(lines: readonly string[], text: string): string[] 
  * unsure ("sa" is no Polish word; sc-polski-p5 wrote it once). Too short for POLISH_MARKED's list. */
 const POLISH_BARE = /(?<![\p{L}\p{N}_\\-])sa(?![\p{L}\p{N}_-])/gu;
 /** A word as a page writes it: letters, not inside a word of code or a path, nor a part of one of them (the
- * "траница" of "Веб-страница", which a letter put in made "сстраница"). */
-const PAGE_WORD = /(?<![\p{L}\p{N}_\\/-])\p{L}+(?![\p{L}\p{N}_/-])/gu;
+ * "траница" of "Веб-страница", which a letter put in made "сстраница"; the "явився" of Ukrainian's "з'явився"). */
+const PAGE_WORD = /(?<![\p{L}\p{N}_\\/'’ʼ-])\p{L}+(?![\p{L}\p{N}_/'’ʼ-])/gu;
 let polishMarked: Map<string, string> | undefined;
 
 /**

@@ -326,17 +326,18 @@ export const STEM_LETTERS = 5;
  * (a capital where its small letter reads otherwise: B в, b ь): the look-alikes of faithful.ts (CYRILLIC_LOOKS,
  * READ_ALSO, READ_AS_LATIN_ONLY, READ_IN_TWO) and those of TeX's faces (Computer Modern's и and н as H, д and п as I,
  * л as JI or .JI, ы as bI, ю as IO, ж as XK or *; CMU Sans's й as n, ф as cp, д as μ or n, я as 9 or %; the recogniser's
- * CJK guesses 中 for ф, 山 and 叫 for щ). Other characters are looked up small.
+ * CJK guesses 中 for ф, 山 and 叫 for щ); Ukrainian's і, ї, є as i, ï, e, and Serbian's ј as j, ћ as h, љ and њ as b
+ * (their soft sign), jb and hb (the Serbian man pages of the language probe). Other characters are looked up small.
  */
 const READS: Record<string, string> = {
   A: "адя",
   a: "ая",
   B: "в",
-  b: "ьъб",
+  b: "ьъбљњ",
   c: "с",
-  e: "её",
+  e: "еёє",
   H: "нип",
-  h: "н",
+  h: "нћ",
   k: "к",
   m: "ми",
   N: "ий",
@@ -353,10 +354,10 @@ const READS: Record<string, string> = {
   "4": "ч",
   "9": "я",
   u: "ицч",
-  i: "дпил",
+  i: "дпилі",
   r: "г",
   w: "шщ",
-  j: "лд",
+  j: "лдј",
   l: "ц",
   φ: "ф",
   μ: "д",
@@ -365,10 +366,13 @@ const READS: Record<string, string> = {
   中: "ф",
   山: "щ",
   叫: "щ",
+  ï: "ї",
   ".j": "л",
   ".i": "л",
   ".ji": "л",
   ji: "л",
+  jb: "љ",
+  hb: "њ",
   bi: "ы",
   bl: "ы",
   b1: "ы",
@@ -388,8 +392,9 @@ const READING_FORMS = 4096;
 
 /** The Cyrillic spellings a recogniser's reading of a word stands for, glyph by glyph through READS (none where a
  * character is no look-alike of any); given `near`, only those whose every beginning lies within READING_DISTANCE
- * letters of a beginning of `near` (small letters, ё as е), which keeps a reading of many ambiguous glyphs in bounds. */
-export function readingForms(reading: string, near?: string): string[] {
+ * letters of a beginning of `near` (small letters, ё as е), which keeps a reading of many ambiguous glyphs in bounds;
+ * given `alphabet` (a word list's letters), only spellings in its letters (ё as е). */
+export function readingForms(reading: string, near?: string, alphabet?: string): string[] {
   const r = Array.from(reading);
   const target = near === undefined ? undefined : wordKey(near);
   // each spelling so far, with its row of edit distances to the beginnings of `target` (the last row of the table)
@@ -410,14 +415,15 @@ export function readingForms(reading: string, near?: string): string[] {
       if (!letters) continue;
       for (const { form, row } of at[p]!)
         for (const l of letters)
-          for (const spelled of DOUBLED.includes(l) ? [l, l + l] : [l]) {
-            let next = row;
-            if (next) {
-              for (const ch of spelled) next = step(next, ch === "ё" ? "е" : ch);
-              if (Math.min(...next!) > READING_DISTANCE) continue;
+          if (alphabet === undefined || alphabet.includes(wordKey(l)))
+            for (const spelled of DOUBLED.includes(l) ? [l, l + l] : [l]) {
+              let next = row;
+              if (next) {
+                for (const ch of spelled) next = step(next, ch === "ё" ? "е" : ch);
+                if (Math.min(...next!) > READING_DISTANCE) continue;
+              }
+              if (at[p + n]!.length < READING_FORMS) at[p + n]!.push({ form: form + spelled, row: next });
             }
-            if (at[p + n]!.length < READING_FORMS) at[p + n]!.push({ form: form + spelled, row: next });
-          }
     }
   }
   return at[r.length]!.map((x) => x.form);
@@ -434,7 +440,7 @@ export function lookAlikeWord(word: string, words: WordList): string {
   if (word.length < LOOK_ALIKE_LETTERS || !/^[A-Za-z]+$/.test(word)) return word;
   // (ё and е spell one word: the spelling with е, as print mostly has it)
   const found = new Map<string, string>();
-  for (const form of readingForms(word))
+  for (const form of readingForms(word, undefined, words.letters))
     if (words.has(form) && !found.has(wordKey(form))) found.set(wordKey(form), form.replace(/ё/g, "е"));
   return found.size === 1 ? inCaseOf(word, [...found.values()][0]!) : word;
 }
@@ -461,7 +467,7 @@ export function nearestReading(word: string, reading: string, words: WordList): 
     bestDistance = READING_DISTANCE + 1,
     bestExact = Number.POSITIVE_INFINITY,
     tie = false;
-  for (const form of new Set(readingForms(reading, word))) {
+  for (const form of new Set(readingForms(reading, word, words.letters))) {
     if (form.length < NEAREST_MIN_LETTERS || Math.abs(form.length - lower.length) > READING_DISTANCE) continue;
     // (most forms are no word: the filter's few probes before the distance)
     if (!words.has(form)) continue;

@@ -196,6 +196,35 @@ describe("nearestWord", () => {
   });
 });
 
+describe("Ukrainian's and Serbian's lists", () => {
+  const ukrainian = ["Це сторінка, яку можна відкрити, якщо вона є, що також може бути у вікні.\n"];
+  const uk = filterOf(["це", "сторінка", "яку", "можна", "відкрити", "якщо", "вона", "що", "також", "може", "бути", "вікні", "явились"]);
+  const sr = filterOf(["стање", "излазно", "поља"]);
+
+  it("looks for a misread letter among the list's own letters", () => {
+    expect(uk.cyrillic).toContain("і");
+    // і put in, which Russian's alphabet lacks
+    expect(nearestWord("сторнка", uk)).toBe("сторінка");
+    expect(nearestWord("відкрнти", uk)).toBe("відкрити");
+  });
+
+  it("spells the recogniser's look-alikes of Serbian's letters, only in the list's letters", () => {
+    // (њ read as b, the soft sign of its glyph)
+    expect(lookAlikeWord("cTabe", sr)).toBe("стање");
+    expect(readingForms("cTabe", undefined, sr.letters)).toContain("стање");
+    expect(readingForms("cTabe", undefined, filterOf(WORDS).letters).some((f) => /[љњ]/.test(f))).toBe(false);
+    expect(nearestReading("стаље", "cTabe", sr)).toBe("стање");
+  });
+
+  it("leaves a part of a word written with an apostrophe as it is", () => {
+    const lists = (lang: string) => (lang === "uk" ? uk : undefined);
+    // ("явилися", the part of "з'явилися" after the apostrophe, is one letter from the list's "явились")
+    const line = "Вони з'явилися у вікні.\n";
+    expect(languageLetters([...ukrainian, line], lists)).toEqual([...ukrainian, line]);
+    expect(languageLetters([...ukrainian, "Вони явилися у вікні.\n"], lists)[1]).toBe("Вони явились у вікні.\n");
+  });
+});
+
 describe("languageLetters with a word list", () => {
   // (the list holds the page's other words, as the language's list does)
   const f = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "вызове"]);
@@ -361,9 +390,16 @@ describe("cyrillicLanguage", () => {
     expect(cyrillicLanguage(`${russian} Јинейка ${russian} ${russian} ${russian}`)).toBe("ru");
   });
 
-  it("is no language for Serbian, Ukrainian, Bulgarian, a few words or none", () => {
-    expect(cyrillicLanguage("Ово је страница коју можете отворити ако она постоји, или било која друга страница.")).toBeUndefined();
-    expect(cyrillicLanguage("Це сторінка, яку можна відкрити, якщо вона є, що також може бути у вікні.")).toBeUndefined();
+  it("is Ukrainian or Serbian where their own letters are written, and no language for Bulgarian, a few words or none", () => {
+    const serbian = "Ово је страница коју можете отворити ако она постоји, или било која друга страница.";
+    const ukrainian = "Це сторінка, яку можна відкрити, якщо вона є, що також може бути у вікні.";
+    expect(cyrillicLanguage(serbian)).toBe("sr");
+    expect(cyrillicLanguage(ukrainian)).toBe("uk");
+    expect(cyrillicLanguage(`Run ls -l first. ${ukrainian}`)).toBe("uk");
+    // Russian's ы in a Ukrainian page's words, more than a stray: no language's
+    expect(cyrillicLanguage(`${ukrainian} Это страница, которую можно открыть.`)).toBeUndefined();
+    // Serbian's letters with letters Serbian never writes (я, щ): no language's
+    expect(cyrillicLanguage(`${serbian} Это щиты ящика ящик`)).toBeUndefined();
     expect(cyrillicLanguage("Това е страница, която можете да отворите, ако тя съществува в документа.")).toBeUndefined();
     expect(cyrillicLanguage("Меню Вызов службы")).toBeUndefined();
     expect(cyrillicLanguage("The quick brown fox jumps over the lazy dog again and again and again.")).toBeUndefined();
