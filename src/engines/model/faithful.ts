@@ -2046,19 +2046,16 @@ export function languageLetters(
   if (!words) return latin;
   // the page's own words of the language: they choose among the words one letter from a misread one (nearestWord) and
   // stand for one two letters from it (pageForm)
-  const page: PageWords = new Map(
-    (text.match(/\p{Script=Cyrillic}+/gu) ?? [])
-      .filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w))
-      .map((w) => [wordKey(w), w.toLowerCase()] as const),
-  );
-  return outsideCode(latin, (line, k) => {
+  const page = pageWords(text, words);
+  const first = outsideCode(latin, (line, k) => {
     if (decoded?.[k] !== undefined)
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     return line.replace(PAGE_WORD, (word, at: number) => {
-      // (a word of Latin letters the decoder copied from the look-alikes; each pass leaves a word it is not for as it is)
-      const latin = lookAlikeWord(word, words);
+      // (a word of Latin letters the decoder copied from the look-alikes, among Cyrillic words: a Latin name among Latin
+      // words, "Alf Tonny Bätz", spells "Тодду" so; each pass leaves a word it is not for as it is)
+      const latin = latinBeside(line, at, word.length) ? word : lookAlikeWord(word, words);
       if (latin !== word) return latin;
       const reading = read?.get(at);
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
@@ -2067,6 +2064,35 @@ export function languageLetters(
       return repaired === word ? pageForm(word, words, page) : repaired;
     });
   });
+  // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
+  // ("ПОВЕЋАЊЕ" as "ПОВЕЋЬЊЕ", "ПОВЕГЊЕ", "ПОВЕЋИЕ") is a page word once one of its misreadings is repaired
+  const again = pageWords(first.join(" "), words);
+  if ([...again.keys()].every((key) => page.has(key))) return first;
+  return outsideCode(first, (line) =>
+    line.replace(PAGE_WORD, (word) => {
+      const near = nearestWord(word, words, again);
+      return near === word ? pageForm(word, words, again) : near;
+    }),
+  );
+}
+
+/** Whether the `length` characters at `at` of a line's Markdown (its markup left out) stand beside words, none of them
+ * Cyrillic: the word before and the word after, where the line has them. */
+function latinBeside(line: string, at: number, length: number): boolean {
+  const plain = withoutMarkup(line);
+  const beside = [plain.slice(0, at).match(/\p{L}+(?=[^\p{L}]*$)/u)?.[0], plain.slice(at + length).match(/\p{L}+/u)?.[0]].filter(
+    (w) => w !== undefined,
+  );
+  return beside.length > 0 && !beside.some((w) => CYRILLIC_ONLY.test(w));
+}
+
+/** The words of the language a page's text writes, of VOCABULARY_LETTERS letters or more (languageLetters). */
+function pageWords(text: string, words: WordList): PageWords {
+  return new Map(
+    (text.match(/\p{Script=Cyrillic}+/gu) ?? [])
+      .filter((w) => w.length >= VOCABULARY_LETTERS && words.has(w))
+      .map((w) => [wordKey(w), w.toLowerCase()] as const),
+  );
 }
 
 /** A page's words of this many letters or more are its vocabulary (languageLetters). */

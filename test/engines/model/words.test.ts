@@ -238,6 +238,21 @@ describe("languageLetters with a word list", () => {
     ]);
   });
 
+  it("spells a Latin word of look-alikes in Cyrillic beside Cyrillic words, not among Latin ones", () => {
+    const lists4 = (lang: string) =>
+      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "многое"]) : undefined;
+    const lines = [russian[0]!, "Это mhoroe может.\n", "Copyright Alf mhoroe Bätz.\n", "## MHOROE\n"];
+    expect(languageLetters(lines, lists4)).toEqual([russian[0], "Это многое может.\n", "Copyright Alf mhoroe Bätz.\n", "## МНОГОЕ\n"]);
+  });
+
+  it("takes a word two letters off for a page word that another of its misreadings was repaired to", () => {
+    // ("Ииформация" is one letter from the list's "информация", "Инфармацея" two: no page word spells it before the first is repaired)
+    const lines = [russian[0]!, "Ииформация о вызове.\n", "Инфармацея о вызове.\n"];
+    expect(languageLetters(lines, lists)).toEqual([russian[0], "Информация о вызове.\n", "Информация о вызове.\n"]);
+    // where no misreading of it is repaired, the word two letters off stays
+    expect(languageLetters([russian[0]!, "Инфармацея о вызове.\n"], lists)).toEqual([russian[0], "Инфармацея о вызове.\n"]);
+  });
+
   it("drops a word the decoder began and began again, where the recogniser read fewer words", () => {
     const line = "С помощью значню значков можно открыть файлов.\n";
     const reading = "C IIOMOIIbIO 3HaYKOB MOXKHO OTKpbITb ΦaIIIOB.";
@@ -362,7 +377,9 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
     const first = "Это страница, которую можно открыть, если только она есть, что также может быть.\n";
     const lines = [first, "Свойства обыекда и обыекда\n"];
     const readings = [undefined, "CBOnCTBa 06beKTa H 06beK-"];
-    expect(languageLetters(lines, lists, readings)).toEqual([first, "Свойства объекта и обыекда\n"]);
+    // (the second, whose reading is half of it, is the page's word two letters from it once the first is repaired)
+    expect(languageLetters(lines, lists, readings)).toEqual([first, "Свойства объекта и объекта\n"]);
+    expect(languageLetters([first, "Свойства обыекда\n"], lists, [undefined, "CBOnCTBa 06beK-"])).toEqual([first, "Свойства обыекда\n"]);
     // without the reading, nearestWord alone: "обыекда" is two letters from "объекта"
     expect(languageLetters(lines, lists)).toEqual(lines);
     // where the two hold different counts of words, a word pairs through the characters' alignment when its letters
