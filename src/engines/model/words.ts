@@ -326,8 +326,9 @@ export const STEM_LETTERS = 5;
  * (a capital where its small letter reads otherwise: B в, b ь): the look-alikes of faithful.ts (CYRILLIC_LOOKS,
  * READ_ALSO, READ_AS_LATIN_ONLY, READ_IN_TWO) and those of TeX's faces (Computer Modern's и and н as H, д and п as I,
  * л as JI or .JI, ы as bI, ю as IO, ж as XK or *; CMU Sans's й as n, ф as cp, д as μ or n, я as 9 or %; the recogniser's
- * CJK guesses 中 for ф, 山 and 叫 for щ); Ukrainian's і, ї, є as i, ï, e, and Serbian's ј as j, ћ as h, љ and њ as b
- * (their soft sign), jb and hb (the Serbian man pages of the language probe). Other characters are looked up small.
+ * CJK guesses 中 for ф, 山 and 叫 for щ; Г as T or 「, ш as the numeral Ⅲ, п as ∩); Ukrainian's і, ї, є as i, ï,
+ * e, and Serbian's ј as j, ћ as h, љ and њ as b (their soft sign), jb and hb (the Serbian and Ukrainian man pages of
+ * the language probe). Other characters are looked up small.
  */
 const READS: Record<string, string> = {
   A: "адя",
@@ -345,6 +346,7 @@ const READS: Record<string, string> = {
   o: "о",
   p: "р",
   t: "т",
+  T: "тг",
   y: "у",
   v: "у",
   x: "хж",
@@ -365,6 +367,9 @@ const READS: Record<string, string> = {
   "%": "я",
   中: "ф",
   山: "щ",
+  Ⅲ: "шщ",
+  "∩": "п",
+  "「": "г",
   叫: "щ",
   ï: "ї",
   ".j": "л",

@@ -214,6 +214,10 @@ describe("Ukrainian's and Serbian's lists", () => {
     expect(readingForms("cTabe", undefined, sr.letters)).toContain("стање");
     expect(readingForms("cTabe", undefined, filterOf(WORDS).letters).some((f) => /[љњ]/.test(f))).toBe(false);
     expect(nearestReading("стаље", "cTabe", sr)).toBe("стање");
+    // (Г read as T, ш as the numeral Ⅲ: a heading's "АРГНТУМЕНТИ" over "APTYMEHTN", "щукає" over "ⅢyKae")
+    const uk2 = filterOf(["аргументи", "шукає", "щука"]);
+    expect(nearestReading("АРГНТУМЕНТИ", "APTYMEHTN", uk2)).toBe("АРГУМЕНТИ");
+    expect(nearestReading("щукає", "ⅢyKae", uk2)).toBe("шукає");
   });
 
   it("leaves a part of a word written with an apostrophe as it is", () => {
