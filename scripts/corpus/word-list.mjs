@@ -3,11 +3,13 @@
 // stems with each suffix and prefix rule their flags name, as hunspell's own affix rules build them (hunspell-tools'
 // unmunch leaves out forms such as Russian's "является", "используется") — as a minimal automaton.
 //
-//   apt-get download hunspell-ru hunspell-uk hunspell-sr && for f in hunspell-*.deb; do dpkg-deb -x $f ROOT; done
+//   apt-get download hunspell-{ru,uk,sr,pt-pt,pt-br,es} && for f in hunspell-*.deb; do dpkg-deb -x $f ROOT; done
 //   npm run build
 //   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/ru_RU models/default/words-ru.bin
 //   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/uk_UA models/default/words-uk.bin
 //   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/sr_RS models/default/words-sr.bin
+//   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/pt_PT ROOT/usr/share/hunspell/pt_BR models/default/words-pt.bin
+//   node scripts/corpus/word-list.mjs ROOT/usr/share/hunspell/es_ES models/default/words-es.bin
 //
 // Prints the forms and the file's size. None of these packages is reserved, and no page of the dev set or the
 // language probe is made from them.
@@ -73,16 +75,21 @@ export function flagReader(aff, file) {
   throw new Error(`${file}: FLAG ${kind} is not one hunspell knows`);
 }
 
-/** Writes the list of the dictionary at `base` (.dic, .aff) to `out`; prints its forms and bytes. */
+/** Writes the list of the dictionaries at each `base` (.dic, .aff; their forms together) to the last argument;
+ * prints its forms and bytes. */
 async function main(args) {
   const { WordList, wordKey } = await import("../../dist/engines/model/words.js");
-  const [base, out] = args;
-  if (!base || !out) {
-    process.stderr.write("usage: node scripts/corpus/word-list.mjs DICT_BASE OUT.bin   (DICT_BASE.dic, DICT_BASE.aff)\n");
+  const bases = args.slice(0, -1);
+  const out = args.at(-1);
+  if (bases.length === 0 || !out) {
+    process.stderr.write("usage: node scripts/corpus/word-list.mjs DICT_BASE [DICT_BASE ...] OUT.bin   (DICT_BASE.dic, DICT_BASE.aff)\n");
     process.exit(2);
   }
-  const aff = readFileSync(`${base}.aff`, "utf8");
-  const keys = new Set([...forms(readFileSync(`${base}.dic`, "utf8"), affixRules(aff), flagReader(aff, `${base}.aff`))].map(wordKey));
+  const keys = new Set();
+  for (const base of bases) {
+    const aff = readFileSync(`${base}.aff`, "utf8");
+    for (const form of forms(readFileSync(`${base}.dic`, "utf8"), affixRules(aff), flagReader(aff, `${base}.aff`))) keys.add(wordKey(form));
+  }
   const data = WordList.build(keys);
   writeFileSync(out, data);
   // (every form is read back from the file: the list holds them all)

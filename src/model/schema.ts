@@ -92,8 +92,9 @@ export interface LinesConfig {
   diacritics?: string;
   /** the formula reader (src/vision/formula.ts): its formula.json in the bundle, naming its two ONNX files */
   formula?: string;
-  /** per language (as vision/language.ts cyrillicLanguage names it), its word list in the bundle
-   * (src/engines/model/words.ts): a page of the language has a word misread by a letter written as it spells it */
+  /** per language (as vision/language.ts cyrillicLanguage and pageLanguage name it), its word list in the bundle
+   * (src/engines/model/words.ts): a page of the language has a word misread by a letter, or its marks, written as the
+   * language spells it */
   words?: Record<string, string>;
 }
 

@@ -2040,7 +2040,7 @@ export function languageLetters(
   decoded?: readonly (string | undefined)[],
 ): string[] {
   const text = lines.join(" ");
-  const latin = latinLanguageLetters(lines, text);
+  const latin = latinLanguageLetters(lines, text, wordLists);
   const cyrillic = cyrillicLanguage(text);
   const words = cyrillic === undefined ? undefined : wordLists?.(cyrillic);
   if (!words) return latin;
@@ -2236,15 +2236,78 @@ function readWords(line: string, reading: string): Map<number, string> | undefin
   return read;
 }
 
-/** languageLetters for the page's Latin-script language (its function words' in `text`, the lines joined). */
-function latinLanguageLetters(lines: readonly string[], text: string): string[] {
+/** languageLetters for the page's Latin-script language (its function words' in `text`, the lines joined), and its
+ * word list's marks where the bundle has one (`wordLists`: markedWords). */
+function latinLanguageLetters(lines: readonly string[], text: string, wordLists?: (lang: string) => WordList | undefined): string[] {
   const lang = pageLanguage(text);
   if (lang === "tr") return outsideCode(lines, turkishLetters);
   const row = lang === undefined ? undefined : LANGUAGE_PATTERNS.get(lang);
   const words = lang === undefined ? undefined : LANGUAGE_WORDS[lang];
-  if (!row && !words) return [...lines];
+  const list = lang === undefined ? listLanguage(text, wordLists) : wordLists?.(lang);
+  if (!row && !words && !list) return [...lines];
   const letters = (line: string) => (row ? line.replace(row.pattern, (ch) => row.map.get(ch)!) : line);
-  return outsideCode(lines, (line) => (words ?? ((l: string) => l))(letters(line)));
+  // (a line read in parts: a part that opens with a letter continues the word the part before it ends with)
+  const marked = (line: string, k: number) => (list ? markedWords(line, list, /^\p{L}/u.test(lines[k + 1] ?? "")) : line);
+  return outsideCode(lines, (line, k) => marked((words ?? ((l: string) => l))(letters(line)), k));
+}
+
+/** The Latin-script languages whose word lists spell a page's words with their marks (markedWords). */
+const MARKED_LANGUAGES = ["es", "pt"];
+/** A page no language's function words name is the language whose list holds this share of its words or more… */
+const LIST_SHARE = 0.6;
+/** …and this many times the share another's holds. */
+const LIST_LEAD = 1.5;
+
+/**
+ * The list of the MARKED_LANGUAGES language that holds most of the page's Latin words (three letters or more, their
+ * marks put back as the list spells them: the page's marks are what is in doubt), where it holds LIST_SHARE of them and
+ * LIST_LEAD times another's share: a Portuguese page that names Spanish's function words too ("una", "con", "es"),
+ * 16 to 11, is no language's by them.
+ */
+function listLanguage(text: string, wordLists?: (lang: string) => WordList | undefined): WordList | undefined {
+  const words = (text.match(/(?<![\p{L}\p{N}_\\/-])\p{Script=Latin}{3,}(?![\p{L}\p{N}_/-])/gu) ?? []).slice(0, 400);
+  if (!wordLists || words.length < 20) return undefined;
+  const shares = MARKED_LANGUAGES.flatMap((lang) => {
+    const list = wordLists(lang);
+    if (!list) return [];
+    const held = words.filter((w) => list.has(w) || list.spelledAlike(w, bareLetter, 1).length > 0).length;
+    return [{ list, share: held / words.length }];
+  }).sort((a, b) => b.share - a.share);
+  const [first, second] = shares;
+  return first && first.share >= LIST_SHARE && first.share >= LIST_LEAD * (second?.share ?? 0) ? first.list : undefined;
+}
+
+/** A letter without its marks (é e, ç c, ñ n, ã a). */
+function bareLetter(ch: string): string {
+  return ch.normalize("NFD").replace(/\p{M}/gu, "");
+}
+
+/** TeX's logos as the recogniser reads them ("LATEX", "TEX", "XETEX"), which texLogos writes: no word of a
+ * language (Spanish's "látex"). */
+const TEX_LOGO_WORD = /T[Ee]X$/;
+
+/** A word is spelled with its language's marks from MARKED_LETTERS letters on (shorter words are more often
+ * another language's, or two of the language's: "e" and "é", "as" and "às"). */
+const MARKED_LETTERS = 3;
+
+/**
+ * A line's Latin words of MARKED_LETTERS letters or more that the language's list (`words`) lacks, each as the one
+ * word of the list spelled with the same letters but for their marks ("funcao", "Extensäo", "definicôes", "diseno"
+ * for "função", "Extensão", "definições", "diseño": the recogniser reads no mark, and the decoder and the diacritics
+ * model miss some or write another); a word two of whose spellings are the list's, or none, stays, and so does a
+ * part of a word split between two lines (`continued`: the next line opens with a letter). Capitals stay where they
+ * were.
+ */
+function markedWords(line: string, words: WordList, continued: boolean): string {
+  return line.replace(PAGE_WORD, (word, at: number) => {
+    // (a part of a word the line shares with the line before or after it: "docu" of "docu" "mentação")
+    if (at === 0 || (continued && at + word.length === line.length)) return word;
+    if (word.length < MARKED_LETTERS || !/^\p{Script=Latin}+$/u.test(word) || TEX_LOGO_WORD.test(word) || words.has(word)) return word;
+    const alike = words.spelledAlike(word, bareLetter);
+    if (alike.length !== 1) return word;
+    const [form] = alike as [string];
+    return Array.from(form, (ch, i) => (word[i] !== word[i]!.toLowerCase() ? ch.toUpperCase() : ch)).join("");
+  });
 }
 
 /** One of Polish's commonest words, "są", with the mark the recogniser cannot read and the diacritics model read

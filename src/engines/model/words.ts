@@ -167,6 +167,43 @@ export class WordList {
   }
   private cyrillicLetters?: string;
 
+  /**
+   * The list's words (small letters) as long as `word` whose every letter is `word`'s letter there, or another of the
+   * same base letter under `fold` ("funcao", "funçao" -> "função"): at most `limit` of them, in the list's order.
+   */
+  spelledAlike(word: string, fold: (ch: string) => string, limit = 2): string[] {
+    const key = wordKey(word);
+    const want = Array.from(key, fold);
+    const folded = Array.from(this.letters, fold);
+    const e = this.edges;
+    const found: string[] = [];
+    const walk = (state: number, i: number, prefix: string, final: boolean): void => {
+      if (found.length >= limit) return;
+      if (i === want.length) {
+        if (final) found.push(prefix);
+        return;
+      }
+      for (let p = state; p < e.length; ) {
+        const letter = e[p++]!;
+        const here = p;
+        let v = 0,
+          scale = 1;
+        while (p < e.length && e[p]! & 0x80) {
+          v += (e[p++]! & 0x7f) * scale;
+          scale *= 128;
+        }
+        if (p >= e.length || letter >= folded.length) return;
+        v += e[p++]! * scale;
+        const back = Math.floor(v / 4);
+        const target = back === 0 ? e.length : here - back;
+        if (target >= 0 && folded[letter] === want[i]) walk(target, i + 1, prefix + this.letters[letter], (v & 2) !== 0);
+        if (v & 1) return;
+      }
+    };
+    if (want.length > 0) walk(this.root, 0, "", false);
+    return found;
+  }
+
   /** Whether `word` (any case; ё as е) is one of the list's. */
   has(word: string): boolean {
     const key = wordKey(word);

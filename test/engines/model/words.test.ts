@@ -229,6 +229,90 @@ describe("Ukrainian's and Serbian's lists", () => {
   });
 });
 
+describe("a Latin language's list: its marks", () => {
+  const pt = filterOf([
+    "os",
+    "que",
+    "uma",
+    "para",
+    "com",
+    "dos",
+    "por",
+    "função",
+    "extensão",
+    "definições",
+    "sábia",
+    "sabiá",
+    "arquivo",
+    "látex",
+  ]);
+  const lists = (lang: string) => (lang === "pt" ? pt : undefined);
+  const portuguese = "Os dados que uma pasta tem para os arquivos dos usuários, por exemplo, com nomes.\n";
+
+  it("finds the list's words spelled with the same letters but for their marks", () => {
+    expect(pt.spelledAlike("funcao", (ch) => ch.normalize("NFD").replace(/\p{M}/gu, ""))).toEqual(["função"]);
+    expect(pt.spelledAlike("Extensäo", (ch) => ch.normalize("NFD").replace(/\p{M}/gu, ""))).toEqual(["extensão"]);
+    expect(pt.spelledAlike("sabia", (ch) => ch.normalize("NFD").replace(/\p{M}/gu, ""), 5).sort()).toEqual(["sabiá", "sábia"]);
+    expect(pt.spelledAlike("funcoes", (ch) => ch.normalize("NFD").replace(/\p{M}/gu, ""))).toEqual([]);
+  });
+
+  it("writes a Portuguese page's word with the marks of the one word of its list so spelled, in its capitals", () => {
+    expect(languageLetters([portuguese, "A FUNCAO de Extensäo e definicôes.\n"], lists)).toEqual([
+      portuguese,
+      "A FUNÇÃO de Extensão e definições.\n",
+    ]);
+    // two spellings of the list (sábia, sabiá), a word of the list, TeX's logo (Spanish's "látex"), code: as written
+    const kept = ["Ela sabia que o arquivo existe em LATEX.\n", "```\nfuncao()\n```\n"];
+    expect(languageLetters([portuguese, ...kept], lists)).toEqual([portuguese, ...kept]);
+    // a word read in two parts (a long line's): neither part is spelled as a word ("docu" is no "doçu")
+    const parts = [" parte da docu", "mentação, por exemplo.\n"];
+    const withParts = (lang: string) =>
+      lang === "pt" ? filterOf(["os", "que", "uma", "para", "com", "dos", "por", "doçu", "documentação"]) : undefined;
+    expect(languageLetters([portuguese, ...parts], withParts)).toEqual([portuguese, ...parts]);
+    expect(languageLetters([portuguese, " parte da docu.\n"], withParts)).toEqual([portuguese, " parte da doçu.\n"]);
+    // a page whose function words name no language (Spanish's "una", "con", "es" beside Portuguese's) is the language
+    // whose list holds most of its words
+    const mixed = "Este documento tem procedimentos internos muito fortemente cruzados entre classes objetos detalhes básicos.\n";
+    const both = (lang: string) =>
+      lang === "pt"
+        ? filterOf([
+            "este",
+            "documento",
+            "tem",
+            "procedimentos",
+            "internos",
+            "muito",
+            "fortemente",
+            "cruzados",
+            "entre",
+            "classes",
+            "objetos",
+            "detalhes",
+            "básicos",
+            "função",
+            "código",
+            "fonte",
+            "usadas",
+            "dentro",
+            "formatação",
+            "produzido",
+            "diretamente",
+            "partir",
+          ])
+        : lang === "es"
+          ? filterOf(["este", "documento", "con", "una"])
+          : undefined;
+    const body = "Produzido diretamente partir formataçao codigo fonte usadas dentro funçao.\n";
+    expect(languageLetters([mixed, mixed, body], both)[2]).toBe(
+      "Produzido diretamente partir formatação código fonte usadas dentro função.\n",
+    );
+    // a page of another language (no list) keeps its words
+    expect(languageLetters(["The function is called funcao here, and it is the one that we have.\n"], lists)).toEqual([
+      "The function is called funcao here, and it is the one that we have.\n",
+    ]);
+  });
+});
+
 describe("languageLetters with a word list", () => {
   // (the list holds the page's other words, as the language's list does)
   const f = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "вызове"]);
