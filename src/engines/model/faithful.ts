@@ -2052,7 +2052,9 @@ export function languageLetters(
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
+    const split = splitParts(latin, k);
     return line.replace(PAGE_WORD, (word, at: number) => {
+      if (split(line, word, at)) return word;
       // (a word of Latin letters the decoder copied from the look-alikes, among Cyrillic words: a Latin name among Latin
       // words, "Alf Tonny Bätz", spells "Тодду" so; each pass leaves a word it is not for as it is)
       const latin = latinBeside(line, at, word.length) ? word : lookAlikeWord(word, words);
@@ -2068,12 +2070,23 @@ export function languageLetters(
   // ("ПОВЕЋАЊЕ" as "ПОВЕЋЬЊЕ", "ПОВЕГЊЕ", "ПОВЕЋИЕ") is a page word once one of its misreadings is repaired
   const again = pageWords(first.join(" "), words);
   if ([...again.keys()].every((key) => page.has(key))) return first;
-  return outsideCode(first, (line) =>
-    line.replace(PAGE_WORD, (word) => {
+  return outsideCode(first, (line, k) => {
+    const split = splitParts(first, k);
+    return line.replace(PAGE_WORD, (word, at: number) => {
+      if (split(line, word, at)) return word;
       const near = nearestWord(word, words, again);
       return near === word ? pageForm(word, words, again) : near;
-    }),
-  );
+    });
+  });
+}
+
+/** Whether a word at `at` of line k of `lines` is a part of a word split between two lines, one ending in a letter and
+ * the next opening with one (no separator of its own: a long line read in parts): the line's first word after such a
+ * line, or its last before one. */
+function splitParts(lines: readonly string[], k: number): (line: string, word: string, at: number) => boolean {
+  const after = k > 0 && /\p{L}$/u.test(lines[k - 1]!);
+  const before = /^\p{L}/u.test(lines[k + 1] ?? "");
+  return (line, word, at) => (after && at === 0) || (before && at + word.length === line.length);
 }
 
 /** Whether the `length` characters at `at` of a line's Markdown (its markup left out) stand beside words, none of them
@@ -2247,7 +2260,7 @@ function latinLanguageLetters(lines: readonly string[], text: string, wordLists?
   if (!row && !words && !list) return [...lines];
   const letters = (line: string) => (row ? line.replace(row.pattern, (ch) => row.map.get(ch)!) : line);
   // (a line read in parts: a part that opens with a letter continues the word the part before it ends with)
-  const marked = (line: string, k: number) => (list ? markedWords(line, list, /^\p{L}/u.test(lines[k + 1] ?? "")) : line);
+  const marked = (line: string, k: number) => (list ? markedWords(line, list, splitParts(lines, k)) : line);
   return outsideCode(lines, (line, k) => marked((words ?? ((l: string) => l))(letters(line)), k));
 }
 
@@ -2295,13 +2308,12 @@ const MARKED_LETTERS = 3;
  * word of the list spelled with the same letters but for their marks ("funcao", "Extensäo", "definicôes", "diseno"
  * for "função", "Extensão", "definições", "diseño": the recogniser reads no mark, and the decoder and the diacritics
  * model miss some or write another); a word two of whose spellings are the list's, or none, stays, and so does a
- * part of a word split between two lines (`continued`: the next line opens with a letter). Capitals stay where they
- * were.
+ * part of a word split between two lines (`split`: splitParts). Capitals stay where they were.
  */
-function markedWords(line: string, words: WordList, continued: boolean): string {
+function markedWords(line: string, words: WordList, split: ReturnType<typeof splitParts>): string {
   return line.replace(PAGE_WORD, (word, at: number) => {
     // (a part of a word the line shares with the line before or after it: "docu" of "docu" "mentação")
-    if (at === 0 || (continued && at + word.length === line.length)) return word;
+    if (split(line, word, at)) return word;
     if (word.length < MARKED_LETTERS || !/^\p{Script=Latin}+$/u.test(word) || TEX_LOGO_WORD.test(word) || words.has(word)) return word;
     const alike = words.spelledAlike(word, bareLetter);
     if (alike.length !== 1) return word;

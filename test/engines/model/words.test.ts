@@ -333,6 +333,13 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters(lines, lists4)).toEqual([russian[0], "Это многое может.\n", "Copyright Alf mhoroe Bätz.\n", "## МНОГОЕ\n"]);
   });
 
+  it("leaves the parts of a word split between two lines as they are", () => {
+    // ("служб" is one letter from the list's "службы": written so, the word would read "службыы")
+    const parts = [russian[0]!, " Меню вызов служб", "ы.\n"];
+    expect(languageLetters(parts, lists)).toEqual(parts);
+    expect(languageLetters([russian[0]!, " Меню вызов служб.\n"], lists)).toEqual([russian[0], " Меню вызов службы.\n"]);
+  });
+
   it("takes a word two letters off for a page word that another of its misreadings was repaired to", () => {
     // ("Ииформация" is one letter from the list's "информация", "Инфармацея" two: no page word spells it before the first is repaired)
     const lines = [russian[0]!, "Ииформация о вызове.\n", "Инфармацея о вызове.\n"];
