@@ -106,10 +106,10 @@ describe("a bundle's word lists (vision.lines.words)", () => {
     const dir = tempDir("ocr-decode-words-");
     try {
       bundleWith(dir.dir, (j) => {
-        j.vision.lines!.words = { ru: "words-ru.bin", uk: "words-uk.bin" };
+        j.vision.lines!.words = { ru: "words-ru.bin", bg: "words-bg.bin" };
       });
       await expect(createModelEngine(settings({ dir: dir.dir }))).rejects.toThrow(
-        /words-uk\.bin: no such file \(model\.json vision\.lines\.words\)/,
+        /words-bg\.bin: no such file \(model\.json vision\.lines\.words\)/,
       );
     } finally {
       dir.cleanup();
@@ -120,11 +120,12 @@ describe("a bundle's word lists (vision.lines.words)", () => {
     const dir = tempDir("ocr-decode-words-bad-");
     try {
       bundleWith(dir.dir, (j) => {
-        j.vision.lines!.words = { ru: "words-ru.bin", uk: "words-uk.bin" };
+        j.vision.lines!.words = { ru: "words-ru.bin", bg: "words-bg.bin" };
       });
-      writeFileSync(path.join(dir.dir, "words-uk.bin"), readFileSync(path.join(defaultDir, "words-ru.bin")).subarray(0, 1000));
+      // (a language the default bundle has no list of: its own lists are links into models/default)
+      writeFileSync(path.join(dir.dir, "words-bg.bin"), readFileSync(path.join(defaultDir, "words-ru.bin")).subarray(0, 1000));
       await expect(createModelEngine(settings({ dir: dir.dir }))).rejects.toThrow(
-        /words-uk\.bin: word list header does not match its 1000 bytes/,
+        /words-bg\.bin: word list header does not match its 1000 bytes/,
       );
     } finally {
       dir.cleanup();
