@@ -2026,12 +2026,14 @@ const LANGUAGE_PATTERNS = new Map(
 /**
  * A page's letters of its language's alphabet. Where the page's function words name a language of LANGUAGE_LETTERS,
  * the accented letters that language never writes become the ones it writes for them, outside code (dev pages
- * la-layaureo-p4, hd-toptesi-p12: Italian's "è" written "ê" five times each, the truth never). Where its Cyrillic
- * words' letters name a language the bundle has a word list of (`wordLists`; vision/language.ts cyrillicLanguage),
- * a Cyrillic word the list lacks is the word of it that the recogniser's reading of the word spells through its
- * look-alikes, where line k's words pair with `readings[k]`'s (words.ts nearestReading: the decoder's words two
- * letters off, "библиографи" over "6n6nnorpaΦnn"), else the one word of it that a misread letter makes of it
- * (words.ts nearestWord).
+ * la-layaureo-p4, hd-toptesi-p12: Italian's "è" written "ê" five times each, the truth never); where the bundle has
+ * a word list of that language (`wordLists`: Portuguese, Spanish), a word the list lacks takes the marks of the one
+ * word of it spelled so but for them (markedWords). Where its Cyrillic words' letters name a language the bundle has
+ * a word list of (vision/language.ts cyrillicLanguage: Russian, Ukrainian, Serbian), a Cyrillic word the list lacks
+ * is the word of it that the recogniser's reading of the word spells through its look-alikes, where line k's words
+ * pair with `readings[k]`'s (words.ts nearestReading: the decoder's words two letters off, "библиографи" over
+ * "6n6nnorpaΦnn"), else the one word of it that a misread letter makes of it (words.ts nearestWord), and the rest of
+ * the passes below; then the same once more among the page's words as they were repaired.
  */
 export function languageLetters(
   lines: readonly string[],

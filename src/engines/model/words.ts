@@ -1,6 +1,6 @@
 // A language's words, for the merge's last look at a page's spelling (faithful.ts languageLetters): where the decoder
 // misread a letter of a Cyrillic word ("ииформация" for "информация"), the one word of the language one letter from
-// it is written. The words are held as a minimal acyclic automaton (a language's million or three of forms share
+// it is written, and where a Latin word's marks were missed ("funcao"), the one word spelled so but for its marks. The words are held as a minimal acyclic automaton (a language's million or three of forms share
 // their beginnings and their endings: 0.6 MB for Russian's 1.4 million, 1.7 MB for Ukrainian's 3.3 million), read
 // only when a page of the language comes, made from a hunspell dictionary by scripts/corpus/word-list.mjs.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
@@ -511,7 +511,7 @@ export function nearestReading(word: string, reading: string, words: WordList): 
     tie = false;
   for (const form of new Set(readingForms(reading, word, words.letters))) {
     if (form.length < NEAREST_MIN_LETTERS || Math.abs(form.length - lower.length) > READING_DISTANCE) continue;
-    // (most forms are no word: the filter's few probes before the distance)
+    // (most forms are no word: the list's walk before the distance)
     if (!words.has(form)) continue;
     const key = wordKey(form);
     const d = distance(key, lower);

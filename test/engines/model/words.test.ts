@@ -1,4 +1,4 @@
-// A language's word filter (src/engines/model/words.ts), the word a misread word stands for, and a Russian page's
+// A language's word list (src/engines/model/words.ts), the word a misread word stands for, and a Russian page's
 // words as the merge writes them (faithful.ts languageLetters).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
