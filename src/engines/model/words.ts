@@ -363,7 +363,8 @@ export const STEM_LETTERS = 5;
  * (a capital where its small letter reads otherwise: B в, b ь): the look-alikes of faithful.ts (CYRILLIC_LOOKS,
  * READ_ALSO, READ_AS_LATIN_ONLY, READ_IN_TWO) and those of TeX's faces (Computer Modern's и and н as H, д and п as I,
  * л as JI or .JI, ы as bI, ю as IO, ж as XK or *; CMU Sans's й as n, ф as cp, д as μ or n, я as 9 or %; the recogniser's
- * CJK guesses 中 for ф, 山 and 叫 for щ; Г as T or 「, ш as the numeral Ⅲ, п as ∩, и and й as W); Ukrainian's і, ї, є as i, ï,
+ * CJK guesses 中 for ф, 山 and 叫 for щ; Г as T or 「, ш as the numeral Ⅲ, п as ∩, и and й as W, Л as N, Serbian's
+ * Ђ as T); Ukrainian's і, ї, є as i, ï,
  * e, and Serbian's ј as j, ћ as h, љ and њ as b (their soft sign), jb and hb (the Serbian and Ukrainian man pages of
  * the language probe). Other characters are looked up small.
  */
@@ -378,12 +379,12 @@ const READS: Record<string, string> = {
   h: "нћ",
   k: "к",
   m: "ми",
-  N: "ий",
+  N: "ийл",
   n: "плийд",
   o: "о",
   p: "р",
   t: "т",
-  T: "тг",
+  T: "тгђ",
   y: "у",
   v: "у",
   x: "хж",

@@ -218,6 +218,9 @@ describe("Ukrainian's and Serbian's lists", () => {
     const uk2 = filterOf(["аргументи", "шукає", "щука"]);
     expect(nearestReading("АРГНТУМЕНТИ", "APTYMEHTN", uk2)).toBe("АРГУМЕНТИ");
     expect(nearestReading("щукає", "ⅢyKae", uk2)).toBe("шукає");
+    // (Л read as N, Serbian's Ђ as T: a man page's capitals)
+    expect(nearestReading("ПЕРЕКАЛ", "nEPEKNAA", filterOf(["переклад"]))).toBe("ПЕРЕКЛАД");
+    expect(nearestReading("ТАКОТЕ", "TAKOTE", filterOf(["такође", "тако"]))).toBe("ТАКОЂЕ");
     // (й read as W in CMU's faces: "6a3OW" under "базод")
     expect(nearestReading("базод", "6a3OW", filterOf(["базой", "базы"]))).toBe("базой");
   });
