@@ -2059,8 +2059,8 @@ export function languageLetters(
       if (split(line, word, at)) return word;
       // (a word of Latin letters the decoder copied from the look-alikes, among Cyrillic words: a Latin name among Latin
       // words, "Alf Tonny Bätz", spells "Тодду" so; each pass leaves a word it is not for as it is)
-      const latin = latinBeside(line, at, word.length) ? word : lookAlikeWord(word, words);
-      if (latin !== word) return latin;
+      const latin = lookAlikeWord(word, words);
+      if (latin !== word && !latinBeside(line, at, word.length)) return latin;
       const reading = read?.get(at);
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
       if (near !== word) return near;

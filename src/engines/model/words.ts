@@ -175,29 +175,21 @@ export class WordList {
     const key = wordKey(word);
     const want = Array.from(key, fold);
     const folded = Array.from(this.letters, fold);
-    const e = this.edges;
     const found: string[] = [];
+    const edge = this.edge;
     const walk = (state: number, i: number, prefix: string, final: boolean): void => {
       if (found.length >= limit) return;
       if (i === want.length) {
         if (final) found.push(prefix);
         return;
       }
-      for (let p = state; p < e.length; ) {
-        const letter = e[p++]!;
-        const here = p;
-        let v = 0,
-          scale = 1;
-        while (p < e.length && e[p]! & 0x80) {
-          v += (e[p++]! & 0x7f) * scale;
-          scale *= 128;
-        }
-        if (p >= e.length || letter >= folded.length) return;
-        v += e[p++]! * scale;
-        const back = Math.floor(v / 4);
-        const target = back === 0 ? e.length : here - back;
-        if (target >= 0 && folded[letter] === want[i]) walk(target, i + 1, prefix + this.letters[letter], (v & 2) !== 0);
-        if (v & 1) return;
+      for (let p = state; this.readEdge(p); ) {
+        // (copied out of the record: the walk below reads other edges into it)
+        const { letter, target, final: ends, last, next } = edge;
+        if (letter >= folded.length) return;
+        if (folded[letter] === want[i]) walk(target, i + 1, prefix + this.letters[letter], ends);
+        if (last) return;
+        p = next;
       }
     };
     if (want.length > 0) walk(this.root, 0, "", false);
@@ -207,39 +199,54 @@ export class WordList {
   /** Whether `word` (any case; ё as е) is one of the list's. */
   has(word: string): boolean {
     const key = wordKey(word);
-    const e = this.edges;
+    const edge = this.edge;
     let state = this.root,
       final = false;
     for (let i = 0; i < key.length; i++) {
       const code = this.codes.get(key[i]!);
-      if (code === undefined || state >= e.length) return false;
+      if (code === undefined) return false;
       // the state's edges, in the order of their letters' numbers
-      let p = state,
-        found = -1;
-      for (;;) {
-        if (p >= e.length) return false;
-        const letter = e[p++]!;
-        const here = p;
-        let v = 0,
-          scale = 1;
-        while (p < e.length && e[p]! & 0x80) {
-          v += (e[p++]! & 0x7f) * scale;
-          scale *= 128;
-        }
-        if (p >= e.length) return false;
-        v += e[p++]! * scale;
-        if (letter === code) {
-          const back = Math.floor(v / 4);
-          found = back === 0 ? e.length : here - back;
-          if (found < 0) return false;
-          final = (v & 2) !== 0;
-          break;
-        }
-        if (letter > code || v & 1) return false;
+      for (let p = state; ; p = edge.next) {
+        if (!this.readEdge(p) || edge.letter > code) return false;
+        if (edge.letter === code) break;
+        if (edge.last) return false;
       }
-      state = found;
+      [state, final] = [edge.target, edge.final];
     }
     return key.length > 0 && final;
+  }
+
+  /** The edge `readEdge` read last (one record, rewritten by each read: no object per edge on the lookups' path). */
+  private readonly edge = { letter: 0, target: 0, final: false, last: false, next: 0 };
+
+  /**
+   * Reads the edge at byte `p` into `edge`: its letter's number, its target state (the end of the edges for a state
+   * without edges), whether a word ends on it, whether it is its state's last, and where the next edge begins.
+   * False where `p` or the target lies outside the edges (a file cut short or damaged).
+   */
+  private readEdge(p: number): boolean {
+    const e = this.edges;
+    if (p < 0 || p >= e.length) return false;
+    const letter = e[p++]!;
+    const here = p;
+    let v = 0,
+      scale = 1;
+    while (p < e.length && e[p]! & 0x80) {
+      v += (e[p++]! & 0x7f) * scale;
+      scale *= 128;
+    }
+    if (p >= e.length) return false;
+    v += e[p++]! * scale;
+    const back = Math.floor(v / 4);
+    const target = back === 0 ? e.length : here - back;
+    if (target < 0) return false;
+    const edge = this.edge;
+    edge.letter = letter;
+    edge.target = target;
+    edge.final = (v & 2) !== 0;
+    edge.last = (v & 1) !== 0;
+    edge.next = p;
+    return true;
   }
 }
 

@@ -30,15 +30,12 @@ const WORDS = ["информация", "является", "документа",
 function pageWords(...ws: string[]): PageWords {
   return new Map(ws.map((w) => [wordKey(w), w.toLowerCase()] as const));
 }
-function filterOf(words: readonly string[]): WordList {
-  return WordList.of(words);
-}
 const dir = mkdtempSync(path.join(os.tmpdir(), "ocr-words-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("WordList", () => {
   it("holds its words in any case and ё as е, and no other", () => {
-    const f = filterOf(["ещё", ...WORDS]);
+    const f = WordList.of(["ещё", ...WORDS]);
     for (const w of WORDS) expect(f.has(w)).toBe(true);
     expect(f.has("Информация")).toBe(true);
     expect(f.has("ИНФОРМАЦИЯ")).toBe(true);
@@ -91,7 +88,7 @@ describe("WordList", () => {
 });
 
 describe("nearestWord", () => {
-  const f = filterOf(WORDS);
+  const f = WordList.of(WORDS);
   it("writes the one word of the language one letter from a misread word", () => {
     expect(nearestWord("ииформация", f)).toBe("информация");
     expect(nearestWord("Ииформация", f)).toBe("Информация");
@@ -104,24 +101,24 @@ describe("nearestWord", () => {
     expect(nearestWord("файльов", f)).toBe("файлов");
     // any letter misread, put in or left out
     expect(nearestWord("докунента", f)).toBe("документа");
-    expect(nearestWord("управлени", filterOf([...WORDS, "управления"]))).toBe("управления");
-    expect(nearestWord("Даклее", filterOf([...WORDS, "далее"]))).toBe("Далее");
+    expect(nearestWord("управлени", WordList.of([...WORDS, "управления"]))).toBe("управления");
+    expect(nearestWord("Даклее", WordList.of([...WORDS, "далее"]))).toBe("Далее");
   });
 
   it("keeps a word the language holds, a short word, a word of two readings and one two letters off", () => {
     expect(nearestWord("информация", f)).toBe("информация");
     expect(nearestWord("вызоз", f)).toBe("вызов");
-    expect(nearestWord("мощно", filterOf([...WORDS, "мощный"]))).toBe("можно");
-    expect(nearestWord("можио", filterOf([...WORDS, "можко"]))).toBe("можио"); // "можно" and "можко": two words, neither written
-    expect(nearestWord("вызов", filterOf([...WORDS, "вызовы"]))).toBe("вызов");
+    expect(nearestWord("мощно", WordList.of([...WORDS, "мощный"]))).toBe("можно");
+    expect(nearestWord("можио", WordList.of([...WORDS, "можко"]))).toBe("можио"); // "можно" and "можко": two words, neither written
+    expect(nearestWord("вызов", WordList.of([...WORDS, "вызовы"]))).toBe("вызов");
     expect(nearestWord("долументо", f)).toBe("долументо"); // two letters from "документа"
-    expect(nearestWord("вызо", filterOf(["вызов"]))).toBe("вызо");
+    expect(nearestWord("вызо", WordList.of(["вызов"]))).toBe("вызо");
     expect(nearestWord("inforn", f)).toBe("inforn");
-    expect(nearestWord("мож", filterOf(["мой"]))).toBe("мож");
+    expect(nearestWord("мож", WordList.of(["мой"]))).toBe("мож");
   });
 
   it("writes a run the decoder wrote twice once, or two words it ran together apart, where one word comes of it", () => {
-    const g = filterOf([...WORDS, "шаблона", "заменяет", "этот", "столам", "импортировать", "трёхмерного", "изображения"]);
+    const g = WordList.of([...WORDS, "шаблона", "заменяет", "этот", "столам", "импортировать", "трёхмерного", "изображения"]);
     expect(repairedWord("шабаблона", g)).toBe("шаблона");
     expect(repairedWord("заменяеняет", g)).toBe("заменяет");
     expect(repairedWord("импорттировать", g)).toBe("импортировать");
@@ -130,27 +127,27 @@ describe("nearestWord", () => {
     expect(repairedWord("стоОлам", g)).toBe("столам");
     expect(repairedWord("трёхмерногоизображения", g)).toBe("трёхмерного изображения");
     // щ written as the two letters its halves look like
-    expect(repairedWord("врапцать", filterOf(["вращать"]))).toBe("вращать");
-    expect(repairedWord("ОБПЦИЕ", filterOf(["общие"]))).toBe("ОБЩИЕ");
-    expect(repairedWord("текушцих", filterOf(["текущих"]))).toBe("текущих");
-    expect(repairedWord("врапцать", filterOf(["вращать", "врачать"]))).toBe("вращать"); // (ч is no half of щ)
-    expect(repairedWord("кольцами", filterOf(["кольщами"]))).toBe("кольцами"); // (no п or ш before the ц)
+    expect(repairedWord("врапцать", WordList.of(["вращать"]))).toBe("вращать");
+    expect(repairedWord("ОБПЦИЕ", WordList.of(["общие"]))).toBe("ОБЩИЕ");
+    expect(repairedWord("текушцих", WordList.of(["текущих"]))).toBe("текущих");
+    expect(repairedWord("врапцать", WordList.of(["вращать", "врачать"]))).toBe("вращать"); // (ч is no half of щ)
+    expect(repairedWord("кольцами", WordList.of(["кольщами"]))).toBe("кольцами"); // (no п or ш before the ц)
     // a word of the language, a short word, a Latin word, a word no run or split makes a word of: as it is
     expect(repairedWord("документа", g)).toBe("документа");
     expect(repairedWord("этот", g)).toBe("этот");
-    expect(repairedWord("Ээтот", filterOf(["этот"]))).toBe("Этот");
+    expect(repairedWord("Ээтот", WordList.of(["этот"]))).toBe("Этот");
     expect(repairedWord("filefile", g)).toBe("filefile");
     expect(repairedWord("службаба", g)).toBe("службаба");
     expect(repairedWord("страниница", g)).toBe("страница");
     // two words of the language from one run each: neither; a part shorter than MIN_PART letters: no split
-    expect(repairedWord("ааббвгде", filterOf(["абвгде", "аабвгде", "аббвгде"]))).toBe("ааббвгде");
-    expect(repairedWord("формать", filterOf(["форм", "ать"]))).toBe("формать");
-    expect(repairedWord("ПараметрыСервис", filterOf(["параметры", "сервис"]))).toBe("ПараметрыСервис");
+    expect(repairedWord("ааббвгде", WordList.of(["абвгде", "аабвгде", "аббвгде"]))).toBe("ааббвгде");
+    expect(repairedWord("формать", WordList.of(["форм", "ать"]))).toBe("формать");
+    expect(repairedWord("ПараметрыСервис", WordList.of(["параметры", "сервис"]))).toBe("ПараметрыСервис");
     expect(MIN_PART).toBe(5);
   });
 
   it("spells a Latin word of five letters or more as the one word of the language its look-alikes make", () => {
-    const g = filterOf([...WORDS, "многое", "текст", "туре"]);
+    const g = WordList.of([...WORDS, "многое", "текст", "туре"]);
     expect(lookAlikeWord("mhoroe", g)).toBe("многое");
     expect(lookAlikeWord("TeKCT", g)).toBe("Текст");
     expect(lookAlikeWord("TEKCT", g)).toBe("ТЕКСТ");
@@ -162,7 +159,7 @@ describe("nearestWord", () => {
   });
 
   it("writes a word two letters from one the page writes as the page writes it, where one is", () => {
-    const g = filterOf([...WORDS, "сотрудничества", "щёлкните", "страницы", "странице"]);
+    const g = WordList.of([...WORDS, "сотрудничества", "щёлкните", "страницы", "странице"]);
     expect(pageForm("сотрунниячества", g, pageWords("сотрудничества", "службы"))).toBe("сотрудничества");
     // (as the page spells it, ё and all, in the word's capitals)
     expect(pageForm("Целкнте", g, pageWords("щёлкните"))).toBe("Щёлкните");
@@ -171,14 +168,14 @@ describe("nearestWord", () => {
     expect(pageForm("систраницыы", g, pageWords("страницы"))).toBe("систраницыы");
     expect(pageForm("систраниц", g, pageWords("страницы", "странице"))).toBe("систраниц");
     expect(pageForm("страницы", g, pageWords("странице"))).toBe("страницы");
-    expect(pageForm("сранцы", filterOf([]), pageWords("страница"))).toBe("сранцы"); // three letters off
+    expect(pageForm("сранцы", WordList.of([]), pageWords("страница"))).toBe("сранцы"); // three letters off
     expect(pageForm("тница", g, pageWords("страница"))).toBe("тница");
     expect(pageForm("сотрунниячества", g, pageWords())).toBe("сотрунниячества");
     expect(PAGE_FORM_LETTERS).toBe(6);
   });
 
   it("chooses among several words by the page's own: one it writes, else a form of one it writes", () => {
-    const g = filterOf([...WORDS, "факсов", "фарсов", "сцена", "сцены", "смена", "стена", "спецу"]);
+    const g = WordList.of([...WORDS, "факсов", "фарсов", "сцена", "сцены", "смена", "стена", "спецу"]);
     // two or three words one letter off, none written
     expect(nearestWord("файсов", g)).toBe("файсов");
     expect(nearestWord("файсов", g, pageWords("мастер"))).toBe("файсов");
@@ -198,8 +195,8 @@ describe("nearestWord", () => {
 
 describe("Ukrainian's and Serbian's lists", () => {
   const ukrainian = ["Це сторінка, яку можна відкрити, якщо вона є, що також може бути у вікні.\n"];
-  const uk = filterOf(["це", "сторінка", "яку", "можна", "відкрити", "якщо", "вона", "що", "також", "може", "бути", "вікні", "явились"]);
-  const sr = filterOf(["стање", "излазно", "поља"]);
+  const uk = WordList.of(["це", "сторінка", "яку", "можна", "відкрити", "якщо", "вона", "що", "також", "може", "бути", "вікні", "явились"]);
+  const sr = WordList.of(["стање", "излазно", "поља"]);
 
   it("looks for a misread letter among the list's own letters", () => {
     expect(uk.cyrillic).toContain("і");
@@ -212,17 +209,17 @@ describe("Ukrainian's and Serbian's lists", () => {
     // (њ read as b, the soft sign of its glyph)
     expect(lookAlikeWord("cTabe", sr)).toBe("стање");
     expect(readingForms("cTabe", undefined, sr.letters)).toContain("стање");
-    expect(readingForms("cTabe", undefined, filterOf(WORDS).letters).some((f) => /[љњ]/.test(f))).toBe(false);
+    expect(readingForms("cTabe", undefined, WordList.of(WORDS).letters).some((f) => /[љњ]/.test(f))).toBe(false);
     expect(nearestReading("стаље", "cTabe", sr)).toBe("стање");
     // (Г read as T, ш as the numeral Ⅲ: a heading's "АРГНТУМЕНТИ" over "APTYMEHTN", "щукає" over "ⅢyKae")
-    const uk2 = filterOf(["аргументи", "шукає", "щука"]);
+    const uk2 = WordList.of(["аргументи", "шукає", "щука"]);
     expect(nearestReading("АРГНТУМЕНТИ", "APTYMEHTN", uk2)).toBe("АРГУМЕНТИ");
     expect(nearestReading("щукає", "ⅢyKae", uk2)).toBe("шукає");
     // (Л read as N, Serbian's Ђ as T: a man page's capitals)
-    expect(nearestReading("ПЕРЕКАЛ", "nEPEKNAA", filterOf(["переклад"]))).toBe("ПЕРЕКЛАД");
-    expect(nearestReading("ТАКОТЕ", "TAKOTE", filterOf(["такође", "тако"]))).toBe("ТАКОЂЕ");
+    expect(nearestReading("ПЕРЕКАЛ", "nEPEKNAA", WordList.of(["переклад"]))).toBe("ПЕРЕКЛАД");
+    expect(nearestReading("ТАКОТЕ", "TAKOTE", WordList.of(["такође", "тако"]))).toBe("ТАКОЂЕ");
     // (й read as W in CMU's faces: "6a3OW" under "базод")
-    expect(nearestReading("базод", "6a3OW", filterOf(["базой", "базы"]))).toBe("базой");
+    expect(nearestReading("базод", "6a3OW", WordList.of(["базой", "базы"]))).toBe("базой");
   });
 
   it("leaves a part of a word written with an apostrophe as it is", () => {
@@ -235,7 +232,7 @@ describe("Ukrainian's and Serbian's lists", () => {
 });
 
 describe("a Latin language's list: its marks", () => {
-  const pt = filterOf([
+  const pt = WordList.of([
     "os",
     "que",
     "uma",
@@ -272,7 +269,7 @@ describe("a Latin language's list: its marks", () => {
     // a word read in two parts (a long line's): neither part is spelled as a word ("docu" is no "doçu")
     const parts = [" parte da docu", "mentação, por exemplo.\n"];
     const withParts = (lang: string) =>
-      lang === "pt" ? filterOf(["os", "que", "uma", "para", "com", "dos", "por", "doçu", "documentação"]) : undefined;
+      lang === "pt" ? WordList.of(["os", "que", "uma", "para", "com", "dos", "por", "doçu", "documentação"]) : undefined;
     expect(languageLetters([portuguese, ...parts], withParts)).toEqual([portuguese, ...parts]);
     expect(languageLetters([portuguese, " parte da docu.\n"], withParts)).toEqual([portuguese, " parte da doçu.\n"]);
     // a page whose function words name no language (Spanish's "una", "con", "es" beside Portuguese's) is the language
@@ -280,7 +277,7 @@ describe("a Latin language's list: its marks", () => {
     const mixed = "Este documento tem procedimentos internos muito fortemente cruzados entre classes objetos detalhes básicos.\n";
     const both = (lang: string) =>
       lang === "pt"
-        ? filterOf([
+        ? WordList.of([
             "este",
             "documento",
             "tem",
@@ -305,7 +302,7 @@ describe("a Latin language's list: its marks", () => {
             "partir",
           ])
         : lang === "es"
-          ? filterOf(["este", "documento", "con", "una"])
+          ? WordList.of(["este", "documento", "con", "una"])
           : undefined;
     const body = "Produzido diretamente partir formataçao codigo fonte usadas dentro funçao.\n";
     expect(languageLetters([mixed, mixed, body], both)[2]).toBe(
@@ -320,7 +317,7 @@ describe("a Latin language's list: its marks", () => {
 
 describe("languageLetters with a word list", () => {
   // (the list holds the page's other words, as the language's list does)
-  const f = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "вызове"]);
+  const f = WordList.of([...WORDS, "которую", "открыть", "только", "также", "может", "вызове"]);
   const lists = (lang: string) => (lang === "ru" ? f : undefined);
   const russian = ["Это страница, которую можно открыть, если только она есть, что также может быть.\n", "Ииформация о вызове службь.\n"];
   it("writes a Russian page's misread words as the language spells them, outside code", () => {
@@ -333,7 +330,7 @@ describe("languageLetters with a word list", () => {
 
   it("spells a Latin word of look-alikes in Cyrillic beside Cyrillic words, not among Latin ones", () => {
     const lists4 = (lang: string) =>
-      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "многое"]) : undefined;
+      lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "только", "также", "может", "многое"]) : undefined;
     const lines = [russian[0]!, "Это mhoroe может.\n", "Copyright Alf mhoroe Bätz.\n", "## MHOROE\n"];
     expect(languageLetters(lines, lists4)).toEqual([russian[0], "Это многое может.\n", "Copyright Alf mhoroe Bätz.\n", "## МНОГОЕ\n"]);
   });
@@ -357,7 +354,7 @@ describe("languageLetters with a word list", () => {
     const line = "С помощью значню значков можно открыть файлов.\n";
     const reading = "C IIOMOIIbIO 3HaYKOB MOXKHO OTKpbITb ΦaIIIOB.";
     const lists2 = (lang: string) =>
-      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "помощью", "значков"]) : undefined;
+      lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "только", "также", "может", "помощью", "значков"]) : undefined;
     expect(languageLetters([russian[0]!, line], lists2, [undefined, reading])).toEqual([
       russian[0],
       "С помощью значков можно открыть файлов.\n",
@@ -370,7 +367,7 @@ describe("languageLetters with a word list", () => {
 
   it("takes the decoder's word back where the merge left letters of it out and made no word of it", () => {
     const lists3 = (lang: string) =>
-      lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "найти", "использовать", "найди", "это", "этот"]) : undefined;
+      lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "найти", "использовать", "найди", "это", "этот"]) : undefined;
     // (the merge's line, and the decoder's Markdown for it)
     const merged = "<td>Найт</td> исьзоать можно.\n";
     const decoded = "<td>Найти</td> использовать можно.\n";
@@ -402,7 +399,7 @@ describe("languageLetters with a word list", () => {
   });
 
   it("chooses among the words one letter from a misread one by the page's own words", () => {
-    const lists4 = (lang: string) => (lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "факсов", "фарсов"]) : undefined);
+    const lists4 = (lang: string) => (lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "факсов", "фарсов"]) : undefined);
     const page = [russian[0]!, "Мастер факсов.\n", "Список файсов.\n"];
     expect(languageLetters(page, lists4)[2]).toBe("Список факсов.\n");
     // a page that does not write either: the word stays
@@ -410,7 +407,7 @@ describe("languageLetters with a word list", () => {
   });
 
   it("gives a line the recogniser read nothing in the decoder's words where each is a word of the language", () => {
-    const lists3 = (lang: string) => (lang === "ru" ? filterOf([...WORDS, "которую", "открыть", "для"]) : undefined);
+    const lists3 = (lang: string) => (lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "для"]) : undefined);
     const page = (line: string, reading: string, decoded: string) =>
       languageLetters([russian[0]!, line], lists3, [undefined, reading], [undefined, decoded])[1];
     expect(page("</td><td>", "", "</td><td>для")).toBe("</td><td>для");
@@ -433,7 +430,7 @@ describe("languageLetters with a word list", () => {
 });
 
 describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
-  const f = filterOf([...WORDS, "библиографии", "объекта", "объект", "щёлкните", "остаются", "паза", "назад"]);
+  const f = WordList.of([...WORDS, "библиографии", "объекта", "объект", "щёлкните", "остаются", "паза", "назад"]);
   it("spells a reading's glyphs as the Cyrillic letters each is read for, pairs of glyphs as one", () => {
     expect(readingForms("OCTaIOTCA")).toContain("остаются");
     expect(readingForms("06beKTa")).toContain("объекта");
@@ -461,7 +458,7 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
     expect(nearestReading("Обыекта", "06beKTa", f)).toBe("Объекта");
     expect(nearestReading("осталотся", "OCTaIOTCA", f)).toBe("остаются");
     expect(nearestReading("шёлкните", "wenKHNTe", f)).toBe("щёлкните");
-    expect(nearestReading("Выбраный", "Bbi6paHbin", filterOf(["выбранный"]))).toBe("Выбранный");
+    expect(nearestReading("Выбраный", "Bbi6paHbin", WordList.of(["выбранный"]))).toBe("Выбранный");
   });
 
   it("leaves a word the language holds, a short one, one whose reading spells no word, or a word too far from it", () => {
@@ -472,7 +469,7 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
   });
 
   it("is used on a Russian page where the line's words pair with its reading's, not on a word the reading hyphenates", () => {
-    const g = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "объекта", "свойства", "объект"]);
+    const g = WordList.of([...WORDS, "которую", "открыть", "только", "также", "может", "объекта", "свойства", "объект"]);
     const lists = (lang: string) => (lang === "ru" ? g : undefined);
     const first = "Это страница, которую можно открыть, если только она есть, что также может быть.\n";
     const lines = [first, "Свойства обыекда и обыекда\n"];
@@ -490,7 +487,7 @@ describe("nearestReading (the word the recogniser's look-alikes spell)", () => {
     ]);
     expect(languageLetters(lines, lists, [undefined, "CBOnCTBa06beKTa H 06beK-"])).toEqual(lines);
     // (a word the recogniser read with a mark inside, ".JI" for л, is one word of the reading)
-    const h = filterOf([...WORDS, "которую", "открыть", "только", "также", "может", "многоугольники", "объекта"]);
+    const h = WordList.of([...WORDS, "которую", "открыть", "только", "также", "может", "многоугольники", "объекта"]);
     expect(languageLetters([first, "мнгоуголеники объекта\n"], () => h, [undefined, "MHOrOyrO.JIbHHKH 06beKTa"])).toEqual([
       first,
       "многоугольники объекта\n",
