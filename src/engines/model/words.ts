@@ -4,11 +4,16 @@
 // their beginnings and their endings: 0.6 MB for Russian's 1.4 million, 1.7 MB for Ukrainian's 3.3 million), read
 // only when a page of the language comes, made from a hunspell dictionary by scripts/corpus/word-list.mjs.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { ModelFileError } from "../../model/errors.js";
 
 const MAGIC = "OCRWORDA";
-/** header: magic (8 bytes), version, letters, root, edge bytes (u32 each); then the letters (u16 each), the edges */
+/**
+ * header: magic (8 bytes), version, letters, root, edge bytes (u32 each); then the letters (u16 each), the edges.
+ * Version 2 adds a u32 to the header, the bytes of the word counts that follow the edges (`withCounts`).
+ */
 const HEADER = 24;
+const HEADER_COUNTED = 28;
 
 /** The form a word is held and asked in: lower case, ё as е (texts write either). */
 export function wordKey(word: string): string {
@@ -112,12 +117,70 @@ export class WordList {
 
   /** A list as `build` wrote it; `file` names it in the error for a file that is not one. */
   static parse(data: Uint8Array, file: string): WordList {
-    const { letters, root, bytes } = WordList.header(data, data.byteLength, file);
+    const { head, letters, root, bytes, counts } = WordList.header(data, data.byteLength, file);
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    const spelled = Array.from({ length: letters }, (_, i) => String.fromCharCode(view.getUint16(HEADER + 2 * i, true))).join("");
-    const start = HEADER + 2 * letters;
-    return new WordList(data.subarray(start, start + bytes), spelled, root);
+    const spelled = Array.from({ length: letters }, (_, i) => String.fromCharCode(view.getUint16(head + 2 * i, true))).join("");
+    const start = head + 2 * letters;
+    const list = new WordList(data.subarray(start, start + bytes), spelled, root);
+    if (counts > 0) list.countData = { data: data.subarray(start + bytes, start + bytes + counts), file };
+    return list;
   }
+
+  /**
+   * The file `data` (a list's, either version) with `counts` (word keys and how often texts write them) stored
+   * beside its automaton: a raw deflate stream of lines "key count", the most written first. Only words the list
+   * holds may be counted.
+   */
+  static withCounts(data: Uint8Array, counts: ReadonlyMap<string, number>, file = "(built)"): Uint8Array {
+    const { head, letters, bytes } = WordList.header(data, data.byteLength, file);
+    const list = WordList.parse(data, file);
+    for (const [key, n] of counts)
+      if (!list.has(key) || key !== wordKey(key) || !Number.isInteger(n) || n < 1)
+        throw new Error(`${file}: cannot count "${key}" ${n} times (not a word of the list, or not a count)`);
+    const text = [...counts]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([key, n]) => `${key} ${n}\n`)
+      .join("");
+    const packed = text ? deflateRawSync(Buffer.from(text, "utf8"), { level: 9 }) : new Uint8Array(0);
+    const body = data.subarray(head, head + 2 * letters + bytes);
+    const out = new Uint8Array(HEADER_COUNTED + body.byteLength + packed.byteLength);
+    out.set(data.subarray(0, HEADER), 0);
+    const view = new DataView(out.buffer);
+    view.setUint32(8, 2, true);
+    view.setUint32(24, packed.byteLength, true);
+    out.set(body, HEADER_COUNTED);
+    out.set(packed, HEADER_COUNTED + body.byteLength);
+    return out;
+  }
+
+  /** How often the texts the list was counted in write `word` (any case; ё as е): 0 for a word they write fewer than
+   * scripts/corpus/word-counts.mjs's COUNT_MIN times, and for every word of a list without counts. */
+  count(word: string): number {
+    if (!this.counts) {
+      this.counts = new Map();
+      if (this.countData) {
+        let text: string;
+        try {
+          text = inflateRawSync(this.countData.data).toString("utf8");
+        } catch (err) {
+          throw new ModelFileError(this.countData.file, `the word list's counts do not read (${(err as Error).message})`, { cause: err });
+        }
+        for (const line of text.split("\n")) {
+          const space = line.lastIndexOf(" ");
+          if (space > 0) this.counts.set(line.slice(0, space), Number(line.slice(space + 1)));
+        }
+      }
+    }
+    return this.counts.get(wordKey(word)) ?? 0;
+  }
+
+  /** Whether the list holds counts (`count`). */
+  get counted(): boolean {
+    return this.countData !== undefined;
+  }
+
+  private countData?: { data: Uint8Array; file: string };
+  private counts?: Map<string, number>;
 
   static read(file: string): WordList {
     let data: Uint8Array;
@@ -136,8 +199,8 @@ export class WordList {
       const fd = openSync(file, "r");
       try {
         bytes = fstatSync(fd).size;
-        head = new Uint8Array(HEADER);
-        head = head.subarray(0, readSync(fd, head, 0, HEADER, 0));
+        head = new Uint8Array(HEADER_COUNTED);
+        head = head.subarray(0, readSync(fd, head, 0, HEADER_COUNTED, 0));
       } finally {
         closeSync(fd);
       }
@@ -148,17 +211,24 @@ export class WordList {
   }
 
   /** The header of a list file of `bytes` bytes whose first bytes are `data`, checked against its length. */
-  private static header(data: Uint8Array, bytes: number, file: string): { letters: number; root: number; bytes: number } {
+  private static header(
+    data: Uint8Array,
+    bytes: number,
+    file: string,
+  ): { head: number; letters: number; root: number; bytes: number; counts: number } {
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const magic = Buffer.from(data.subarray(0, 8)).toString("latin1");
-    if (data.byteLength < HEADER || magic !== MAGIC || view.getUint32(8, true) !== 1)
-      throw new ModelFileError(file, `not a word list (expected ${MAGIC} version 1)`);
+    const version = data.byteLength >= HEADER ? view.getUint32(8, true) : 0;
+    const head = version === 2 ? HEADER_COUNTED : HEADER;
+    if (data.byteLength < head || magic !== MAGIC || (version !== 1 && version !== 2))
+      throw new ModelFileError(file, `not a word list (expected ${MAGIC} version 1 or 2)`);
     const letters = view.getUint32(12, true);
     const root = view.getUint32(16, true);
     const edges = view.getUint32(20, true);
-    if (letters > 256 || root > edges || bytes !== HEADER + 2 * letters + edges)
+    const counts = version === 2 ? view.getUint32(24, true) : 0;
+    if (letters > 256 || root > edges || bytes !== head + 2 * letters + edges + counts)
       throw new ModelFileError(file, `word list header does not match its ${bytes} bytes`);
-    return { letters, root, bytes: edges };
+    return { head, letters, root, bytes: edges, counts };
   }
 
   /** The Cyrillic letters of `letters` (the alphabet a misread letter is looked for in: words.ts nearestWord). */
@@ -263,7 +333,7 @@ const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
  * Where several are, the page's own words (`page`) choose: the one the page writes elsewhere
  * ("файсов" is "факсов" on a page about faxes, not "фарсов" or "файлов"), else the one that shares the longest
  * beginning, STEM_LETTERS letters or more, with a word the page writes (a form of it: "спена" is "сцена" on a page
- * that writes "сцены").
+ * that writes "сцены"), else the one the language's texts write most, far ahead of the others (mostWritten).
  */
 export function nearestWord(word: string, words: WordList, page?: PageWords): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
@@ -297,8 +367,26 @@ export function nearestWord(word: string, words: WordList, page?: PageWords): st
   const stems = new Map([...found.keys()].map((key) => [key, stem(key)]));
   const longest = Math.max(...stems.values());
   const nearest = [...stems].filter(([, k]) => k === longest);
-  return longest >= STEM_LETTERS && nearest.length === 1 ? found.get(nearest[0]![0])! : word;
+  if (longest >= STEM_LETTERS && nearest.length === 1) return found.get(nearest[0]![0])!;
+  const common = mostWritten([...found.keys()], words);
+  return common === undefined ? word : found.get(common)!;
 }
+
+/**
+ * Of `keys` (words of `words`), the one its texts write COMMON_LEAD times as often as any other and COMMON_LEAD times
+ * or more (WordList.count): a misread word's likeliest neighbour where the page does not tell ("улалить" is "удалить",
+ * written 411 times in the Russian texts counted, not "ужалить", "умалить" or "уладить", never). Undefined where none
+ * leads so, as among a word's own forms ("перемещени": перемещение 198, перемещения 138, перемещении 33).
+ */
+function mostWritten(keys: readonly string[], words: WordList): string | undefined {
+  if (!words.counted) return undefined;
+  const [first, second] = keys.map((key) => [key, words.count(key)] as const).sort((a, b) => b[1] - a[1]);
+  return first && first[1] >= COMMON_LEAD * Math.max(1, second?.[1] ?? 0) ? first[0] : undefined;
+}
+
+/** A word is taken for a misread neighbour's where its texts write it this many times as often as any other
+ * neighbour's (mostWritten). */
+export const COMMON_LEAD = 3;
 
 /**
  * A Cyrillic word of NEAREST_MIN_LETTERS letters or more that `words` lacks, as the decoder's ways of losing its

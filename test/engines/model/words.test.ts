@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
 import {
+  COMMON_LEAD,
   LOOK_ALIKE_LETTERS,
   lookAlikeWord,
   MIN_PART,
@@ -22,6 +23,8 @@ import {
 } from "../../../src/engines/model/words.js";
 import { ModelFileError } from "../../../src/model/errors.js";
 import { cyrillicLanguage } from "../../../src/vision/language.js";
+// @ts-expect-error plain JavaScript module of the corpus scripts
+import { catalogueText, COUNT_MIN, countWords, fileText } from "../../../scripts/corpus/word-counts.mjs";
 // @ts-expect-error plain JavaScript module of the corpus scripts
 import { affixRules, forms } from "../../../scripts/corpus/word-list.mjs";
 
@@ -72,6 +75,45 @@ describe("WordList", () => {
     expect(() => WordList.check(bad)).toThrow(/bad\.bin: not a word list/);
     expect(() => WordList.check(cut)).toThrow(/cut\.bin: word list header does not match its 40 bytes/);
     expect(() => WordList.check(path.join(dir, "none.bin"))).toThrow(/none\.bin: cannot read the word list/);
+  });
+
+  it("keeps how often texts write its words beside them, read back from the file and checked against its length", () => {
+    const data = WordList.build(["ещё", ...WORDS]);
+    const plain = WordList.parse(data, "plain.bin");
+    expect(plain.counted).toBe(false);
+    expect(plain.count("можно")).toBe(0);
+    const counted = WordList.withCounts(
+      data,
+      new Map([
+        ["можно", 120],
+        ["файлов", 7],
+        ["еще", 3],
+      ]),
+    );
+    const file = path.join(dir, "counted.bin");
+    writeFileSync(file, counted);
+    expect(() => WordList.check(file)).not.toThrow();
+    const back = WordList.read(file);
+    expect(back.counted).toBe(true);
+    expect(WORDS.every((w) => back.has(w))).toBe(true);
+    expect(back.has("инфорнация")).toBe(false);
+    // any case, ё as е; a word not counted, and no word of the list, 0
+    expect([back.count("Можно"), back.count("ФАЙЛОВ"), back.count("ещё"), back.count("вызов"), back.count("слово")]).toEqual([
+      120, 7, 3, 0, 0,
+    ]);
+    // counted again: the new counts replace the old, the words stay
+    const again = WordList.parse(WordList.withCounts(counted, new Map([["вызов", 5]])), "again.bin");
+    expect([again.count("вызов"), again.count("можно"), again.has("можно")]).toEqual([5, 0, true]);
+    // only the list's words, and only counts
+    expect(() => WordList.withCounts(data, new Map([["слово", 4]]))).toThrow(/cannot count "слово"/);
+    expect(() => WordList.withCounts(data, new Map([["можно", 0]]))).toThrow(/cannot count "можно" 0 times/);
+    // a file cut short, or counts that do not inflate, name the file
+    const cut = path.join(dir, "counted-cut.bin");
+    writeFileSync(cut, counted.subarray(0, counted.byteLength - 2));
+    expect(() => WordList.check(cut)).toThrow(/counted-cut\.bin: word list header does not match/);
+    const junk = counted.slice();
+    junk.fill(0xff, junk.byteLength - new DataView(junk.buffer).getUint32(24, true));
+    expect(() => WordList.parse(junk, "junk.bin").count("можно")).toThrow(/junk\.bin: the word list's counts do not read/);
   });
 
   it("answers no, not wrongly or endlessly, over edges that point outside the file", () => {
@@ -190,6 +232,41 @@ describe("nearestWord", () => {
     // the one word one letter off is written whatever the page's words
     expect(nearestWord("службь", g, pageWords("служба"))).toBe("службы");
     expect(STEM_LETTERS).toBe(5);
+  });
+
+  it("chooses, where the page does not, the word its language's texts write COMMON_LEAD times as often as the others", () => {
+    const words = ["удалить", "ужалить", "умалить", "уладить", "перемещение", "перемещения", "перемещении", "перемещен"];
+    const uncounted = WordList.build(words);
+    const counts = (entries: [string, number][]) => WordList.parse(WordList.withCounts(uncounted, new Map(entries)), "ru.bin");
+    const g = counts([
+      ["удалить", 411],
+      ["перемещение", 198],
+      ["перемещения", 138],
+      ["перемещении", 33],
+      ["уладить", 1],
+    ]);
+    const page = pageWords("кнопку", "нажмите");
+    expect(nearestWord("улалить", g, page)).toBe("удалить");
+    expect(nearestWord("Улалить", g, page)).toBe("Удалить");
+    // forms of one word written about as often: none
+    expect(nearestWord("перемещени", g, page)).toBe("перемещени");
+    // without counts, or with a lead short of COMMON_LEAD, or with too few writings: none
+    expect(nearestWord("улалить", WordList.parse(uncounted, "ru.bin"), page)).toBe("улалить");
+    expect(
+      nearestWord(
+        "улалить",
+        counts([
+          ["удалить", 2 * COMMON_LEAD],
+          ["уладить", 3],
+        ]),
+        page,
+      ),
+    ).toBe("улалить");
+    expect(nearestWord("улалить", counts([["удалить", COMMON_LEAD - 1]]), page)).toBe("улалить");
+    expect(nearestWord("улалить", counts([["удалить", COMMON_LEAD]]), page)).toBe("удалить");
+    // the page's own words still come first
+    expect(nearestWord("улалить", g, pageWords("уладить"))).toBe("уладить");
+    expect(COMMON_LEAD).toBe(3);
   });
 });
 
@@ -517,6 +594,43 @@ describe("cyrillicLanguage", () => {
     expect(cyrillicLanguage("Това е страница, която можете да отворите, ако тя съществува в документа.")).toBeUndefined();
     expect(cyrillicLanguage("Меню Вызов службы")).toBeUndefined();
     expect(cyrillicLanguage("The quick brown fox jumps over the lazy dog again and again and again.")).toBeUndefined();
+  });
+});
+
+describe("word-counts.mjs", () => {
+  it("reads the running text of HTML, man pages and gettext catalogues, and counts the list's words in it", () => {
+    const html = Buffer.from(
+      "<html><style>p { color: red }</style><p>Нажмите&nbsp;<b>Удалить</b> &#1080; ещё</p><script>var удалить;</script></html>",
+    );
+    expect(fileText("a/b.html", html).replace(/\s+/g, " ").trim()).toBe("Нажмите Удалить и ещё");
+    const man = Buffer.from(".TH LS 1\n.SH ОПИСАНИЕ\n\\fBls\\fR выводит \\(em список\n.B файлов\n");
+    expect(fileText("usr/share/man/ru/man1/ls.1", man).replace(/\s+/g, " ").trim()).toBe("LS 1 ОПИСАНИЕ ls выводит список файлов");
+    expect(fileText("x.bin", Buffer.from([0xff, 0xfe, 0x00]))).toBeUndefined();
+    // a .mo: magic, revision, strings, the originals' table, the translations' table
+    const strings = ["", "Удалить файл"];
+    const bodies = strings.map((t) => Buffer.from(t, "utf8"));
+    const header = Buffer.alloc(28);
+    header.writeUInt32LE(0x950412de, 0);
+    header.writeUInt32LE(1, 8);
+    header.writeUInt32LE(28, 12);
+    header.writeUInt32LE(36, 16);
+    const table = Buffer.alloc(16);
+    table.writeUInt32LE(0, 0);
+    table.writeUInt32LE(44, 4);
+    table.writeUInt32LE(bodies[1]!.length, 8);
+    table.writeUInt32LE(44, 12);
+    const mo = Buffer.concat([header, table, bodies[1]!]);
+    expect(catalogueText(mo)).toBe("Удалить файл");
+    expect(fileText("uk/LC_MESSAGES/a.mo", mo)).toBe("Удалить файл");
+    expect(catalogueText(Buffer.from("not a catalogue at all, no"))).toBeUndefined();
+    const list = WordList.of(["удалить", "файл", "ещё"]);
+    const counts = countWords(["Удалить файл. Удалить ЕЩЕ, Файлы", "удалить"], list, wordKey, "Cyrillic");
+    expect([...counts].sort()).toEqual([
+      ["еще", 1],
+      ["удалить", 3],
+      ["файл", 1],
+    ]);
+    expect(COUNT_MIN).toBe(3);
   });
 });
 
