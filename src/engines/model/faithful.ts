@@ -1828,17 +1828,27 @@ export function faithfulLine(
  * lower-case letter, the hyphen and the space go: "include", "generated". Not before a conjunction: "sub-" + " and
  * superscripts" is a suspended hyphen. A compound broken at its own hyphen ("Frequently-" + " used") loses it: one
  * character, where keeping a typesetting hyphen costs two, and typesetting hyphens are the common case.
+ * The other way, where the recogniser read the previous line ending in a letter with no hyphen after it, and the
+ * decoder opened this line with a letter right after its previous line's (it runs two words together over a line
+ * break now and then: "трёхмерного" + "изображения"), a space parts them, in the scripts that part words so.
  * Returns the previous line's Markdown and this line's.
  */
 export function joinHyphenated(previousMarkdown: string, previousText: string | undefined, markdown: string): [string, string] {
   const unchanged: [string, string] = [previousMarkdown, markdown];
-  if (previousText === undefined || !/\p{L}-$/u.test(previousText.trimEnd())) return unchanged;
+  if (previousText === undefined) return unchanged;
+  if (SPACED_LETTER_END.test(previousText.trimEnd()) && SPACED_LETTER_END.test(previousMarkdown) && SPACED_LETTER_START.test(markdown))
+    return [previousMarkdown, ` ${markdown}`];
+  if (!/\p{L}-$/u.test(previousText.trimEnd())) return unchanged;
   const next = /^ (\p{Ll}\p{L}*)/u.exec(markdown);
   if (!next) return unchanged;
   if (/\p{L}$/u.test(previousMarkdown)) return [previousMarkdown, markdown.slice(1)];
   if (/\p{L}-$/u.test(previousMarkdown) && !SUSPENDED_BEFORE.has(next[1]!)) return [previousMarkdown.slice(0, -1), markdown.slice(1)];
   return unchanged;
 }
+
+/** A letter of a script that parts its words with spaces, ending a line's text or opening it (joinHyphenated). */
+const SPACED_LETTER_END = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]$/u;
+const SPACED_LETTER_START = /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
 
 /** Words after which a line-final hyphen is a suspended one ("sub- and superscripts", "Ein- und Ausgabe"). */
 const SUSPENDED_BEFORE = new Set([

@@ -1078,6 +1078,21 @@ describe("joinHyphenated", () => {
     expect(joinHyphenated(" in", "in-", "\n\nclude")).toEqual([" in", "\n\nclude"]);
     expect(joinHyphenated(" in", undefined, " clude")).toEqual([" in", " clude"]);
   });
+
+  it("parts two words the decoder ran together over a line break the recogniser read no hyphen at", () => {
+    // the language probe's Russian page in LaTeX faces: "Параметры трёхмерного" + "изображения."
+    expect(joinHyphenated(" и Параметры трёхмерного", "W apaMeTpbl TpeXMepHOrO ", "изображения.")).toEqual([
+      " и Параметры трёхмерного",
+      " изображения.",
+    ]);
+    expect(joinHyphenated(" the first line", "the first line", "test")).toEqual([" the first line", " test"]);
+    // a hyphen read: joined as above; a word's own line break in a script without spaces, a line ending in a
+    // digit, and a new block: unchanged
+    expect(joinHyphenated(" the in", "the in-", "clude")).toEqual([" the in", "clude"]);
+    expect(joinHyphenated("文档的", "文档的", "内容")).toEqual(["文档的", "内容"]);
+    expect(joinHyphenated(" page 12", "page 12", "next")).toEqual([" page 12", "next"]);
+    expect(joinHyphenated(" the first line", "the first line", "\n\nNext")).toEqual([" the first line", "\n\nNext"]);
+  });
 });
 
 describe("helpers", () => {
