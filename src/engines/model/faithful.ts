@@ -2059,12 +2059,13 @@ export function languageLetters(
   // the page's own words of the language: they choose among the words one letter from a misread one (nearestWord) and
   // stand for one two letters from it (pageForm)
   const page = pageWords(text, words);
-  const first = outsideCode(latin, (line, k) => {
+  const joined = wordsOverLineBreaks(latin, words, page);
+  const first = outsideCode(joined, (line, k) => {
     if (decoded?.[k] !== undefined)
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
-    const split = splitParts(latin, k);
+    const split = splitParts(joined, k);
     return line.replace(PAGE_WORD, (word, at: number) => {
       if (split(line, word, at)) return word;
       // (a word of Latin letters the decoder copied from the look-alikes, among Cyrillic words: a Latin name among Latin
@@ -2090,6 +2091,31 @@ export function languageLetters(
       return near === word ? pageForm(word, words, again) : near;
     });
   });
+}
+
+/**
+ * Each Cyrillic word written in two parts over a line break (a line ending in a letter, the next opening with one: a
+ * word hyphenated in print, joined by joinHyphenated) that the language's list lacks as a whole, as the word passes
+ * write it whole (nearestWord, repairedWord, pageForm: "бреобразован" + "ные" is "преобразован" + "ные"), the second
+ * part keeping its letters' count; where the word comes out as two words, or the parts are in code, they stay.
+ */
+function wordsOverLineBreaks(lines: readonly string[], words: WordList, page: PageWords): string[] {
+  const out = [...lines];
+  for (let k = 1; k < out.length; k++) {
+    const head = /(?<![\p{L}\p{N}_\\/'’ʼ-])\p{Script=Cyrillic}+$/u.exec(out[k - 1]!);
+    const tail = /^\p{Script=Cyrillic}+(?![\p{L}\p{N}_/'’ʼ-])/u.exec(out[k]!);
+    if (!head || !tail || /`/.test(out[k - 1]!) || /`/.test(out[k]!)) continue;
+    const word = head[0] + tail[0];
+    if (words.has(word)) continue;
+    let whole = nearestWord(word, words, page);
+    if (whole === word) whole = repairedWord(word, words);
+    if (whole === word) whole = pageForm(word, words, page);
+    if (whole === word || !/^\p{Script=Cyrillic}+$/u.test(whole) || whole.length <= tail[0].length) continue;
+    const cut = whole.length - tail[0].length;
+    out[k - 1] = out[k - 1]!.slice(0, head.index) + whole.slice(0, cut);
+    out[k] = whole.slice(cut) + out[k]!.slice(tail[0].length);
+  }
+  return out;
 }
 
 /** Whether a word at `at` of line k of `lines` is a part of a word split between two lines, one ending in a letter and

@@ -419,6 +419,16 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters([russian[0]!, " Меню вызов служб.\n"], lists)).toEqual([russian[0], " Меню вызов службы.\n"]);
   });
 
+  it("writes a word split between two lines that the list lacks as a whole as its word, each line keeping its part", () => {
+    // (the probe's "бреобразован" + "ные"; the second part keeps its letters, the first takes the rest)
+    const parts = [russian[0]!, " Меню вызов фай", "лав.\n"];
+    expect(languageLetters(parts, lists)).toEqual([russian[0], " Меню вызов фай", "лов.\n"]);
+    expect(languageLetters([russian[0]!, " Меню вызов файлл", "ов.\n"], lists)).toEqual([russian[0], " Меню вызов файл", "ов.\n"]);
+    // inside code, or a whole that is no single word: as they were
+    const code = [russian[0]!, " `Меню вызов фай", "лав`\n"];
+    expect(languageLetters(code, lists)).toEqual(code);
+  });
+
   it("takes a word two letters off for a page word that another of its misreadings was repaired to", () => {
     // ("Ииформация" is one letter from the list's "информация", "Инфармацея" two: no page word spells it before the first is repaired)
     const lines = [russian[0]!, "Ииформация о вызове.\n", "Инфармацея о вызове.\n"];
