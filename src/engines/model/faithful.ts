@@ -2074,9 +2074,9 @@ export function languageLetters(
       if (latin !== word && !latinBeside(line, at, word.length)) return latin;
       const reading = read?.get(at);
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
-      if (near !== word) return near;
+      if (near !== word) return firstCapitalOnly(near, words);
       const repaired = repairedWord(word, words);
-      return repaired === word ? pageForm(word, words, page) : repaired;
+      return firstCapitalOnly(repaired === word ? pageForm(word, words, page) : repaired, words);
     });
   });
   // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
@@ -2117,6 +2117,14 @@ function wordsOverLineBreaks(lines: readonly string[], words: WordList, page: Pa
   }
   return out;
 }
+
+/** A Cyrillic word of the list written with two capitals or more before its small letters ("ДОступ", "УЗлы",
+ * "ЩЕЛкните": capitals the decoder read in TeX's faces), with its first capital only; any other word as it is (an
+ * abbreviation with an ending, "СЕЛинукса", is no word of the list). */
+function firstCapitalOnly(word: string, words: WordList): string {
+  return MIXED_CAPITALS.test(word) && words.has(word) ? word[0]! + word.slice(1).toLowerCase() : word;
+}
+const MIXED_CAPITALS = /^(?=\p{Script=Cyrillic}+$)\p{Lu}{2,}\p{Ll}{2,}$/u;
 
 /** Whether a word at `at` of line k of `lines` is a part of a word split between two lines, one ending in a letter and
  * the next opening with one (no separator of its own: a long line read in parts): the line's first word after such a

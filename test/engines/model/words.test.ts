@@ -419,6 +419,13 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters([russian[0]!, " Меню вызов служб.\n"], lists)).toEqual([russian[0], " Меню вызов службы.\n"]);
   });
 
+  it("writes a word of the list read with two capitals or more before its small letters with its first capital only", () => {
+    expect(languageLetters([russian[0]!, " Меню ВЫЗов СЛУжбы ФАЙлов.\n"], lists)).toEqual([russian[0], " Меню Вызов Службы Файлов.\n"]);
+    // capitals throughout, one capital, and an abbreviation with an ending the list lacks: as they are
+    const kept = [russian[0]!, " МЕНЮ ВЫЗОВ Службы СЕЛинукса.\n"];
+    expect(languageLetters(kept, lists)).toEqual(kept);
+  });
+
   it("writes a word split between two lines that the list lacks as a whole as its word, each line keeping its part", () => {
     // (the probe's "бреобразован" + "ные"; the second part keeps its letters, the first takes the rest)
     const parts = [russian[0]!, " Меню вызов фай", "лав.\n"];
