@@ -2066,8 +2066,12 @@ export function languageLetters(
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     const split = splitParts(joined, k);
+    const decoderWords = decoded?.[k] === undefined ? undefined : new Set(decoded[k]!.match(/\p{L}+/gu));
     return line.replace(PAGE_WORD, (word, at: number) => {
       if (split(line, word, at)) return word;
+      // (a Latin word the recogniser read with a capital of a letter whose capital is its small letter's shape, where
+      // the decoder wrote it small: "meSg", "bZmOre" for "mesg", "bzmore")
+      if (SHAPE_CAPITALS.test(word) && decoderWords?.has(word.toLowerCase())) return word.toLowerCase();
       // (a word of Latin letters the decoder copied from the look-alikes, among Cyrillic words: a Latin name among Latin
       // words, "Alf Tonny Bätz", spells "Тодду" so; each pass leaves a word it is not for as it is)
       const latin = lookAlikeWord(word, words);
@@ -2117,6 +2121,9 @@ function wordsOverLineBreaks(lines: readonly string[], words: WordList, page: Pa
   }
   return out;
 }
+
+/** A Latin word opening with a small letter, its capitals only those shaped as their small letters are. */
+const SHAPE_CAPITALS = /^\p{Ll}(?=[\p{Ll}CKOSUVWXZ]*[CKOSUVWXZ])[\p{Ll}CKOSUVWXZ]+$/u;
 
 /** A Cyrillic word of the list written with two capitals or more before its small letters ("ДОступ", "УЗлы",
  * "ЩЕЛкните": capitals the decoder read in TeX's faces), with its first capital only; any other word as it is (an

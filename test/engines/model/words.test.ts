@@ -515,6 +515,18 @@ describe("languageLetters with a word list", () => {
     expect(page("</td></tr><tr><td>", "", "</td><td>для")).toBe("</td></tr><tr><td>");
   });
 
+  it("writes a Latin word small where the recogniser read a capital shaped as its small letter and the decoder did not", () => {
+    const page = (line: string, decoded: string) =>
+      languageLetters([russian[0]!, line], lists, [undefined, undefined], [undefined, decoded])[1];
+    // the Ukrainian man pages' "meSg", "bZmOre"
+    expect(page(" программа meSg можно", " программа mesg можно")).toBe(" программа mesg можно");
+    expect(page(" программа bZmOre можно", " программа bzmore можно")).toBe(" программа bzmore можно");
+    // the decoder's capital too, a capital of another shape, or a word opening with a capital: as the merge wrote it
+    expect(page(" вызов toString можно", " вызов toString можно")).toBe(" вызов toString можно");
+    expect(page(" вызов meGg можно", " вызов megg можно")).toBe(" вызов meGg можно");
+    expect(page(" вызов PostScript можно", " вызов postscript можно")).toBe(" вызов PostScript можно");
+  });
+
   it("leaves a page of another language, and a bundle without the list, as they are", () => {
     const serbian = ["Ово је страница коју можете отворити ако она постоји.\n", "Ииформация о позиву.\n"];
     expect(languageLetters(serbian, lists)).toEqual(serbian);
