@@ -21,7 +21,17 @@ import { median } from "../../layout/xycut.js";
 import { DIACRITICS, type Diacritic, markable, misreadO, splitMark, sureAt, withMark } from "../../vision/diacritics.js";
 import { cyrillicLanguage, pageLanguage } from "../../vision/language.js";
 import { GERMAN_MARKED } from "./german-marked.js";
-import { lookAlikeWord, nearestReading, nearestWord, type PageWords, pageForm, repairedWord, type WordList, wordKey } from "./words.js";
+import {
+  commonFarWord,
+  lookAlikeWord,
+  nearestReading,
+  nearestWord,
+  type PageWords,
+  pageForm,
+  repairedWord,
+  type WordList,
+  wordKey,
+} from "./words.js";
 import { POLISH_MARKED, POLISH_STROKED } from "./polish-marked.js";
 
 /** What the recogniser read on one line: one character of `text` per slot, each with its peak probability. */
@@ -2080,7 +2090,8 @@ export function languageLetters(
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
       if (near !== word) return firstCapitalOnly(near, words);
       const repaired = repairedWord(word, words);
-      return firstCapitalOnly(repaired === word ? pageForm(word, words, page) : repaired, words);
+      const formed = repaired === word ? pageForm(word, words, page) : repaired;
+      return firstCapitalOnly(formed === word ? commonFarWord(word, words) : formed, words);
     });
   });
   // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
@@ -2114,6 +2125,7 @@ function wordsOverLineBreaks(lines: readonly string[], words: WordList, page: Pa
     let whole = nearestWord(word, words, page);
     if (whole === word) whole = repairedWord(word, words);
     if (whole === word) whole = pageForm(word, words, page);
+    if (whole === word) whole = commonFarWord(word, words);
     if (whole === word || !/^\p{Script=Cyrillic}+$/u.test(whole) || whole.length <= tail[0].length) continue;
     const cut = whole.length - tail[0].length;
     out[k - 1] = out[k - 1]!.slice(0, head.index) + whole.slice(0, cut);

@@ -156,6 +156,15 @@ export class WordList {
   /** How often the texts the list was counted in write `word` (any case; ё as е): 0 for a word they write fewer than
    * scripts/corpus/word-counts.mjs's COUNT_MIN times, and for every word of a list without counts. */
   count(word: string): number {
+    return this.countsRead().get(wordKey(word)) ?? 0;
+  }
+
+  /** The counted words (keys) and their counts, the most written first: empty for a list without counts. */
+  get countedWords(): ReadonlyMap<string, number> {
+    return this.countsRead();
+  }
+
+  private countsRead(): Map<string, number> {
     if (!this.counts) {
       this.counts = new Map();
       if (this.countData) {
@@ -171,7 +180,7 @@ export class WordList {
         }
       }
     }
-    return this.counts.get(wordKey(word)) ?? 0;
+    return this.counts;
   }
 
   /** Whether the list holds counts (`count`). */
@@ -387,6 +396,35 @@ function mostWritten(keys: readonly string[], words: WordList): string | undefin
 /** A word is taken for a misread neighbour's where its texts write it this many times as often as any other
  * neighbour's (mostWritten). */
 export const COMMON_LEAD = 3;
+
+/**
+ * A Cyrillic word of FAR_MIN_LETTERS letters or more that `words` lacks, as the word its language's texts write two
+ * letters from it (words.ts counts: a letter changed, put in or left out, twice): the one such word, or the one written
+ * COMMON_LEAD times as often as any other, in `word`'s capitals ("немеенное", "экстспорт", "предыушей" for
+ * "немедленное", "экспорт", "предыдущей": the decoder's misreadings two letters off, which no word one letter off
+ * spells); a word one letter from one of them is left to nearestWord. `word` itself where none is, or the list has no
+ * counts.
+ */
+export function commonFarWord(word: string, words: WordList): string {
+  if (word.length < FAR_MIN_LETTERS || !words.counted || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
+  const key = wordKey(word);
+  const near: string[] = [];
+  for (const form of words.countedWords.keys()) {
+    if (Math.abs(form.length - key.length) > FAR_DISTANCE) continue;
+    const d = distance(form, key, FAR_DISTANCE + 1);
+    // (a word one letter off is nearestWord's to choose, or to leave)
+    if (d < FAR_DISTANCE) return word;
+    if (d === FAR_DISTANCE) near.push(form);
+  }
+  if (near.length === 0) return word;
+  const common = near.length === 1 ? near[0] : mostWritten(near, words);
+  return common === undefined ? word : inCaseOf(word, common);
+}
+
+/** The fewest letters of a word looked for two letters off among the counted words (commonFarWord): shorter words lie
+ * two letters from too many. */
+export const FAR_MIN_LETTERS = 7;
+const FAR_DISTANCE = 2;
 
 /**
  * A Cyrillic word of NEAREST_MIN_LETTERS letters or more that `words` lacks, as the decoder's ways of losing its
@@ -629,13 +667,25 @@ function inCaseOf(word: string, form: string): string {
   return word[0] !== word[0]!.toLowerCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
 }
 
-/** Levenshtein distance of two strings (UTF-16 units: Cyrillic letters are one each). */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+/** Levenshtein distance of two strings (UTF-16 units: Cyrillic letters are one each); any distance of `bound` or more
+ * may come back as `bound` (the rows stop once every cell reaches it). */
+function distance(a: string, b: string, bound = Number.POSITIVE_INFINITY): number {
+  if (rows[0].length <= b.length) rows = [new Uint16Array(2 * b.length + 2), new Uint16Array(2 * b.length + 2)];
+  let [prev, cur] = rows;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
+    cur[0] = i;
+    let least = i;
+    const ch = a.charCodeAt(i - 1);
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ch === b.charCodeAt(j - 1) ? 0 : 1));
+      cur[j] = v;
+      if (v < least) least = v;
+    }
+    if (least >= bound) return bound;
+    [prev, cur] = [cur, prev];
   }
   return prev[b.length]!;
 }
+/** distance's two rows, grown for longer words as they come. */
+let rows: [Uint16Array, Uint16Array] = [new Uint16Array(64), new Uint16Array(64)];

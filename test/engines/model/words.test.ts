@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
 import {
   COMMON_LEAD,
+  commonFarWord,
+  FAR_MIN_LETTERS,
   LOOK_ALIKE_LETTERS,
   lookAlikeWord,
   MIN_PART,
@@ -267,6 +269,36 @@ describe("nearestWord", () => {
     // the page's own words still come first
     expect(nearestWord("улалить", g, pageWords("уладить"))).toBe("уладить");
     expect(COMMON_LEAD).toBe(3);
+  });
+
+  it("writes a long word two letters from the one word its texts write there, or the one written far more often", () => {
+    const forms = ["немедленное", "экспорт", "эксперт", "импорт", "предыдущей", "предыдущий", "вращения", "хранения"];
+    const uncounted = WordList.build(forms);
+    const g = WordList.parse(
+      WordList.withCounts(
+        uncounted,
+        new Map([
+          ["немедленное", 4],
+          ["экспорт", 55],
+          ["эксперт", 3],
+          ["предыдущей", 64],
+          ["предыдущий", 40],
+        ]),
+      ),
+      "ru.bin",
+    );
+    expect(commonFarWord("немеенное", g)).toBe("немедленное");
+    expect(commonFarWord("Немеенное", g)).toBe("Немедленное");
+    // two words two letters off: the one written COMMON_LEAD times as often, else neither
+    expect(commonFarWord("экстспорт", g)).toBe("экспорт");
+    expect(commonFarWord("предыушая", g)).toBe("предыушая");
+    // a word one letter off (nearestWord's), none within two, a word of the list, a short word, no counts: as it is
+    expect(commonFarWord("экспорта", g)).toBe("экспорта");
+    expect(commonFarWord("Тексинфо", g)).toBe("Тексинфо");
+    expect(commonFarWord("экспорт", g)).toBe("экспорт");
+    expect(commonFarWord("импоррт", g)).toBe("импоррт");
+    expect(commonFarWord("немеенное", WordList.parse(uncounted, "ru.bin"))).toBe("немеенное");
+    expect(FAR_MIN_LETTERS).toBe(7);
   });
 });
 
