@@ -26,6 +26,7 @@ import {
   lookAlikeWord,
   nearestReading,
   nearestWord,
+  ownLetterWord,
   type PageWords,
   pageForm,
   repairedWord,
@@ -2086,6 +2087,8 @@ export function languageLetters(
       // words, "Alf Tonny Bätz", spells "Тодду" so; each pass leaves a word it is not for as it is)
       const latin = lookAlikeWord(word, words);
       if (latin !== word && !latinBeside(line, at, word.length)) return latin;
+      const own = ownLetterWord(word, words);
+      if (own !== word) return own;
       const reading = read?.get(at);
       const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
       if (near !== word) return firstCapitalOnly(near, words);

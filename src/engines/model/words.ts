@@ -421,6 +421,49 @@ export function commonFarWord(word: string, words: WordList): string {
   return common === undefined ? word : inCaseOf(word, common);
 }
 
+/**
+ * A Cyrillic word holding a letter its list's language never writes (a Russian page's "двоїными", a Serbian page's
+ * "ПОЛЬЕ": the decoder's letters of a neighbouring language), as the one word of the list that a letter of the
+ * language in that letter's place, or no letter, makes of it: the one such word, else the one its twin spells
+ * (FOREIGN_TWINS: ї as й, і as и, є as е; ль and нь as Serbian's љ and њ). `word` itself where neither is (the
+ * one-letter pass, nearestWord, chooses then), or the word has more than one such letter.
+ */
+export function ownLetterWord(word: string, words: WordList): string {
+  if (!CYRILLIC_WORD.test(word)) return word;
+  const key = wordKey(word);
+  const foreign = [...key].flatMap((ch, i) => (NEIGHBOUR_LETTERS.includes(ch) && !words.letters.includes(ch) ? [i] : []));
+  if (foreign.length !== 1) return word;
+  const at = foreign[0]!;
+  const found = new Set<string>();
+  for (const ch of [...words.cyrillic, ""])
+    if (words.has(key.slice(0, at) + ch + key.slice(at + 1))) found.add(key.slice(0, at) + ch + key.slice(at + 1));
+  const twins = [...(FOREIGN_TWINS[key[at]!] ?? "")]
+    .filter((ch) => words.letters.includes(ch))
+    .map((ch) => key.slice(0, at) + ch + key.slice(at + 1));
+  // (a soft sign after л or н: Serbian writes the pair as one letter)
+  if (key[at] === "ь" && at > 0 && /[лн]/.test(key[at - 1]!)) {
+    const one = key.slice(0, at - 1) + (key[at - 1] === "л" ? "љ" : "њ") + key.slice(at + 1);
+    if (words.has(one)) {
+      found.add(one);
+      twins.unshift(one);
+    }
+  }
+  const forms = [...found];
+  const chosen = forms.length === 1 ? forms[0] : twins.find((t) => found.has(t));
+  if (chosen === undefined) return word;
+  // (the word's capitals: all where it is all capitals, else where they stood)
+  if (word.length > 1 && word === word.toUpperCase()) return chosen.toUpperCase();
+  return word[0] !== word[0]!.toLowerCase() ? chosen[0]!.toUpperCase() + chosen.slice(1) : chosen;
+}
+
+/** The Cyrillic letters some of the languages write and others never (Russian's ы э ъ ё, Ukrainian's і ї є ґ,
+ * Serbian's ј љ њ ћ ђ џ, Belarusian's ў, Macedonian's ѓ ќ ѕ, and й щ ь ю я, which Serbian never writes). */
+const NEIGHBOUR_LETTERS = "ыэъёіїєґјљњћђџўѓќѕйщьюя";
+
+/** The letter of a Cyrillic language a neighbour's letter stands for, where the decoder wrote the neighbour's
+ * (ownLetterWord): the letters their marks or shapes make alike. */
+const FOREIGN_TWINS: Record<string, string> = { ї: "йиі", і: "иі", є: "еэ", ў: "уй", ґ: "г", ј: "й", ы: "и", э: "е", ъ: "ь", й: "ј" };
+
 /** The fewest letters of a word looked for two letters off among the counted words (commonFarWord): shorter words lie
  * two letters from too many. */
 export const FAR_MIN_LETTERS = 7;

@@ -14,6 +14,7 @@ import {
   MIN_PART,
   nearestReading,
   nearestWord,
+  ownLetterWord,
   PAGE_FORM_LETTERS,
   type PageWords,
   pageForm,
@@ -299,6 +300,22 @@ describe("nearestWord", () => {
     expect(commonFarWord("импоррт", g)).toBe("импоррт");
     expect(commonFarWord("немеенное", WordList.parse(uncounted, "ru.bin"))).toBe("немеенное");
     expect(FAR_MIN_LETTERS).toBe(7);
+  });
+});
+
+describe("ownLetterWord", () => {
+  it("writes a word holding a neighbouring language's letter as the one word of the page's language it stands for", () => {
+    const ru = WordList.of(["двойными", "дворными", "службы", "файлов"]);
+    const sr = WordList.of(["поље", "поља", "стање"]);
+    // the one word, else the one the letter's twin spells: ї as й
+    expect(ownLetterWord("службї", ru)).toBe("службы");
+    expect(ownLetterWord("двоїными", ru)).toBe("двойными");
+    expect(ownLetterWord("Двоїными", ru)).toBe("Двойными");
+    // Serbian's љ written as the Russian pair ль, in capitals
+    expect(ownLetterWord("ПОЛЬЕ", sr)).toBe("ПОЉЕ");
+    // the language's own letters, two foreign letters, no word, or a Latin word: as it is
+    expect(ownLetterWord("фаїлов", ru)).toBe("файлов");
+    for (const w of ["файлов", "двоїнимї", "фаїлоя", "fajl"]) expect(ownLetterWord(w, ru)).toBe(w);
   });
 });
 
