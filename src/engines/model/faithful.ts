@@ -2087,6 +2087,8 @@ export function languageLetters(
       // words, "Alf Tonny Bätz", spells "Тодду" so; each pass leaves a word it is not for as it is)
       const latin = lookAlikeWord(word, words);
       if (latin !== word && !latinBeside(line, at, word.length)) return latin;
+      // (a key's or a paper size's digit 3 read as the look-alike з after a Latin capital: "Fз" for F3)
+      if (KEY_THREE.test(word)) return `${word[0]}3`;
       const own = ownLetterWord(word, words);
       if (own !== word) return own;
       const reading = read?.get(at);
@@ -2136,6 +2138,9 @@ function wordsOverLineBreaks(lines: readonly string[], words: WordList, page: Pa
   }
   return out;
 }
+
+/** A Latin capital and a Cyrillic з: a function key or a paper size whose 3 was read as its look-alike. */
+const KEY_THREE = /^[A-Z][зЗ]$/u;
 
 /** A Latin word opening with a small letter, its capitals only those shaped as their small letters are. */
 const SHAPE_CAPITALS = /^\p{Ll}(?=[\p{Ll}CKOSUVWXZ]*[CKOSUVWXZ])[\p{Ll}CKOSUVWXZ]+$/u;

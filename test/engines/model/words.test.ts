@@ -564,6 +564,13 @@ describe("languageLetters with a word list", () => {
     expect(page("</td></tr><tr><td>", "", "</td><td>для")).toBe("</td></tr><tr><td>");
   });
 
+  it("writes a key's 3 read as з after a Latin capital as the digit", () => {
+    expect(languageLetters([russian[0]!, " нажмите Fз), можно FЗ.\n"], lists)).toEqual([russian[0], " нажмите F3), можно F3.\n"]);
+    // a Cyrillic capital before it, or a longer word: as it is
+    const kept = [russian[0]!, " нажмите Зз или Fзк.\n"];
+    expect(languageLetters(kept, lists)).toEqual(kept);
+  });
+
   it("writes a Latin word small where the recogniser read a capital shaped as its small letter and the decoder did not", () => {
     const page = (line: string, decoded: string) =>
       languageLetters([russian[0]!, line], lists, [undefined, undefined], [undefined, decoded])[1];
