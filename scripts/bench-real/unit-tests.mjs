@@ -196,7 +196,8 @@ export function markdownTables(md) {
 }
 
 const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-const decode = (s) =>
+/** `s` with its HTML character references (numeric, and the few named ones of ENTITIES) as the characters. */
+export const decode = (s) =>
   s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e) =>
     e[0] === "#"
       ? String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : Number(e.slice(1)))

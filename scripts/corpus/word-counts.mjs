@@ -20,11 +20,10 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { decode } from "../bench-real/unit-tests.mjs";
 
 /** A word is kept where the texts write it this many times or more (fewer tell little, and cost room). */
 export const COUNT_MIN = 3;
-
-const NAMED = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
 /** The translations of a gettext catalogue (.mo): its msgstr strings, a line each (undefined for a file that is not one). */
 export function catalogueText(bytes) {
@@ -69,13 +68,7 @@ export function fileText(name, bytes) {
     return undefined;
   }
   if (text.includes("\0")) return undefined;
-  if (/\.x?html?$/i.test(name))
-    return text
-      .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ")
-      .replace(/<[^>]*>/g, " ")
-      .replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (m, e) =>
-        e[0] === "#" ? String.fromCodePoint(e[1].toLowerCase() === "x" ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : (NAMED[e] ?? m),
-      );
+  if (/\.x?html?$/i.test(name)) return decode(text.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " "));
   if (/\/man\d?\/|\.\d$/.test(name) || /^\.(TH|SH)\b/m.test(text))
     return text
       .replace(/^[.'][A-Za-z]{1,3}\b/gm, " ")

@@ -1847,9 +1847,10 @@ export function faithfulLine(
 export function joinHyphenated(previousMarkdown: string, previousText: string | undefined, markdown: string): [string, string] {
   const unchanged: [string, string] = [previousMarkdown, markdown];
   if (previousText === undefined) return unchanged;
-  if (SPACED_LETTER_END.test(previousText.trimEnd()) && SPACED_LETTER_END.test(previousMarkdown) && SPACED_LETTER_START.test(markdown))
+  const read = previousText.trimEnd();
+  if (SPACED_LETTER_END.test(read) && SPACED_LETTER_END.test(previousMarkdown) && SPACED_LETTER_START.test(markdown))
     return [previousMarkdown, ` ${markdown}`];
-  if (!/\p{L}-$/u.test(previousText.trimEnd())) return unchanged;
+  if (!/\p{L}-$/u.test(read)) return unchanged;
   const next = /^ (\p{Ll}\p{L}*)/u.exec(markdown);
   if (!next) return unchanged;
   if (/\p{L}$/u.test(previousMarkdown)) return [previousMarkdown, markdown.slice(1)];
@@ -2091,12 +2092,7 @@ export function languageLetters(
       if (KEY_THREE.test(word)) return `${word[0]}3`;
       const own = ownLetterWord(word, words);
       if (own !== word) return own;
-      const reading = read?.get(at);
-      const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
-      if (near !== word) return firstCapitalOnly(near, words);
-      const repaired = repairedWord(word, words);
-      const formed = repaired === word ? pageForm(word, words, page) : repaired;
-      return firstCapitalOnly(formed === word ? commonFarWord(word, words) : formed, words);
+      return firstCapitalOnly(listWord(word, words, page, read?.get(at)), words);
     });
   });
   // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
@@ -2114,6 +2110,21 @@ export function languageLetters(
 }
 
 /**
+ * A word the language's list lacks as the word passes write it: the word the recogniser's `reading` of it spells
+ * (nearestReading), else the one word one letter off (nearestWord), else the word its decoder's slips make of it
+ * (repairedWord), else the page's word two letters off (pageForm), else the language's common word two letters off
+ * (commonFarWord); `word` itself where none is.
+ */
+function listWord(word: string, words: WordList, page: PageWords, reading?: string): string {
+  const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
+  if (near !== word) return near;
+  const repaired = repairedWord(word, words);
+  if (repaired !== word) return repaired;
+  const formed = pageForm(word, words, page);
+  return formed === word ? commonFarWord(word, words) : formed;
+}
+
+/**
  * Each Cyrillic word written in two parts over a line break (a line ending in a letter, the next opening with one: a
  * word hyphenated in print, joined by joinHyphenated) that the language's list lacks as a whole, as the word passes
  * write it whole (nearestWord, repairedWord, pageForm: "бреобразован" + "ные" is "преобразован" + "ные"), the second
@@ -2127,10 +2138,7 @@ function wordsOverLineBreaks(lines: readonly string[], words: WordList, page: Pa
     if (!head || !tail || /`/.test(out[k - 1]!) || /`/.test(out[k]!)) continue;
     const word = head[0] + tail[0];
     if (words.has(word)) continue;
-    let whole = nearestWord(word, words, page);
-    if (whole === word) whole = repairedWord(word, words);
-    if (whole === word) whole = pageForm(word, words, page);
-    if (whole === word) whole = commonFarWord(word, words);
+    const whole = listWord(word, words, page);
     if (whole === word || !/^\p{Script=Cyrillic}+$/u.test(whole) || whole.length <= tail[0].length) continue;
     const cut = whole.length - tail[0].length;
     out[k - 1] = out[k - 1]!.slice(0, head.index) + whole.slice(0, cut);

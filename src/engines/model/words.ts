@@ -434,12 +434,9 @@ export function ownLetterWord(word: string, words: WordList): string {
   const foreign = [...key].flatMap((ch, i) => (NEIGHBOUR_LETTERS.includes(ch) && !words.letters.includes(ch) ? [i] : []));
   if (foreign.length !== 1) return word;
   const at = foreign[0]!;
-  const found = new Set<string>();
-  for (const ch of [...words.cyrillic, ""])
-    if (words.has(key.slice(0, at) + ch + key.slice(at + 1))) found.add(key.slice(0, at) + ch + key.slice(at + 1));
-  const twins = [...(FOREIGN_TWINS[key[at]!] ?? "")]
-    .filter((ch) => words.letters.includes(ch))
-    .map((ch) => key.slice(0, at) + ch + key.slice(at + 1));
+  const spelled = (ch: string) => key.slice(0, at) + ch + key.slice(at + 1);
+  const found = new Set([...words.cyrillic, ""].map(spelled).filter((form) => words.has(form)));
+  const twins = [...(FOREIGN_TWINS[key[at]!] ?? "")].filter((ch) => words.letters.includes(ch)).map(spelled);
   // (a soft sign after л or н: Serbian writes the pair as one letter)
   if (key[at] === "ь" && at > 0 && /[лн]/.test(key[at - 1]!)) {
     const one = key.slice(0, at - 1) + (key[at - 1] === "л" ? "љ" : "њ") + key.slice(at + 1);
@@ -450,10 +447,7 @@ export function ownLetterWord(word: string, words: WordList): string {
   }
   const forms = [...found];
   const chosen = forms.length === 1 ? forms[0] : twins.find((t) => found.has(t));
-  if (chosen === undefined) return word;
-  // (the word's capitals: all where it is all capitals, else where they stood)
-  if (word.length > 1 && word === word.toUpperCase()) return chosen.toUpperCase();
-  return word[0] !== word[0]!.toLowerCase() ? chosen[0]!.toUpperCase() + chosen.slice(1) : chosen;
+  return chosen === undefined ? word : inCaseOf(word, chosen);
 }
 
 /** The Cyrillic letters some of the languages write and others never (Russian's ы э ъ ё, Ukrainian's і ї є ґ,
