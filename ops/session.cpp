@@ -151,6 +151,7 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
   const bool any_fixed = !opts.ban.empty();
   std::vector<uint8_t> banned = fixed;
   std::vector<int32_t> banned_list;
+  alternatives_.clear();
   for (int i = 0; i < opts.max_tokens; i++) {
     if (cancel && cancel->load()) return "cancelled";
     feed_pending();
@@ -183,11 +184,32 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
         }
       }
     }
-    int64_t tok = argmax_masked(last_logits_.data(), V, banned_list.empty() && !any_fixed ? nullptr : &banned);
+    const std::vector<uint8_t>* mask = banned_list.empty() && !any_fixed ? nullptr : &banned;
+    int64_t tok = argmax_masked(last_logits_.data(), V, mask);
+    if (tok < 0) {
+      mask = nullptr;
+      tok = argmax_masked(last_logits_.data(), V, nullptr);  // everything banned: fall back
+    }
+    const int32_t token = static_cast<int32_t>(tok);
+    if (opts.alternatives) {
+      // the best allowed tokens besides the chosen one, best first (an insertion into a short sorted list)
+      constexpr int K = Alternative::kCount;
+      Alternative alt;
+      const float* x = last_logits_.data();
+      for (int64_t t = 0; t < V; t++) {
+        if (t == tok || (mask && (*mask)[static_cast<size_t>(t)])) continue;
+        int k = K;
+        while (k > 0 && (alt.token[k - 1] < 0 || x[t] > x[alt.token[k - 1]])) k--;
+        if (k >= K) continue;
+        for (int j = K - 1; j > k; j--) alt.token[j] = alt.token[j - 1];
+        alt.token[k] = static_cast<int32_t>(t);
+      }
+      for (int k = 0; k < K; k++)
+        if (alt.token[k] >= 0) alt.margin[k] = x[tok] - x[alt.token[k]];
+      alternatives_.push_back(alt);
+    }
     for (int32_t t : banned_list) banned[t] = fixed[t];
     banned_list.clear();
-    if (tok < 0) tok = argmax_masked(last_logits_.data(), V, nullptr);  // everything banned: fall back
-    const int32_t token = static_cast<int32_t>(tok);
     history_.push_back(token);
     pending_ = token;
     on_token(token);

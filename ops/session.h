@@ -48,6 +48,17 @@ struct GenerateOptions {
   std::vector<int32_t> max_run;
   // Tokens never generated in this call (a script the line does not use); each must be a vocabulary id.
   std::vector<int32_t> ban;
+  // Record, for each generated token, its runner-ups (the best tokens the same step allowed besides it) and their
+  // logit margins below it: Session::alternatives() after the call.
+  bool alternatives = false;
+};
+
+// A generated token's runner-ups: the kCount tokens the step ranked next among those it allowed, best first (-1:
+// none), and how many logits below the chosen token each stood.
+struct Alternative {
+  static constexpr int kCount = 3;  // RUNNER_UPS in src/native/decoder.ts
+  int32_t token[kCount] = {-1, -1, -1};
+  float margin[kCount] = {0, 0, 0};
 };
 
 // Optional per-call dumps for golden tests.
@@ -78,6 +89,8 @@ class Session {
   int64_t live_entries() const { return static_cast<int64_t>(live_.size()); }
   size_t cache_bytes() const;  // bytes of KV storage currently allocated
   const std::vector<float>& last_logits() const { return last_logits_; }
+  // The runner-ups of the latest generate call's tokens, one per token (empty unless it asked for them).
+  const std::vector<Alternative>& alternatives() const { return alternatives_; }
   const SessionOptions& options() const { return opts_; }
   const AttentionStats& attention_stats() const { return stats_; }
   // Changes the focal options mid-session (benchmarks compare settings on one prefill): the warm-up
@@ -101,13 +114,14 @@ class Session {
   std::vector<KvLayer> kv_;  // [layers]
   int64_t capacity_ = 0;     // slots per layer
   std::vector<int32_t> free_slots_;
-  std::vector<CacheEntry> entries_;  // index = position
-  std::vector<int64_t> live_;        // positions holding a slot, ascending
-  RswaWindow rswa_;                  // which generated entries stay (full or R-SWA)
-  FocalPolicy focal_;                // which visual entries a decode step attends
-  std::vector<int32_t> history_;     // generated tokens, for the no-repeat rule
-  std::vector<float> last_logits_;   // [vocab] after the latest entry
-  int32_t pending_ = -1;             // generated token not yet in the cache
+  std::vector<CacheEntry> entries_;        // index = position
+  std::vector<int64_t> live_;              // positions holding a slot, ascending
+  RswaWindow rswa_;                        // which generated entries stay (full or R-SWA)
+  FocalPolicy focal_;                      // which visual entries a decode step attends
+  std::vector<int32_t> history_;           // generated tokens, for the no-repeat rule
+  std::vector<float> last_logits_;         // [vocab] after the latest entry
+  std::vector<Alternative> alternatives_;  // the latest generate call's runner-ups (GenerateOptions::alternatives)
+  int32_t pending_ = -1;                   // generated token not yet in the cache
   AttentionStats stats_;
 };
 

@@ -131,6 +131,20 @@ class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
     Napi::Object o = Napi::Object::New(Env());
     o.Set("reason", reason);
     o.Set("count", static_cast<double>(count));
+    if (opts.alternatives) {
+      // each generated token's runner-ups and their logit margins, kCount a token (Session::alternatives)
+      const auto& alts = state->session->alternatives();
+      constexpr size_t K = ocr::Alternative::kCount;
+      auto tokens = Napi::Int32Array::New(Env(), K * alts.size());
+      auto margins = Napi::Float32Array::New(Env(), K * alts.size());
+      for (size_t i = 0; i < alts.size(); i++)
+        for (size_t k = 0; k < K; k++) {
+          tokens[K * i + k] = alts[i].token[k];
+          margins[K * i + k] = alts[i].margin[k];
+        }
+      o.Set("runnerUps", tokens);
+      o.Set("margins", margins);
+    }
     deferred.Resolve(o);
   }
   void OnError(const Napi::Error& e) override {
@@ -208,7 +222,8 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     return promise;
   }
 
-  // generate({ maxTokens, stopTokens, noRepeat: { n, lookback, exempt }, maxRun, ban }, onTokens(Int32Array))
+  // generate({ maxTokens, stopTokens, noRepeat: { n, lookback, exempt }, maxRun, ban, alternatives },
+  // onTokens(Int32Array))
   Napi::Value Generate(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction())
@@ -234,6 +249,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     }
     w->opts.max_run = ints(o.Get("maxRun"));
     w->opts.ban = ints(o.Get("ban"));
+    w->opts.alternatives = o.Get("alternatives").ToBoolean().Value();
     auto promise = w->deferred.Promise();
     w->Queue();
     return promise;

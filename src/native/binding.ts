@@ -82,6 +82,8 @@ export interface NativeGenerateOptions {
   maxRun?: Int32Array;
   /** Tokens never generated in the call. */
   ban?: Int32Array;
+  /** Report each token's runner-up and margin in the result. */
+  alternatives?: boolean;
 }
 
 export interface NativeSession {
@@ -91,7 +93,7 @@ export interface NativeSession {
   generate(
     options: NativeGenerateOptions,
     onTokens: (tokens: Int32Array) => void,
-  ): Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
+  ): Promise<{ reason: "stop" | "length" | "cancelled"; count: number; runnerUps?: Int32Array; margins?: Float32Array }>;
   cancel(): void;
   stats(): {
     length: number;

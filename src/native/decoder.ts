@@ -109,12 +109,20 @@ export interface GenerateOptions {
   maxRun?: ReadonlyMap<number, number>;
   /** Tokens never generated in this call (a script the line does not use); where every token is banned, the ban is lifted. */
   ban?: readonly number[];
+  /** Report each generated token's runner-up (GenerateResult.alternatives). */
+  alternatives?: boolean;
 }
+
+/** Runner-ups reported per generated token (GenerateResult.alternatives; ops/session.h Alternative). */
+export const RUNNER_UPS = 3;
 
 export interface GenerateResult {
   /** "stop": a stop token was generated (it is the last token); "length": maxTokens reached. */
   reason: "stop" | "length" | "cancelled";
   tokens: number[];
+  /** Where asked for (GenerateOptions.alternatives): per token of `tokens`, RUNNER_UPS entries, the tokens the step
+   * ranked next among those it allowed, best first (-1: none), and how many logits below the chosen one each stood. */
+  alternatives?: { tokens: Int32Array; margins: Float32Array };
 }
 
 /** Tokens as they are generated; `result` settles when generation ends. */
@@ -423,9 +431,10 @@ export class Session {
       wake = undefined;
       w?.();
     };
-    let native: Promise<{ reason: "stop" | "length" | "cancelled"; count: number }>;
+    let native: ReturnType<NativeSession["generate"]>;
     try {
-      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat, maxRun, ban }, (tokens) => {
+      const alternatives = options.alternatives === true;
+      native = this.native.generate({ maxTokens: options.maxTokens, stopTokens: stop, noRepeat, maxRun, ban, alternatives }, (tokens) => {
         for (const t of tokens) {
           queue.push(t);
           all.push(t);
@@ -439,7 +448,9 @@ export class Session {
       (r) => {
         done = true;
         notify();
-        return { reason: r.reason, tokens: all };
+        return r.runnerUps && r.margins
+          ? { reason: r.reason, tokens: all, alternatives: { tokens: r.runnerUps, margins: r.margins } }
+          : { reason: r.reason, tokens: all };
       },
       (err) => {
         done = true;

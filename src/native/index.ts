@@ -1,5 +1,5 @@
 // Public surface of the native decoder's binding.
-export { Decoder, Session, nativeConfig } from "./decoder.js";
+export { Decoder, Session, nativeConfig, RUNNER_UPS } from "./decoder.js";
 export type {
   AttentionPolicy,
   DecoderOptions,
