@@ -2,7 +2,7 @@
 // (DeepSeek-OCR, Unlimited-OCR: a page per pass, or a whole document in one R-SWA pass) or the streaming layout
 // (our default model). Loading is bundle.ts, page views views.ts, the page record page.ts, memory memory.ts.
 import { availableParallelism } from "node:os";
-import type { AttentionPolicy, FocalOptions, GenerateOptions, NoRepeatRule, Session } from "../../native/index.js";
+import type { AttentionPolicy, FocalOptions, GenerateOptions, GenerateResult, NoRepeatRule, Session } from "../../native/index.js";
 import { InputError, isInputError } from "../../input/index.js";
 import type { PageLine } from "../../layout/page.js";
 import { buildPrefixPrompt, buildStreamingPrompt, promptFor } from "../../model/prompt.js";
@@ -32,6 +32,7 @@ import {
 } from "./faithful.js";
 import { withLeader } from "../../vision/leaders.js";
 import { restoreDecimalPoints } from "./numbers.js";
+import { runnerUps } from "./words.js";
 import { FixationLog } from "./fixations.js";
 import { letterRunCaps, scriptBan } from "./letter-runs.js";
 import { bytesPerDocument, viewEntries as visualEntries } from "./memory.js";
@@ -64,6 +65,14 @@ class ModelEngine implements PageEngine {
   }
 
   private readonly views: PageViews;
+
+  /** A token's text, spelled once per token (words.ts runnerUps spells every token of every line). */
+  private readonly spellings = new Map<number, string>();
+  private readonly spell = (id: number): string => {
+    let text = this.spellings.get(id);
+    if (text === undefined) this.spellings.set(id, (text = this.m.tokenizer.decode([id])));
+    return text;
+  };
 
   /** Pages the streaming pass prepares at once: a line-unit model's lanes run one thread each, one per thread. */
   private get pagesAhead(): number {
@@ -311,6 +320,8 @@ class ModelEngine implements PageEngine {
         // (the decoder's own Markdown of each line, before the merge: languageLetters takes its words back where the
         // merge spelled them as no word of the language)
         const decodedTexts: string[] = [];
+        // (…and, by offset in it, the letters the decoder ranked next to each of its letters)
+        const alternatives: ReadonlyMap<number, string>[] = [];
         const lineWarnings: string[] = [];
         const faithfulPage = !!p.views && !!json.vision.lines?.faithful;
         for (const [index, view] of views.entries()) {
@@ -323,6 +334,7 @@ class ModelEngine implements PageEngine {
           const pieces: DecodeView[] = view.parts ?? [view];
           let kept = "",
             decodedLine = "";
+          const lineAlternatives = new Map<number, string>();
           for (const [part, piece] of pieces.entries()) {
             if (part > 0 && (context.signal.aborted || count >= this.maxTokens)) break;
             if (previous) await session.retire(previous[0], previous[1]);
@@ -345,7 +357,14 @@ class ModelEngine implements PageEngine {
             const run = await this.generatePage(
               session,
               pageNumber,
-              { maxTokens: lineCap, stopTokens: [pageToken, json.tokens.eos], noRepeat: this.noRepeat(1), maxRun, ban },
+              {
+                maxTokens: lineCap,
+                stopTokens: [pageToken, json.tokens.eos],
+                noRepeat: this.noRepeat(1),
+                maxRun,
+                ban,
+                alternatives: faithfulPage,
+              },
               context,
             );
             decodeMs += performance.now() - t;
@@ -360,6 +379,18 @@ class ModelEngine implements PageEngine {
             const own = piece === view ? undefined : piece;
             const fallback = faithfulPage ? fallbackReading(p.views!, index, own) : piece.text;
             const line = cut && fallback !== undefined ? lineFallback(decoded, fallback) : decoded;
+            // the letters the decoder ranked next to each it wrote, where it wrote the line itself (words.ts nearestWord)
+            if (run.alternatives && line === decoded) {
+              const text = pieceEnded ? run.tokens.slice(0, -1) : run.tokens;
+              runnerUps(
+                text,
+                decoded.slice(part > 0 ? 1 : 0),
+                run.alternatives,
+                this.spell,
+                decodedLine.length + (part > 0 ? 1 : 0),
+                lineAlternatives,
+              );
+            }
             decodedLine += line;
             // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
             kept += faithfulPage
@@ -388,6 +419,7 @@ class ModelEngine implements PageEngine {
             texts.push(joined);
           } else texts.push(faithful);
           decodedTexts.push(decodedLine);
+          alternatives.push(lineAlternatives);
           if (count >= this.maxTokens || context.signal.aborted) break;
         }
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
@@ -400,6 +432,7 @@ class ModelEngine implements PageEngine {
                 this.m.words,
                 p.views.map((v) => v.text),
                 decodedTexts,
+                alternatives,
               ),
             )
           : texts;
@@ -444,7 +477,7 @@ class ModelEngine implements PageEngine {
     pageNumber: number,
     options: GenerateOptions,
     context: DecodeContext,
-  ): Promise<{ reason: "stop" | "length" | "cancelled" | "runaway"; tokens: number[] }> {
+  ): Promise<{ reason: "stop" | "length" | "cancelled" | "runaway"; tokens: number[]; alternatives?: GenerateResult["alternatives"] }> {
     const stream = session.generate(options);
     const onAbort = () => stream.cancel();
     context.signal.addEventListener("abort", onAbort, { once: true });
@@ -462,7 +495,7 @@ class ModelEngine implements PageEngine {
         }
       }
       const result = await stream.result;
-      if (runaway) return { reason: "runaway", tokens: result.tokens };
+      if (runaway) return { reason: "runaway", tokens: result.tokens, alternatives: result.alternatives };
       return result;
     } finally {
       context.signal.removeEventListener("abort", onAbort);

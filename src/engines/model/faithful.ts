@@ -2062,6 +2062,7 @@ export function languageLetters(
   wordLists?: (lang: string) => WordList | undefined,
   readings?: readonly (string | undefined)[],
   decoded?: readonly (string | undefined)[],
+  alternatives?: readonly (ReadonlyMap<number, string> | undefined)[],
 ): string[] {
   const text = lines.join(" ");
   const latin = latinLanguageLetters(lines, text, wordLists);
@@ -2077,6 +2078,10 @@ export function languageLetters(
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
+    // (the decoder's own words, with their offsets in its text: the letters it ranked next to theirs choose among the
+    // words one letter from a misread one, nearestWord)
+    const near = alternatives?.[k];
+    const decoderPairs = near?.size && decoded?.[k] !== undefined ? pairedWords(line, withoutMarkup(decoded[k]!)) : undefined;
     const split = splitParts(joined, k);
     const decoderWords = decoded?.[k] === undefined ? undefined : new Set(decoded[k]!.match(/\p{L}+/gu));
     return line.replace(PAGE_WORD, (word, at: number) => {
@@ -2092,7 +2097,9 @@ export function languageLetters(
       if (KEY_THREE.test(word)) return `${word[0]}3`;
       const own = ownLetterWord(word, words);
       if (own !== word) return own;
-      return firstCapitalOnly(listWord(word, words, page, read?.get(at)), words);
+      const theirs = decoderPairs?.get(at);
+      const nearly = theirs?.word === word ? Array.from(word, (_, i) => near!.get(theirs.at + i)) : undefined;
+      return firstCapitalOnly(listWord(word, words, page, read?.get(at), nearly), words);
     });
   });
   // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
@@ -2111,17 +2118,19 @@ export function languageLetters(
 
 /**
  * A word the language's list lacks as the word passes write it: the word the recogniser's `reading` of it spells
- * (nearestReading), else the one word one letter off (nearestWord), else the word its decoder's slips make of it
- * (repairedWord), else the page's word two letters off (pageForm), else the language's common word two letters off
- * (commonFarWord); `word` itself where none is.
+ * (nearestReading), else the one word one letter off (nearestWord; where several are and the page does not choose,
+ * the one the decoder nearly wrote, `nearly`: the letters it ranked next to each of the word's), else the word its
+ * decoder's slips make of it (repairedWord), else the page's word two letters off (pageForm), else the language's
+ * common word two letters off (commonFarWord); `word` itself where none is.
  */
-function listWord(word: string, words: WordList, page: PageWords, reading?: string): string {
-  const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page);
+function listWord(word: string, words: WordList, page: PageWords, reading?: string, nearly?: readonly (string | undefined)[]): string {
+  const near = (reading === undefined ? undefined : nearestReading(word, reading, words)) ?? nearestWord(word, words, page, nearly);
   if (near !== word) return near;
   const repaired = repairedWord(word, words);
   if (repaired !== word) return repaired;
   const formed = pageForm(word, words, page);
-  return formed === word ? commonFarWord(word, words) : formed;
+  if (formed !== word) return formed;
+  return commonFarWord(word, words);
 }
 
 /**
@@ -2288,20 +2297,21 @@ function markdownWords(line: string): RegExpExecArray[] {
  * half of whose letters or more are aligned with their look-alikes in one word of the reading where no other word's
  * half are (a space one of them missed, a word
  * the decoder split, leave the words around them unpaired). A word the reading hyphenates at the line's end has none
- * (its reading is half of it).
+ * (its reading is half of it). Each with its offset in the reading.
  */
-function readWords(line: string, reading: string): Map<number, string> | undefined {
+function pairedWords(line: string, reading: string): Map<number, { word: string; at: number }> | undefined {
   const plain = withoutMarkup(line);
   const mine = markdownWords(line);
   const theirs = [...reading.matchAll(READ_WORD)];
   if (mine.length === 0 || theirs.length === 0) return undefined;
   const hyphenated = /-\s*$/.test(reading);
-  const read = new Map<number, string>();
-  const pair = (i: number, word: string) => {
-    if (!(hyphenated && word === theirs.at(-1)![0] && i === mine.length - 1)) read.set(mine[i]!.index, word);
+  const read = new Map<number, { word: string; at: number }>();
+  const pair = (i: number, t: number) => {
+    const word = theirs[t]![0];
+    if (!(hyphenated && word === theirs.at(-1)![0] && i === mine.length - 1)) read.set(mine[i]!.index, { word, at: theirs[t]!.index });
   };
   if (mine.length === theirs.length) {
-    mine.forEach((_, i) => pair(i, theirs[i]![0]));
+    mine.forEach((_, i) => pair(i, i));
     return read;
   }
   // (each character of the reading: the word of it it lies in)
@@ -2325,9 +2335,15 @@ function readWords(line: string, reading: string): Map<number, string> | undefin
   const holds = (i: number, t: number) => 2 * (hits[i]!.get(t) ?? 0) >= mine[i]![0].length;
   mine.forEach((_, i) => {
     const t = [...hits[i]!.keys()].find((k) => holds(i, k));
-    if (t !== undefined && !mine.some((__, j) => j !== i && holds(j, t))) pair(i, theirs[t]![0]);
+    if (t !== undefined && !mine.some((__, j) => j !== i && holds(j, t))) pair(i, t);
   });
   return read;
+}
+
+/** pairedWords' words alone: the reading's word paired with each word of the line, by the line word's offset. */
+function readWords(line: string, reading: string): Map<number, string> | undefined {
+  const paired = pairedWords(line, reading);
+  return paired && new Map([...paired].map(([at, { word }]) => [at, word]));
 }
 
 /** languageLetters for the page's Latin-script language (its function words' in `text`, the lines joined), and its

@@ -342,9 +342,12 @@ const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
  * Where several are, the page's own words (`page`) choose: the one the page writes elsewhere
  * ("файсов" is "факсов" on a page about faxes, not "фарсов" or "файлов"), else the one that shares the longest
  * beginning, STEM_LETTERS letters or more, with a word the page writes (a form of it: "спена" is "сцена" on a page
- * that writes "сцены"), else the one the language's texts write most, far ahead of the others (mostWritten).
+ * that writes "сцены"), else the one the decoder nearly wrote (`nearly`, per letter of `word`: the letters it ranked next
+ * there, runnerUps; "вранения" is "вращения", not "хранения", where щ was ranked next to its н; of several so ranked,
+ * the one the language's texts write far more often, mostWritten), else the one those texts write far more often than
+ * the others.
  */
-export function nearestWord(word: string, words: WordList, page?: PageWords): string {
+export function nearestWord(word: string, words: WordList, page?: PageWords, nearly?: readonly (string | undefined)[]): string {
   if (word.length < NEAREST_MIN_LETTERS || !CYRILLIC_WORD.test(word) || words.has(word)) return word;
   const found = new Map<string, string>();
   const upper = word === word.toUpperCase();
@@ -377,8 +380,25 @@ export function nearestWord(word: string, words: WordList, page?: PageWords): st
   const longest = Math.max(...stems.values());
   const nearest = [...stems].filter(([, k]) => k === longest);
   if (longest >= STEM_LETTERS && nearest.length === 1) return found.get(nearest[0]![0])!;
+  // (of several the decoder ranked next, the one its texts write far more often)
+  const ranked = nearly ? [...found.keys()].filter((key) => nearlyWritten(wordKey(word), key, nearly)) : [];
+  const chosen = ranked.length === 1 ? ranked[0] : mostWritten(ranked, words);
+  if (chosen !== undefined) return found.get(chosen)!;
   const common = mostWritten([...found.keys()], words);
   return common === undefined ? word : found.get(common)!;
+}
+
+/** `key` (a word's key) is `word`'s (its key) but for one letter, one the decoder ranked next to the letter it wrote
+ * there (`nearly`, per letter of the word). */
+function nearlyWritten(word: string, key: string, nearly: readonly (string | undefined)[]): boolean {
+  if (key.length !== word.length) return false;
+  let at = -1;
+  for (let i = 0; i < key.length; i++)
+    if (key[i] !== word[i]) {
+      if (at >= 0) return false;
+      at = i;
+    }
+  return at >= 0 && wordKey(nearly[at] ?? "").includes(key[at]!);
 }
 
 /**
@@ -726,3 +746,38 @@ function distance(a: string, b: string, bound = Number.POSITIVE_INFINITY): numbe
 }
 /** distance's two rows, grown for longer words as they come. */
 let rows: [Uint16Array, Uint16Array] = [new Uint16Array(64), new Uint16Array(64)];
+
+/** A letter the decoder ranked this many logits or fewer below the one it wrote is one it nearly wrote
+ * (nearestWord). */
+export const ALTERNATIVE_MARGIN = 6;
+
+/**
+ * Into `into`, by offset in the decoder's text (`offset`: where `text`, the text of `tokens`, begins in it), the letters
+ * the decoder ranked next to each single letter it wrote, ALTERNATIVE_MARGIN logits below it or less, best first
+ * (`alternatives`: the generate call's runner-ups, the same number for each token; `spell` spells a token). Nothing
+ * where the tokens, spelled one by one, are not `text`.
+ */
+export function runnerUps(
+  tokens: readonly number[],
+  text: string,
+  alternatives: { tokens: Int32Array; margins: Float32Array },
+  spell: (id: number) => string,
+  offset: number,
+  into: Map<number, string>,
+): void {
+  const pieces = tokens.map(spell);
+  if (pieces.join("") !== text) return;
+  const per = tokens.length ? Math.floor(alternatives.tokens.length / tokens.length) : 0;
+  let at = offset;
+  pieces.forEach((piece, i) => {
+    let near = "";
+    for (let k = 0; k < per && piece.length === 1 && /\p{L}/u.test(piece); k++) {
+      const id = alternatives.tokens[i * per + k]!;
+      if (id < 0 || alternatives.margins[i * per + k]! > ALTERNATIVE_MARGIN) break;
+      const letter = spell(id);
+      if (letter.length === 1 && /\p{L}/u.test(letter)) near += letter;
+    }
+    if (near) into.set(at, near);
+    at += piece.length;
+  });
+}

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { languageLetters } from "../../../src/engines/model/faithful.js";
 import {
+  ALTERNATIVE_MARGIN,
   COMMON_LEAD,
   commonFarWord,
   FAR_MIN_LETTERS,
@@ -20,6 +21,7 @@ import {
   pageForm,
   readingForms,
   repairedWord,
+  runnerUps,
   STEM_LETTERS,
   WordList,
   wordKey,
@@ -129,6 +131,71 @@ describe("WordList", () => {
       const list = WordList.parse(broken, "broken.bin");
       for (const w of WORDS) expect(typeof list.has(w)).toBe("boolean");
     }
+  });
+});
+
+describe("runnerUps", () => {
+  const spell = (id: number) => ["а", "б", "в", "<td>", " ", "7"][id]!;
+  const alternatives = (rows: [number, number][][]) => ({
+    tokens: Int32Array.from(rows.flatMap((r) => r.map(([t]) => t))),
+    margins: Float32Array.from(rows.flatMap((r) => r.map(([, m]) => m))),
+  });
+  it("keeps, by offset in the decoder's text, the letters ranked next to each letter written, ALTERNATIVE_MARGIN below it or less", () => {
+    const into = new Map<number, string>();
+    // "<td>" "а" " " "б": ranked next to а, б then в (then a tag); to б, в beyond the margin
+    const alts = alternatives([
+      [
+        [4, 1],
+        [0, 2],
+        [-1, 0],
+      ],
+      [
+        [1, 0.5],
+        [2, 3],
+        [3, 3.5],
+      ],
+      [
+        [5, 1],
+        [0, 2],
+        [1, 2],
+      ],
+      [
+        [2, ALTERNATIVE_MARGIN + 1],
+        [0, ALTERNATIVE_MARGIN + 2],
+        [-1, 0],
+      ],
+    ]);
+    runnerUps([3, 0, 4, 1], "<td>а б", alts, spell, 10, into);
+    expect([...into]).toEqual([[14, "бв"]]);
+    // a runner-up at the margin counts; a digit, a tag or a space is no letter, written or ranked
+    const at = new Map<number, string>();
+    runnerUps(
+      [1, 5],
+      "б7",
+      alternatives([
+        [
+          [2, ALTERNATIVE_MARGIN],
+          [4, 0],
+          [-1, 0],
+        ],
+        [
+          [0, 0.1],
+          [1, 0.1],
+          [2, 0.1],
+        ],
+      ]),
+      spell,
+      0,
+      at,
+    );
+    expect([...at]).toEqual([[0, "в"]]);
+    expect(ALTERNATIVE_MARGIN).toBe(6);
+  });
+
+  it("keeps nothing where the tokens spelled one by one are not the text", () => {
+    const into = new Map<number, string>();
+    runnerUps([0, 1], "аx", alternatives([[[1, 1]], [[0, 1]]]), spell, 0, into);
+    expect(into.size).toBe(0);
   });
 });
 
@@ -270,6 +337,50 @@ describe("nearestWord", () => {
     // the page's own words still come first
     expect(nearestWord("улалить", g, pageWords("уладить"))).toBe("уладить");
     expect(COMMON_LEAD).toBe(3);
+  });
+
+  it("chooses, where the page does not, the word whose letter the decoder ranked next to the one it wrote", () => {
+    const words = ["вращения", "хранения", "удалить", "уладить", "перемещение", "перемещения"];
+    const g = WordList.parse(
+      WordList.withCounts(
+        WordList.build(words),
+        new Map([
+          ["хранения", 104],
+          ["вращения", 62],
+          ["удалить", 411],
+        ]),
+      ),
+      "ru.bin",
+    );
+    const page = pageWords("кнопку", "нажмите");
+    // (per letter of the word, the letters ranked next to it: щ third at its н)
+    const nearly = (word: string, at: number, letters: string) => Array.from(word, (_, i) => (i === at ? letters : undefined));
+    expect(nearestWord("вранения", g, page)).toBe("вранения");
+    expect(nearestWord("вранения", g, page, nearly("вранения", 3, "шщ"))).toBe("вращения");
+    expect(nearestWord("Вранения", g, page, nearly("Вранения", 3, "шщ"))).toBe("Вращения");
+    // of several so ranked, the one the texts write far more often, else none
+    const h = WordList.parse(
+      WordList.withCounts(
+        WordList.build([...words, "вражения"]),
+        new Map([
+          ["вращения", 62],
+          ["вражения", 2],
+        ]),
+      ),
+      "ru.bin",
+    );
+    expect(nearestWord("вранения", h, page, nearly("вранения", 3, "жщ"))).toBe("вращения");
+    expect(nearestWord("вранения", WordList.of([...words, "вражения"]), page, nearly("вранения", 3, "жщ"))).toBe("вранения");
+    // the same letter ranked next at another place, or a letter no candidate has there: none
+    expect(nearestWord("вранения", g, page, nearly("вранения", 2, "щ"))).toBe("вранения");
+    expect(nearestWord("вранения", g, page, nearly("вранения", 3, "ш"))).toBe("вранения");
+    // a word put in or left out is no letter ranked next
+    expect(nearestWord("перемещени", g, page, nearly("перемещени", 9, "ея"))).toBe("перемещени");
+    // the page's own words, and their stems, still come first; then the ranking, before the texts' counts
+    expect(nearestWord("вранения", g, pageWords("хранения"), nearly("вранения", 3, "щ"))).toBe("хранения");
+    expect(nearestWord("улалить", g, page)).toBe("удалить");
+    expect(nearestWord("улалить", g, page, nearly("улалить", 3, "д"))).toBe("уладить");
+    expect(nearestWord("улалить", WordList.of(words), page, nearly("улалить", 1, "жд"))).toBe("удалить");
   });
 
   it("writes a long word two letters from the one word its texts write there, or the one written far more often", () => {
@@ -547,6 +658,23 @@ describe("languageLetters with a word list", () => {
     expect(languageLetters(page, lists4)[2]).toBe("Список факсов.\n");
     // a page that does not write either: the word stays
     expect(languageLetters([russian[0]!, "Список файсов.\n"], lists4)[1]).toBe("Список файсов.\n");
+  });
+
+  it("chooses among them by the letter the decoder ranked next, where it wrote the word so itself", () => {
+    const lists4 = (lang: string) => (lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "факсов", "фарсов"]) : undefined);
+    const line = "Список файсов.\n";
+    // (the decoder's line, and by offset in it the letters it ranked next: к at файсов's й)
+    const page = (decoded: string, near: Map<number, string>) =>
+      languageLetters([russian[0]!, line], lists4, [undefined, undefined], [undefined, decoded], [undefined, near])[1];
+    expect(page(line, new Map([[9, "к"]]))).toBe("Список факсов.\n");
+    expect(page(line, new Map([[9, "кр"]]))).toBe(line);
+    expect(page(line, new Map([[9, "р"]]))).toBe("Список фарсов.\n");
+    // (the decoder's Markdown around the line's words moves the offsets with it)
+    expect(page(`## ${line}`, new Map([[12, "к"]]))).toBe("Список факсов.\n");
+    // a letter ranked next at another letter, a word the decoder spelled otherwise, no ranking: the word stays
+    expect(page(line, new Map([[10, "к"]]))).toBe(line);
+    expect(page("Список файлов.\n", new Map([[9, "к"]]))).toBe(line);
+    expect(languageLetters([russian[0]!, line], lists4, [undefined, undefined], [undefined, line])[1]).toBe(line);
   });
 
   it("gives a line the recogniser read nothing in the decoder's words where each is a word of the language", () => {
