@@ -380,17 +380,15 @@ class ModelEngine implements PageEngine {
             const fallback = faithfulPage ? fallbackReading(p.views!, index, own) : piece.text;
             const line = cut && fallback !== undefined ? lineFallback(decoded, fallback) : decoded;
             // the letters the decoder ranked next to each it wrote, where it wrote the line itself (words.ts nearestWord)
-            if (run.alternatives && line === decoded) {
-              const text = pieceEnded ? run.tokens.slice(0, -1) : run.tokens;
+            if (run.alternatives && line === decoded)
               runnerUps(
-                text,
+                run.tokens,
                 decoded.slice(part > 0 ? 1 : 0),
                 run.alternatives,
                 this.spell,
                 decodedLine.length + (part > 0 ? 1 : 0),
                 lineAlternatives,
               );
-            }
             decodedLine += line;
             // and stays on the recogniser's sure characters (src/engines/model/faithful.ts)
             kept += faithfulPage

@@ -2098,7 +2098,7 @@ export function languageLetters(
       const own = ownLetterWord(word, words);
       if (own !== word) return own;
       const theirs = decoderPairs?.get(at);
-      const nearly = theirs?.word === word ? Array.from(word, (_, i) => near!.get(theirs.at + i)) : undefined;
+      const nearly = theirs?.word === word ? Array.from({ length: word.length + 1 }, (_, i) => near!.get(theirs.at + i)) : undefined;
       return firstCapitalOnly(listWord(word, words, page, read?.get(at), nearly), words);
     });
   });

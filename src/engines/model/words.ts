@@ -388,17 +388,33 @@ export function nearestWord(word: string, words: WordList, page?: PageWords, nea
   return common === undefined ? word : found.get(common)!;
 }
 
-/** `key` (a word's key) is `word`'s (its key) but for one letter, one the decoder ranked next to the letter it wrote
- * there (`nearly`, per letter of the word). */
+/**
+ * `key` (a word's key) is `word`'s (its key) one letter off as the decoder nearly wrote it (`nearly`: per letter of the
+ * word, and for what follows it, the letters it ranked next to what it wrote there): a letter changed for one ranked
+ * next to it, a letter put in that was ranked next to what it wrote in its place ("функци" + "и" ranked next to the
+ * space after it), or a letter left out where the letter after it was ranked next to it (the decoder wrote one letter
+ * too early).
+ */
 function nearlyWritten(word: string, key: string, nearly: readonly (string | undefined)[]): boolean {
-  if (key.length !== word.length) return false;
-  let at = -1;
-  for (let i = 0; i < key.length; i++)
-    if (key[i] !== word[i]) {
-      if (at >= 0) return false;
-      at = i;
-    }
-  return at >= 0 && wordKey(nearly[at] ?? "").includes(key[at]!);
+  const ranked = (i: number, ch: string | undefined) => ch !== undefined && wordKey(nearly[i] ?? "").includes(ch);
+  if (key.length === word.length) {
+    let at = -1;
+    for (let i = 0; i < key.length; i++)
+      if (key[i] !== word[i]) {
+        if (at >= 0) return false;
+        at = i;
+      }
+    return at >= 0 && ranked(at, key[at]);
+  }
+  if (key.length === word.length + 1) {
+    for (let i = 0; i <= word.length; i++)
+      if (key.slice(0, i) === word.slice(0, i) && key.slice(i + 1) === word.slice(i) && ranked(i, key[i])) return true;
+    return false;
+  }
+  if (key.length === word.length - 1)
+    for (let i = 0; i < key.length; i++)
+      if (key.slice(0, i) === word.slice(0, i) && key.slice(i) === word.slice(i + 1) && ranked(i, word[i + 1])) return true;
+  return false;
 }
 
 /**
@@ -753,9 +769,10 @@ export const ALTERNATIVE_MARGIN = 6;
 
 /**
  * Into `into`, by offset in the decoder's text (`offset`: where `text`, the text of `tokens`, begins in it), the letters
- * the decoder ranked next to each single letter it wrote, ALTERNATIVE_MARGIN logits below it or less, best first
- * (`alternatives`: the generate call's runner-ups, the same number for each token; `spell` spells a token). Nothing
- * where the tokens, spelled one by one, are not `text`.
+ * the decoder ranked next to each token it wrote, ALTERNATIVE_MARGIN logits below it or less, best first (`alternatives`:
+ * the generate call's runner-ups, the same number for each token; `spell` spells a token); a last token beyond the
+ * text (the stop token the call ended on) at the text's end. Nothing where the tokens, spelled one by one, are not
+ * `text`.
  */
 export function runnerUps(
   tokens: readonly number[],
@@ -766,12 +783,13 @@ export function runnerUps(
   into: Map<number, string>,
 ): void {
   const pieces = tokens.map(spell);
-  if (pieces.join("") !== text) return;
+  // (the call's stop token, where it ended on one, spells nothing of the text: it stands after it)
+  if (pieces.join("") !== text && pieces.slice(0, -1).join("") !== text) return;
   const per = tokens.length ? Math.floor(alternatives.tokens.length / tokens.length) : 0;
   let at = offset;
   pieces.forEach((piece, i) => {
     let near = "";
-    for (let k = 0; k < per && piece.length === 1 && /\p{L}/u.test(piece); k++) {
+    for (let k = 0; k < per; k++) {
       const id = alternatives.tokens[i * per + k]!;
       if (id < 0 || alternatives.margins[i * per + k]! > ALTERNATIVE_MARGIN) break;
       const letter = spell(id);

@@ -135,66 +135,52 @@ describe("WordList", () => {
 });
 
 describe("runnerUps", () => {
-  const spell = (id: number) => ["а", "б", "в", "<td>", " ", "7"][id]!;
-  const alternatives = (rows: [number, number][][]) => ({
-    tokens: Int32Array.from(rows.flatMap((r) => r.map(([t]) => t))),
-    margins: Float32Array.from(rows.flatMap((r) => r.map(([, m]) => m))),
+  const spell = (id: number) => ["а", "б", "в", "<td>", " ", "7", "<PAGE>"][id]!;
+  // per token, its runner-ups as "id:margin" (RUNNER_UPS of them)
+  const alternatives = (rows: string[][]) => ({
+    tokens: Int32Array.from(rows.flat().map((r) => Number(r.split(":")[0]))),
+    margins: Float32Array.from(rows.flat().map((r) => Number(r.split(":")[1]))),
   });
-  it("keeps, by offset in the decoder's text, the letters ranked next to each letter written, ALTERNATIVE_MARGIN below it or less", () => {
+  const far = ALTERNATIVE_MARGIN + 1;
+  it("keeps, by offset in the decoder's text, the letters ranked next to each token, ALTERNATIVE_MARGIN below it or less", () => {
     const into = new Map<number, string>();
-    // "<td>" "а" " " "б": ranked next to а, б then в (then a tag); to б, в beyond the margin
+    // "<td>" "а" " " "б": next to <td>, а (a space is no letter); to а, б then в (then a tag); to the space, а then б
+    // (a digit is none); to б, nothing within the margin
     const alts = alternatives([
-      [
-        [4, 1],
-        [0, 2],
-        [-1, 0],
-      ],
-      [
-        [1, 0.5],
-        [2, 3],
-        [3, 3.5],
-      ],
-      [
-        [5, 1],
-        [0, 2],
-        [1, 2],
-      ],
-      [
-        [2, ALTERNATIVE_MARGIN + 1],
-        [0, ALTERNATIVE_MARGIN + 2],
-        [-1, 0],
-      ],
+      ["4:1", "0:2", "-1:0"],
+      ["1:0.5", "2:3", "3:3.5"],
+      ["5:1", "0:2", "1:2"],
+      [`2:${far}`, `0:${far}`, "-1:0"],
     ]);
     runnerUps([3, 0, 4, 1], "<td>а б", alts, spell, 10, into);
-    expect([...into]).toEqual([[14, "бв"]]);
-    // a runner-up at the margin counts; a digit, a tag or a space is no letter, written or ranked
+    expect([...into]).toEqual([
+      [10, "а"],
+      [14, "бв"],
+      [15, "аб"],
+    ]);
+    // a runner-up at the margin counts, one beyond it ends the list; the stop token's stand after the text
     const at = new Map<number, string>();
     runnerUps(
-      [1, 5],
-      "б7",
+      [1, 6],
+      "б",
       alternatives([
-        [
-          [2, ALTERNATIVE_MARGIN],
-          [4, 0],
-          [-1, 0],
-        ],
-        [
-          [0, 0.1],
-          [1, 0.1],
-          [2, 0.1],
-        ],
+        [`2:${ALTERNATIVE_MARGIN}`, `0:${far}`, "1:0"],
+        ["0:0.1", "2:0.2", "-1:0"],
       ]),
       spell,
       0,
       at,
     );
-    expect([...at]).toEqual([[0, "в"]]);
+    expect([...at]).toEqual([
+      [0, "в"],
+      [1, "ав"],
+    ]);
     expect(ALTERNATIVE_MARGIN).toBe(6);
   });
 
   it("keeps nothing where the tokens spelled one by one are not the text", () => {
     const into = new Map<number, string>();
-    runnerUps([0, 1], "аx", alternatives([[[1, 1]], [[0, 1]]]), spell, 0, into);
+    runnerUps([0, 1], "аx", alternatives([["1:1"], ["0:1"]]), spell, 0, into);
     expect(into.size).toBe(0);
   });
 });
@@ -374,8 +360,16 @@ describe("nearestWord", () => {
     // the same letter ranked next at another place, or a letter no candidate has there: none
     expect(nearestWord("вранения", g, page, nearly("вранения", 2, "щ"))).toBe("вранения");
     expect(nearestWord("вранения", g, page, nearly("вранения", 3, "ш"))).toBe("вранения");
-    // a word put in or left out is no letter ranked next
-    expect(nearestWord("перемещени", g, page, nearly("перемещени", 9, "ея"))).toBe("перемещени");
+    // a letter put in ranked next to what the decoder wrote in its place (here, after the word), or a letter left out
+    // where the one after it was ranked next to it
+    const ends = (word: string, letters: string) => [...Array.from(word, () => undefined), letters];
+    expect(nearestWord("перемещени", g, page, ends("перемещени", "я"))).toBe("перемещения");
+    expect(nearestWord("перемещени", g, page, ends("перемещени", "щ"))).toBe("перемещени");
+    expect(nearestWord("перемещени", g, page, nearly("перемещени", 9, "я"))).toBe("перемещени");
+    const u = WordList.of(["удалить", "удалмить"]);
+    expect(nearestWord("удаллить", u, page)).toBe("удаллить");
+    expect(nearestWord("удаллить", u, page, nearly("удаллить", 4, "и"))).toBe("удалить");
+    expect(nearestWord("удаллить", u, page, nearly("удаллить", 4, "м"))).toBe("удалмить");
     // the page's own words, and their stems, still come first; then the ranking, before the texts' counts
     expect(nearestWord("вранения", g, pageWords("хранения"), nearly("вранения", 3, "щ"))).toBe("хранения");
     expect(nearestWord("улалить", g, page)).toBe("удалить");
