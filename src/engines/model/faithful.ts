@@ -1956,8 +1956,9 @@ export function copyrightSigns(lines: readonly string[]): string[] {
 /** `lines` (a page's, in order) with `rewrite` applied to those outside code: not in a fenced block or on its fences,
  * and holding no TeX control word or inline code. Fences count as the page's Markdown will keep them
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a
- * page's first line) opens no block. */
-function outsideCode(lines: readonly string[], rewrite: (line: string, k: number) => string): string[] {
+ * page's first line) opens no block. `inside`: to the pieces inside fenced blocks of code instead (of lines holding no
+ * TeX control word or inline code either). */
+function outsideCode(lines: readonly string[], rewrite: (line: string, k: number) => string, inside = false): string[] {
   // each line's pieces between fences, and the fenced block each lies in (-1: outside any), its fences read as
   // layout/page.ts balancedFences reads them (a heading closes an open block, a stray closing fence opens none)
   const pieces: { text: string; block: number }[][] = [];
@@ -1990,7 +1991,8 @@ function outsideCode(lines: readonly string[], rewrite: (line: string, k: number
       .map((p) => p.text)
       .join("");
     if (/`(?!``)/.test(unfenced) || TEX_CODE.test(lines[k]!)) return lines[k]!;
-    return parts.map((p) => (p.block === -1 || (p.block >= 0 && prose[p.block]) ? rewrite(p.text, k) : p.text)).join("");
+    const outside = (p: { block: number }) => p.block === -1 || (p.block >= 0 && prose[p.block]);
+    return parts.map((p) => ((inside ? p.block >= 0 && !outside(p) : outside(p)) ? rewrite(p.text, k) : p.text)).join("");
   });
 }
 
@@ -2073,15 +2075,26 @@ export function languageLetters(
   // stand for one two letters from it (pageForm)
   const page = pageWords(text, words);
   const joined = wordsOverLineBreaks(latin, words, page);
-  const first = outsideCode(joined, (line, k) => {
+  // a Cyrillic word as the list, the recogniser's reading of it (`read`) and the letters the decoder ranked next to its
+  // own (`pairs`: its words in its line, with their offsets) write it
+  const cyrillicWord = (word: string, at: number, k: number, read?: Map<number, string>, pairs?: ReturnType<typeof pairedWords>) => {
+    const own = ownLetterWord(word, words);
+    if (own !== word) return own;
+    const theirs = pairs?.get(at);
+    const near = alternatives?.[k];
+    const nearly = theirs?.word === word && near ? Array.from({ length: word.length + 1 }, (_, i) => near.get(theirs.at + i)) : undefined;
+    return firstCapitalOnly(listWord(word, words, page, read?.get(at), nearly), words);
+  };
+  const decoderPairs = (line: string, k: number) =>
+    alternatives?.[k]?.size && decoded?.[k] !== undefined ? pairedWords(line, withoutMarkup(decoded[k]!)) : undefined;
+  const prose = outsideCode(joined, (line, k) => {
     if (decoded?.[k] !== undefined)
       line = readings?.[k] === "" ? unreadWords(line, decoded[k]!, words) : withDecoderWords(line, decoded[k]!, words);
     if (readings?.[k] !== undefined) line = withoutFalseStarts(line, readings[k]!, words);
     const read = readings?.[k] === undefined ? undefined : readWords(line, readings[k]!);
     // (the decoder's own words, with their offsets in its text: the letters it ranked next to theirs choose among the
     // words one letter from a misread one, nearestWord)
-    const near = alternatives?.[k];
-    const decoderPairs = near?.size && decoded?.[k] !== undefined ? pairedWords(line, withoutMarkup(decoded[k]!)) : undefined;
+    const pairs = decoderPairs(line, k);
     const split = splitParts(joined, k);
     const decoderWords = decoded?.[k] === undefined ? undefined : new Set(decoded[k]!.match(/\p{L}+/gu));
     return line.replace(PAGE_WORD, (word, at: number) => {
@@ -2095,13 +2108,23 @@ export function languageLetters(
       if (latin !== word && !latinBeside(line, at, word.length)) return latin;
       // (a key's or a paper size's digit 3 read as the look-alike з after a Latin capital: "Fз" for F3)
       if (KEY_THREE.test(word)) return `${word[0]}3`;
-      const own = ownLetterWord(word, words);
-      if (own !== word) return own;
-      const theirs = decoderPairs?.get(at);
-      const nearly = theirs?.word === word ? Array.from({ length: word.length + 1 }, (_, i) => near!.get(theirs.at + i)) : undefined;
-      return firstCapitalOnly(listWord(word, words, page, read?.get(at), nearly), words);
+      return cyrillicWord(word, at, k, read, pairs);
     });
   });
+  // …the Cyrillic words of fenced code as well (a comment, a message, prose the decoder fenced around a command:
+  // "двоїными квадратными скобками" beside "ldbracket <?> rdbracket"), with the letters the decoder ranked next; code's
+  // Latin words stay as they are
+  const first = outsideCode(
+    prose,
+    (line, k) => {
+      const pairs = decoderPairs(line, k);
+      const split = splitParts(prose, k);
+      return line.replace(PAGE_WORD, (word, at: number) =>
+        split(line, word, at) || !CYRILLIC_ONLY.test(word) ? word : cyrillicWord(word, at, k, undefined, pairs),
+      );
+    },
+    true,
+  );
   // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
   // ("ПОВЕЋАЊЕ" as "ПОВЕЋЬЊЕ", "ПОВЕГЊЕ", "ПОВЕЋИЕ") is a page word once one of its misreadings is repaired
   const again = pageWords(first.join(" "), words);

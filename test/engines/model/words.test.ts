@@ -551,12 +551,25 @@ describe("languageLetters with a word list", () => {
   const f = WordList.of([...WORDS, "которую", "открыть", "только", "также", "может", "вызове"]);
   const lists = (lang: string) => (lang === "ru" ? f : undefined);
   const russian = ["Это страница, которую можно открыть, если только она есть, что также может быть.\n", "Ииформация о вызове службь.\n"];
-  it("writes a Russian page's misread words as the language spells them, outside code", () => {
+  it("writes a Russian page's misread words as the language spells them, in code its Cyrillic words only", () => {
     expect(languageLetters([...russian, "```\nииформация\n```\n"], lists)).toEqual([
       russian[0],
       "Информация о вызове службы.\n",
-      "```\nииформация\n```\n",
+      "```\nинформация\n```\n",
     ]);
+    // code's Latin words stay (no Cyrillic look-alikes spelled out, no capitals made small), as do the Cyrillic words
+    // of a line with inline code
+    const code = ["```\nmhoroe meSg ииформация\n```\n", "`mesg` ииформация\n"];
+    expect(languageLetters([...russian, ...code], lists).slice(2)).toEqual(["```\nmhoroe meSg информация\n```\n", code[1]]);
+  });
+
+  it("in code, chooses among words one letter off by the letter the decoder ranked next", () => {
+    const lists4 = (lang: string) => (lang === "ru" ? WordList.of([...WORDS, "которую", "открыть", "факсов", "фарсов"]) : undefined);
+    const block = ["```\n", "Список файсов\n", "```\n"];
+    const page = (near?: Map<number, string>) =>
+      languageLetters([russian[0]!, ...block], lists4, [], [undefined, ...block], [undefined, undefined, near])[2];
+    expect(page(new Map([[9, "к"]]))).toBe("Список факсов\n");
+    expect(page()).toBe(block[1]);
   });
 
   it("spells a Latin word of look-alikes in Cyrillic beside Cyrillic words, not among Latin ones", () => {
