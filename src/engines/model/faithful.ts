@@ -2056,8 +2056,10 @@ const LANGUAGE_PATTERNS = new Map(
  * a word list of (vision/language.ts cyrillicLanguage: Russian, Ukrainian, Serbian), a Cyrillic word the list lacks
  * is the word of it that the recogniser's reading of the word spells through its look-alikes, where line k's words
  * pair with `readings[k]`'s (words.ts nearestReading: the decoder's words two letters off, "библиографи" over
- * "6n6nnorpaΦnn"), else the one word of it that a misread letter makes of it (words.ts nearestWord), and the rest of
- * the passes below; then the same once more among the page's words as they were repaired.
+ * "6n6nnorpaΦnn"), else the one word of it that a misread letter makes of it (words.ts nearestWord; where several
+ * are, the one whose letter the decoder ranked next to its own, `alternatives[k]`: by offset in `decoded[k]`, the
+ * letters it ranked next to each token of it), and the rest of the passes below, the Cyrillic words of fenced code as
+ * well; then the same once more among the page's words as they were repaired.
  */
 export function languageLetters(
   lines: readonly string[],
