@@ -2116,7 +2116,7 @@ export function languageLetters(
   // …the Cyrillic words of fenced code as well (a comment, a message, prose the decoder fenced around a command:
   // "двоїными квадратными скобками" beside "ldbracket <?> rdbracket"), with the letters the decoder ranked next; code's
   // Latin words stay as they are
-  const first = outsideCode(
+  const code = outsideCode(
     prose,
     (line, k) => {
       const pairs = decoderPairs(line, k);
@@ -2127,6 +2127,9 @@ export function languageLetters(
     },
     true,
   );
+  // (Ukrainian's conjunction і never stands before a mark: an і there is the Latin letter, a variable or a key, "рівним
+  // i.", "i<пробіл>", which the decoder wrote as the conjunction)
+  const first = cyrillic === "uk" ? outsideCode(code, (line) => line.replace(LATIN_I_BEFORE_MARK, "i")) : code;
   // …and once more among the page's words as that pass wrote them: a word the page misreads everywhere it is written
   // ("ПОВЕЋАЊЕ" as "ПОВЕЋЬЊЕ", "ПОВЕГЊЕ", "ПОВЕЋИЕ") is a page word once one of its misreadings is repaired
   const again = pageWords(first.join(" "), words);
@@ -2225,6 +2228,9 @@ function pageWords(text: string, words: WordList): PageWords {
 
 /** A page's words of this many letters or more are its vocabulary (languageLetters). */
 const VOCABULARY_LETTERS = 4;
+
+/** A lone Cyrillic і right before a mark no conjunction stands before. */
+const LATIN_I_BEFORE_MARK = /(?<![\p{L}\p{N}_'’-])і(?=[,.;:!?<>)\]])/gu;
 
 /** A word of Cyrillic letters only. */
 const CYRILLIC_ONLY = /^\p{Script=Cyrillic}+$/u;

@@ -460,6 +460,15 @@ describe("Ukrainian's and Serbian's lists", () => {
     expect(languageLetters([...ukrainian, line], lists)).toEqual([...ukrainian, line]);
     expect(languageLetters([...ukrainian, "Вони явилися у вікні.\n"], lists)[1]).toBe("Вони явились у вікні.\n");
   });
+
+  it("writes a lone і right before a mark as the Latin letter on a Ukrainian page (no conjunction stands there)", () => {
+    const lists = (lang: string) => (lang === "uk" ? uk : undefined);
+    const page = (line: string) => languageLetters([...ukrainian, line], lists)[ukrainian.length];
+    expect(page("Якщо вказано і, розмір буде рівним і.\n")).toBe("Якщо вказано i, розмір буде рівним i.\n");
+    expect(page("і<пробіл> показати ще\n")).toBe("i<пробіл> показати ще\n");
+    // the conjunction before a word, a word ending in і, і in code: as they are
+    for (const line of ["Вони і ми.\n", "у вікні.\n", "```\nі,\n```\n"]) expect(page(line)).toBe(line);
+  });
 });
 
 describe("a Latin language's list: its marks", () => {
