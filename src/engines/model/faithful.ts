@@ -1918,15 +1918,18 @@ export function typographicApostrophes(lines: readonly string[]): string[] {
  * A closing “ written where the page shows ”. The recogniser has no curly quotes and the decoder writes “ for both
  * ends now and then ("These “Nimbus“ fonts", "the “.bib“ suffix").
  * A “ that closes a quote opened by “ (after a letter or a mark, before a space, a mark or the line's end) is ”.
- * A quote opened by „ closes with “ (German, Czech) and is left, as is anything in code. The open quote is carried
- * from line to line, in the page's order.
+ * A quote opened by „ closes with the mark the page closes such quotes with, or its language does (lowQuoteCloser:
+ * “ in German, Czech, Serbian, ”  in Polish, Hungarian), whatever the decoder wrote there, a straight " included
+ * (Serbian's „%f" for „%f“); anything in code is left. The open quote is carried from line to line, in the page's
+ * order.
  */
 export function closingQuotes(lines: readonly string[]): string[] {
+  const close = lowQuoteCloser(lines);
   let open: string | undefined;
   return outsideCode(lines, (line) => {
     const chars = Array.from(line);
     chars.forEach((q, i) => {
-      if (q !== "“" && q !== "„" && q !== "”") return;
+      if (q !== "“" && q !== "„" && q !== "”" && !(q === '"' && open === "„")) return;
       const before = chars[i - 1],
         after = chars[i + 1];
       const closing = before !== undefined && !/\s/.test(before) && (after === undefined || /[\s.,;:!?)\]–—-]/.test(after));
@@ -1934,6 +1937,7 @@ export function closingQuotes(lines: readonly string[]): string[] {
       if (q === "„") open = q;
       else if (closing) {
         if (q === "“" && open === "“") chars[i] = "”";
+        else if (open === "„" && close !== undefined) chars[i] = close;
         open = undefined;
       } else if (opening && q === "“") open = q;
     });
@@ -1941,6 +1945,34 @@ export function closingQuotes(lines: readonly string[]): string[] {
   });
 }
 
+/** Languages that close a quote opened by „ with “ (German, Czech, Slovak, Serbian, Bulgarian, Russian, Ukrainian),
+ * and those that close it with ” (Polish, Hungarian, Romanian, Dutch). */
+const LOW_QUOTE_CLOSERS: Record<string, string> = {
+  de: "“",
+  cs: "“",
+  sk: "“",
+  sr: "“",
+  bg: "“",
+  ru: "“",
+  uk: "“",
+  pl: "”",
+  hu: "”",
+  ro: "”",
+  nl: "”",
+};
+
+/**
+ * The mark that closes a quote opened by „ on the page: its language's (LOW_QUOTE_CLOSERS: its Cyrillic words'
+ * language, else its function words'), else the curly quote the page's own such quotes close with where they close
+ * with one kind; undefined where neither tells.
+ */
+function lowQuoteCloser(lines: readonly string[]): string | undefined {
+  const text = lines.join(" ");
+  const lang = cyrillicLanguage(text) ?? pageLanguage(text);
+  if (lang !== undefined && LOW_QUOTE_CLOSERS[lang] !== undefined) return LOW_QUOTE_CLOSERS[lang];
+  const seen = new Set(Array.from(text.matchAll(/„[^„“”"\n]{1,80}?([“”])/gu), (m) => m[1]!));
+  return seen.size === 1 ? [...seen][0] : undefined;
+}
 const LONE_AT = /(^|[\s(])@(?= (?:1[89]\d\d|20\d\d|\p{Lu}\p{Ll}))/u;
 
 /**

@@ -420,6 +420,21 @@ describe("mergeLine", () => {
     expect(closingQuotes(["```\n\n## 3 TERMS", " These “Nimbus“ fonts"])).toEqual(["```\n\n## 3 TERMS", " These “Nimbus” fonts"]);
   });
 
+  it("closes a quote opened by „ as the page's language does, whatever the decoder wrote there", () => {
+    // (a Serbian man page's „%f". and „double”;, a Hungarian help page's „Beszúrás")
+    const serbian = [' Користи се са „%f". Ово је за „double”; и то је све што се види у овом тексту на страни.'];
+    expect(closingQuotes(serbian)).toEqual([" Користи се са „%f“. Ово је за „double“; и то је све што се види у овом тексту на страни."]);
+    const hungarian = [' Válassza a „Beszúrás" menüt, és a „Kép“ parancsot, ha nem az és egy is van.'];
+    expect(closingQuotes(hungarian)).toEqual([" Válassza a „Beszúrás” menüt, és a „Kép” parancsot, ha nem az és egy is van."]);
+    // a page no language names: the mark its own „ quotes close with, where they close with one kind
+    expect(closingQuotes([' x „a“ y „b" z'])).toEqual([" x „a“ y „b“ z"]);
+    expect(closingQuotes([' x „a“ y „b” z „c" w'])).toEqual([' x „a“ y „b” z „c" w']);
+    // a straight quote no „ opened, or one that opens, stays
+    expect(closingQuotes([' Користи се са "%f". Ово је за то и то је све што се види у овом тексту на страни.'])).toEqual([
+      ' Користи се са "%f". Ово је за то и то је све што се види у овом тексту на страни.',
+    ]);
+  });
+
   it("writes © for an @ standing alone before a year or a name, and leaves addresses, handles and code", () => {
     // (a Turkish man page's "KOLUKISA @ 2022", a form's footer "2018/11/20, @ Robert Sebille")
     expect(copyrightSigns([" Yalçın KOLUKISA @ 2022 Nilgün", " V 1.0, 2018/11/20, @ Robert Sebille", "@ 1999 Free"])).toEqual([
