@@ -192,20 +192,11 @@ std::string Session::generate(const GenerateOptions& opts, const std::function<v
     }
     const int32_t token = static_cast<int32_t>(tok);
     if (opts.alternatives) {
-      // the best allowed tokens besides the chosen one, best first (an insertion into a short sorted list)
-      constexpr int K = Alternative::kCount;
+      // the best allowed tokens besides the chosen one, best first
       Alternative alt;
-      const float* x = last_logits_.data();
-      for (int64_t t = 0; t < V; t++) {
-        if (t == tok || (mask && (*mask)[static_cast<size_t>(t)])) continue;
-        int k = K;
-        while (k > 0 && (alt.token[k - 1] < 0 || x[t] > x[alt.token[k - 1]])) k--;
-        if (k >= K) continue;
-        for (int j = K - 1; j > k; j--) alt.token[j] = alt.token[j - 1];
-        alt.token[k] = static_cast<int32_t>(t);
-      }
-      for (int k = 0; k < K; k++)
-        if (alt.token[k] >= 0) alt.margin[k] = x[tok] - x[alt.token[k]];
+      top_masked(last_logits_.data(), V, mask, tok, Alternative::kCount, alt.token);
+      for (int k = 0; k < Alternative::kCount; k++)
+        if (alt.token[k] >= 0) alt.margin[k] = last_logits_[tok] - last_logits_[alt.token[k]];
       alternatives_.push_back(alt);
     }
     for (int32_t t : banned_list) banned[t] = fixed[t];

@@ -43,4 +43,17 @@ int64_t argmax_masked(const float* x, int64_t n, const std::vector<uint8_t>* ban
   return best;
 }
 
+void top_masked(const float* x, int64_t n, const std::vector<uint8_t>* banned, int64_t skip, int k, int32_t* ids) {
+  std::fill(ids, ids + k, -1);
+  for (int64_t i = 0; i < n; i++) {
+    if (i == skip || (banned && (*banned)[static_cast<size_t>(i)])) continue;
+    // (an insertion into the short sorted list; strict '>' keeps the lower index first on ties)
+    int at = k;
+    while (at > 0 && (ids[at - 1] < 0 || x[i] > x[ids[at - 1]])) at--;
+    if (at >= k) continue;
+    for (int j = k - 1; j > at; j--) ids[j] = ids[j - 1];
+    ids[at] = static_cast<int32_t>(i);
+  }
+}
+
 }  // namespace ocr
