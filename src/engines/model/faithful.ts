@@ -1968,6 +1968,8 @@ const LOW_QUOTE_CLOSERS: Record<string, string> = {
  */
 function lowQuoteCloser(lines: readonly string[]): string | undefined {
   const text = lines.join(" ");
+  // (a page without „ needs none: its languages are not read for it)
+  if (!text.includes("„")) return undefined;
   const lang = cyrillicLanguage(text) ?? pageLanguage(text);
   if (lang !== undefined && LOW_QUOTE_CLOSERS[lang] !== undefined) return LOW_QUOTE_CLOSERS[lang];
   const seen = new Set(Array.from(text.matchAll(/„[^„“”"\n]{1,80}?([“”])/gu), (m) => m[1]!));
