@@ -178,8 +178,31 @@ const GATE = 3;
  * ă is not its tilde), and the decoder writes them as â and ô ("combinaçâo"): its page is read whole too. */
 const SIGNATURE_LANGUAGES = ["cs", "pl", "hu", "tr", "pt"];
 /** Languages whose letters are all Latin-1's, which the decoder writes: a page their function words name is not
- * opened by its sample (cedillas read under an Italian help page's s and t in a sans face, "uşaţe" for "usate"). */
+ * opened by its sample (cedillas read under an Italian help page's s and t in a sans face, "uşaţe" for "usate"); of
+ * an Italian or French page only the letters LATIN1_MARKED names are read. */
 const LATIN1_LANGUAGES = ["fr", "es", "it", "de"];
+
+/** Whether chars[j] is a vowel that ends a word: no letter after it (a lone "e" included: the verb "è"). */
+export function wordFinalVowel(chars: readonly string[], j: number): boolean {
+  return /^[aeiouAEIOU]$/.test(chars[j] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "");
+}
+
+/** Whether chars[j] is a capital a mark may sit on (À, É, Ç, Ê, Î, Ô) or a lone "a" (à). */
+export function frenchMarkable(chars: readonly string[], j: number): boolean {
+  const ch = chars[j] ?? "";
+  if (/^[AEICOU]$/.test(ch)) return true;
+  return ch === "a" && !/\p{L}/u.test(chars[j - 1] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "");
+}
+
+/**
+ * Latin-1 languages whose decoder writes its letters but misses some marks the type sets small: which letters of
+ * their page are read for a mark (`at`) and the marked letters kept there (lower case). Italian's accents stand on
+ * a word's last vowel ("città", "è", "perché", "così", "può", "più").
+ */
+const LATIN1_MARKED: Record<string, { at: (chars: readonly string[], j: number) => boolean; letters: string }> = {
+  it: { at: wordFinalVowel, letters: "àèéìòù" },
+  fr: { at: frenchMarkable, letters: "àâçéèêîô" },
+};
 
 /** A unit's evidence slots: one per character of its text (its second reading's, where it was read again on a
  * widened crop: its letters are read there, at their slots' columns in that crop). */
@@ -249,6 +272,24 @@ export async function readDiacritics(
   }).length;
   const language = pageLanguage(units.map((u) => u.text).join(" ")) ?? "";
   if ((beyond < GATE || LATIN1_LANGUAGES.includes(language)) && !SIGNATURE_LANGUAGES.includes(language)) {
+    const where = LATIN1_MARKED[language];
+    if (where) {
+      // an Italian page: a word's last vowel may carry the accent the decoder writes bare where the type sets it
+      // small ("puo", "qualita", "cioe" for "può", "qualità", "cioè" in Computer Modern); a French page: a capital
+      // ("A l'occasion" for "À"), and the lone "a" that may be "à". Those letters are read, and only a sure mark
+      // that makes a letter the language writes there is kept
+      const chosen = letters.filter(([k, j]) => where.at(Array.from(units[k]!.text), j));
+      const readings = await read(chosen);
+      unread(units);
+      chosen.forEach(([k, j, ch], n) => {
+        const [c, p] = readings[n]!;
+        const made = withMark(ch, DIACRITICS[c]!);
+        if (c === 0 || p < DIACRITIC_SURE || made === undefined || !where.letters.includes(made.toLowerCase())) return;
+        units[k]!.diacritics![j] = c;
+        units[k]!.diacriticPeaks![j] = p;
+      });
+      return;
+    }
     // a page whose sample shows umlauts (German, Swedish, Finnish): the decoder writes ä ö ü but reads a capital bare
     // ("Anderungen"), so its capitals A, O, U are read for theirs — only a sure diaeresis is kept
     const umlauts = sampled.filter(

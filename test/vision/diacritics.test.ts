@@ -203,7 +203,11 @@ describe("readDiacritics", () => {
     const cedillas = byLetter((letter) => (letter === 18 || letter === 19 ? ["cedilla", 0.97] : ["none", 0.95]));
     const italian = [unit("il testo che della per sono non"), unit("usate con del gli le una si da")];
     await read(italian, cedillas);
-    expect(italian[0]!.diacritics).toBeUndefined();
+    // (only its words' last vowels are read, for an accent: no cedilla is kept)
+    expect(italian.flatMap((u) => Array.from(u.diacriticPeaks!)).every((p) => p === 0)).toBe(true);
+    const spanish = [unit("el texto que de la los las por con"), unit("usaste una para como")];
+    await read(spanish, cedillas);
+    expect(spanish[0]!.diacritics).toBeUndefined();
     // the same sample with no language's words opens the page
     const unnamed = [unit("testo usate stasi"), unit("sosta tasto")];
     await read(unnamed, cedillas);
@@ -254,6 +258,47 @@ describe("readDiacritics", () => {
     await read(english, counted);
     expect(calls).toEqual([15]);
     expect(english[0]!.diacritics).toBeUndefined();
+  });
+
+  it("on an Italian page, reads each word's last vowel and keeps only a sure accent Italian writes there", async () => {
+    // a grave on every a, e, o (letters 0, 4, 14), an acute on every u (20): Italian's final ù is grave
+    const accents = byLetter((letter) =>
+      [0, 4, 14].includes(letter) ? ["grave", 0.95] : letter === 20 ? ["acute", 0.95] : ["none", 0.95],
+    );
+    const calls: number[] = [];
+    const counted = async (patches: Tensor, letters: Tensor) => {
+      calls.push(patches.dims[0]!);
+      return accents(patches, letters);
+    };
+    const italian = [unit("il testo che si puo per la qualita"), unit("non e della piu una")];
+    await read(italian, counted);
+    // the sample (every letter), then the words' last vowels: testo che si puo la qualita | e della piu una
+    expect(calls).toEqual([42, 10]);
+    const marks = (u: LineUnit) =>
+      Array.from(u.text).flatMap((ch, j) => (u.diacriticPeaks![j]! > 0 ? [`${j}${ch}:${DIACRITICS[u.diacritics![j]!]}`] : []));
+    // (this model marks every a, e and o: "testò", "chè" are its answer) "può", "qualità" as read; si's i read bare
+    expect(marks(italian[0]!)).toEqual(["7o:grave", "11e:grave", "18o:grave", "25a:grave", "33a:grave"]);
+    // the lone "e" (è) is read; the acute read on piu's u makes no letter Italian ends a word in: not kept
+    expect(marks(italian[1]!)).toEqual(["4e:grave", "10a:grave", "18a:grave"]);
+    // a vowel inside a word is not read
+    expect(italian[0]!.diacriticPeaks![4]).toBe(0);
+  });
+
+  it("on a French page, reads its capitals and its lone a, and keeps only a sure mark French writes", async () => {
+    // a grave on every a (letter 0), an acute on every e (4), a caron on every c (2)
+    const marks = byLetter((letter) =>
+      letter === 0 ? ["grave", 0.95] : letter === 4 ? ["acute", 0.95] : letter === 2 ? ["caron", 0.95] : ["none", 0.95],
+    );
+    const french = [unit("A la fin de la page les mots que"), unit("Etat et il a du CREANCE pour")];
+    await read(french, marks);
+    const read0 = (u: LineUnit, j: number) => (u.diacriticPeaks![j]! > 0 ? DIACRITICS[u.diacritics![j]!] : "unread");
+    expect(read0(french[0]!, 0)).toBe("grave"); // À
+    expect(read0(french[0]!, 3)).toBe("unread"); // "la": not a lone a
+    expect(read0(french[1]!, 0)).toBe("acute"); // État
+    expect(read0(french[1]!, 11)).toBe("grave"); // à
+    expect(read0(french[1]!, 18)).toBe("acute"); // CRÉANCE
+    expect(read0(french[1]!, 16)).toBe("unread"); // a caron on C is no French letter
+    expect(read0(french[1]!, 5)).toBe("unread"); // a lower-case e: the decoder's to write
   });
 
   it("on a page of more letters than its sample, puts each reading on its own letter", async () => {
