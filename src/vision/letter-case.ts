@@ -348,3 +348,86 @@ export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], column
   });
   return doubted;
 }
+
+/** A word's letters after its first stand at most this share of the way from the x-height to the ascenders' height
+ * to be small capitals (Libertine's, in the dev set's French LaTeX page, 0.02-0.08 of the way)… */
+const SMALL_CAP = 0.45;
+/** …and its first at least this share (that page's capital R: 0.8). */
+const FULL_CAP = 0.7;
+/** A small capital's slot read this surely or more is taken to be unsure of its case alone, and is made CASE_SURE. */
+const CASE_ONLY = 0.4;
+const CASE_SURE = 0.9;
+/** The fewest letters of a word set in small capitals that are read as such. */
+const SMALL_CAP_LETTERS = 3;
+
+/**
+ * Words set in small capitals after a capital ("Knuth" set K-NUTH, as LaTeX's \textsc writes a name), which the
+ * recogniser reads as capitals ("KNUTH", or "RoEGEL" where caseBySize took the o's height for a small letter's): their
+ * letters after the first are written small (in `text`, in place), as the text they set. Only where the line shows its
+ * x-height (small letters a e m n r u) and its ascenders (b d h k l) steadily apart, the word's first letter stands at
+ * the ascenders' height (FULL_CAP) and every other letter measured, two at least, stands low (SMALL_CAP), or, where
+ * the first letter touches the next and is not measured, three at least: a word of capitals set smaller than the
+ * line's capitals stands low from its first letter on, and stays. Returns the number of letters made small.
+ */
+export function smallCaps(units: LineUnit[], crops: readonly LineCrop[], columns: readonly Float32Array[]): number {
+  let made = 0;
+  units.forEach((u, k) => {
+    const chars = Array.from(u.text);
+    const centres = columns[k];
+    const crop = crops[k];
+    if (!centres || !crop || chars.length !== centres.length || !/\p{Lu}\p{L}*\p{Lu}/u.test(u.text)) return;
+    const ink = inkOf(crop);
+    const band = ink && inkBand(crop, ink);
+    if (!ink || !band) return;
+    const top = (j: number) => {
+      const body = slotGlyph(crop, band, ink, centres, j);
+      return body && bodyTop(crop, ink, body);
+    };
+    const small: number[] = [],
+      tall: number[] = [];
+    chars.forEach((ch, j) => {
+      const kind = SMALL.test(ch) ? small : ASCENDER.test(ch) ? tall : undefined;
+      const t = kind && top(j);
+      if (t !== undefined) kind!.push(t);
+    });
+    if (small.length < MIN_REFERENCES || tall.length < MIN_REFERENCES) return;
+    const xTop = median(small),
+      ascTop = median(tall);
+    const separation = xTop - ascTop;
+    const steady = (tops: number[], at: number) =>
+      tops.filter((t) => Math.abs(t - at) <= DECISIVE * separation).length >= STEADY * tops.length;
+    if (separation < MIN_SEPARATION || !steady(small, xTop) || !steady(tall, ascTop)) return;
+    const q = (j: number) => {
+      const t = top(j);
+      return t === undefined ? undefined : (xTop - t) / separation;
+    };
+    let changed = false;
+    for (const m of u.text.matchAll(/\p{Script=Latin}+/gu)) {
+      const at = Array.from(u.text.slice(0, m.index)).length;
+      const word = Array.from(m[0]);
+      // (capitals after the first, among them small letters the recogniser or caseBySize read: "KNuTH", "RoEGEL")
+      if (word.length < SMALL_CAP_LETTERS || word[0] !== word[0]!.toUpperCase()) continue;
+      // (mostly capitals: "MeXowych", a logo's word with its X set low, reads as a word of small letters)
+      if (word.slice(1).filter((ch) => ch !== ch.toLowerCase()).length * 2 < word.length - 1) continue;
+      const first = q(at);
+      if (first !== undefined && (first < FULL_CAP || first > 1 + OUTSIDE)) continue;
+      const rest = word.slice(1).map((_, i) => q(at + 1 + i));
+      const measured = rest.filter((v): v is number => v !== undefined);
+      // (a first letter touching the next is not measured: three low capitals after it tell the word's face alone)
+      if (measured.length < (first === undefined ? 3 : 2) || measured.some((v) => v > SMALL_CAP || v < -OUTSIDE)) continue;
+      word.slice(1).forEach((ch, i) => {
+        const lower = ch.toLowerCase();
+        if (lower === ch) return;
+        chars[at + 1 + i] = lower;
+        // (the glyph's height settles its case: the merge takes the letter where the recogniser was unsure only of
+        // that, as a second reading's "n" of "KNuTH" at 0.5-0.7 beside the decoder's "N")
+        u.peaks ??= slotPeaks(u.ids, u.features, u.stride);
+        if (u.peaks[at + 1 + i]! >= CASE_ONLY) u.peaks[at + 1 + i] = Math.max(u.peaks[at + 1 + i]!, CASE_SURE);
+        made++;
+        changed = true;
+      });
+    }
+    if (changed) u.text = chars.join("");
+  });
+  return made;
+}

@@ -3,7 +3,7 @@
 // line's slots to decoder embeddings. The decoder reads the page line by line in the streaming layout.
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
-import { caseBySize, slotHeights } from "./letter-case.js";
+import { caseBySize, slotHeights, smallCaps } from "./letter-case.js";
 import { darkRuns, rowGroups } from "./components.js";
 import { missedText } from "./missed-text.js";
 import { deskewPage } from "./deskew.js";
@@ -823,6 +823,7 @@ export async function pageUnits(
     clock("diacritics");
   }
   caseBySize(units, crops, slotColumns);
+  smallCaps(units, crops, slotColumns);
   slotHeights(units, crops, slotColumns);
   const formulas = models.formula
     ? await readPageFormulas(

@@ -1,7 +1,7 @@
 // The case of c o s v w x z read from the glyph's height (src/vision/letter-case.ts), on crops drawn glyph by glyph:
 // each glyph a block of ink from its top to the baseline, in a 16-column cell, as a typewriter face sets it.
 import { describe, expect, it } from "vitest";
-import { caseBySize, dottedCapitalI, slotHeights, smallIDots } from "../../src/vision/letter-case.js";
+import { caseBySize, dottedCapitalI, slotHeights, smallCaps, smallIDots } from "../../src/vision/letter-case.js";
 import type { LineCrop } from "../../src/vision/line-crop.js";
 import type { LineUnit } from "../../src/vision/lines.js";
 
@@ -220,5 +220,48 @@ describe("smallIDots", () => {
     // a line with too few small letters to find the x-height reads none
     const few = line(word("Ii İi"));
     expect(smallIDots(few.unit, few.crop, few.columns).size).toBe(0);
+  });
+});
+
+describe("smallCaps", () => {
+  // a word set K-NUTH in small capitals: its first letter at the capitals' height, the rest at the x-height
+  const low = (from: number, to: number) => Object.fromEntries(Array.from({ length: to - from }, (_, i) => [from + i, X_TOP]));
+
+  it("writes small the capitals after a word's first that stand at the x-height, and settles their case", () => {
+    const a = line(word("code par KNUTH dans le", low(10, 14)));
+    // (the recogniser unsure of the N: the glyph's height makes it sure of its case)
+    a.unit.features[(10 + 1) * a.unit.stride - 2] = 0.6;
+    expect(smallCaps([a.unit], [a.crop], [a.columns])).toBe(4);
+    expect(a.unit.text).toBe("code par Knuth dans le");
+    expect(a.unit.peaks![10]).toBeCloseTo(0.9);
+    expect(a.unit.peaks![11]).toBeCloseTo(0.98);
+    // a small letter the recogniser already read small among them stays so ("KNuTH")
+    const b = line(word("code par KNuTH dans le", low(10, 14)));
+    smallCaps([b.unit], [b.crop], [b.columns]);
+    expect(b.unit.text).toBe("code par Knuth dans le");
+  });
+
+  it("leaves capitals at the capitals' height, a word set small from its first letter, and a line without references", () => {
+    const tall = line(word("code par NASA dans le"));
+    const small = line(word("code par NASA dans le", low(9, 13)));
+    const bare = line(word("CODE PAR KNUTH", low(10, 14)));
+    expect(
+      smallCaps([tall.unit, small.unit, bare.unit], [tall.crop, small.crop, bare.crop], [tall.columns, small.columns, bare.columns]),
+    ).toBe(0);
+    expect([tall.unit.text, small.unit.text, bare.unit.text]).toEqual(["code par NASA dans le", "code par NASA dans le", "CODE PAR KNUTH"]);
+    expect(tall.unit.peaks).toBeUndefined();
+  });
+
+  it("leaves a word of two letters, and one whose later capital stands tall (LaTeX), or a word mostly of small letters", () => {
+    const two = line(word("code par KN dans le", low(10, 11)));
+    const mixed = line(word("code par LaTeX dans le", { 10: X_TOP }));
+    // (nor a word mostly of small letters with one capital set low: a logo's word, sc-polski-p5's "MeXowych")
+    const logo = line(word("code par MeXowe dans le", { 11: X_TOP }));
+    smallCaps([two.unit, mixed.unit, logo.unit], [two.crop, mixed.crop, logo.crop], [two.columns, mixed.columns, logo.columns]);
+    expect([two.unit.text, mixed.unit.text, logo.unit.text]).toEqual([
+      "code par KN dans le",
+      "code par LaTeX dans le",
+      "code par MeXowe dans le",
+    ]);
   });
 });

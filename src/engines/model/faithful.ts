@@ -884,14 +884,17 @@ export function mergeLineTagged(
   const ch = (q: number) => (q >= 0 && q < content.length ? units[content[q]!]!.ch : "");
   const capitalO = (q: number) =>
     ((/\p{L}/u.test(ch(q - 1)) && /\p{L}/u.test(ch(q - 2))) || ch(q - 1) === "\\") && /\p{Ll}/u.test(ch(q + 1));
-  // decoder unit q stands among capitals: a word of two or more other letters, all capitals ("API", "DIVISION"), where
-  // a sans face's I is read as an l ("APl", "DIVISlON"; not "Il", "El")
-  const amongCapitals = (q: number) => {
+  // the other letters of the word decoder unit q stands in; q stands among capitals where they are two or more, all
+  // capitals ("API", "DIVISION"), where a sans face's I is read as an l ("APl", "DIVISlON"; not "Il", "El")
+  const wordOthers = (q: number) => {
     let a = q,
       b = q;
     while (/\p{L}/u.test(ch(a - 1))) a--;
     while (/\p{L}/u.test(ch(b + 1))) b++;
-    const others = Array.from({ length: b - a + 1 }, (_, k) => a + k).filter((p) => p !== q);
+    return Array.from({ length: b - a + 1 }, (_, k) => a + k).filter((p) => p !== q);
+  };
+  const amongCapitals = (q: number) => {
+    const others = wordOthers(q);
     return others.length >= 2 && others.every((p) => /\p{Lu}/u.test(ch(p)));
   };
   let lastD = -1;
@@ -1140,9 +1143,12 @@ export function mergeLineTagged(
       if (soft && cyrOk[q] && (r[t.r] === "b" || (next?.d === undefined && next?.r !== undefined && r[next.r] === "b")))
         [out[q], tag[q]] = [soft, "r"];
     });
-  // …and a small l there, the recogniser's or the decoder's, is that I
+  // …and a small l there, the recogniser's or the decoder's, is that I, where the letters written round it are
+  // capitals too (not where the recogniser's small letters were written over the decoder's capitals: a name set in
+  // small capitals, "Carlisle" for the decoder's "CARLISLE", vision/letter-case.ts smallCaps)
+  const written = (p: number) => (p >= 0 && p < content.length ? out[content[p]!]! : "");
   content.forEach((q, i) => {
-    if (out[q] === "l" && amongCapitals(i)) [out[q], tag[q]] = ["I", "r"];
+    if (out[q] === "l" && amongCapitals(i) && wordOthers(i).every((p) => !/\p{Ll}/u.test(written(p)))) [out[q], tag[q]] = ["I", "r"];
   });
   // Cyrillic letters take the case their glyphs' heights show (the recogniser's look-alike tells none: "M" for м and
   // М alike; the decoder's "мастер", "АкТивирует" for "Мастер", "Активирует")

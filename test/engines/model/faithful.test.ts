@@ -288,6 +288,9 @@ describe("mergeLine", () => {
     // a word of one other letter, or of small letters, keeps its l
     expect(mergeLine(" Il libro e El gato", ev("Il libro e El gato"), latin)).toBe(" Il libro e El gato");
     expect(mergeLine(" the lib and XMLlib", ev("the lib and XMLlib"), latin)).toBe(" the lib and XMLlib");
+    // a name in small capitals, read small by the recogniser (vision/letter-case.ts smallCaps) and as capitals by
+    // the decoder, is written as read: its l's stand among the small letters written
+    expect(mergeLine(" written by David CARLISLE.", ev("written by David Carlisle."), latin)).toBe(" written by David Carlisle.");
   });
 
   it("aligns both glyphs the recogniser reads for one Cyrillic letter with it (ы as bI in Computer Modern)", () => {
