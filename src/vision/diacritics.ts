@@ -187,9 +187,11 @@ export function wordFinalVowel(chars: readonly string[], j: number): boolean {
   return /^[aeiouAEIOU]$/.test(chars[j] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "");
 }
 
-/** Whether chars[j] is a capital a mark may sit on (À, É, Ç, Ê, Î, Ô) or a lone "a" (à). */
+/** Whether chars[j] is a capital a mark may sit on (À, É, Ç, Ê, Î, Ô) or a lone "a" (à); not the lowered E of TeX's
+ * logo ("LuaTEX"), whose window shows the T's bar above it (read as a grave). */
 export function frenchMarkable(chars: readonly string[], j: number): boolean {
   const ch = chars[j] ?? "";
+  if (ch === "E" && chars[j - 1] === "T" && chars[j + 1] === "X") return false;
   if (/^[AEICOU]$/.test(ch)) return true;
   return ch === "a" && !/\p{L}/u.test(chars[j - 1] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "");
 }

@@ -289,7 +289,7 @@ describe("readDiacritics", () => {
     const marks = byLetter((letter) =>
       letter === 0 ? ["grave", 0.95] : letter === 4 ? ["acute", 0.95] : letter === 2 ? ["caron", 0.95] : ["none", 0.95],
     );
-    const french = [unit("A la fin de la page les mots que"), unit("Etat et il a du CREANCE pour")];
+    const french = [unit("A la fin de la page les mots que"), unit("Etat et il a du CREANCE pour LuaTEX")];
     await read(french, marks);
     const read0 = (u: LineUnit, j: number) => (u.diacriticPeaks![j]! > 0 ? DIACRITICS[u.diacritics![j]!] : "unread");
     expect(read0(french[0]!, 0)).toBe("grave"); // À
@@ -299,6 +299,7 @@ describe("readDiacritics", () => {
     expect(read0(french[1]!, 18)).toBe("acute"); // CRÉANCE
     expect(read0(french[1]!, 16)).toBe("unread"); // a caron on C is no French letter
     expect(read0(french[1]!, 5)).toBe("unread"); // a lower-case e: the decoder's to write
+    expect(read0(french[1]!, 33)).toBe("unread"); // the lowered E of TeX's logo
   });
 
   it("on a page of more letters than its sample, puts each reading on its own letter", async () => {
