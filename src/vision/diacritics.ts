@@ -182,9 +182,12 @@ const SIGNATURE_LANGUAGES = ["cs", "pl", "hu", "tr", "pt"];
  * an Italian or French page only the letters LATIN1_MARKED names are read. */
 const LATIN1_LANGUAGES = ["fr", "es", "it", "de"];
 
-/** Whether chars[j] is a vowel that ends a word: no letter after it (a lone "e" included: the verb "è"). */
+/** Whether chars[j] is a vowel that ends an Italian word of two letters or more, or the lone e that may be the verb
+ * "è" (Italian's other words of one letter, a, i, o, never take an accent). */
 export function wordFinalVowel(chars: readonly string[], j: number): boolean {
-  return /^[aeiouAEIOU]$/.test(chars[j] ?? "") && !/\p{L}/u.test(chars[j + 1] ?? "");
+  const ch = chars[j] ?? "";
+  if (!/^[aeiouAEIOU]$/.test(ch) || /\p{L}/u.test(chars[j + 1] ?? "")) return false;
+  return /\p{L}/u.test(chars[j - 1] ?? "") || ch === "e" || ch === "E";
 }
 
 /** Whether chars[j] is a capital a mark may sit on (À, É, Ç, Ê, Î, Ô) or a lone "a" (à); not the lowered E of TeX's
