@@ -283,7 +283,8 @@ export async function readDiacritics(
       // small ("puo", "qualita", "cioe" for "può", "qualità", "cioè" in Computer Modern); a French page: a capital
       // ("A l'occasion" for "À"), and the lone "a" that may be "à". Those letters are read, and only a sure mark
       // that makes a letter the language writes there is kept
-      const chosen = letters.filter(([k, j]) => where.at(Array.from(units[k]!.text), j));
+      const chars = units.map((u) => Array.from(u.text));
+      const chosen = letters.filter(([k, j]) => where.at(chars[k]!, j));
       const readings = await read(chosen);
       unread(units);
       chosen.forEach(([k, j, ch], n) => {
