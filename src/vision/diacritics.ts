@@ -276,6 +276,19 @@ export async function readDiacritics(
     return c !== 0 && p >= DIACRITIC_SURE && made !== undefined && SIGNATURE.includes(made) && !sample[n]![3];
   }).length;
   const language = pageLanguage(units.map((u) => u.text).join(" ")) ?? "";
+  // reads only the letters `chosen` and keeps each sure reading whose mark (and the letter it makes) `keep` takes;
+  // every other letter is left unread
+  const readOnly = async (chosen: typeof letters, keep: (mark: Diacritic, made: string | undefined) => boolean) => {
+    const readings = await read(chosen);
+    unread(units);
+    chosen.forEach(([k, j, ch], n) => {
+      const [c, p] = readings[n]!;
+      const mark = DIACRITICS[c]!;
+      if (c === 0 || p < DIACRITIC_SURE || !keep(mark, withMark(ch, mark))) return;
+      units[k]!.diacritics![j] = c;
+      units[k]!.diacriticPeaks![j] = p;
+    });
+  };
   if ((beyond < GATE || LATIN1_LANGUAGES.includes(language)) && !SIGNATURE_LANGUAGES.includes(language)) {
     const where = LATIN1_MARKED[language];
     if (where) {
@@ -284,16 +297,10 @@ export async function readDiacritics(
       // ("A l'occasion" for "À"), and the lone "a" that may be "à". Those letters are read, and only a sure mark
       // that makes a letter the language writes there is kept
       const chars = units.map((u) => Array.from(u.text));
-      const chosen = letters.filter(([k, j]) => where.at(chars[k]!, j));
-      const readings = await read(chosen);
-      unread(units);
-      chosen.forEach(([k, j, ch], n) => {
-        const [c, p] = readings[n]!;
-        const made = withMark(ch, DIACRITICS[c]!);
-        if (c === 0 || p < DIACRITIC_SURE || made === undefined || !where.letters.includes(made.toLowerCase())) return;
-        units[k]!.diacritics![j] = c;
-        units[k]!.diacriticPeaks![j] = p;
-      });
+      await readOnly(
+        letters.filter(([k, j]) => where.at(chars[k]!, j)),
+        (_, made) => made !== undefined && where.letters.includes(made.toLowerCase()),
+      );
       return;
     }
     // a page whose sample shows umlauts (German, Swedish, Finnish): the decoder writes ä ö ü but reads a capital bare
@@ -302,15 +309,10 @@ export async function readDiacritics(
       ([c, p], n) => DIACRITICS[c] === "diaeresis" && p >= DIACRITIC_SURE && /^[aou]$/.test(sample[n]![2]),
     ).length;
     if (umlauts < GATE) return;
-    const capitals = letters.filter(([, , ch]) => /^[AOU]$/.test(ch));
-    const readings = await read(capitals);
-    unread(units);
-    capitals.forEach(([k, j], n) => {
-      const [c, p] = readings[n]!;
-      if (DIACRITICS[c] !== "diaeresis" || p < DIACRITIC_SURE) return;
-      units[k]!.diacritics![j] = c;
-      units[k]!.diacriticPeaks![j] = p;
-    });
+    await readOnly(
+      letters.filter(([, , ch]) => /^[AOU]$/.test(ch)),
+      (mark) => mark === "diaeresis",
+    );
     return;
   }
   // the rest of the page's letters, beside the sample's readings

@@ -267,6 +267,57 @@ export function smallIDots(u: LineUnit, crop: LineCrop, columns: Float32Array): 
   return found;
 }
 
+/** A line's two heights: its small letters' x-height and its tall letters' height, as crop rows of their tops, with a
+ * slot's glyph top (`top`) to measure letters against them. */
+interface TwoHeights {
+  top: (j: number) => number | undefined;
+  xTop: number;
+  /** rows from the tall letters' tops down to the x-height */
+  separation: number;
+  /** whether the tall letters are the line's capitals (else its ascenders, with what capitals it has) */
+  byCapitals: boolean;
+}
+
+/**
+ * The x-height of a line (its small letters a e m n r u) and the height of its tall letters, where MIN_REFERENCES of
+ * each stand steadily (STEADY of them within DECISIVE of the separation) MIN_SEPARATION rows apart or more: else
+ * undefined (italic, mixed sizes, a formula, too few letters). The tall letters are its capitals, or, with too few
+ * of them, capitals and ascenders together (`"capitals"`: a face's ascenders may stand above its capitals), or its
+ * ascenders alone (`"ascenders"`: where its capitals are what is in doubt).
+ */
+function twoHeights(
+  crop: LineCrop,
+  chars: readonly string[],
+  centres: Float32Array,
+  tallBy: "capitals" | "ascenders",
+): TwoHeights | undefined {
+  const ink = inkOf(crop);
+  const band = ink && inkBand(crop, ink);
+  if (!ink || !band) return undefined;
+  const top = (j: number) => {
+    const body = slotGlyph(crop, band, ink, centres, j);
+    return body && bodyTop(crop, ink, body);
+  };
+  const small: number[] = [],
+    capitals: number[] = [],
+    ascenders: number[] = [];
+  chars.forEach((ch, j) => {
+    const kind = SMALL.test(ch) ? small : tallBy === "capitals" && CAPITAL.test(ch) ? capitals : ASCENDER.test(ch) ? ascenders : undefined;
+    const t = kind && top(j);
+    if (t !== undefined) kind!.push(t);
+  });
+  const byCapitals = tallBy === "capitals" && capitals.length >= MIN_REFERENCES;
+  const tall = byCapitals ? capitals : [...capitals, ...ascenders];
+  if (small.length < MIN_REFERENCES || tall.length < MIN_REFERENCES) return undefined;
+  const xTop = median(small),
+    tallTop = median(tall);
+  const separation = xTop - tallTop;
+  const steady = (tops: number[], at: number) =>
+    tops.filter((t) => Math.abs(t - at) <= DECISIVE * separation).length >= STEADY * tops.length;
+  if (separation < MIN_SEPARATION || !steady(small, xTop) || !steady(tall, tallTop)) return undefined;
+  return { top, xTop, separation, byCapitals };
+}
+
 /** Whether the word holding character j (its run of letters and digits) is o's and digits only, two or more. */
 function zeros(chars: readonly string[], j: number): boolean {
   let a = j,
@@ -292,33 +343,9 @@ export function caseBySize(units: LineUnit[], crops: readonly LineCrop[], column
     const centres = columns[k];
     const crop = crops[k];
     if (!centres || !crop || chars.length !== centres.length || !chars.some((c) => SIZE_CASED.test(c))) return;
-    const ink = inkOf(crop);
-    if (ink === undefined) return;
-    const band = inkBand(crop, ink);
-    if (!band) return;
-    const top = (j: number) => {
-      const body = slotGlyph(crop, band, ink, centres, j);
-      return body && bodyTop(crop, ink, body);
-    };
-    const small: number[] = [],
-      capitals: number[] = [],
-      ascenders: number[] = [];
-    chars.forEach((ch, j) => {
-      const kind = SMALL.test(ch) ? small : CAPITAL.test(ch) ? capitals : ASCENDER.test(ch) ? ascenders : undefined;
-      const t = kind && top(j);
-      if (t !== undefined) kind!.push(t);
-    });
-    // (a face's ascenders may stand above its capitals: they count where the line has too few capitals)
-    const byCapitals = capitals.length >= MIN_REFERENCES;
-    const tall = byCapitals ? capitals : [...capitals, ...ascenders];
-    if (small.length < MIN_REFERENCES || tall.length < MIN_REFERENCES) return;
-    const xTop = median(small),
-      capTop = median(tall);
-    const separation = xTop - capTop;
-    // (a line whose letters do not stand at two heights: italic, mixed sizes, a formula)
-    const steady = (tops: number[], at: number) =>
-      tops.filter((t) => Math.abs(t - at) <= DECISIVE * separation).length >= STEADY * tops.length;
-    if (separation < MIN_SEPARATION || !steady(small, xTop) || !steady(tall, capTop)) return;
+    const heights = twoHeights(crop, chars, centres, "capitals");
+    if (!heights) return;
+    const { top, xTop, separation, byCapitals } = heights;
     let changed = false;
     chars.forEach((ch, j) => {
       // (a letter beside a digit may be a digit read as one: "S66"; a key's letter stands alone, "Ctrl+S.")
@@ -376,27 +403,9 @@ export function smallCaps(units: LineUnit[], crops: readonly LineCrop[], columns
     const centres = columns[k];
     const crop = crops[k];
     if (!centres || !crop || chars.length !== centres.length || !/\p{Lu}\p{L}*\p{Lu}/u.test(u.text)) return;
-    const ink = inkOf(crop);
-    const band = ink && inkBand(crop, ink);
-    if (!ink || !band) return;
-    const top = (j: number) => {
-      const body = slotGlyph(crop, band, ink, centres, j);
-      return body && bodyTop(crop, ink, body);
-    };
-    const small: number[] = [],
-      tall: number[] = [];
-    chars.forEach((ch, j) => {
-      const kind = SMALL.test(ch) ? small : ASCENDER.test(ch) ? tall : undefined;
-      const t = kind && top(j);
-      if (t !== undefined) kind!.push(t);
-    });
-    if (small.length < MIN_REFERENCES || tall.length < MIN_REFERENCES) return;
-    const xTop = median(small),
-      ascTop = median(tall);
-    const separation = xTop - ascTop;
-    const steady = (tops: number[], at: number) =>
-      tops.filter((t) => Math.abs(t - at) <= DECISIVE * separation).length >= STEADY * tops.length;
-    if (separation < MIN_SEPARATION || !steady(small, xTop) || !steady(tall, ascTop)) return;
+    const heights = twoHeights(crop, chars, centres, "ascenders");
+    if (!heights) return;
+    const { top, xTop, separation } = heights;
     const q = (j: number) => {
       const t = top(j);
       return t === undefined ? undefined : (xTop - t) / separation;

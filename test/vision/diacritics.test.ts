@@ -119,6 +119,17 @@ describe("readDiacritics", () => {
       }
       return { data: out, dims: [n, DIACRITICS.length] };
     };
+  /** `model`, and the number of windows of each of its calls, in order. */
+  const counting = (model: ReturnType<typeof byLetter>): [number[], ReturnType<typeof byLetter>] => {
+    const calls: number[] = [];
+    return [
+      calls,
+      async (patches: Tensor, letters: Tensor) => {
+        calls.push(patches.dims[0]!);
+        return model(patches, letters);
+      },
+    ];
+  };
   /** A model that reads a caron on every c and nothing elsewhere. */
   const carons = byLetter((letter) => (letter === 2 ? ["caron", 0.95] : ["none", 0.95]));
 
@@ -237,12 +248,7 @@ describe("readDiacritics", () => {
 
   it("on a page showing umlauts, reads its capitals A, O, U and keeps only a sure diaeresis", async () => {
     // a diaeresis on every a, o and u (letters 0, 14, 20), whatever their case
-    const umlauts = byLetter((letter) => ([0, 14, 20].includes(letter) ? ["diaeresis", 0.95] : ["none", 0.95]));
-    const calls: number[] = [];
-    const counted = async (patches: Tensor, letters: Tensor) => {
-      calls.push(patches.dims[0]!);
-      return umlauts(patches, letters);
-    };
+    const [calls, counted] = counting(byLetter((letter) => ([0, 14, 20].includes(letter) ? ["diaeresis", 0.95] : ["none", 0.95])));
     const german = [unit("Anderung fur Grosse"), unit("Uber hauslich")];
     await read(german, counted);
     // the sample (every letter), then the capitals A and U only
@@ -262,14 +268,9 @@ describe("readDiacritics", () => {
 
   it("on an Italian page, reads each word's last vowel and keeps only a sure accent Italian writes there", async () => {
     // a grave on every a, e, o (letters 0, 4, 14), an acute on every u (20): Italian's final ù is grave
-    const accents = byLetter((letter) =>
-      [0, 4, 14].includes(letter) ? ["grave", 0.95] : letter === 20 ? ["acute", 0.95] : ["none", 0.95],
+    const [calls, counted] = counting(
+      byLetter((letter) => ([0, 4, 14].includes(letter) ? ["grave", 0.95] : letter === 20 ? ["acute", 0.95] : ["none", 0.95])),
     );
-    const calls: number[] = [];
-    const counted = async (patches: Tensor, letters: Tensor) => {
-      calls.push(patches.dims[0]!);
-      return accents(patches, letters);
-    };
     const italian = [unit("il testo che si puo per la qualita"), unit("non e della piu una a")];
     await read(italian, counted);
     // the sample (every letter), then the words' last vowels: testo che si puo la qualita | e della piu una (not the
