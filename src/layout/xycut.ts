@@ -234,6 +234,30 @@ function endsOneColumn(left: readonly Extent[], right: readonly Extent[], at: nu
 }
 
 /**
+ * Page columns of prose: a band across both sides of a clean gutter, narrower than PROSE_BAND line heights, is where
+ * paragraphs, a heading's space or a float's happen to end level in both columns, not a section break, when the
+ * columns' prose runs through it: PROSE_LINES lines that fill PROSE_FILL of their side's width above it on both
+ * sides, and below it on at least one. A grid of centred author blocks over two columns of text fills little of its
+ * width, and so do a form's questions and answer boxes under two columns of text.
+ */
+const PROSE_BAND = 2;
+const PROSE_LINES = 2;
+const PROSE_FILL = 0.8;
+
+function proseColumns(left: readonly Extent[], right: readonly Extent[], at: number, band: number, line: number): boolean {
+  if (band >= PROSE_BAND * line) return false;
+  const full = (side: readonly Extent[]) => {
+    const width = span(side);
+    const lines = side.filter((b) => b.xMax - b.xMin >= PROSE_FILL * width);
+    const above = lines.filter((b) => middle(b) < at).length;
+    return { above: above >= PROSE_LINES, below: lines.length - above >= PROSE_LINES };
+  };
+  const l = full(left),
+    r = full(right);
+  return l.above && r.above && (l.below || r.below);
+}
+
+/**
  * Soft gutters. A detected box is grown around its text by about 0.3 of its height on every side, so the box-level
  * gutter of a LaTeX two-column paper (10 pt) or a magazine's three columns is a few pixels wide or closed outright
  * (a line end drawn into the gutter, a hyphen detected on its own, two lines of neighbouring columns detected as
@@ -412,7 +436,7 @@ export function xyCut<T extends Extent>(items: readonly T[], body: number, rules
     ruledBands(items, rules, at, gap)?.flatMap((band) => cellsOfRow(band, body, rules));
   if (gutter) {
     const [left, right] = sides(items, "x", v.at);
-    if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at)) {
+    if (!h || v.gap > GUTTER_OVER_GAP * h.gap || endsOneColumn(left, right, h.at) || proseColumns(left, right, h.at, h.gap, 2 * body)) {
       if (!tableLike(left, right, v.gap, 2 * body)) return banded(v.at, v.gap) ?? cut([left, right]);
       if (!h) return byRows(items);
     }
