@@ -107,8 +107,9 @@ const FOLIO_SEPARATION = 1.3;
 const MARGIN_HEIGHT = 1.3;
 /** At most this many rows at either end of a page are headers or footers. */
 const MARGIN_ROWS = 3;
-/** Text longer than this is body text, not a running header. */
-const MARGIN_CHARS = 90;
+/** Text longer than this is body text, not a running header (a conference's head set across a two-column page runs
+ * to some 110 characters). */
+const MARGIN_CHARS = 130;
 
 /** A page number as printed: 12, - 12 -, (xii), Page 3, 3 of 10, 3/10. */
 const FOLIO =

@@ -146,6 +146,15 @@ describe("assemblePage", () => {
     expect(pageMarkdown(blocks, { keepHeaders: true })).toMatch(/Download date: 28 Dec 2018$/);
   });
 
+  it("tells a conference's running head across the page, however long, from the title under it", () => {
+    // mc-confproc-p1: a 107-character head set across the page, two line pitches above the title
+    const head = "Proc. of the 9th Int. Conference on Digital Audio Effects (DAFx-06), Montreal, Canada, September 18-20, 2006";
+    const lines = [line(89, head, 117, 962, 30), line(182, "# TEMPLATES FOR FOUR AUTHORS", 427, 850, 30), ...body(250, 20)];
+    const { blocks, markdown } = assemblePage(lines, W, H);
+    expect(blocks[0]).toMatchObject({ type: "header", text: head });
+    expect(markdown.startsWith("# TEMPLATES FOR FOUR AUTHORS")).toBe(true);
+  });
+
   it("tells a running head set with its page number close above the text, a section number in it or not", () => {
     // IEEE / APA style: the head and its folio on one row, 1.7 line pitches above the first line of text (a head
     // alone needs 2); at the top of a page "5 INTERPRETING THE RESULTS" is a running head, not a footnote
