@@ -22,6 +22,7 @@ import {
   bannedScript,
   closingQuotes,
   copyrightSigns,
+  emailAddresses,
   faithfulLine,
   fallbackReading,
   joinHyphenated,
@@ -422,11 +423,11 @@ class ModelEngine implements PageEngine {
         }
         // decimal points too faint to read come back where the page's own numbers show its format (numbers.ts); a
         // page's apostrophes inside words are of one kind, a quote opened by “ closes with ”, a page's letters are its
-        // language's, and TeX's logo "TEX" is as its type sets it (faithful.ts)
+        // language's, an e-mail address holds no space, and TeX's logo "TEX" is as its type sets it (faithful.ts)
         const read = p.views
           ? texLogos(
               languageLetters(
-                copyrightSigns(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts)))),
+                copyrightSigns(emailAddresses(closingQuotes(typographicApostrophes(restoreDecimalPoints(texts))))),
                 this.m.words,
                 p.views.map((v) => v.text),
                 decodedTexts,

@@ -1993,6 +1993,28 @@ export function copyrightSigns(lines: readonly string[]): string[] {
   return outsideCode(lines, (line) => line.replace(new RegExp(LONE_AT, "gu"), "$1©"));
 }
 
+/** An address with a space beside its "@" or the "@" doubled: a local part, then a domain of dotted labels ending in a
+ * top-level domain of letters. */
+const SPACED_ADDRESS = /(^|[^\w.+-])([\w+-]+(?:\.[\w+-]+)*)(?: ?@@+ ?| @ ?|@ )([a-z\d-]+(?:\.[a-z\d-]+)*\.([a-z]{2,}))(?![\w-])/giu;
+/** Top-level domains an address in code must end in: a country's two letters or one of these. */
+const CODE_DOMAINS = new Set(["com", "org", "net", "edu", "gov", "info", "io"]);
+
+/**
+ * E-mail addresses read with a space beside the "@" or the "@" twice: the recogniser sets a space after a wide glyph
+ * ("rolf@ meine-uni.de", "andy @ meine-uni.de") and the decoder doubles it ("clara@@ meine-uni.de"). An address never
+ * holds a space, so the parts join where the right part is a domain (dotted labels ending in letters: "a @ b" and a
+ * year after an "@", which copyrightSigns reads, are no address). In code (where the decoder also fences a table's rows)
+ * the domain must end in a country's two letters or a common top-level domain ("x @ self.weight" is a product).
+ */
+export function emailAddresses(lines: readonly string[]): string[] {
+  if (!lines.some((l) => new RegExp(SPACED_ADDRESS.source, "iu").test(l))) return [...lines];
+  const join = (code: boolean) => (line: string) =>
+    line.replace(SPACED_ADDRESS, (all, before: string, local: string, domain: string, top: string) =>
+      !code || top.length === 2 || CODE_DOMAINS.has(top.toLowerCase()) ? `${before}${local}@${domain}` : all,
+    );
+  return outsideCode(outsideCode(lines, join(false)), join(true), true);
+}
+
 /** `lines` (a page's, in order) with `rewrite` applied to those outside code: not in a fenced block or on its fences,
  * and holding no TeX control word or inline code. Fences count as the page's Markdown will keep them
  * (balancedFences): a stray one the decoder closes a block with when none is open ("```\n\n## 3 TERMINOLOGY" as a

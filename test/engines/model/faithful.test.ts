@@ -22,6 +22,7 @@ import {
   typographicApostrophes,
   closingQuotes,
   copyrightSigns,
+  emailAddresses,
   unsureAngles,
   scriptOf,
   FAITHFUL_DEFAULTS,
@@ -447,6 +448,29 @@ describe("mergeLine", () => {
     ]);
     const kept = [" mail user@domain.tld now", " ask @Robert", " a @ b", " x @ ABC", "\n\n```\n@ 2020 Foo", " `@ 2021`"];
     expect(copyrightSigns(kept)).toEqual(kept);
+  });
+
+  it("joins an e-mail address read with a space beside its @ or the @ twice, and leaves the rest", () => {
+    // fm-membertable's column of addresses: the recogniser sets a space after the wide "@", the decoder doubles it
+    expect(emailAddresses([" rolf@ meine-uni.de", " andy @ meine-uni.de", " clara@@ meine-uni.de", " Mail: j.doe @Example.org."])).toEqual([
+      " rolf@meine-uni.de",
+      " andy@meine-uni.de",
+      " clara@meine-uni.de",
+      " Mail: j.doe@Example.org.",
+    ]);
+    // in code (the decoder fences a table's rows too) where the domain ends in a country's letters or a common one
+    expect(
+      emailAddresses(["\n\n```\n106872", " Braun, Andy", " andy @ meine-uni.de", "\n```\n\nx = 1", " send to root @ example.com"]),
+    ).toEqual(["\n\n```\n106872", " Braun, Andy", " andy@meine-uni.de", "\n```\n\nx = 1", " send to root@example.com"]);
+    const kept = [
+      " mail user@domain.tld now",
+      " KOLUKISA @ 2022",
+      " a @ b",
+      " 3 apples @ 2.50 each",
+      "\n\n```\ny = x @ self.weight",
+      " `a @ b.T`",
+    ];
+    expect(emailAddresses(kept)).toEqual(kept);
   });
 
   it("reads a fenced block of prose as prose: a man page's indented paragraph, its section heading", () => {
