@@ -6,6 +6,7 @@ import { readDiacritics } from "./diacritics.js";
 import { caseBySize, slotHeights, smallCaps } from "./letter-case.js";
 import { darkRuns, rowGroups } from "./components.js";
 import { missedText } from "./missed-text.js";
+import { STRAY_GLYPHS, strayMarks } from "./stray-marks.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
@@ -494,6 +495,43 @@ async function confidentMarks(
   return kept;
 }
 
+/** A stray mark (strayMarks) is kept where the recogniser reads it as 1-STRAY_GLYPHS digits, each at least
+ * STRAY_MIN_PEAK sure (a frame's corner, a plot's dot or a rule's end reads as punctuation or unsurely). Letters are
+ * not taken: the two words of a framed listing's output that the dev set shows ("est", "t") read right, but as lines
+ * of their own they moved that page's reading order (cd-autogobble-p2 +9 errors, an order test lost). */
+const STRAY_MIN_PEAK = 0.9;
+const STRAY_SYMBOLS = /^\p{N}+$/u;
+
+/** The stray marks the recogniser reads surely as a few letters or digits, read rec_batch at a time. */
+async function sureStrayMarks(
+  page: PagePixels,
+  marks: readonly Extent[],
+  models: LineModels,
+  cfg: LinesConfig,
+  dictionary: readonly string[],
+): Promise<LineBox[]> {
+  const kept: LineBox[] = [];
+  for (let i = 0; i < marks.length; i += cfg.rec_batch) {
+    const batch = marks.slice(i, i + cfg.rec_batch);
+    const reads = await readTogether(
+      batch.map((m) => recogniserCrop(page, m, cfg.rec_height, cfg.rec_max_width)),
+      models,
+      cfg,
+      dictionary,
+    );
+    reads.forEach(({ text, peaks }, k) => {
+      const sure = peaks.length ? Math.min(...peaks) : 0;
+      const keep = peaks.length >= 1 && peaks.length <= STRAY_GLYPHS && STRAY_SYMBOLS.test(text) && sure >= STRAY_MIN_PEAK;
+      if (process.env.OCR_STRAY_TRACE)
+        process.stderr.write(
+          `stray ${keep ? "KEEP" : "drop"} ${JSON.stringify(text)} ${sure.toFixed(2)} at ${Math.round(batch[k]!.xMin)},${Math.round(batch[k]!.yMin)}\n`,
+        );
+      if (keep) kept.push({ ...batch[k]!, score: sure });
+    });
+  }
+  return kept;
+}
+
 /** A vertical reading is taken when its mean peak probability is at least this… */
 const VERTICAL_SURE = 0.8;
 /** …it has at least this many Latin or Cyrillic letters or digits, and it is surer than the boxes read across. */
@@ -683,8 +721,13 @@ export async function pageUnits(
   // text (decode.ts), and in the reading order a line whose leader runs up to the next box on its row (its page
   // number) reaches over it, one row (not to the margin: a worksheet's blanks would join its columns)
   const leaders = leaderDots(page, inText);
-  const found = inText.map((b, k) => (leaders[k]!.dots ? { ...b, leader: leaders[k]!.dots } : b));
-  const reach = found.map((b, k) => (leaders[k]!.to ? { ...b, xMax: Math.max(b.xMax, leaders[k]!.to!.xMin) } : b));
+  const found: LineBox[] = inText.map((b, k) => (leaders[k]!.dots ? { ...b, leader: leaders[k]!.dots } : b));
+  // lone figures among the lines the detector does not box (a table's row numbers, a plot's tick): read as lines
+  // where the recogniser is sure of them, in the reading order with the rest
+  clock("layout");
+  found.push(...(await sureStrayMarks(page, strayMarks(page, found, pictures, cfg.det_unclip), models, cfg, dictionary)));
+  clock("marks");
+  const reach = found.map((b, k) => (leaders[k]?.to ? { ...b, xMax: Math.max(b.xMax, leaders[k]!.to!.xMin) } : b));
   const reached = new Map(reach.map((r, k) => [r, found[k]!] as const));
   clock("layout");
   // marks lie above or below every detected line: they are read first or last, left to right, and do not take part
