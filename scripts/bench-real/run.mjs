@@ -231,17 +231,17 @@ async function measure(o) {
     // the same pages with XY-cut's reading order, for the layout stages side by side
     let xyRun = null;
     if (o["compare-order"]) {
-      const xyTodo = pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours-xycut", `${p.id}.json`))));
-      const xyList = path.join(work, "images-xycut.txt");
+      const xyTodo = pages.filter((p) => !(o.reuse && existsSync(path.join(work, "ours-learned", `${p.id}.json`))));
+      const xyList = path.join(work, "images-learned.txt");
       writeFileSync(xyList, xyTodo.map((p) => images.get(p.id).image).join("\n") + "\n");
-      log(`bench parse --real: ocr parse --reading-order xy-cut over ${xyTodo.length} images`);
-      const xyArgs = oursArgs.map((a) => (a === listFile ? xyList : a === path.join(work, "ours") ? path.join(work, "ours-xycut") : a));
+      log(`bench parse --real: ocr parse --reading-order learned over ${xyTodo.length} images`);
+      const xyArgs = oursArgs.map((a) => (a === listFile ? xyList : a === path.join(work, "ours") ? path.join(work, "ours-learned") : a));
       xyRun = xyTodo.length
-        ? await run(process.execPath, [...xyArgs, "--reading-order", "xy-cut"], {}, imgDir)
+        ? await run(process.execPath, [...xyArgs, "--reading-order", "learned"], {}, imgDir)
         : { code: 0, seconds: 0, stderr: "" };
       if (xyRun.code !== 0)
         log(
-          `bench parse --real: ocr parse --reading-order xy-cut exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`,
+          `bench parse --real: ocr parse --reading-order learned exited ${xyRun.code}: ${xyRun.stderr.trim().split("\n").slice(-3).join(" | ")}`,
         );
     }
 
@@ -283,7 +283,7 @@ async function measure(o) {
       // the recogniser alone: its greedy reading of every line, in our reading order (no tests: the CER row of issue 18)
       const readings = greedy.get(images.get(p.id).image);
       if (readings) row.recogniser = pageScores(readings.join("\n"), truth);
-      if (xyRun) row.xycut = ours("ours-xycut");
+      if (xyRun) row.learned = ours("ours-learned");
       if (langs) {
         const lang = langs.has(p.lang) ? (p.lang === "eng" ? "eng" : `${p.lang}+eng`) : "eng";
         if (!langs.has(p.lang))
@@ -496,22 +496,22 @@ export function report(result) {
       `${pad(name, 11)} ${["render", "encode", "prefill", "decode", "total"].map((k, i) => padl(num(stage(rs, k), 0), i ? 8 : 7)).join(" ")}`,
     );
   }
-  if (rows.some((r) => r.xycut)) {
+  if (rows.some((r) => r.learned)) {
     lines.push("");
-    lines.push("layout stages side by side: ours (the bundle's reading order) and the same model with --reading-order xy-cut");
+    lines.push("layout stages side by side: ours (the default reading order, XY-cut) and the same model with --reading-order learned");
     lines.push(
-      `${pad("kind", 11)} ${padl("pages", 5)} | ${padl("ours CER", 8)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("xy-cut CER", 10)} ${padl("tests", 13)} ${padl("s/page", 6)}`,
+      `${pad("kind", 11)} ${padl("pages", 5)} | ${padl("ours CER", 8)} ${padl("tests", 13)} ${padl("s/page", 6)} | ${padl("learned CER", 11)} ${padl("tests", 13)} ${padl("s/page", 6)}`,
     );
     const side = (a) =>
       `${padl(pct(a.cer), 8)} ${padl(`${pct(a.passRate)} ${a.testsPassed}/${a.tests}`, 13)} ${padl(num(a.secondsPerPage), 6)}`;
     for (const [name, rs] of groups)
       lines.push(
-        `${pad(name, 11)} ${padl(rs.length, 5)} | ${side(aggregate(rs, "ours"))} | ${side(aggregate(rs, "xycut")).replace(/^(\s*\S+)/, (m) => m.padStart(10))}`,
+        `${pad(name, 11)} ${padl(rs.length, 5)} | ${side(aggregate(rs, "ours"))} | ${side(aggregate(rs, "learned")).replace(/^(\s*\S+)/, (m) => m.padStart(11))}`,
       );
     for (const type of TEST_TYPES)
       if (rows.some((r) => r.ours?.tests.some((t) => t.type === type)))
         lines.push(
-          `  ${pad(type + " tests", 12)} ours ${padl(typeRate(rows, "ours", type), 14)} | xy-cut ${padl(typeRate(rows, "xycut", type), 14)}`,
+          `  ${pad(type + " tests", 12)} ours ${padl(typeRate(rows, "ours", type), 14)} | learned ${padl(typeRate(rows, "learned", type), 14)}`,
         );
   }
   if (result.crossCheck?.tool)

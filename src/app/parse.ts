@@ -19,7 +19,7 @@ export interface ParseOptions {
   maxTokens?: number;
   /** CPU threads for the encoder and the decoder. */
   threads?: number;
-  /** Reading order of a page's detected lines: "learned" (the bundle's, default when it has one) or "xy-cut". */
+  /** Reading order of a page's detected lines: "xy-cut" (the default) or "learned" (the bundle's, where it has one). */
   readingOrder?: "xy-cut" | "learned";
   attention?: "full" | "rswa";
   /** R-SWA window in generated tokens. */

@@ -181,7 +181,7 @@ export const OPTIONS = {
   },
   readingOrder: {
     flags: "--reading-order <order>",
-    description: "reading order of a page's detected lines: learned (the model's, default when it has one) or xy-cut",
+    description: "reading order of a page's detected lines: xy-cut (default) or learned (the model's, where it has one)",
     choices: ["learned", "xy-cut"],
   },
   attention: {
@@ -450,7 +450,7 @@ export const OPTIONS = {
   "bench.parse.skipTesseract": { flags: "--skip-tesseract", description: "without the Tesseract baseline" },
   "bench.parse.compareOrder": {
     flags: "--compare-order",
-    description: "--real: also read every page with --reading-order xy-cut and print both layout stages side by side",
+    description: "--real: also read every page with --reading-order learned and print both layout stages side by side",
   },
   "bench.parse.doneOnly": { flags: "--done-only", description: "--real: with --keep, only the pages our earlier run finished" },
   "bench.parse.skipOurs": {

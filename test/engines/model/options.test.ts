@@ -155,7 +155,7 @@ describe("resolveDecodeOptions", () => {
       focal: undefined,
       threads: undefined,
       fixationsFile: undefined,
-      readingOrder: "learned",
+      readingOrder: "xy-cut",
     });
     expect(resolveDecodeOptions(request({}), full, "b").attention).toEqual({ kind: "full" });
     expect(resolveDecodeOptions(request({}), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 4 });
@@ -168,10 +168,9 @@ describe("resolveDecodeOptions", () => {
     expect(resolveDecodeOptions(request({ focal: { warmup: 1 } }), withFocal, "b").focal).toEqual({ keep: 0.2, layers: 1, warmup: 1 });
     expect(resolveDecodeOptions(request({ focal: { enabled: false } }), withFocal, "b").focal).toBeUndefined();
     expect(resolveDecodeOptions(request({ maxTokens: 7, threads: 2 }), defaultJson, "b")).toMatchObject({ maxTokens: 7, threads: 2 });
-    // the default bundle has a learned reading order: read with it unless --reading-order xy-cut; a bundle without one
-    // reads by XY-cut
+    // the default bundle has a learned reading order, read with --reading-order learned; XY-cut is the default
     expect(defaultJson.vision.lines!.layout).toBe("layout.json");
-    expect(resolveDecodeOptions(request({ readingOrder: "xy-cut" }), defaultJson, "b").readingOrder).toBe("xy-cut");
+    expect(resolveDecodeOptions(request({ readingOrder: "learned" }), defaultJson, "b").readingOrder).toBe("learned");
     expect(resolveDecodeOptions(request({}), withoutLayout, "b").readingOrder).toBe("xy-cut");
   });
 
