@@ -9,6 +9,7 @@ import { missedText } from "./missed-text.js";
 import { STRAY_GLYPHS, strayMarks } from "./stray-marks.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
+import { withoutGlyphFrames } from "./glyph-frames.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { horizontalRules } from "../layout/rules.js";
 import { layoutStage, type PageFrame } from "../layout/stage.js";
@@ -704,6 +705,8 @@ export async function pageUnits(
   const clock = stageClock(timings);
   // link frames (hyperref's coloured boxes round references) would be read as brackets and letters
   input = withoutLinkBorders(input).page;
+  // and so would the frames round a form's answer letters and its checkboxes
+  input = withoutGlyphFrames(input).page;
   clock("links");
   let detected = await detectedLines(input, models, cfg, clock);
   // text set very small for the page's pixels (a table cut from an article at screen resolution: 9–12 px lines) is

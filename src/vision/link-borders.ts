@@ -58,48 +58,7 @@ export function withoutLinkBorders(page: PagePixels): { page: PagePixels; frames
   const frames: Extent[] = [];
   // each 8-connected run of saturated pixels
   forComponents(mask, w, h, ({ members, x0, x1, y0, y1 }) => {
-    const bw = x1 - x0 + 1,
-      bh = y1 - y0 + 1;
-    if (bw < MIN_SIDE || bh < MIN_SIDE) return;
-    const band = Math.max(2, Math.round(SIDE_BAND * Math.min(bw, bh)));
-    // each side's drawn length: the columns (rows) holding a pixel within the band of that side
-    const top = new Uint8Array(bw),
-      bottom = new Uint8Array(bw),
-      left = new Uint8Array(bh),
-      right = new Uint8Array(bh);
-    // (2 where a pixel lies on the side's own edge row or column, or the one next to it)
-    let onSides = 0;
-    for (const p of members) {
-      const x = p % w,
-        y = (p - x) / w;
-      const t = y - y0 < band,
-        b = y1 - y < band,
-        l = x - x0 < band,
-        r = x1 - x < band;
-      if (t) top[x - x0] = Math.max(top[x - x0]!, y - y0 <= 1 ? 2 : 1);
-      if (b) bottom[x - x0] = Math.max(bottom[x - x0]!, y1 - y <= 1 ? 2 : 1);
-      if (l) left[y - y0] = Math.max(left[y - y0]!, x - x0 <= 1 ? 2 : 1);
-      if (r) right[y - y0] = Math.max(right[y - y0]!, x1 - x <= 1 ? 2 : 1);
-      if (t || b || l || r) onSides++;
-    }
-    const drawn = (side: Uint8Array) => {
-      const inner = side.subarray(band, side.length - band);
-      return (
-        side.reduce((a, v) => a + (v ? 1 : 0), 0) >= DRAWN * side.length &&
-        inner.reduce((a, v) => a + (v === 2 ? 1 : 0), 0) >= STRAIGHT * inner.length
-      );
-    };
-    if (onSides < ON_SIDES * members.length || !drawn(top) || !drawn(bottom) || !drawn(left) || !drawn(right)) return;
-    // …and it has corners: a coloured O, 0 or D lies along its box's sides too, but leaves them empty
-    let corners = 0;
-    for (const p of members) {
-      const x = p % w,
-        y = (p - x) / w;
-      const cx = x - x0 <= CORNER ? 1 : x1 - x <= CORNER ? 2 : 0,
-        cy = y - y0 <= CORNER ? 1 : y1 - y <= CORNER ? 2 : 0;
-      if (cx && cy) corners |= 1 << ((cx - 1) * 2 + (cy - 1));
-    }
-    if (corners !== 15) return;
+    if (!frameShape(members, w, x0, x1, y0, y1)) return;
     // (an empty frame of a box's size is inside nothing: it is drawn round ink, so whatever it holds stays)
     const whitened = (out ??= Buffer.from(data));
     frames.push({ xMin: x0, yMin: y0, xMax: x1 + 1, yMax: y1 + 1 });
@@ -111,4 +70,54 @@ export function withoutLinkBorders(page: PagePixels): { page: PagePixels; frames
     }
   });
   return out ? { page: { ...page, data: out }, frames } : { page, frames };
+}
+
+/**
+ * Whether a connected run of pixels (`members`, indices into a `w`-wide page; its box x0..x1, y0..y1 inclusive) is a
+ * frame: at least MIN_SIDE pixels each way, ON_SIDES of its pixels within SIDE_BAND of its box's sides, each side
+ * drawn along DRAWN of its length and STRAIGHT, and a pixel in each corner (an O, 0 or D lies along its box's sides
+ * too, but leaves the corners empty).
+ */
+export function frameShape(members: readonly number[], w: number, x0: number, x1: number, y0: number, y1: number): boolean {
+  const bw = x1 - x0 + 1,
+    bh = y1 - y0 + 1;
+  if (bw < MIN_SIDE || bh < MIN_SIDE) return false;
+  const band = Math.max(2, Math.round(SIDE_BAND * Math.min(bw, bh)));
+  // each side's drawn length: the columns (rows) holding a pixel within the band of that side
+  const top = new Uint8Array(bw),
+    bottom = new Uint8Array(bw),
+    left = new Uint8Array(bh),
+    right = new Uint8Array(bh);
+  // (2 where a pixel lies on the side's own edge row or column, or the one next to it)
+  let onSides = 0;
+  for (const p of members) {
+    const x = p % w,
+      y = (p - x) / w;
+    const t = y - y0 < band,
+      b = y1 - y < band,
+      l = x - x0 < band,
+      r = x1 - x < band;
+    if (t) top[x - x0] = Math.max(top[x - x0]!, y - y0 <= 1 ? 2 : 1);
+    if (b) bottom[x - x0] = Math.max(bottom[x - x0]!, y1 - y <= 1 ? 2 : 1);
+    if (l) left[y - y0] = Math.max(left[y - y0]!, x - x0 <= 1 ? 2 : 1);
+    if (r) right[y - y0] = Math.max(right[y - y0]!, x1 - x <= 1 ? 2 : 1);
+    if (t || b || l || r) onSides++;
+  }
+  const drawn = (side: Uint8Array) => {
+    const inner = side.subarray(band, side.length - band);
+    return (
+      side.reduce((a, v) => a + (v ? 1 : 0), 0) >= DRAWN * side.length &&
+      inner.reduce((a, v) => a + (v === 2 ? 1 : 0), 0) >= STRAIGHT * inner.length
+    );
+  };
+  if (onSides < ON_SIDES * members.length || !drawn(top) || !drawn(bottom) || !drawn(left) || !drawn(right)) return false;
+  let corners = 0;
+  for (const p of members) {
+    const x = p % w,
+      y = (p - x) / w;
+    const cx = x - x0 <= CORNER ? 1 : x1 - x <= CORNER ? 2 : 0,
+      cy = y - y0 <= CORNER ? 1 : y1 - y <= CORNER ? 2 : 0;
+    if (cx && cy) corners |= 1 << ((cx - 1) * 2 + (cy - 1));
+  }
+  return corners === 15;
 }
