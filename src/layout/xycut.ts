@@ -277,8 +277,10 @@ const SOFT_NEIGHBOUR = 1.6;
 /** Below a soft gutter a horizontal band cuts first only when it is this many line heights high (a section break). */
 const SOFT_BAND = 1;
 
-/** At most this many items above the topmost band or below the bottommost one are peeled off soft columns. */
+/** At most this many items above the topmost band or below the bottommost one are peeled off soft columns, and the
+ * band is at least this many line heights high (a running head stands apart; names set on their author blocks do not). */
 const SOFT_PEEL = 3;
+const SOFT_PEEL_BAND = 0.5;
 
 /**
  * A running header above soft columns and a page number below them (see peelToColumns for gutters the boxes
@@ -288,14 +290,15 @@ const SOFT_PEEL = 3;
 function peelToSoftColumns<T extends Extent>(items: readonly T[], line: number): T[][] | undefined {
   const ys = bands(items, "y");
   if (ys.length === 0) return undefined;
-  const first = ys[0]!.at,
-    last = ys[ys.length - 1]!.at;
+  const wide = (band: { gap: number }) => band.gap >= SOFT_PEEL_BAND * line;
+  const first = wide(ys[0]!) ? ys[0]!.at : -Infinity,
+    last = wide(ys[ys.length - 1]!) ? ys[ys.length - 1]!.at : Infinity;
   for (const [top, bottom] of [
     [first, last],
     [first, Infinity],
     [-Infinity, last],
   ] as const) {
-    if (top >= bottom) continue;
+    if (top >= bottom || (top === -Infinity && bottom === Infinity)) continue;
     const above = items.filter((b) => middle(b) <= top),
       below = items.filter((b) => middle(b) >= bottom);
     if (above.length > SOFT_PEEL || below.length > SOFT_PEEL) continue;

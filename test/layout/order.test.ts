@@ -246,6 +246,35 @@ describe("page columns whose paragraphs end level (a narrow band across a clean 
   });
 });
 
+describe("a grid of centred author blocks over a paper's columns", () => {
+  // mc-confproc-p1 (DAFx template, 150 DPI): two rows of two author blocks, each a name over its affiliation, the names
+  // set 3 px above their blocks; the gutter between the blocks is closed at box level (a soft gutter)
+  const box = (name: string, xMin: number, yMin: number, xMax: number, yMax: number) => ({ name, xMin, yMin, xMax, yMax });
+  const grid = [
+    box("John", 340, 245, 460, 278),
+    box("Kent", 782, 246, 907, 279),
+    box("SPCL", 239, 282, 563, 316),
+    box("McGill", 211, 312, 591, 343),
+    box("dafx1", 292, 340, 511, 370),
+    box("Reading", 627, 283, 1067, 318),
+    box("Universe", 728, 311, 967, 345),
+    box("dafx2", 738, 342, 957, 372),
+    box("Lou", 339, 392, 450, 428),
+    box("Manfred", 766, 394, 986, 428),
+    box("Spinning", 175, 435, 620, 469),
+    box("Unknown", 654, 436, 1101, 466),
+    box("Planets", 279, 461, 514, 495),
+    box("Nowhere", 717, 461, 1038, 495),
+    box("dafx3", 289, 491, 506, 521),
+    box("dafx4", 768, 490, 989, 524),
+  ];
+  it("reads the first row block by block, each name with its affiliation, not the names first", () => {
+    const ordered = xyCut(grid, 15).map((b) => b.name);
+    expect(ordered.slice(0, 8)).toEqual(["John", "SPCL", "McGill", "dafx1", "Kent", "Reading", "Universe", "dafx2"]);
+    expect(ordered.indexOf("Lou")).toBeGreaterThan(ordered.indexOf("dafx2"));
+  });
+});
+
 describe("the layout stage", () => {
   it("is XY-cut by default, and a stage set in its place orders the lines the front end reads", async () => {
     const { layoutStage, setLayoutStage, XY_CUT_STAGE } = await import("../../src/layout/stage.js");
