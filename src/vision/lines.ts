@@ -503,7 +503,7 @@ async function confidentMarks(
 const STRAY_MIN_PEAK = 0.9;
 const STRAY_SYMBOLS = /^\p{N}+$/u;
 
-/** The stray marks the recogniser reads surely as a few letters or digits, read rec_batch at a time. */
+/** The stray marks the recogniser reads surely as a few digits, read rec_batch at a time. */
 async function sureStrayMarks(
   page: PagePixels,
   marks: readonly Extent[],
@@ -523,10 +523,6 @@ async function sureStrayMarks(
     reads.forEach(({ text, peaks }, k) => {
       const sure = peaks.length ? Math.min(...peaks) : 0;
       const keep = peaks.length >= 1 && peaks.length <= STRAY_GLYPHS && STRAY_SYMBOLS.test(text) && sure >= STRAY_MIN_PEAK;
-      if (process.env.OCR_STRAY_TRACE)
-        process.stderr.write(
-          `stray ${keep ? "KEEP" : "drop"} ${JSON.stringify(text)} ${sure.toFixed(2)} at ${Math.round(batch[k]!.xMin)},${Math.round(batch[k]!.yMin)}\n`,
-        );
       if (keep) kept.push({ ...batch[k]!, score: sure });
     });
   }

@@ -54,18 +54,33 @@ export function withoutLinkBorders(page: PagePixels): { page: PagePixels; frames
     if (hi - lo >= SATURATED && hi >= BRIGHT) (mask ??= new Uint8Array(n))[p] = 1;
   }
   if (!mask) return { page, frames: [] };
+  // each 8-connected run of saturated pixels that is a frame
+  return whitenFrames(page, mask, (q) => spread(q) >= TINTED);
+}
+
+/**
+ * The page with each run of `mask` pixels (8-connected) that `fits` (by its box's width and height) and is a frame
+ * (frameShape) whitened, with the pixels beside it outside the mask that are its anti-aliased `edge`: a copy where any
+ * is, the page itself where none is; `frames` are the boxes of those taken off. (An empty frame of a box's size is
+ * inside nothing: it is drawn round ink, so whatever it holds stays.)
+ */
+export function whitenFrames(
+  page: PagePixels,
+  mask: Uint8Array,
+  edge: (q: number) => boolean,
+  fits: (width: number, height: number) => boolean = () => true,
+): { page: PagePixels; frames: Extent[] } {
+  const { width: w, height: h, data } = page;
   let out: Buffer | undefined;
   const frames: Extent[] = [];
-  // each 8-connected run of saturated pixels
   forComponents(mask, w, h, ({ members, x0, x1, y0, y1 }) => {
-    if (!frameShape(members, w, x0, x1, y0, y1)) return;
-    // (an empty frame of a box's size is inside nothing: it is drawn round ink, so whatever it holds stays)
+    if (!fits(x1 - x0 + 1, y1 - y0 + 1) || !frameShape(members, w, x0, x1, y0, y1)) return;
     const whitened = (out ??= Buffer.from(data));
     frames.push({ xMin: x0, yMin: y0, xMax: x1 + 1, yMax: y1 + 1 });
     for (const p of members) {
       whitened.fill(255, 3 * p, 3 * p + 3);
       forNeighbours(p, w, h, (q) => {
-        if (mask[q] === 0 && spread(q) >= TINTED) whitened.fill(255, 3 * q, 3 * q + 3);
+        if (mask[q] === 0 && edge(q)) whitened.fill(255, 3 * q, 3 * q + 3);
       });
     }
   });

@@ -4,7 +4,7 @@
 // middle of a justified line left out, the line around it in fragments). Such text shows as glyph-sized ink outside
 // every detected box, in runs along a row; where there are any, lines.ts detects the page again at a larger scale
 // (withMissedText).
-import { darkRuns, rowGroups } from "./components.js";
+import { darkRuns, rowGroups, type DarkRun } from "./components.js";
 import { median, type Extent } from "../layout/xycut.js";
 import { type PagePixels, pixelRegion } from "./preprocess.js";
 
@@ -29,19 +29,24 @@ export interface MissedRun extends Extent {
   glyphs: number;
 }
 
+/** The runs of ink darker than `dark` between rows y0 and y1 that lie outside every box of `boxes` (the page's text
+ * is mostly inside them: its runs are not traced). */
+export function inkOutside(page: PagePixels, boxes: readonly Extent[], y0: number, y1: number, dark: number): DarkRun[] {
+  const covered = new Uint8Array(page.width * page.height);
+  for (const b of boxes) {
+    const r = pixelRegion(page, b);
+    for (let y = r.y0; y < r.y1; y++) covered.fill(1, y * page.width + r.x0, y * page.width + r.x1);
+  }
+  return darkRuns(page, 0, page.width, y0, y1, dark, covered);
+}
+
 /** The runs of glyph-sized ink along a row that lie outside every box of `boxes` (none with fewer than two boxes:
  * there is no line height to measure glyphs by). */
 export function missedText(page: PagePixels, boxes: readonly Extent[]): MissedRun[] {
   if (boxes.length < 2) return [];
   const line = median(boxes.map((b) => b.yMax - b.yMin));
   if (!(line > 0)) return [];
-  // ink outside every box only (the page's text is mostly inside: its runs are not traced)
-  const covered = new Uint8Array(page.width * page.height);
-  for (const b of boxes) {
-    const { x0, x1, y0, y1 } = pixelRegion(page, b);
-    for (let y = y0; y < y1; y++) covered.fill(1, y * page.width + x0, y * page.width + x1);
-  }
-  const missed = darkRuns(page, 0, page.width, 0, page.height, INK, covered).filter((r) => {
+  const missed = inkOutside(page, boxes, 0, page.height, INK).filter((r) => {
     const h = r.yMax - r.yMin,
       w = r.xMax - r.xMin;
     return r.pixels >= 4 && h >= GLYPH_MIN * line && h <= GLYPH_MAX * line && w <= GLYPH_MAX_WIDTH * line;

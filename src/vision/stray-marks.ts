@@ -2,9 +2,10 @@
 // alone (a table's row numbers "1" … "6" beside the cells it finds, a one-figure cell, an item's letter). Such a mark
 // shows as glyph-sized ink outside every detected box, with nothing else of its row near it; lines.ts keeps those the
 // recogniser reads as a few sure digits, and they take part in the reading order as lines.
-import { darkRuns, rowGroups } from "./components.js";
+import { rowGroups } from "./components.js";
+import { inkOutside } from "./missed-text.js";
 import { median, type Extent } from "../layout/xycut.js";
-import { type PagePixels, pixelRegion } from "./preprocess.js";
+import type { PagePixels } from "./preprocess.js";
 
 /** Ink darker than this (0–255 luminance) makes glyphs. */
 const INK = 160;
@@ -32,12 +33,7 @@ export function strayMarks(page: PagePixels, boxes: readonly Extent[], pictures:
   if (!(line > 0)) return [];
   const top = Math.floor(Math.min(...boxes.map((b) => b.yMin))),
     bottom = Math.ceil(Math.max(...boxes.map((b) => b.yMax)));
-  const covered = new Uint8Array(page.width * page.height);
-  for (const b of [...boxes, ...pictures]) {
-    const { x0, x1, y0, y1 } = pixelRegion(page, b);
-    for (let y = y0; y < y1; y++) covered.fill(1, y * page.width + x0, y * page.width + x1);
-  }
-  const ink = darkRuns(page, 0, page.width, top, bottom, INK, covered).filter((r) => r.pixels >= 4);
+  const ink = inkOutside(page, [...boxes, ...pictures], top, bottom, INK).filter((r) => r.pixels >= 4);
   const glyph = (r: (typeof ink)[number]) => {
     const h = r.yMax - r.yMin,
       w = r.xMax - r.xMin;

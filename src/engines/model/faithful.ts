@@ -1996,6 +1996,8 @@ export function copyrightSigns(lines: readonly string[]): string[] {
 /** An address with a space beside its "@" or the "@" doubled: a local part, then a domain of dotted labels ending in a
  * top-level domain of letters. */
 const SPACED_ADDRESS = /(^|[^\w.+-])([\w+-]+(?:\.[\w+-]+)*)(?: ?@@+ ?| @ ?|@ )([a-z\d-]+(?:\.[a-z\d-]+)*\.([a-z]{2,}))(?![\w-])/giu;
+/** SPACED_ADDRESS without its global flag, to test a line with (a global one keeps its place between lines). */
+const SPACED_ADDRESS_TEST = new RegExp(SPACED_ADDRESS.source, "iu");
 /** Top-level domains an address in code must end in: a country's two letters or one of these. */
 const CODE_DOMAINS = new Set(["com", "org", "net", "edu", "gov", "info", "io"]);
 
@@ -2007,7 +2009,7 @@ const CODE_DOMAINS = new Set(["com", "org", "net", "edu", "gov", "info", "io"]);
  * the domain must end in a country's two letters or a common top-level domain ("x @ self.weight" is a product).
  */
 export function emailAddresses(lines: readonly string[]): string[] {
-  if (!lines.some((l) => new RegExp(SPACED_ADDRESS.source, "iu").test(l))) return [...lines];
+  if (!lines.some((l) => SPACED_ADDRESS_TEST.test(l))) return [...lines];
   const join = (code: boolean) => (line: string) =>
     line.replace(SPACED_ADDRESS, (all, before: string, local: string, domain: string, top: string) =>
       !code || top.length === 2 || CODE_DOMAINS.has(top.toLowerCase()) ? `${before}${local}@${domain}` : all,
