@@ -603,6 +603,10 @@ export function numberGap(text: string, gaps: ArrayLike<number> | undefined): nu
  * "…com/has useful", "\footnote{… $\aS{le}-i$in a footnote}": the decoder runs words together). */
 const SURE_SPACE = 0.9;
 
+/** A hyphen, comma or point between two sure digits read at least this surely is the number's (numberMark in
+ * mergeLineTagged). */
+const MARK_FLOOR = 0.4;
+
 /** Marks whose two glyphs side by side touch, which the recogniser reads as one (a doubled one may be the decoder's). */
 const TOUCHING_MARKS = "-/=_.'`~";
 
@@ -726,6 +730,20 @@ export function mergeLineTagged(
   // (the line's median blank steps before a character, one more: a glyph's room; see unseenLetter)
   const letterGap = Math.max(TIGHT_GAP, (evidence.gaps ? median(Array.from(evidence.gaps)) : 0) + 1);
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
+  // a hyphen read between two sure digits, however faint, is the number's own (a phone number's, a range's, a
+  // date's), and so is a comma or a point set tight between them (no more blank steps either side than a number's
+  // digits have): the decoder's digit in its place, its dropping it, or its digits beside it are no reading of the
+  // glyph ("229-1143" written "22931143", "428-7678" as "4287678", "$59,009.89" as "$59,2009.89", the scan's marks
+  // read at 0.5-0.65)
+  const numberMark = (j: number) =>
+    j > 0 &&
+    j + 1 < r.length &&
+    peak(j) >= MARK_FLOOR &&
+    /\d/.test(r[j - 1]!) &&
+    /\d/.test(r[j + 1]!) &&
+    sure(j - 1) &&
+    sure(j + 1) &&
+    (r[j] === "-" || (/[.,]/.test(r[j]!) && evidence.gaps !== undefined && evidence.gaps[j]! <= digitGap && evidence.gaps[j + 1]! <= digitGap));
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
   // whose recogniser letters are look-alikes
@@ -917,7 +935,7 @@ export function mergeLineTagged(
           // "Optionsfeld", "Objekte" read "wenn", "optionsfeld", "objekte" in a typewriter face)
           [out[content[s.d]!], tag[content[s.d]!]] = [u.out, "w"];
         else if (
-          sure(s.r) &&
+          (sure(s.r) || (numberMark(s.r) && /\d/.test(d))) &&
           !(CYRILLIC.test(d) && cyrOk[content[s.d]!]) &&
           !keptBracket(d, rc) &&
           !typewriterMark(d, s.r) &&
@@ -947,7 +965,7 @@ export function mergeLineTagged(
         const prev = lastR,
           next = nextR(k + 1);
         // (an unread glyph holds one of the decoder's characters, not a word of them: "table pable depicts")
-        const held = (j: number) => sure(j) || r[j] === UNREAD;
+        const held = (j: number) => sure(j) || r[j] === UNREAD || numberMark(j);
         const inRun = (prev >= 0 || next < r.length) && (prev < 0 || held(prev)) && (next >= r.length || held(next)) && r.length > 0;
         // a doubled letter the recogniser read once (CTC merges a run without a blank between): the decoder's
         // neighbour is the same letter, aligned with the recogniser's
@@ -1026,8 +1044,10 @@ export function mergeLineTagged(
         // 270" read "156270", with 5 blank steps between the 6 and the 2 where a number's digits have 0–2)
         // (the decoder's character stands between two sure slots the recogniser read side by side)
         const between = prev >= 0 && next === prev + 1 && next < r.length && sure(prev) && sure(next);
+        // (or a mark of the number's it read unsure, numberMark: "2,878, 659", "$91, 922.76" for its "2,878,659",
+        // "$91,922.76" with the comma at 0.6)
         const inNumber =
-          between &&
+          (between || (next === prev + 1 && numberMark(prev))) &&
           !LETTER_OR_DIGIT.test(d) &&
           (d !== " " || /[.,]/.test(r[prev]!) || (evidence.gaps !== undefined && evidence.gaps[next]! <= digitGap)) &&
           /\d/.test(r[next]!) &&
@@ -1118,7 +1138,9 @@ export function mergeLineTagged(
         flanked &&
         !partOf(ch(lastD), rc) &&
         !partOf(ch(nextD!), rc);
-      const restoreHere = inLead(j) ? j === leadEnd || sure(j) : kind && sure(j) && flanked && (!expanded || twin) && !atStructure;
+      const restoreHere = inLead(j)
+        ? j === leadEnd || sure(j)
+        : kind && (sure(j) || numberMark(j)) && flanked && (!expanded || twin) && !atStructure;
       if (restoreHere) {
         // before the decoder's next character, or after its last one (inside any closing tag)
         const upper = twin && ch(lastD) === ch(lastD).toUpperCase() && ch(nextD!) === ch(nextD!).toUpperCase();

@@ -9,10 +9,12 @@
 // Percent signs the same way: "%" is read as "96" at that size ("(58.02796)" for "(58.027%)"); where at least
 // DOMINANT_MIN of the page's percentages are read whole with k decimals, a k-decimal number followed by "96" and then
 // a closing bracket, a space or the cell's end is that percentage ("58.027%"), and so is one of 1–3 + k digits
-// before "%" or "96" that lost its point too ("(54538%" -> "(54.538%").
+// before "%" (or "96" in brackets) that lost its point too ("(54538%" -> "(54.538%").
 // Thousands grouped by spaces the same way: where at least GROUPED_MIN numbers are written in groups of three with
 // a space between and share a decimal mark and length ("2 000,80"), a number of theirs read whole ("1000,40") is
-// grouped too (groupingFormat).
+// grouped too (groupingFormat). And grouping marks: where at least GROUPED_MIN numbers show both a grouping and a
+// decimal mark ("$61,490.66"), one of the page's decimals whose groups are marked with its decimal mark
+// ("$35.607.40", a scan's comma read as a point) takes the grouping mark (markFormat).
 // Nothing changes on a page without that evidence.
 
 /** Decimals "0.ddd" a page needs before its format decides anything. */
@@ -64,6 +66,24 @@ export function groupingFormat(text: string): { mark: string; decimals: number }
   return best && best[1] >= GROUPED_MIN ? { mark: best[0][0]!, decimals: Number(best[0].slice(1)) } : undefined;
 }
 
+/**
+ * The page's grouping and decimal marks, where at least GROUPED_MIN of its numbers show both ("$61,490.66",
+ * "1.234,56"): the grouping mark, the decimal mark and the decimals most of them have. A scan's comma is read as a
+ * point as often as not at that size, so a number of the page's decimals whose grouping marks came out as its
+ * decimal mark ("$35.607.40") takes the page's grouping mark: a number has one decimal mark, and the groups
+ * before it are of three.
+ */
+export function markFormat(text: string): { group: string; decimal: string; decimals: number } | undefined {
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}\\d{1,3}([.,])\\d{3}(?:\\1\\d{3})*([.,])(\\d+)${ALONE_AFTER}`, "gu"))) {
+    if (m[1] === m[2]) continue;
+    const key = `${m[1]}${m[2]}${m[3]!.length}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const best = [...counts].sort((a, b) => b[1] - a[1])[0];
+  return best && best[1] >= GROUPED_MIN ? { group: best[0][0]!, decimal: best[0][1]!, decimals: Number(best[0].slice(2)) } : undefined;
+}
+
 /** `digits` in groups of three from the right, a space between ("3557" -> "3 557"). */
 function grouped(digits: string): string {
   return digits.replace(/\B(?=(\d{3})+$)/g, " ");
@@ -76,7 +96,7 @@ export function restoreDecimalPoints(lines: readonly string[]): string[] {
   const format = decimalFormat(text);
   const percent = percentFormat(text);
   // each rewrite: a pattern and what replaces it, in the order they apply
-  const rewrites: [RegExp, string][] = [];
+  const rewrites: [RegExp, string | ((match: string, ...groups: string[]) => string)][] = [];
   if (format) {
     const k = format.decimals;
     rewrites.push(
@@ -88,16 +108,30 @@ export function restoreDecimalPoints(lines: readonly string[]): string[] {
     const end = "(?=[)\\]\\s<]|$)";
     rewrites.push(
       [new RegExp(`${ALONE_BEFORE}(\\d+\\.\\d{${percent}})96${end}`, "gu"), "$1%"],
-      // …and one that lost its point as well: "(54538%" for "(54.538%", "(578596)" for "(5.785%)"
-      [new RegExp(`${ALONE_BEFORE}(\\d{1,3})(\\d{${percent}})(?:%|96)${end}`, "gu"), "$1.$2%"],
+      // …and one that lost its point as well: "(54538%" for "(54.538%"; with "96" for "%" only inside brackets, as
+      // "n (p%)" is set ("(578596)" for "(5.785%)"): a plain integer ending in 96 is an integer ("86528396")
+      [new RegExp(`${ALONE_BEFORE}(\\d{1,3})(\\d{${percent}})%${end}`, "gu"), "$1.$2%"],
+      [new RegExp(`(?<=\\()(\\d{1,3})(\\d{${percent}})96(?=\\))`, "gu"), "$1.$2%"],
     );
   }
   const grouping = groupingFormat(text);
   const ungrouped = grouping
     ? new RegExp(`${ALONE_BEFORE}(\\d{4,})([${grouping.mark}]\\d{${grouping.decimals}})${ALONE_AFTER}`, "gu")
     : undefined;
+  const marks = markFormat(text);
+  if (marks) {
+    // groups of three, each after the decimal mark, then the page's decimals: all but the last mark are groupings
+    const d = marks.decimal === "." ? "\\." : ",";
+    rewrites.push([
+      new RegExp(`${ALONE_BEFORE}(\\d{1,3})((?:${d}\\d{3})+)${d}(\\d{${marks.decimals}})${ALONE_AFTER}`, "gu"),
+      (_, head: string, groups: string, tail: string) => head + groups.replaceAll(marks.decimal, marks.group) + marks.decimal + tail,
+    ]);
+  }
   return lines.map((line) => {
-    const out = rewrites.reduce((text, [pattern, to]) => text.replace(pattern, to), line);
+    const out = rewrites.reduce(
+      (text, [pattern, to]) => (typeof to === "string" ? text.replace(pattern, to) : text.replace(pattern, to)),
+      line,
+    );
     return ungrouped ? out.replace(ungrouped, (_, whole: string, decimals: string) => grouped(whole) + decimals) : out;
   });
 }

@@ -793,6 +793,26 @@ describe("mergeLine", () => {
     // a mark the decoder inserted inside a sure number ("8.12’2%"), a space after its decimal comma ("525, 17")
     expect(mergeLine(" 32 (8.129’2%)", ev("32 (8.122%)"), latin)).toBe(" 32 (8.122%)");
     expect(mergeLine(" 525, 17", ev("525,17"), latin)).toBe(" 525,17");
+    // …also after a grouping mark the recogniser read unsure (a comma or a point: which, it cannot tell) set tight
+    // between sure digits (scanned "$91,922.76", its comma at 0.64, 0-1 blank steps either side)
+    const money = { ...gapped("$91,922.76", [1, 1, 0, 0, 0, 1, 1, 0, 0, 1]), peaks: [1, 1, 1, 0.64, 1, 1, 1, 1, 1, 1] };
+    expect(mergeLine(" $91, 922.76", money, latin)).toBe(" $91,922.76");
+    // …but not where the recogniser saw a word's gap after it (a list, "3, 154"), nor without gaps
+    const list = { ...gapped("3,154", [1, 0, 4, 1, 1]), peaks: [1, 0.64, 1, 1, 1] };
+    expect(mergeLine(" 3, 154", list, latin)).toBe(" 3, 154");
+    expect(mergeLine(" 3, 154", ev("3,154", [1, 0.64, 1, 1, 1]), latin)).toBe(" 3, 154");
+    // a hyphen read faintly between sure digits stays the number's: not a digit of the decoder's, not dropped, and
+    // no digit of the decoder's comes beside it
+    const faint = (text: string, at: number, p = 0.64) => ev(text, Array.from(text, (_, i) => (i === at ? p : 1)));
+    expect(mergeLine(" (323) 22931143", faint("(323) 229-1143", 9), latin)).toBe(" (323) 229-1143");
+    expect(mergeLine(" (889) 4287678", faint("(889) 428-7678", 9), latin)).toBe(" (889) 428-7678");
+    expect(mergeLine(" (890) 8315-5045", faint("(890) 831-5045", 9, 0.47), latin)).toBe(" (890) 831-5045");
+    // (the same for a comma read unsure, set tight: the decoder's digit beside it goes)
+    const comma = { ...gapped("$59,009.89", [1, 1, 0, 0, 0, 1, 1, 0, 0, 1]), peaks: [1, 1, 1, 0.6, 1, 1, 1, 1, 1, 1] };
+    expect(mergeLine(" $59, 2009.89", comma, latin)).toBe(" $59,009.89");
+    // (a glyph read as a hyphen below the floor, or beside a letter, is the decoder's to read)
+    expect(mergeLine(" (323) 22931143", faint("(323) 229-1143", 9, 0.2), latin)).toBe(" (323) 22931143");
+    expect(mergeLine(" ab3c", faint("ab-c", 2), latin)).toBe(" ab3c");
     // a space between two digits goes where the recogniser saw no gap there (0-2 blank steps inside a number)...
     expect(mergeLine(" 69 (17936 390)", gapped("69 (17.513%)", [1, 1, 1, 0, 0, 1, 1, 0, 2, 1, 1, 2]), latin)).toBe(" 69 (17.513%)");
     // ...and stays where it saw one: table cells run together ("156270", 5 blank steps before the 2), or unknown

@@ -1,6 +1,6 @@
 // Decimal points restored from a page's own number format (src/engines/model/numbers.ts).
 import { describe, expect, it } from "vitest";
-import { decimalFormat, groupingFormat, percentFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
+import { decimalFormat, groupingFormat, markFormat, percentFormat, restoreDecimalPoints } from "../../../src/engines/model/numbers.js";
 
 const row = (...cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
 
@@ -49,6 +49,9 @@ describe("restoreDecimalPoints", () => {
       "14 (5.785%)",
       "all (100%)",
     ]);
+    // an integer that ends in 96 is no percentage, in a cell or in prose; only a bracketed one is ("n (p%)")
+    const ints = [row("id 19", "86528396", "54939296"), "order 1234596 shipped", "(1234596 items)"];
+    expect(restoreDecimalPoints([...rows, ...ints]).slice(3)).toEqual(ints);
     // two percentages are no format; a number of other decimals keeps its digits
     const few = ["12.5% and 13.5%", "(58.02796)", "3.1496 (7.25%)"];
     expect(restoreDecimalPoints(few)).toEqual(few);
@@ -63,6 +66,20 @@ describe("restoreDecimalPoints", () => {
     // nor does a leading zero inside a word or a longer number change
     const near = ["0.123 0.456 0.789", "ID A0716 x07161 1.0716"];
     expect(restoreDecimalPoints(near)).toEqual(near);
+  });
+
+  it("gives a number's groups the page's grouping mark where the scan read it as the decimal mark", () => {
+    const money = ["$61,490.66 $36,308.94", "total $35.607.40", "net $1.096.299.12 and 1,234.5"];
+    expect(markFormat(money.join("\n"))).toEqual({ group: ",", decimal: ".", decimals: 2 });
+    expect(restoreDecimalPoints(money).slice(1)).toEqual(["total $35,607.40", "net $1,096,299.12 and 1,234.5"]);
+    // the other way round on a page that groups with points and writes a decimal comma
+    const euro = ["1.234,56 € 12.000,00 €", "Summe 3,557,03 €"];
+    expect(restoreDecimalPoints(euro)[1]).toBe("Summe 3.557,03 €");
+    // without the page's evidence, or where the last group is no decimals of the page's length, nothing changes
+    const alone = ["version 1.100.20", "$35.607.40"];
+    expect(restoreDecimalPoints(alone)).toEqual(alone);
+    const other = ["$61,490.66 $36,308.94", "10.100.200.300 1.234.567"];
+    expect(restoreDecimalPoints(other)).toEqual(other);
   });
 
   it("groups a number read whole where the page groups its thousands by spaces (fm-facture's thin spaces)", () => {
