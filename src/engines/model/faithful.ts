@@ -607,6 +607,16 @@ const SURE_SPACE = 0.9;
  * mergeLineTagged). */
 const MARK_FLOOR = 0.4;
 
+/** Latin letters whose capital is the small letter set larger, and the glyph heights, in x-heights, at which each
+ * case stands: at most LATIN_SMALL a small letter, at least LATIN_CAPITAL a capital (a face's capitals stand
+ * 1.3-1.6 x-heights tall: DejaVu Sans Mono's 1.33, Computer Modern's 1.58). */
+const LATIN_SIZE_CASED = /^[cosvwxzCOSVWXZ]$/;
+const LATIN_SMALL = 1.08;
+const LATIN_CAPITAL = 1.25;
+/** Letters whose top may overhang the next letter's (its height is not its own: the hook of "fo"). */
+const OVERHANG = /^[fFPTVWY]$/;
+const caseOf = (ch: string) => (ch === ch.toUpperCase() ? "capital" : "small");
+
 /** Marks whose two glyphs side by side touch, which the recogniser reads as one (a doubled one may be the decoder's). */
 const TOUCHING_MARKS = "-/=_.'`~";
 
@@ -743,7 +753,13 @@ export function mergeLineTagged(
     /\d/.test(r[j + 1]!) &&
     sure(j - 1) &&
     sure(j + 1) &&
-    (r[j] === "-" || (/[.,]/.test(r[j]!) && evidence.gaps !== undefined && evidence.gaps[j]! <= digitGap && evidence.gaps[j + 1]! <= digitGap));
+    (r[j] === "-" ||
+      (/[.,]/.test(r[j]!) && evidence.gaps !== undefined && evidence.gaps[j]! <= digitGap && evidence.gaps[j + 1]! <= digitGap));
+  // the case slot j's glyph height shows, where the line's heights were measured
+  const heightCase = (j: number) => {
+    const h = evidence.heights?.[j];
+    return h === undefined || !Number.isFinite(h) ? undefined : h <= LATIN_SMALL ? "small" : h >= LATIN_CAPITAL ? "capital" : undefined;
+  };
   // a letter of slot j with the diacritic read there, where it is sure and the letter is the slot's own (ř for the
   // recogniser's and the decoder's r; e for the decoder's é where the glyph shows none); not on a Cyrillic page,
   // whose recogniser letters are look-alikes
@@ -1172,6 +1188,26 @@ export function mergeLineTagged(
   content.forEach((q, i) => {
     if (out[q] === "l" && amongCapitals(i) && wordOthers(i).every((p) => !/\p{Ll}/u.test(written(p)))) [out[q], tag[q]] = ["I", "r"];
   });
+  // in a line of TeX code, a Latin letter cased by size alone (c o s v w x z) takes the case its glyph's height
+  // shows, where the recogniser read that letter there, of either case: the recogniser and the decoder both tell
+  // these letters' case by size, and in a typewriter face, where no language tells it either, both miss it
+  // ("\sX@width", "\Sx@vsep" for "\SX@width", "\SX@vsep": the S 1.45 x-heights tall, as tall as the line's d). In
+  // prose their agreement stands (a height measured on a glyph a neighbour overhangs or touches reads "infOrmation",
+  // "USer’s"). Not beside a digit or after a letter that may overhang it, nor in a word of small capitals (a capital
+  // of another shape in it stands under a capital's height: "CLASS" set in small capitals stays)
+  if (evidence.heights && texCode && !scripts.cyrillic)
+    content.forEach((q, i) => {
+      const j = rOf.get(q);
+      const written = out[q]!;
+      if (j === undefined || !LATIN_SIZE_CASED.test(written) || written.toLowerCase() !== r[j]!.toLowerCase()) return;
+      if (/\p{N}/u.test(ch(i - 1) + ch(i + 1)) || OVERHANG.test(ch(i - 1))) return;
+      const shown = heightCase(j);
+      if (shown === undefined || shown === caseOf(written)) return;
+      const word = wordOthers(i).map((p) => [units[content[p]!]!.ch, rOf.get(content[p]!)] as const);
+      if (word.some(([c, at]) => /\p{Lu}/u.test(c) && !LATIN_SIZE_CASED.test(c) && at !== undefined && heightCase(at) !== "capital"))
+        return;
+      [out[q], tag[q]] = [shown === "capital" ? written.toUpperCase() : written.toLowerCase(), "r"];
+    });
   // Cyrillic letters take the case their glyphs' heights show (the recogniser's look-alike tells none: "M" for м and
   // М alike; the decoder's "мастер", "АкТивирует" for "Мастер", "Активирует")
   if (evidence.heights)

@@ -73,6 +73,40 @@ describe("mergeLine", () => {
     expect(mergeLine(" wenn", ev("Wenn"), latin)).toBe(" Wenn");
   });
 
+  it("keeps the recogniser's case of a letter cased by size where its glyph's height shows that case", () => {
+    // cd-showexpl's "\SX@width": the S read at 0.54, 1.45 x-heights tall; the decoder's "sX"
+    const text = "\\SX@width";
+    const unsureS = (heights: number[]) => ({
+      ...ev(
+        text,
+        Array.from(text, (c) => (c === "S" ? 0.54 : 1)),
+      ),
+      heights,
+    });
+    const tall = [1.6, 1.45, 1.41, 1.41, 1, 1, 1.4, 1.25, 1.4];
+    expect(mergeLine(" \\sX@width", unsureS(tall), latin)).toBe(" \\SX@width");
+    // a small letter at the x-height the same way ("ox" for the decoder's "oX")
+    expect(mergeLine(" box", { ...ev("box", [1, 1, 0.5]), heights: [1.4, 1, 1.02] }, latin)).toBe(" box");
+    // not where the height is between the two, unmeasured, or shows the decoder's case; nor another letter
+    expect(mergeLine(" \\sX@width", unsureS(tall.map((h, i) => (i === 1 ? 1.15 : h))), latin)).toBe(" \\sX@width");
+    expect(mergeLine(" \\sX@width", unsureS(tall.map((h, i) => (i === 1 ? NaN : h))), latin)).toBe(" \\sX@width");
+    expect(mergeLine(" \\sX@width", unsureS(tall.map((h, i) => (i === 1 ? 1 : h))), latin)).toBe(" \\sX@width");
+    expect(mergeLine(" \\5X@width", unsureS(tall), latin)).toBe(" \\5X@width");
+    // in TeX code, where both read the other case, the height decides ("\Sx@vsep" read by both, its x as tall as
+    // the S)
+    expect(mergeLine(" \\Sx@vsep", { ...ev("\\Sx@vsep"), heights: [1.6, 1.45, 1.41, 1.41, 1, 1, 1, 1] }, latin)).toBe(" \\SX@vsep");
+    // …but not in prose, where the two readers' agreement stands ("Other" measured short)
+    expect(mergeLine(" Other", { ...ev("Other"), heights: [1.02, 1.4, 1.4, 1, 1] }, latin)).toBe(" Other");
+    // …nor after a letter that may overhang it, beside a digit, or in a word of small capitals, whose other capitals
+    // stand under a capital's height
+    expect(mergeLine(" \\foo", { ...ev("\\foo"), heights: [1.6, 1.4, 1.45, 1] }, latin)).toBe(" \\foo");
+    expect(mergeLine(" \\a1o", { ...ev("\\a1o"), heights: [1.6, 1, 1.4, 1.45] }, latin)).toBe(" \\a1o");
+    const smallCaps = { ...ev("\\sc CLASS"), heights: [1.6, 1, 1, NaN, 1.45, 1.05, 1.04, 1.03, 1.04] };
+    expect(mergeLine(" \\sc CLASS", smallCaps, latin)).toBe(" \\sc CLASS");
+    // …nor on a Cyrillic page, whose c, o, x are look-alikes
+    expect(mergeLine(" \\Сx", { ...ev("\\Cx"), heights: [1.6, 1.45, 1.41] }, cyrillic)).toBe(" \\Сx");
+  });
+
   it("cuts a mark the decoder repeated beyond the recogniser's sure run of it, and keeps a doubled one", () => {
     expect(mergeLine(" \\ClassWarning{leaflet}{####1.}", ev("\\ClassWarning{leaflet}{#1.}"), latin)).toBe(" \\ClassWarning{leaflet}{#1.}");
     // …though the letter before the run is unsure
@@ -803,7 +837,11 @@ describe("mergeLine", () => {
     expect(mergeLine(" 3, 154", ev("3,154", [1, 0.64, 1, 1, 1]), latin)).toBe(" 3, 154");
     // a hyphen read faintly between sure digits stays the number's: not a digit of the decoder's, not dropped, and
     // no digit of the decoder's comes beside it
-    const faint = (text: string, at: number, p = 0.64) => ev(text, Array.from(text, (_, i) => (i === at ? p : 1)));
+    const faint = (text: string, at: number, p = 0.64) =>
+      ev(
+        text,
+        Array.from(text, (_, i) => (i === at ? p : 1)),
+      );
     expect(mergeLine(" (323) 22931143", faint("(323) 229-1143", 9), latin)).toBe(" (323) 229-1143");
     expect(mergeLine(" (889) 4287678", faint("(889) 428-7678", 9), latin)).toBe(" (889) 428-7678");
     expect(mergeLine(" (890) 8315-5045", faint("(890) 831-5045", 9, 0.47), latin)).toBe(" (890) 831-5045");
