@@ -603,8 +603,8 @@ export function numberGap(text: string, gaps: ArrayLike<number> | undefined): nu
  * "…com/has useful", "\footnote{… $\aS{le}-i$in a footnote}": the decoder runs words together). */
 const SURE_SPACE = 0.9;
 
-/** A hyphen, comma or point between two sure digits read at least this surely is the number's (numberMark in
- * mergeLineTagged). */
+/** A hyphen, comma or point between two sure digits, or a percent sign after one, read at least this surely is the
+ * number's (numberMark in mergeLineTagged). */
 const MARK_FLOOR = 0.4;
 
 /** Latin letters whose capital is the small letter set larger, and the glyph heights, in x-heights, at which each
@@ -745,16 +745,19 @@ export function mergeLineTagged(
   // digits have): the decoder's digit in its place, its dropping it, or its digits beside it are no reading of the
   // glyph ("229-1143" written "22931143", "428-7678" as "4287678", "$59,009.89" as "$59,2009.89", the scan's marks
   // read at 0.5-0.65)
+  // (and a percent sign read faintly after a sure digit: "77.6589" for its "77.658%")
   const numberMark = (j: number) =>
     j > 0 &&
-    j + 1 < r.length &&
+    j < r.length &&
     peak(j) >= MARK_FLOOR &&
     /\d/.test(r[j - 1]!) &&
-    /\d/.test(r[j + 1]!) &&
     sure(j - 1) &&
-    sure(j + 1) &&
-    (r[j] === "-" ||
-      (/[.,]/.test(r[j]!) && evidence.gaps !== undefined && evidence.gaps[j]! <= digitGap && evidence.gaps[j + 1]! <= digitGap));
+    (r[j] === "%" ||
+      (j + 1 < r.length &&
+        /\d/.test(r[j + 1]!) &&
+        sure(j + 1) &&
+        (r[j] === "-" ||
+          (/[.,]/.test(r[j]!) && evidence.gaps !== undefined && evidence.gaps[j]! <= digitGap && evidence.gaps[j + 1]! <= digitGap))));
   // the case slot j's glyph height shows, where the line's heights were measured
   const heightCase = (j: number) => {
     const h = evidence.heights?.[j];

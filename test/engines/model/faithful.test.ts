@@ -848,6 +848,9 @@ describe("mergeLine", () => {
     // (the same for a comma read unsure, set tight: the decoder's digit beside it goes)
     const comma = { ...gapped("$59,009.89", [1, 1, 0, 0, 0, 1, 1, 0, 0, 1]), peaks: [1, 1, 1, 0.6, 1, 1, 1, 1, 1, 1] };
     expect(mergeLine(" $59, 2009.89", comma, latin)).toBe(" $59,009.89");
+    // (and a percent sign read faintly after a sure digit: not the decoder's 9 in its place)
+    expect(mergeLine(" 77.6589", faint("77.658%", 6, 0.6), latin)).toBe(" 77.658%");
+    expect(mergeLine(" 77.6589", faint("77.658%", 6, 0.2), latin)).toBe(" 77.6589");
     // (a glyph read as a hyphen below the floor, or beside a letter, is the decoder's to read)
     expect(mergeLine(" (323) 22931143", faint("(323) 229-1143", 9, 0.2), latin)).toBe(" (323) 22931143");
     expect(mergeLine(" ab3c", faint("ab-c", 2), latin)).toBe(" ab3c");
