@@ -607,14 +607,14 @@ const SURE_SPACE = 0.9;
  * number's (numberMark in mergeLineTagged). */
 const MARK_FLOOR = 0.4;
 
-/** Latin letters whose capital is the small letter set larger, and the glyph heights, in x-heights, at which each
- * case stands: at most LATIN_SMALL a small letter, at least LATIN_CAPITAL a capital (a face's capitals stand
- * 1.3-1.6 x-heights tall: DejaVu Sans Mono's 1.33, Computer Modern's 1.58). */
-const LATIN_SIZE_CASED = /^[cosvwxzCOSVWXZ]$/;
+/** Latin letters cased by size alone, and the glyph heights, in x-heights, at which each case stands: at most
+ * LATIN_SMALL a small letter, at least LATIN_CAPITAL a capital (a face's capitals stand 1.3-1.6 x-heights tall:
+ * DejaVu Sans Mono's 1.33, Computer Modern's 1.58); and the letters that may overhang the next one's top. The same
+ * sets as vision/letter-case.ts, which measures the heights (this module stays free of the vision pipeline). */
+const LETTER_SIZE_CASED = /^[cosvwxzCOSVWXZ]$/;
+const OVERHANGS = /^[fFPTVWY]$/;
 const LATIN_SMALL = 1.08;
 const LATIN_CAPITAL = 1.25;
-/** Letters whose top may overhang the next letter's (its height is not its own: the hook of "fo"). */
-const OVERHANG = /^[fFPTVWY]$/;
 const caseOf = (ch: string) => (ch === ch.toUpperCase() ? "capital" : "small");
 
 /** Marks whose two glyphs side by side touch, which the recogniser reads as one (a doubled one may be the decoder's). */
@@ -742,10 +742,9 @@ export function mergeLineTagged(
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a hyphen read between two sure digits, however faint, is the number's own (a phone number's, a range's, a
   // date's), and so is a comma or a point set tight between them (no more blank steps either side than a number's
-  // digits have): the decoder's digit in its place, its dropping it, or its digits beside it are no reading of the
-  // glyph ("229-1143" written "22931143", "428-7678" as "4287678", "$59,009.89" as "$59,2009.89", the scan's marks
-  // read at 0.5-0.65)
-  // (and a percent sign read faintly after a sure digit: "77.6589" for its "77.658%")
+  // digits have) and a percent sign after one: the decoder's digit in its place, its dropping it, or its digits
+  // beside it are no reading of the glyph ("229-1143" written "22931143", "428-7678" as "4287678", "$59,009.89" as
+  // "$59,2009.89", "77.658%" as "77.6589", the scan's marks read at 0.5-0.65)
   const numberMark = (j: number) =>
     j > 0 &&
     j < r.length &&
@@ -1202,12 +1201,12 @@ export function mergeLineTagged(
     content.forEach((q, i) => {
       const j = rOf.get(q);
       const written = out[q]!;
-      if (j === undefined || !LATIN_SIZE_CASED.test(written) || written.toLowerCase() !== r[j]!.toLowerCase()) return;
-      if (/\p{N}/u.test(ch(i - 1) + ch(i + 1)) || OVERHANG.test(ch(i - 1))) return;
+      if (j === undefined || !LETTER_SIZE_CASED.test(written) || written.toLowerCase() !== r[j]!.toLowerCase()) return;
+      if (/\p{N}/u.test(ch(i - 1) + ch(i + 1)) || OVERHANGS.test(ch(i - 1))) return;
       const shown = heightCase(j);
       if (shown === undefined || shown === caseOf(written)) return;
       const word = wordOthers(i).map((p) => [units[content[p]!]!.ch, rOf.get(content[p]!)] as const);
-      if (word.some(([c, at]) => /\p{Lu}/u.test(c) && !LATIN_SIZE_CASED.test(c) && at !== undefined && heightCase(at) !== "capital"))
+      if (word.some(([c, at]) => /\p{Lu}/u.test(c) && !LETTER_SIZE_CASED.test(c) && at !== undefined && heightCase(at) !== "capital"))
         return;
       [out[q], tag[q]] = [shown === "capital" ? written.toUpperCase() : written.toLowerCase(), "r"];
     });

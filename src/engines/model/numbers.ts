@@ -128,6 +128,7 @@ export function restoreDecimalPoints(lines: readonly string[]): string[] {
     ]);
   }
   return lines.map((line) => {
+    // (two calls: String.replace's overloads take a string or a function, not either)
     const out = rewrites.reduce(
       (text, [pattern, to]) => (typeof to === "string" ? text.replace(pattern, to) : text.replace(pattern, to)),
       line,
