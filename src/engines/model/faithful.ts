@@ -603,8 +603,8 @@ export function numberGap(text: string, gaps: ArrayLike<number> | undefined): nu
  * "…com/has useful", "\footnote{… $\aS{le}-i$in a footnote}": the decoder runs words together). */
 const SURE_SPACE = 0.9;
 
-/** A hyphen, comma or point between two sure digits, or a percent sign after one, read at least this surely is the
- * number's (numberMark in mergeLineTagged). */
+/** A hyphen, comma or point between two sure digits, or a percent sign or closing bracket after one, read at least
+ * this surely is the number's (numberMark in mergeLineTagged). */
 const MARK_FLOOR = 0.4;
 
 /** Latin letters cased by size alone, and the glyph heights, in x-heights, at which each case stands: at most
@@ -742,9 +742,9 @@ export function mergeLineTagged(
   const sure = (j: number) => j >= 0 && j < r.length && peak(j) >= options.confident && writable(r[j]!) && allowed(r[j]!, scripts);
   // a hyphen read between two sure digits, however faint, is the number's own (a phone number's, a range's, a
   // date's), and so is a comma or a point set tight between them (no more blank steps either side than a number's
-  // digits have) and a percent sign after one: the decoder's digit in its place, its dropping it, or its digits
-  // beside it are no reading of the glyph ("229-1143" written "22931143", "428-7678" as "4287678", "$59,009.89" as
-  // "$59,2009.89", "77.658%" as "77.6589", the scan's marks read at 0.5-0.65)
+  // digits have) and a percent sign or a closing bracket after one: the decoder's digit in its place, its dropping
+  // it, or its digits beside it are no reading of the glyph ("229-1143" written "22931143", "428-7678" as "4287678",
+  // "$59,009.89" as "$59,2009.89", "77.658%" as "77.6589", "(708)" as "(7080", the marks read at 0.5-0.65)
   const numberMark = (j: number) =>
     j > 0 &&
     j < r.length &&
@@ -752,6 +752,7 @@ export function mergeLineTagged(
     /\d/.test(r[j - 1]!) &&
     sure(j - 1) &&
     (r[j] === "%" ||
+      r[j] === ")" ||
       (j + 1 < r.length &&
         /\d/.test(r[j + 1]!) &&
         sure(j + 1) &&

@@ -851,6 +851,8 @@ describe("mergeLine", () => {
     // (and a percent sign read faintly after a sure digit: not the decoder's 9 in its place)
     expect(mergeLine(" 77.6589", faint("77.658%", 6, 0.6), latin)).toBe(" 77.658%");
     expect(mergeLine(" 77.6589", faint("77.658%", 6, 0.2), latin)).toBe(" 77.6589");
+    // (…or a closing bracket: "(7080" for its "(708)", the bracket at 0.61)
+    expect(mergeLine(" (7080 325-5992", faint("(708) 325-5992", 4, 0.61), latin)).toBe(" (708) 325-5992");
     // (a glyph read as a hyphen below the floor, or beside a letter, is the decoder's to read)
     expect(mergeLine(" (323) 22931143", faint("(323) 229-1143", 9, 0.2), latin)).toBe(" (323) 22931143");
     expect(mergeLine(" ab3c", faint("ab-c", 2), latin)).toBe(" ab3c");
