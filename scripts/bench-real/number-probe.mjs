@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { numbersRead, pageScores } from "../cer.mjs";
+import { editDistance, numbersRead, pageScores, plainText } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -132,17 +132,6 @@ async function build() {
   }
 }
 
-/** Levenshtein distance of two strings. */
-function distance(a, b) {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
-}
-
 function run() {
   const bin = path.resolve(option("--bin", path.join(root, "bin/ocr.js")));
   for (const set of SETS) {
@@ -179,18 +168,24 @@ function run() {
         const s = pageScores(text, truth);
         [found, total, errors, chars] = [found + f, total + t, errors + s.errors, chars + s.refChars];
         if (engine !== "ours") continue;
-        // each truth token holding a number missed, beside the written token nearest it
-        const written = text
-          .replace(/<[^>]+>/g, " ")
-          .split(/\s+/)
-          .filter((w) => /\d/.test(w));
+        // each truth token holding a number missed, beside the written token nearest it (in the text as numbersRead
+        // reads it, so that the list is the misses it counts)
+        const plain = plainText(text);
+        const written = plain.split(" ").filter((w) => /\d/.test(w));
+        const nearest = (token) => {
+          let [best, least] = ["", token.length];
+          for (const w of written) {
+            const d = editDistance(w, token);
+            if (d < least) [best, least] = [w, d];
+          }
+          return best;
+        };
         const have = new Map();
-        for (const m of text.replace(/<[^>]+>/g, " ").match(/\d{3,}/g) ?? []) have.set(m, (have.get(m) ?? 0) + 1);
+        for (const m of plain.match(/\d{3,}/g) ?? []) have.set(m, (have.get(m) ?? 0) + 1);
         for (const token of truth.split(/\s+/))
           for (const m of token.match(/\d{3,}/g) ?? []) {
             if ((have.get(m) ?? 0) > 0) have.set(m, have.get(m) - 1);
-            else
-              missed.push(`${n} ${token} <- ${written.reduce((best, w) => (distance(w, token) < distance(best, token) ? w : best), "")}`);
+            else missed.push(`${n} ${token} <- ${nearest(token)}`);
           }
       }
       const pct = (a, b) => ((100 * a) / Math.max(1, b)).toFixed(1);

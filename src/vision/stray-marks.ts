@@ -13,7 +13,7 @@ const INK = 160;
  * detector's unclip stands about twice its capitals' height). */
 const GLYPH_MIN = 0.3;
 const GLYPH_MAX = 0.8;
-/** …is at most this wide, in line heights, and fills at least this share of its own box (a frame's outline does not). */
+/** …and is at most this wide, in line heights (a component of 4 pixels or more: specks are no glyphs). */
 const GLYPH_MAX_WIDTH = 0.8;
 /** Glyphs join a mark across gaps of this many of their heights; a mark holds at most STRAY_GLYPHS of them. */
 const JOIN = 0.6;

@@ -23,21 +23,29 @@ const DOMINANT_MIN = 3;
 const ALONE_BEFORE = "(?<![\\p{L}\\p{N}.,])";
 const ALONE_AFTER = "(?![\\p{L}\\p{N}]|[.,]\\d)";
 
+/** The most common of `keys` and its count (ties: the one `before` puts first, else the first seen). */
+function mostCommon<K>(keys: Iterable<K>, before: (a: K, b: K) => number = () => 0): [key: K, count: number] | undefined {
+  const counts = new Map<K, number>();
+  for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || before(a[0], b[0]))[0];
+}
+
 /** The most common length of the first group of `pattern`'s matches in `text` (ties: the longer) and its count. */
 function commonLength(text: string, pattern: RegExp): [length: number, count: number] {
-  const counts = new Map<number, number>();
-  for (const m of text.matchAll(pattern)) counts.set(m[1]!.length, (counts.get(m[1]!.length) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0] ?? [0, 0];
+  return (
+    mostCommon(
+      Array.from(text.matchAll(pattern), (m) => m[1]!.length),
+      (a, b) => b - a,
+    ) ?? [0, 0]
+  );
 }
 
 /** The page's decimal format: digits after "0." in most of its decimals, and the mark between two ends of a range. */
 export function decimalFormat(text: string): { decimals: number; range: string } | undefined {
   const [decimals, count] = commonLength(text, new RegExp(`${ALONE_BEFORE}0\\.(\\d+)${ALONE_AFTER}`, "gu"));
   if (count < DOMINANT_MIN || decimals < 2) return undefined;
-  const marks = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`\\d\\.\\d{${decimals}}\\s?([–—-])\\s?\\d`, "gu")))
-    marks.set(m[1]!, (marks.get(m[1]!) ?? 0) + 1);
-  const range = [...marks].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "–";
+  const marks = text.matchAll(new RegExp(`\\d\\.\\d{${decimals}}\\s?([–—-])\\s?\\d`, "gu"));
+  const range = mostCommon(Array.from(marks, (m) => m[1]!))?.[0] ?? "–";
   return { decimals, range };
 }
 
@@ -57,12 +65,8 @@ const GROUPED_MIN = 2;
  * page's grouped numbers whole ("1000,40"); those with the same decimals take the page's groups.
  */
 export function groupingFormat(text: string): { mark: string; decimals: number } | undefined {
-  const counts = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}\\d{1,3}(?: \\d{3})+([.,])(\\d+)${ALONE_AFTER}`, "gu"))) {
-    const key = `${m[1]}${m[2]!.length}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const best = [...counts].sort((a, b) => b[1] - a[1])[0];
+  const numbers = text.matchAll(new RegExp(`${ALONE_BEFORE}\\d{1,3}(?: \\d{3})+([.,])(\\d+)${ALONE_AFTER}`, "gu"));
+  const best = mostCommon(Array.from(numbers, (m) => `${m[1]}${m[2]!.length}`));
   return best && best[1] >= GROUPED_MIN ? { mark: best[0][0]!, decimals: Number(best[0].slice(1)) } : undefined;
 }
 
@@ -74,13 +78,13 @@ export function groupingFormat(text: string): { mark: string; decimals: number }
  * before it are of three.
  */
 export function markFormat(text: string): { group: string; decimal: string; decimals: number } | undefined {
-  const counts = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`${ALONE_BEFORE}\\d{1,3}([.,])\\d{3}(?:\\1\\d{3})*([.,])(\\d+)${ALONE_AFTER}`, "gu"))) {
-    if (m[1] === m[2]) continue;
-    const key = `${m[1]}${m[2]}${m[3]!.length}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const best = [...counts].sort((a, b) => b[1] - a[1])[0];
+  const numbers = text.matchAll(new RegExp(`${ALONE_BEFORE}\\d{1,3}([.,])\\d{3}(?:\\1\\d{3})*([.,])(\\d+)${ALONE_AFTER}`, "gu"));
+  // (both marks the same: no number of both; "1,234,567" is grouping alone)
+  const best = mostCommon(
+    Array.from(numbers)
+      .filter((m) => m[1] !== m[2])
+      .map((m) => `${m[1]}${m[2]}${m[3]!.length}`),
+  );
   return best && best[1] >= GROUPED_MIN ? { group: best[0][0]!, decimal: best[0][1]!, decimals: Number(best[0].slice(2)) } : undefined;
 }
 
