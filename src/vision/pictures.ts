@@ -28,8 +28,13 @@ const MAX_FLAT = 0.9;
 /** A step in grey level between neighbouring pixels larger than this is an edge. */
 const EDGE = 40;
 /** A picture has edges (icons, widgets, plotted curves, a photograph's detail) outside its text lines on at least
- * this share of its pixels; a shaded box has them only along its border. */
+ * this share of its pixels; a shaded box has them only along its border. Measured at the page's scale: the step is
+ * taken to the pixel a cell's eighth away (one pixel on an A4 page at 150 or 200 DPI, two at 300), as an edge of a
+ * scan at twice the resolution is two pixels wide, softer and covers half the share of the box's pixels (a
+ * screenshot's 0.079 at 150 DPI measured 0.041 at 300 and was left in as text). */
 const MIN_EDGES = 0.03;
+/** Pixels a cell across at which an edge's step is measured across one pixel (CELLS_ACROSS, ~8 at 150 DPI). */
+const EDGE_CELL = 8;
 /** A line belongs to a picture when this share of its box lies inside it. */
 const INSIDE = 0.6;
 
@@ -40,7 +45,8 @@ export interface PictureStats extends Extent {
   text: number;
   /** share of the box's pixels outside text lines at its three commonest grey levels (±3): a shaded box is flat */
   flat: number;
-  /** share of the box's pixels outside text lines on an edge (a step of more than EDGE grey levels to the right or below) */
+  /** share of the box's pixels outside text lines on an edge (a step of more than EDGE grey levels to the right or
+   * below, measured at the page's scale) */
   edges: number;
 }
 
@@ -115,7 +121,7 @@ export function pictureCandidates(page: PagePixels, lines: readonly Extent[]): P
       ...box,
       fill: count / ((c1 - c0 + 1) * (r1 - r0 + 1)),
       text: coverage(box, lines),
-      ...beyondLines(grey, width, box, lines),
+      ...beyondLines(grey, width, box, lines, Math.max(1, Math.round(cell / EDGE_CELL))),
     });
   }
   return out;
@@ -126,9 +132,16 @@ export function pictureCandidates(page: PagePixels, lines: readonly Extent[]): P
  * - flat: the share of them (every second pixel of every second row) within ±3 grey levels of the box's three
  *   commonest levels (peaks taken in turn, each removing its ±3 levels). A shaded box, a slide's block of a title
  *   bar over a body, a table's banded rows are a few fills; a screenshot or a photograph spreads over many levels.
- * - edges: the share of them where the grey level steps by more than EDGE to the pixel on the right or below.
+ * - edges: the share of them where the grey level steps by more than EDGE to the pixel `step` pixels to the right or
+ *   below.
  */
-function beyondLines(grey: Uint8Array, width: number, box: Extent, lines: readonly Extent[]): { flat: number; edges: number } {
+function beyondLines(
+  grey: Uint8Array,
+  width: number,
+  box: Extent,
+  lines: readonly Extent[],
+  step: number,
+): { flat: number; edges: number } {
   const inside = lines.filter((l) => l.xMax > box.xMin && l.xMin < box.xMax && l.yMax > box.yMin && l.yMin < box.yMax);
   const covered = new Uint8Array(box.xMax - box.xMin);
   const histogram = new Float64Array(256);
@@ -149,9 +162,9 @@ function beyondLines(grey: Uint8Array, width: number, box: Extent, lines: readon
         histogram[g]!++;
         sampled++;
       }
-      if (y < box.yMax - 1 && x < box.xMax - 1) {
+      if (y < box.yMax - step && x < box.xMax - step) {
         n++;
-        if (Math.abs(g - grey[i + 1]!) > EDGE || Math.abs(g - grey[i + width]!) > EDGE) edges++;
+        if (Math.abs(g - grey[i + step]!) > EDGE || Math.abs(g - grey[i + step * width]!) > EDGE) edges++;
       }
     }
   }

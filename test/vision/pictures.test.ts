@@ -24,21 +24,38 @@ function text(p: PagePixels, lines: Extent[]): void {
 const box = (xMin: number, yMin: number, xMax: number, yMax: number): Extent => ({ xMin, yMin, xMax, yMax });
 const body = Array.from({ length: 30 }, (_, i) => box(120, 100 + 40 * i, 1080, 124 + 40 * i));
 
+/** A window: light-grey toolbar over a mid-grey panel holding a waveform (a band of samples, each a dark stroke whose
+ * length follows the signal) under a ruler's ticks, shaded icons in a row; a few labels on it, body text around. */
+function screenshotPage(): { p: PagePixels; labels: Extent[]; lines: Extent[] } {
+  const p = page();
+  fill(p, 150, 400, 1050, 460, () => 238);
+  fill(p, 150, 460, 1050, 900, (x, y) => {
+    if (y < 490) return x % 25 < 2 ? 30 : 230;
+    const a = 150 * Math.abs(Math.sin(x / 40)) * (0.5 + 0.5 * Math.abs(Math.sin(x * 1.7)));
+    return Math.abs(y - 690) < a && x % 3 ? 40 + ((x * 37) % 90) : 190;
+  });
+  for (let k = 0; k < 12; k++) fill(p, 170 + 70 * k, 410, 210 + 70 * k, 450, (x, y) => 40 + ((x * 13 + y * 7) % 160));
+  const labels = [box(160, 905, 260, 925), box(900, 905, 1000, 925), box(600, 470, 700, 490)];
+  text(p, [body[0]!, body[1]!, body[25]!]);
+  return { p, labels, lines: [body[0]!, body[1]!, ...labels, body[25]!] };
+}
+
+/** The page at twice its resolution (each pixel four), as a page scanned at 300 DPI holds one drawn at 150. */
+function twice(p: PagePixels): PagePixels {
+  const data = Buffer.alloc(4 * p.width * p.height * 3);
+  for (let y = 0; y < 2 * p.height; y++)
+    for (let x = 0; x < 2 * p.width; x++) {
+      const from = ((y >> 1) * p.width + (x >> 1)) * 3;
+      data.set(p.data.subarray(from, from + 3), (y * 2 * p.width + x) * 3);
+    }
+  return { width: 2 * p.width, height: 2 * p.height, data };
+}
+
+const doubled = (l: Extent): Extent => ({ xMin: 2 * l.xMin, yMin: 2 * l.yMin, xMax: 2 * l.xMax, yMax: 2 * l.yMax });
+
 describe("pictureRegions", () => {
   it("finds a screenshot: grey panels, a curve and widgets, with a few labels on it", () => {
-    const p = page();
-    // a window: light-grey toolbar over a mid-grey panel holding a waveform (a band of samples, each a dark stroke
-    // whose length follows the signal) under a ruler's ticks, shaded icons in a row
-    fill(p, 150, 400, 1050, 460, () => 238);
-    fill(p, 150, 460, 1050, 900, (x, y) => {
-      if (y < 490) return x % 25 < 2 ? 30 : 230;
-      const a = 150 * Math.abs(Math.sin(x / 40)) * (0.5 + 0.5 * Math.abs(Math.sin(x * 1.7)));
-      return Math.abs(y - 690) < a && x % 3 ? 40 + ((x * 37) % 90) : 190;
-    });
-    for (let k = 0; k < 12; k++) fill(p, 170 + 70 * k, 410, 210 + 70 * k, 450, (x, y) => 40 + ((x * 13 + y * 7) % 160));
-    const labels = [box(160, 905, 260, 925), box(900, 905, 1000, 925), box(600, 470, 700, 490)];
-    const lines = [body[0]!, body[1]!, ...labels, body[25]!];
-    text(p, [body[0]!, body[1]!, body[25]!]);
+    const { p, labels, lines } = screenshotPage();
     const pictures = pictureRegions(p, lines);
     expect(pictures).toHaveLength(1);
     const [pic] = pictures;
@@ -48,6 +65,20 @@ describe("pictureRegions", () => {
     // the label on the panel goes with the picture; the body text above and below does not
     expect(insidePicture(labels[2]!, pictures)).toBe(true);
     expect([body[0]!, body[1]!, body[25]!].some((l) => insidePicture(l, pictures))).toBe(false);
+  });
+
+  it("finds the same screenshot on the page at twice the resolution, its edges measured at the page's scale", () => {
+    const { p, labels, lines } = screenshotPage();
+    const [at150] = pictureCandidates(p, lines);
+    const big = twice(p);
+    const [at300] = pictureCandidates(big, lines.map(doubled));
+    // an edge two pixels wide covers half the share of a box four times the pixels: measured across two pixels
+    // it is the same share
+    expect(at300!.edges).toBeCloseTo(at150!.edges, 2);
+    const pictures = pictureRegions(big, lines.map(doubled));
+    expect(pictures).toHaveLength(1);
+    expect(insidePicture(doubled(labels[2]!), pictures)).toBe(true);
+    expect([body[0]!, body[25]!].some((l) => insidePicture(doubled(l), pictures))).toBe(false);
   });
 
   it("keeps a shaded box of code: one flat fill whose lines are read", () => {

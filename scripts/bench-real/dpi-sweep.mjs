@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// How the reading depends on the resolution a page comes at: the dev benchmark's born-digital pages (recipe pdf150,
+// none of those reserved for independent evaluation) rendered by pdftoppm at several resolutions, each set parsed in
+// one `ocr parse --threads 1` batch and scored against the page's truth (scripts/cer.mjs pageScores, as `ocr bench
+// parse --real` scores). The held-out pages come as images of unknown resolution (a 300-DPI scan among them), so a
+// stage whose thresholds hold at 150 DPI only shows here as one column far from the others.
+//
+//   node scripts/bench-real/dpi-sweep.mjs build DIR [--dpi 100,150,200,300] [--every 2] [--shared ../shared/data/real]
+//   node scripts/bench-real/dpi-sweep.mjs run DIR [--bin bin/ocr.js]
+//
+// `build` writes DIR/dpiN/ID.png for every other such page (--every) and DIR/pages.txt; `run` writes DIR/outN/ and
+// prints each page's character errors at each resolution, then each resolution's total and CER.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { pageScores } from "../cer.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = process.argv.slice(2);
+const [command, dirArg] = args;
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+if (!["build", "run"].includes(command) || !dirArg) {
+  process.stderr.write("usage: node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--bin bin/ocr.js]\n");
+  process.exit(2);
+}
+const dir = path.resolve(dirArg);
+const manifest = JSON.parse(readFileSync(path.join(root, "bench/real/manifest.json"), "utf8"));
+
+function build() {
+  const shared = path.resolve(option("--shared", path.join(root, "../shared/data/real")));
+  const dpis = option("--dpi", "100,150,200,300").split(",").map(Number);
+  const every = Number(option("--every", "2"));
+  const pages = manifest.pages.filter((p) => p.recipe === "pdf150" && !p.evaluationOnly).filter((_, i) => i % every === 0);
+  for (const dpi of dpis) {
+    mkdirSync(path.join(dir, `dpi${dpi}`), { recursive: true });
+    for (const p of pages) {
+      const src = p.file.startsWith("shared:") ? path.join(shared, p.file.slice(7)) : path.join(root, p.file);
+      const page = String(p.filePage);
+      execFileSync("pdftoppm", ["-r", String(dpi), "-f", page, "-l", page, "-singlefile", "-png", src, path.join(dir, `dpi${dpi}`, p.id)]);
+    }
+  }
+  writeFileSync(path.join(dir, "pages.txt"), pages.map((p) => p.id).join("\n") + "\n");
+  process.stdout.write(`dpi-sweep: ${pages.length} pages at ${dpis.join(", ")} DPI in ${dir}\n`);
+}
+
+function run() {
+  const bin = path.resolve(option("--bin", path.join(root, "bin/ocr.js")));
+  const ids = readFileSync(path.join(dir, "pages.txt"), "utf8").trim().split("\n");
+  const dpis = readdirSync(dir)
+    .map((d) => /^dpi(\d+)$/.exec(d)?.[1])
+    .filter(Boolean)
+    .map(Number)
+    .sort((a, b) => a - b);
+  for (const dpi of dpis) {
+    const out = path.join(dir, `out${dpi}`);
+    execFileSync(process.execPath, [bin, "parse", path.join(dir, `dpi${dpi}`), "-o", out, "--threads", "1", "--format", "md"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+  }
+  const found = (dpi, id) => [path.join(dir, `out${dpi}`, `dpi${dpi}`, `${id}.md`), path.join(dir, `out${dpi}`, `${id}.md`)].find(existsSync);
+  const totals = dpis.map(() => ({ errors: 0, chars: 0 }));
+  process.stdout.write(`${"page".padEnd(24)}${dpis.map((d) => `${d} dpi`.padStart(10)).join("")}\n`);
+  for (const id of ids) {
+    const truth = readFileSync(path.join(root, "bench/real/truth", `${id}.md`), "utf8");
+    const row = dpis.map((dpi, k) => {
+      const file = found(dpi, id);
+      if (!file) return "-".padStart(10);
+      const s = pageScores(readFileSync(file, "utf8"), truth);
+      totals[k].errors += s.errors;
+      totals[k].chars += s.refChars;
+      return String(s.errors).padStart(10);
+    });
+    process.stdout.write(`${id.padEnd(24)}${row.join("")}\n`);
+  }
+  process.stdout.write(`${"errors".padEnd(24)}${totals.map((t) => String(t.errors).padStart(10)).join("")}\n`);
+  process.stdout.write(
+    `${"CER".padEnd(24)}${totals.map((t) => `${((100 * t.errors) / Math.max(1, t.chars)).toFixed(1)}%`.padStart(10)).join("")}\n`,
+  );
+}
+
+if (command === "build") build();
+else run();
