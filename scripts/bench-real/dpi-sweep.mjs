@@ -5,16 +5,22 @@
 // parse --real` scores). The held-out pages come as images of unknown resolution (a 300-DPI scan among them), so a
 // stage whose thresholds hold at 150 DPI only shows here as one column far from the others.
 //
-//   node scripts/bench-real/dpi-sweep.mjs build DIR [--dpi 100,150,200,300] [--every 2] [--shared ../shared/data/real]
-//   node scripts/bench-real/dpi-sweep.mjs run DIR [--bin bin/ocr.js]
+//   node scripts/bench-real/dpi-sweep.mjs build DIR [--dpi 100,150,200,300] [--every 2] [--scan] [--shared ../shared/data/real]
+//   node scripts/bench-real/dpi-sweep.mjs run DIR [--bin bin/ocr.js] [--tesseract] [--reuse]
 //
-// `build` writes DIR/dpiN/ID.png for every other such page (--every) and DIR/pages.txt; `run` writes DIR/outN/ and
-// prints each page's character errors at each resolution, then each resolution's total and CER.
+// `build` writes DIR/dpiN/ID.png for every other such page (--every) and DIR/pages.txt; with --scan each page is
+// made scan-like as the dev set's scan300 pages are (grey, turned, blurred, noise, JPEG, a third binarised:
+// degrade.mjs, seeded by the page id; its blur is in pixels, so a low resolution's scan is the poorer). `run` writes
+// DIR/outN/ and prints each page's character errors at each resolution, then each resolution's total and CER; with
+// --tesseract each image is also read by Tesseract 5 (`--psm 3`, the page's language, one thread: DIR/tessN/ID.txt,
+// kept and reused) and its errors are printed beside ours; --reuse keeps our outputs of an earlier run.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { pageScores } from "../cer.mjs";
+import { degrade } from "./degrade.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -27,21 +33,25 @@ if (!["build", "run"].includes(command) || !dirArg) {
 const dir = path.resolve(dirArg);
 const manifest = JSON.parse(readFileSync(path.join(root, "bench/real/manifest.json"), "utf8"));
 
-function build() {
+async function build() {
   const shared = path.resolve(option("--shared", path.join(root, "../shared/data/real")));
   const dpis = option("--dpi", "100,150,200,300").split(",").map(Number);
   const every = Number(option("--every", "2"));
+  const scan = args.includes("--scan");
+  const sharp = createRequire(path.join(root, "package.json"))("sharp");
   const pages = manifest.pages.filter((p) => p.recipe === "pdf150" && !p.evaluationOnly).filter((_, i) => i % every === 0);
   for (const dpi of dpis) {
     mkdirSync(path.join(dir, `dpi${dpi}`), { recursive: true });
     for (const p of pages) {
       const src = p.file.startsWith("shared:") ? path.join(shared, p.file.slice(7)) : path.join(root, p.file);
       const page = String(p.filePage);
-      execFileSync("pdftoppm", ["-r", String(dpi), "-f", page, "-l", page, "-singlefile", "-png", src, path.join(dir, `dpi${dpi}`, p.id)]);
+      const out = path.join(dir, `dpi${dpi}`, p.id);
+      execFileSync("pdftoppm", ["-r", String(dpi), ...(scan ? ["-gray"] : []), "-f", page, "-l", page, "-singlefile", "-png", src, out]);
+      if (scan) writeFileSync(`${out}.png`, (await degrade(sharp, readFileSync(`${out}.png`), p.id)).png);
     }
   }
   writeFileSync(path.join(dir, "pages.txt"), pages.map((p) => p.id).join("\n") + "\n");
-  process.stdout.write(`dpi-sweep: ${pages.length} pages at ${dpis.join(", ")} DPI in ${dir}\n`);
+  process.stdout.write(`dpi-sweep: ${pages.length} pages at ${dpis.join(", ")} DPI${scan ? ", scan-like" : ""} in ${dir}\n`);
 }
 
 function run() {
@@ -54,18 +64,38 @@ function run() {
     .sort((a, b) => a - b);
   for (const dpi of dpis) {
     const out = path.join(dir, `out${dpi}`);
+    if (args.includes("--reuse") && existsSync(out)) continue;
     execFileSync(process.execPath, [bin, "parse", path.join(dir, `dpi${dpi}`), "-o", out, "--threads", "1", "--format", "md"], {
       stdio: ["ignore", "ignore", "pipe"],
     });
   }
+  const tesseract = args.includes("--tesseract");
+  const lang = new Map(manifest.pages.map((p) => [p.id, p.lang]));
+  if (tesseract)
+    for (const dpi of dpis) {
+      mkdirSync(path.join(dir, `tess${dpi}`), { recursive: true });
+      for (const id of ids) {
+        const out = path.join(dir, `tess${dpi}`, id);
+        if (existsSync(`${out}.txt`)) continue;
+        execFileSync("tesseract", [path.join(dir, `dpi${dpi}`, `${id}.png`), out, "--psm", "3", "-l", lang.get(id) ?? "eng"], {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+        });
+      }
+    }
   const found = (dpi, id) => [path.join(dir, `out${dpi}`, `dpi${dpi}`, `${id}.md`), path.join(dir, `out${dpi}`, `${id}.md`)].find(existsSync);
-  const totals = dpis.map(() => ({ errors: 0, chars: 0 }));
-  process.stdout.write(`${"page".padEnd(24)}${dpis.map((d) => `${d} dpi`.padStart(10)).join("")}\n`);
+  // (columns: ours at each resolution, then Tesseract's)
+  const columns = [
+    ...dpis.map((dpi) => ({ head: `${dpi} dpi`, file: (id) => found(dpi, id) })),
+    ...(tesseract ? dpis.map((dpi) => ({ head: `tess ${dpi}`, file: (id) => path.join(dir, `tess${dpi}`, `${id}.txt`) })) : []),
+  ];
+  const totals = columns.map(() => ({ errors: 0, chars: 0 }));
+  process.stdout.write(`${"page".padEnd(24)}${columns.map((c) => c.head.padStart(10)).join("")}\n`);
   for (const id of ids) {
     const truth = readFileSync(path.join(root, "bench/real/truth", `${id}.md`), "utf8");
-    const row = dpis.map((dpi, k) => {
-      const file = found(dpi, id);
-      if (!file) return "-".padStart(10);
+    const row = columns.map((c, k) => {
+      const file = c.file(id);
+      if (!file || !existsSync(file)) return "-".padStart(10);
       const s = pageScores(readFileSync(file, "utf8"), truth);
       totals[k].errors += s.errors;
       totals[k].chars += s.refChars;
@@ -79,5 +109,5 @@ function run() {
   );
 }
 
-if (command === "build") build();
+if (command === "build") await build();
 else run();
