@@ -27,7 +27,9 @@ const args = process.argv.slice(2);
 const [command, dirArg] = args;
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 if (!["build", "run"].includes(command) || !dirArg) {
-  process.stderr.write("usage: node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--bin bin/ocr.js]\n");
+  process.stderr.write(
+    "usage: node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--bin bin/ocr.js]\n",
+  );
   process.exit(2);
 }
 const dir = path.resolve(dirArg);
@@ -83,7 +85,8 @@ function run() {
         });
       }
     }
-  const found = (dpi, id) => [path.join(dir, `out${dpi}`, `dpi${dpi}`, `${id}.md`), path.join(dir, `out${dpi}`, `${id}.md`)].find(existsSync);
+  const found = (dpi, id) =>
+    [path.join(dir, `out${dpi}`, `dpi${dpi}`, `${id}.md`), path.join(dir, `out${dpi}`, `${id}.md`)].find(existsSync);
   // (columns: ours at each resolution, then Tesseract's)
   const columns = [
     ...dpis.map((dpi) => ({ head: `${dpi} dpi`, file: (id) => found(dpi, id) })),
