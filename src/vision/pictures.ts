@@ -133,7 +133,7 @@ export function pictureCandidates(page: PagePixels, lines: readonly Extent[]): P
  *   commonest levels (peaks taken in turn, each removing its ±3 levels). A shaded box, a slide's block of a title
  *   bar over a body, a table's banded rows are a few fills; a screenshot or a photograph spreads over many levels.
  * - edges: the share of them where the grey level steps by more than EDGE to the pixel `step` pixels to the right or
- *   below.
+ *   below, or half the share where it does so across twice that, whichever is more (a blurred scan's edges).
  */
 function beyondLines(
   grey: Uint8Array,
@@ -142,12 +142,15 @@ function beyondLines(
   lines: readonly Extent[],
   step: number,
 ): { flat: number; edges: number } {
+  const far = 2 * step;
   const inside = lines.filter((l) => l.xMax > box.xMin && l.xMin < box.xMax && l.yMax > box.yMin && l.yMin < box.yMax);
   const covered = new Uint8Array(box.xMax - box.xMin);
   const histogram = new Float64Array(256);
   let sampled = 0,
     n = 0,
-    edges = 0;
+    edges = 0,
+    nWide = 0,
+    wide = 0;
   for (let y = box.yMin; y < box.yMax; y++) {
     covered.fill(0);
     for (const l of inside) {
@@ -166,6 +169,10 @@ function beyondLines(
         n++;
         if (Math.abs(g - grey[i + step]!) > EDGE || Math.abs(g - grey[i + step * width]!) > EDGE) edges++;
       }
+      if (y < box.yMax - far && x < box.xMax - far) {
+        nWide++;
+        if (Math.abs(g - grey[i + far]!) > EDGE || Math.abs(g - grey[i + far * width]!) > EDGE) wide++;
+      }
     }
   }
   let kept = 0;
@@ -181,7 +188,9 @@ function beyondLines(
     kept += bestSum;
     for (let d = Math.max(0, best - 3); d <= Math.min(255, best + 3); d++) histogram[d] = 0;
   }
-  return { flat: sampled ? kept / sampled : 1, edges: n ? edges / n : 0 };
+  // (a sharp edge steps across `step` and again across `far`, on twice the pixels; a scan's edge, blurred over a
+  // pixel or two, steps past EDGE only across `far`: half the wide count stands for it, and never lowers a sharp one's)
+  return { flat: sampled ? kept / sampled : 1, edges: Math.max(n ? edges / n : 0, nWide ? wide / 2 / nWide : 0) };
 }
 
 /** Share of `box` covered by the union of `lines` (counted on a coarse grid of the box). */

@@ -51,6 +51,30 @@ function twice(p: PagePixels): PagePixels {
   return { width: 2 * p.width, height: 2 * p.height, data };
 }
 
+/** The page blurred by a 1-2-1 kernel along its rows and then its columns and its contrast taken to 0.9 about mid-grey,
+ * as a scan softens and greys what it reads. */
+function blurred(p: PagePixels): PagePixels {
+  const grey = (d: Buffer, x: number, y: number) =>
+    d[(Math.min(p.height - 1, Math.max(0, y)) * p.width + Math.min(p.width - 1, Math.max(0, x))) * 3]!;
+  const across = Buffer.alloc(p.data.length);
+  for (let y = 0; y < p.height; y++)
+    for (let x = 0; x < p.width; x++)
+      across.fill(
+        (grey(p.data, x - 1, y) + 2 * grey(p.data, x, y) + grey(p.data, x + 1, y) + 2) >> 2,
+        (y * p.width + x) * 3,
+        (y * p.width + x) * 3 + 3,
+      );
+  const data = Buffer.alloc(p.data.length);
+  for (let y = 0; y < p.height; y++)
+    for (let x = 0; x < p.width; x++)
+      data.fill(
+        Math.round(128 + 0.9 * (((grey(across, x, y - 1) + 2 * grey(across, x, y) + grey(across, x, y + 1) + 2) >> 2) - 128)),
+        (y * p.width + x) * 3,
+        (y * p.width + x) * 3 + 3,
+      );
+  return { width: p.width, height: p.height, data };
+}
+
 const doubled = (l: Extent): Extent => ({ xMin: 2 * l.xMin, yMin: 2 * l.yMin, xMax: 2 * l.xMax, yMax: 2 * l.yMax });
 
 describe("pictureRegions", () => {
@@ -79,6 +103,23 @@ describe("pictureRegions", () => {
     expect(pictures).toHaveLength(1);
     expect(insidePicture(doubled(labels[2]!), pictures)).toBe(true);
     expect([body[0]!, body[25]!].some((l) => insidePicture(doubled(l), pictures))).toBe(false);
+  });
+
+  it("finds the screenshot scanned soft, its edges blurred over two pixels; a shaded box of code so blurred stays text", () => {
+    const { p, labels, lines } = screenshotPage();
+    // blurred and greyed, most of its steps are spread over two pixels, each under EDGE: across one pixel its edge
+    // share is 0.021 (under MIN_EDGES), across two (halved) 0.042
+    const soft = blurred(p);
+    expect(pictureCandidates(soft, lines)[0]!.edges).toBeGreaterThan(0.035);
+    const pictures = pictureRegions(soft, lines);
+    expect(pictures).toHaveLength(1);
+    expect(insidePicture(labels[2]!, pictures)).toBe(true);
+    // a shaded box of code, blurred the same way, stays text
+    const code = page();
+    fill(code, 150, 400, 1050, 700, () => 225);
+    const codeLines = Array.from({ length: 6 }, (_, i) => box(170, 420 + 45 * i, 170 + 120 * (i + 1), 444 + 45 * i));
+    text(code, codeLines);
+    expect(pictureRegions(blurred(code), codeLines)).toEqual([]);
   });
 
   it("keeps a shaded box of code: one flat fill whose lines are read", () => {
