@@ -85,8 +85,15 @@ function run() {
         });
       }
     }
-  const found = (dpi, id) =>
-    [path.join(dir, `out${dpi}`, `dpi${dpi}`, `${id}.md`), path.join(dir, `out${dpi}`, `${id}.md`)].find(existsSync);
+  // (ocr parse mirrors the input's folders below the working directory into -o: the Markdown is found at any depth)
+  const written = new Map(
+    dpis.map((dpi) => {
+      const out = path.join(dir, `out${dpi}`);
+      const files = existsSync(out) ? readdirSync(out, { recursive: true }).filter((f) => f.endsWith(".md")) : [];
+      return [dpi, new Map(files.map((f) => [path.basename(f, ".md"), path.join(out, f)]))];
+    }),
+  );
+  const found = (dpi, id) => written.get(dpi).get(id);
   // (columns: ours at each resolution, then Tesseract's)
   const columns = [
     ...dpis.map((dpi) => ({ head: `${dpi} dpi`, file: (id) => found(dpi, id) })),
