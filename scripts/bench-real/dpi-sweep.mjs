@@ -19,16 +19,16 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
+import { cliArgs } from "../bench-common.mjs";
 import { pageScores } from "../cer.mjs";
 import { degrade } from "./degrade.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const args = process.argv.slice(2);
-const [command, dirArg] = args;
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const { argv, flag, option, list } = cliArgs();
+const [command, dirArg] = argv;
 if (!["build", "run"].includes(command) || !dirArg) {
   process.stderr.write(
-    "usage: node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--bin bin/ocr.js]\n",
+    "usage: node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--scan] [--bin bin/ocr.js] [--tesseract] [--reuse]\n",
   );
   process.exit(2);
 }
@@ -37,9 +37,9 @@ const manifest = JSON.parse(readFileSync(path.join(root, "bench/real/manifest.js
 
 async function build() {
   const shared = path.resolve(option("--shared", path.join(root, "../shared/data/real")));
-  const dpis = option("--dpi", "100,150,200,300").split(",").map(Number);
+  const dpis = list(option("--dpi", "100,150,200,300"));
   const every = Number(option("--every", "2"));
-  const scan = args.includes("--scan");
+  const scan = flag("--scan");
   const sharp = createRequire(path.join(root, "package.json"))("sharp");
   const pages = manifest.pages.filter((p) => p.recipe === "pdf150" && !p.evaluationOnly).filter((_, i) => i % every === 0);
   for (const dpi of dpis) {
@@ -66,12 +66,12 @@ function run() {
     .sort((a, b) => a - b);
   for (const dpi of dpis) {
     const out = path.join(dir, `out${dpi}`);
-    if (args.includes("--reuse") && existsSync(out)) continue;
+    if (flag("--reuse") && existsSync(out)) continue;
     execFileSync(process.execPath, [bin, "parse", path.join(dir, `dpi${dpi}`), "-o", out, "--threads", "1", "--format", "md"], {
       stdio: ["ignore", "ignore", "pipe"],
     });
   }
-  const tesseract = args.includes("--tesseract");
+  const tesseract = flag("--tesseract");
   const lang = new Map(manifest.pages.map((p) => [p.id, p.lang]));
   if (tesseract)
     for (const dpi of dpis) {

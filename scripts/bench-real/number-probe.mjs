@@ -18,12 +18,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { cliArgs } from "../bench-common.mjs";
 import { editDistance, numbersRead, pageScores, plainText } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const args = process.argv.slice(2);
-const [command, dirArg] = args;
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const { argv, flag, option } = cliArgs();
+const [command, dirArg] = argv;
 if (!["build", "run"].includes(command) || !dirArg) {
   process.stderr.write(
     "usage: node scripts/bench-real/number-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]\n",
@@ -146,7 +146,7 @@ function run() {
       stdio: ["ignore", "ignore", "inherit"],
     });
     const engines = [["ours", (n) => path.join(base, "ours", `${n}.md`)]];
-    if (args.includes("--tesseract")) {
+    if (flag("--tesseract")) {
       mkdirSync(path.join(base, "tesseract"), { recursive: true });
       for (const n of names) {
         const out = path.join(base, "tesseract", n);
