@@ -25,7 +25,7 @@ const MAX_TEXT_COVER = 0.4;
 /** A shaded box (code, a call-out, a slide's title bar over its body) is a few fills: at most this share of a
  * picture's pixels outside its lines lie at its three commonest grey levels. */
 const MAX_FLAT = 0.9;
-/** A step in grey level between neighbouring pixels larger than this is an edge. */
+/** A step in grey level larger than this between a pixel and the one a step to its right or below is an edge. */
 const EDGE = 40;
 /** A picture has edges (icons, widgets, plotted curves, a photograph's detail) outside its text lines on at least
  * this share of its pixels; a shaded box has them only along its border. Measured at the page's scale: the step is
@@ -167,11 +167,11 @@ function beyondLines(
       }
       if (y < box.yMax - step && x < box.xMax - step) {
         n++;
-        if (Math.abs(g - grey[i + step]!) > EDGE || Math.abs(g - grey[i + step * width]!) > EDGE) edges++;
+        if (onEdge(grey, width, i, step)) edges++;
       }
       if (y < box.yMax - far && x < box.xMax - far) {
         nWide++;
-        if (Math.abs(g - grey[i + far]!) > EDGE || Math.abs(g - grey[i + far * width]!) > EDGE) wide++;
+        if (onEdge(grey, width, i, far)) wide++;
       }
     }
   }
@@ -191,6 +191,12 @@ function beyondLines(
   // (a sharp edge steps across `step` and again across `far`, on twice the pixels; a scan's edge, blurred over a
   // pixel or two, steps past EDGE only across `far`: half the wide count stands for it, and never lowers a sharp one's)
   return { flat: sampled ? kept / sampled : 1, edges: Math.max(n ? edges / n : 0, nWide ? wide / 2 / nWide : 0) };
+}
+
+/** Whether pixel `i` steps by more than EDGE grey levels to the pixel `step` to its right or `step` below. */
+function onEdge(grey: Uint8Array, width: number, i: number, step: number): boolean {
+  const g = grey[i]!;
+  return Math.abs(g - grey[i + step]!) > EDGE || Math.abs(g - grey[i + step * width]!) > EDGE;
 }
 
 /** Share of `box` covered by the union of `lines` (counted on a coarse grid of the box). */
