@@ -46,6 +46,58 @@ export function cropValue(crop: LineCrop, c: number, r: number, x: number): numb
   return REC_LUT[crop.pixels[(r * crop.width + x) * crop.channels + (crop.channels === 3 ? c : 0)]!]!;
 }
 
+/**
+ * A crop as the glyph measures read it (the diacritics model's windows, vision/letter-case.ts's heights): one grey
+ * channel, ink dark on light paper. A grey crop of dark type is itself. A colour crop becomes its luminance (its
+ * first channel alone, red, hides red type on white and white type on red); and a crop whose type is lighter than
+ * its ground (a magazine's white on a coloured band, a scan's inverted heading) is turned over and its ground
+ * raised to white, as the measures and the model's training lines have it (on the first channel of white on red
+ * the model read carons and cedillas on every t, s and c: "Ťičkeťš cošť").
+ */
+export function inkCrop(crop: LineCrop): LineCrop {
+  const n = crop.width * crop.height;
+  const grey =
+    crop.channels === 1
+      ? crop.pixels
+      : Uint8Array.from({ length: n }, (_, i) =>
+          Math.round(0.299 * crop.pixels[3 * i]! + 0.587 * crop.pixels[3 * i + 1]! + 0.114 * crop.pixels[3 * i + 2]!),
+        );
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < n; i++) counts[grey[i]!]!++;
+  let lo = 0,
+    hi = 255,
+    ground = 0;
+  while (lo < 255 && !counts[lo]) lo++;
+  while (hi > 0 && !counts[hi]) hi--;
+  for (let seen = 0; ground < 255 && (seen += counts[ground]!) * 2 < n; ) ground++;
+  // the ground is the median: nearer the lightest value than the darkest, the type is dark
+  if (hi - ground <= ground - lo) return crop.channels === 1 ? crop : { ...crop, channels: 1, pixels: grey };
+  const paper = 255 - ground,
+    scale = paper > 0 ? 255 / paper : 1;
+  const pixels = Uint8Array.from(grey, (v) => Math.min(255, Math.round((255 - v) * scale)));
+  return { ...crop, channels: 1, pixels };
+}
+
+/** Values a crop's pixels span, in some channel, at least where it shows a glyph: less is flat ground (a box over
+ * a band of flat colour spans 0; a line of type, however pale, spans far more). */
+const FLAT = 16;
+
+/** Whether a crop shows no glyph: every pixel within FLAT of the others in every channel (a detector's box over the
+ * flat colour of a band between a tracked heading's words, which the recogniser read as a "2" at 0.05). */
+export function flatCrop(crop: LineCrop): boolean {
+  for (let c = 0; c < crop.channels; c++) {
+    let lo = 255,
+      hi = 0;
+    for (let i = c; i < crop.pixels.length; i += crop.channels) {
+      const v = crop.pixels[i]!;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    if (hi - lo >= FLAT) return false;
+  }
+  return true;
+}
+
 /** A line crop scaled to the recogniser's height (aspect kept, or widened `widen` times; width capped). */
 export function recogniserCrop(page: PagePixels, box: Extent, height: number, maxWidth: number, widen = 1): LineCrop {
   const { x0, x1, y0, y1 } = pixelRegion(page, box);

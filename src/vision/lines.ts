@@ -19,7 +19,7 @@ import type { LinesConfig } from "../model/schema.js";
 import { pixelRegion, type PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
 import { leaderDots } from "./leaders.js";
-import { recogniserBatch, recogniserCrop, type LineCrop, type Tensor } from "./line-crop.js";
+import { flatCrop, inkCrop, recogniserBatch, recogniserCrop, type LineCrop, type Tensor } from "./line-crop.js";
 import { loadSharp } from "../input/sharp.js";
 import { readPageFormulas, type FormulaConfig, type FormulaModels, type PageFormula } from "./formula.js";
 import { readingBox, turnedRegion, verticalCandidates, type Turn } from "./vertical.js";
@@ -833,6 +833,8 @@ export async function pageUnits(
   // glyphs' edges: the detector's box over the wide space between a heading's number and its title, where the
   // decoder wrote a brace ("10.3.1 { Вырезать")
   for (const k of gapBoxes(boxes, units)) drop.add(k);
+  // and a box over flat ground holds nothing (whatever the recogniser guessed there)
+  crops.forEach((c, k) => flatCrop(c) && drop.add(k));
   if (drop.size) {
     const keep = <T>(_: T, k: number) => !drop.has(k);
     [boxes, crops, units, slotColumns] = [boxes.filter(keep), crops.filter(keep), units.filter(keep), slotColumns.filter(keep)];
@@ -860,13 +862,15 @@ export async function pageUnits(
     // (a first reading kept keeps its crop, which its slot columns index)
     for (const k of crowded) if (units[k]!.peaks === undefined) crops[k] = firstCrops.get(k)!;
   }
+  // (the glyphs' marks and heights are measured on ink dark on paper, whatever the line's colours)
+  const inked = crops.map(inkCrop);
   if (models.diacritics) {
-    await readDiacritics(units, crops, slotColumns, models.diacritics, cfg.rec_height);
+    await readDiacritics(units, inked, slotColumns, models.diacritics, cfg.rec_height);
     clock("diacritics");
   }
-  caseBySize(units, crops, slotColumns);
-  smallCaps(units, crops, slotColumns);
-  slotHeights(units, crops, slotColumns);
+  caseBySize(units, inked, slotColumns);
+  smallCaps(units, inked, slotColumns);
+  slotHeights(units, inked, slotColumns);
   const formulas = models.formula
     ? await readPageFormulas(
         page,

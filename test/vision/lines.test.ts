@@ -1,5 +1,6 @@
 // The line-unit front end's pure parts: detector post-processing, reading order, crops, CTC slots, geometry.
 import { describe, expect, it } from "vitest";
+import { flatCrop, inkCrop } from "../../src/vision/line-crop.js";
 import { resizeBicubic } from "../../src/vision/resample.js";
 import {
   boxesFromMap,
@@ -412,6 +413,42 @@ describe("crops and geometry", () => {
     expect(c.width).toBe(Math.round((40 * 48) / 10));
   });
 
+  it("gives the glyph measures ink dark on paper: a grey crop as it is, colour as luminance, light type turned over", () => {
+    const rgbCrop = (ground: number[], type: number[]) => {
+      // a 40-column crop, its type in columns 10-15 on rows 20-30
+      const pixels = new Uint8Array(40 * 48 * 3);
+      for (let i = 0; i < 40 * 48; i++) {
+        const inType = i % 40 >= 10 && i % 40 < 16 && i / 40 >= 20 && i / 40 < 30;
+        pixels.set(inType ? type : ground, 3 * i);
+      }
+      return { width: 40, height: 48, channels: 3 as const, pixels };
+    };
+    const at = (c: { width: number; pixels: Uint8Array }, x: number, y: number) => c.pixels[y * c.width + x]!;
+    // a grey crop of dark type is itself
+    const grey = recogniserCrop(page, { xMin: 20, xMax: 60, yMin: 10, yMax: 20 }, 48, 3200);
+    expect(inkCrop(grey)).toBe(grey);
+    // red type on white: its first channel (red) shows nothing, its luminance shows the type
+    const red = inkCrop(rgbCrop([255, 255, 255], [200, 30, 30]));
+    expect(red.channels).toBe(1);
+    expect(at(red, 12, 25)).toBeLessThan(100);
+    expect(at(red, 30, 5)).toBe(255);
+    // white type on a red band (a magazine's box) and on black (an inverted scan): dark type on white paper
+    for (const ground of [
+      [198, 40, 40],
+      [0, 0, 0],
+      [30, 30, 30],
+    ]) {
+      const turned = inkCrop(rgbCrop(ground, [255, 255, 255]));
+      expect(at(turned, 12, 25)).toBe(0);
+      expect(at(turned, 30, 5)).toBe(255);
+    }
+    // a box over flat colour shows no glyph; one over type, even pale type, does
+    expect(flatCrop(rgbCrop([26, 35, 126], [26, 35, 126]))).toBe(true);
+    expect(flatCrop(rgbCrop([26, 35, 126], [255, 255, 255]))).toBe(false);
+    expect(flatCrop(rgbCrop([255, 255, 255], [200, 200, 200]))).toBe(false);
+    expect(flatCrop(rgbCrop([255, 255, 255], [255, 255, 120]))).toBe(false);
+  });
+
   it("crops a grey line as its colour form would be cropped, value for value", () => {
     // grey text with soft edges (every value), and the same page with one tinted pixel (the RGB path)
     const grey = { width: 120, height: 40, data: Buffer.alloc(120 * 40 * 3) };
@@ -477,6 +514,8 @@ describe("pages of very small text", () => {
   // a white page 480 x 320 with 12 detected lines (page pixels), their detected cores this high (the detector's
   // regions are the text shrunk; its boxes grow them back by the unclip ratio)
   const page = { width: 480, height: 320, data: Buffer.alloc(480 * 320 * 3, 255) };
+  // (a dark speck on each line: a box over flat paper holds nothing, and is dropped)
+  for (let k = 0; k < 12; k++) page.data.fill(0, ((11 + 25 * k) * 480 + 100) * 3, ((11 + 25 * k) * 480 + 102) * 3);
   const models = (lineHeight: number, calls: { detect: number[][]; crops: number }) => ({
     detect: async (t: Tensor) => {
       const [, , h, w] = t.dims as number[];
@@ -530,6 +569,8 @@ describe("recogniser batches", () => {
     H = 640;
   const page = { width: W, height: H, data: Buffer.alloc(W * H * 3, 255) };
   const lines = Array.from({ length: 20 }, (_, k) => ({ y: 8 + k * 30, width: 10 + Math.round((290 * ((k * 7) % 20)) / 19) }));
+  // (a dark speck in each: a box over flat paper holds nothing, and is dropped)
+  for (const l of lines) page.data.fill(0, ((l.y + 5) * W + 24) * 3, ((l.y + 5) * W + 26) * 3);
   const models = (calls: { n: number; width: number; content: number[] }[]): LineModels => ({
     detect: async (t: Tensor) => {
       const [, , h, w] = t.dims as number[];

@@ -631,6 +631,18 @@ const CLOSERS = "])}”’,;:!?";
  * thin space, "3 557,03", as a dash, and is left alone). */
 const UNREAD_MARK = 4;
 const UNREAD_SPACE = 5;
+/** Blank CTC steps between two letters of a word in body type; a line whose letters stand further apart (a wide or
+ * bold face set large: a heading's "Festival 2026", 3 steps between letters and 3-4 between digits) moves both
+ * bounds up by as much. Measured on at least LETTER_PAIRS pairs of letters side by side. */
+const LETTER_GAP = 1;
+const LETTER_PAIRS = 3;
+
+/** How many blank CTC steps more than body type a line sets between the letters of its words (0 for body type). */
+export function letterSpacing(chars: readonly string[], gaps: ArrayLike<number>): number {
+  const between: number[] = [];
+  for (let j = 1; j < chars.length; j++) if (/\p{L}/u.test(chars[j - 1]!) && /\p{L}/u.test(chars[j]!)) between.push(gaps[j]!);
+  return between.length < LETTER_PAIRS ? 0 : Math.max(0, median(between) - LETTER_GAP);
+}
 
 /**
  * The recogniser's reading with what it could not read between two sure digits put back: a range's en dash, which
@@ -642,16 +654,23 @@ export function withUnreadMarks(evidence: LineEvidence, confident: number): Line
   const { gaps, peaks } = evidence;
   const chars = Array.from(evidence.text);
   if (!gaps || gaps.length !== chars.length || peaks.length !== chars.length) return evidence;
+  const wide = letterSpacing(chars, gaps);
   const at = new Set<number>();
   for (let j = 1; j < chars.length; j++)
-    if (/\d/.test(chars[j - 1]!) && /\d/.test(chars[j]!) && gaps[j]! >= UNREAD_MARK && peaks[j - 1]! >= confident && peaks[j]! >= confident)
+    if (
+      /\d/.test(chars[j - 1]!) &&
+      /\d/.test(chars[j]!) &&
+      gaps[j]! >= UNREAD_MARK + wide &&
+      peaks[j - 1]! >= confident &&
+      peaks[j]! >= confident
+    )
       at.add(j);
   if (at.size === 0) return evidence;
   const text: string[] = [];
   const out = { peaks: [] as number[], gaps: [] as number[], diacritics: [] as number[], diacriticPeaks: [] as number[] };
   chars.forEach((c, j) => {
     if (at.has(j)) {
-      text.push(gaps[j]! >= UNREAD_SPACE ? " " : "–");
+      text.push(gaps[j]! >= UNREAD_SPACE + wide ? " " : "–");
       out.peaks.push(Math.min(peaks[j - 1]!, peaks[j]!));
       out.gaps.push(0);
       out.diacritics.push(0);

@@ -14,6 +14,7 @@ import {
   mergeLineTagged,
   oneScript,
   numberGap,
+  letterSpacing,
   pageScripts,
   texLogos,
   texPage,
@@ -922,6 +923,20 @@ describe("mergeLine", () => {
     expect(mergeLine(" 156270", gapped("156270", [1, 1, 1, 5, 0, 1]), latin)).toBe(" 156 270");
     expect(mergeLine(" 3557,03", gapped("3557,03", [1, 3, 1, 1, 1, 1, 1]), latin)).toBe(" 3557,03");
     expect(mergeLine(" 100999", { ...gapped("100999", [1, 1, 1, 4, 1, 1]), peaks: [1, 1, 1, 0.5, 1, 1] }, latin)).toBe(" 100999");
+  });
+
+  it("measures a number's gaps against its line's letters: a heading's wide face sets its digits apart too", () => {
+    // a bold heading at 56 px read white on a band: 3 steps between its letters, 3-4 between the digits of "2026"
+    // (read "20–26" against body type's bounds)
+    const heading = [3, 3, 3, 2, 3, 4, 2, 2, 3, 3, 2, 2, 2, 3, 2, 1, 1, 3, 4, 3];
+    expect(mergeLine(" Garden Festival 2026", gapped("Garden Festival 2026", heading), latin)).toBe(" Garden Festival 2026");
+    // a range in that face still leaves more: its dash and the letters' spacing on both sides
+    const range = [3, 3, 3, 3, 3, 3, 3, 1, 3, 3, 6, 3, 3, 3];
+    expect(mergeLine(" Stages 1001999", gapped("Stages 1001999", range), latin)).toBe(" Stages 100–1999");
+    // letters of body type (1 step) keep body type's bounds; a line of spaced digits alone keeps them too
+    expect(letterSpacing(Array.from("values 100999"), [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1])).toBe(0);
+    expect(letterSpacing(Array.from("1464"), [1, 8, 7, 7])).toBe(0);
+    expect(letterSpacing(Array.from("Garden Festival 2026"), heading)).toBe(2);
   });
 
   it("drops an apostrophe the decoder put between two sure marks or digits, and keeps one beside a letter", () => {
