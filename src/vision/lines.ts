@@ -4,8 +4,8 @@
 // Everything here is pure computation over page pixels and model outputs; the ONNX sessions are passed in.
 import { readDiacritics } from "./diacritics.js";
 import { caseBySize, slotHeights, smallCaps } from "./letter-case.js";
-import { darkRuns, rowGroups } from "./components.js";
-import { missedText } from "./missed-text.js";
+import { darkRuns, rowGroups, type DarkRun } from "./components.js";
+import { inkOutsideBoxes, missedLargeText, missedText } from "./missed-text.js";
 import { STRAY_GLYPHS, strayMarks } from "./stray-marks.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
@@ -619,7 +619,10 @@ export async function detectedLines(
   const det = detectorInput(page, cfg.det_limit);
   const map = await models.detect(det.input);
   const first = boxesFromMap(map, det.scaleX, det.scaleY, cfg, page.width, page.height);
-  const boxes = await withMissedText(page, first, models, cfg, again);
+  // (the ink outside the first pass's boxes is traced once, for small type missed and large)
+  const ink = inkOutsideBoxes(page, first);
+  const missed = await withMissedText(page, first, models, cfg, again, ink);
+  const boxes = await withLargeText(page, missed, models, cfg, missed === first ? ink : undefined);
   // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
   const found = splitAtInkGutters(boxes, page);
   clock("detect");
@@ -642,7 +645,8 @@ const STRIP_OVERLAP = 4;
  * margin than letter). The page goes through the detector in strips overlapping by STRIP_OVERLAP line heights; a
  * strip keeps the boxes whose middle lies in its share (from the middle of one overlap to the next's), so a line cut
  * at a strip's edge is taken whole from its neighbour. `most`: the largest scale (1, a page's own pixels; a grown
- * page's, 1 / its growth). A page the detector already saw at that scale or near it is left as it is.
+ * page's, 1 / its growth). A page the detector already saw at that scale or near it is left as it is. `ink`: the
+ * page's ink outside `boxes` (missed-text.ts inkOutsideBoxes), where it was traced.
  */
 export async function withMissedText(
   page: PagePixels,
@@ -650,10 +654,11 @@ export async function withMissedText(
   models: Pick<LineModels, "detect">,
   cfg: LinesConfig,
   most = 1,
+  ink?: readonly DarkRun[],
 ): Promise<LineBox[]> {
   const scale = Math.min(DETECTOR_UPSCALE, cfg.det_limit / Math.max(page.width, page.height));
   const again = Math.min(most, MISSED_TEXT_GROWTH * scale);
-  if (again < 1.25 * scale || missedText(page, boxes).length === 0) return boxes;
+  if (again < 1.25 * scale || missedText(page, boxes, ink).length === 0) return boxes;
   const line = median(boxes.map((b) => b.yMax - b.yMin));
   const overlap = Math.ceil(STRIP_OVERLAP * line);
   const rows = Math.max(Math.floor(STRIP_ROWS / again), 3 * overlap);
@@ -678,6 +683,53 @@ export async function withMissedText(
   }
   // (a second pass that finds nothing is no better reading of the page than the first)
   return found.length ? found : boxes;
+}
+
+/** A strip round a run of missed large type reaches this many of its heights above and below it. */
+const LARGE_STRIP_MARGIN = 0.5;
+/** A box of the page's lies this much of its area or more inside one a strip found: the strip's box replaces it. */
+const REPLACED = 0.5;
+
+/**
+ * `boxes` with the large type the detector missed (missedLargeText) boxed again: each run's strip of the page (the
+ * page's width, the run's rows and LARGE_STRIP_MARGIN of its height about them) goes through the detector alone, at
+ * the page's scale, and its boxes that reach into the run are taken, in place of the page's boxes that lie mostly
+ * inside them (the headline's one word the first pass found, a speck). `ink` as withMissedText's.
+ */
+export async function withLargeText(
+  page: PagePixels,
+  boxes: LineBox[],
+  models: Pick<LineModels, "detect">,
+  cfg: LinesConfig,
+  ink?: readonly DarkRun[],
+): Promise<LineBox[]> {
+  const runs = missedLargeText(page, boxes, ink);
+  if (!runs.length) return boxes;
+  const scale = Math.min(DETECTOR_UPSCALE, cfg.det_limit / Math.max(page.width, page.height));
+  const taken: LineBox[] = [];
+  for (const run of runs) {
+    const margin = LARGE_STRIP_MARGIN * (run.yMax - run.yMin);
+    const y0 = Math.max(0, Math.floor(run.yMin - margin)),
+      y1 = Math.min(page.height, Math.ceil(run.yMax + margin));
+    const strip: PagePixels = { ...page, height: y1 - y0, data: page.data.subarray(y0 * page.width * 3, y1 * page.width * 3) };
+    const det = detectorInput(strip, Math.round(scale * Math.max(strip.width, strip.height)));
+    const map = await models.detect(det.input);
+    for (const b of boxesFromMap(map, det.scaleX, det.scaleY, cfg, strip.width, strip.height)) {
+      const box = { ...b, yMin: b.yMin + y0, yMax: b.yMax + y0 };
+      if (overlapArea(box, run) > 0 && !taken.some((t) => overlapArea(t, box) > 0)) taken.push(box);
+    }
+  }
+  if (!taken.length) return boxes;
+  const area = (b: Extent) => (b.xMax - b.xMin) * (b.yMax - b.yMin);
+  const kept = boxes.filter((b) => !taken.some((t) => overlapArea(t, b) >= REPLACED * area(b)));
+  return [...kept, ...taken];
+}
+
+/** The area two boxes share. */
+function overlapArea(a: Extent, b: Extent): number {
+  return (
+    Math.max(0, Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin)) * Math.max(0, Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin))
+  );
 }
 
 /** A page's text lines for the decoder, and the pictures found on it (whose lines are left out). */

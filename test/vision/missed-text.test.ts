@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type Tensor, withMissedText } from "../../src/vision/lines.js";
-import { missedText } from "../../src/vision/missed-text.js";
+import { type Tensor, withLargeText, withMissedText } from "../../src/vision/lines.js";
+import { missedLargeText, missedText } from "../../src/vision/missed-text.js";
 import { LINES_CFG } from "./helpers.js";
 
 // a white page with dark rectangles: glyphs, and the boxes a detector found
@@ -110,5 +110,60 @@ describe("withMissedText", () => {
     expect(found.length).toBe(2);
     expect(Math.min(...found.map((b) => b.xMin))).toBeLessThan(100);
     expect(Math.max(...found.map((b) => b.xMax))).toBeGreaterThan(1000);
+  });
+});
+
+describe("missedLargeText and withLargeText", () => {
+  // three lines of body type the detector boxed (20-px boxes over 10-px glyphs), and a headline of 40-px glyphs
+  // (24 px wide, 4 apart) below them that it missed but for its last word
+  const body = [box(40, 35, 560, 55), box(40, 65, 560, 85), box(40, 95, 560, 115)];
+  const text = [...glyphs(50, 40, 50), ...glyphs(50, 70, 50), ...glyphs(50, 100, 50)];
+  const headline: [number, number, number, number][] = Array.from({ length: 12 }, (_, k) => [50 + 28 * k, 200, 74 + 28 * k, 240]);
+  const px = page(600, 300, [...text, ...headline]);
+  // its last word's box, as tall as a headline's (the glyphs under it are inside it)
+  const lastWord = box(270, 190, 390, 250);
+
+  it("finds a headline's glyphs outside every box as a run, and a lone letter at the end of its box", () => {
+    const runs = missedLargeText(px, [...body, lastWord]);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ xMin: 50, yMin: 200, yMax: 240 });
+    expect(runs[0]!.xMax).toBeLessThanOrEqual(270);
+    // the headline's first letter alone beside the box of the rest
+    const first = missedLargeText(px, [...body, box(78, 190, 390, 250)]);
+    expect(first).toEqual([{ xMin: 50, xMax: 74, yMin: 200, yMax: 240 }]);
+  });
+
+  it("leaves a lone large glyph beside lower boxes (a drop cap), body-sized glyphs, rules and a page it boxed", () => {
+    const dropCap = page(600, 300, [...text, [10, 35, 34, 85]]);
+    expect(missedLargeText(dropCap, body)).toEqual([]);
+    // glyphs of body type outside the boxes are missedText's
+    expect(missedLargeText(page(600, 300, [...text, ...glyphs(50, 200, 40)]), body)).toEqual([]);
+    expect(missedLargeText(page(600, 300, [...text, [50, 200, 550, 240]]), body)).toEqual([]);
+    expect(missedLargeText(px, [...body, box(40, 190, 390, 250)])).toEqual([]);
+  });
+
+  it("boxes the headline's strip again, in place of the boxes inside what it finds", async () => {
+    // the detector's stand-in joins a row's glyphs across 12 px (missed-text's withMissedText tests)
+    const detect = async (input: Tensor): Promise<Tensor> => {
+      const [, , h, w] = input.dims as number[];
+      const out = new Float32Array(h! * w!);
+      for (let y = 0; y < h!; y++)
+        for (let x = 0; x < w!; x++)
+          if (input.data[y * w! + x]! < 0) for (let dx = -6; dx <= 6; dx++) if (x + dx >= 0 && x + dx < w!) out[y * w! + x + dx] = 1;
+      return { data: out, dims: [1, 1, h!, w!] };
+    };
+    const first = [...body, lastWord].map((b) => ({ ...b, score: 1 }));
+    const found = await withLargeText(px, first, { detect }, LINES_CFG);
+    // the body's boxes stay; the headline is one box across all its glyphs, the last word's box gone
+    expect(found.slice(0, 3)).toEqual(first.slice(0, 3));
+    expect(found).toHaveLength(4);
+    const [head] = found.slice(3);
+    expect(head!.xMin).toBeLessThanOrEqual(50);
+    expect(head!.xMax).toBeGreaterThanOrEqual(382);
+    expect(head!.yMin).toBeLessThanOrEqual(200);
+    expect(head!.yMax).toBeGreaterThanOrEqual(240);
+    // nothing missed: the boxes as they were
+    const whole = [...first.slice(0, 3), { ...box(40, 190, 390, 250), score: 1 }];
+    expect(await withLargeText(px, whole, { detect }, LINES_CFG)).toEqual(whole);
   });
 });
