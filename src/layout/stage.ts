@@ -16,6 +16,12 @@ export interface PageFrame {
    * are (a photograph in one column keeps its band from reading as a section break across the page)
    */
   pictures?: readonly Extent[];
+  /**
+   * panels on the page (vision/panels.ts: rectangles of flat colour holding text): each one's lines are read
+   * together, the panel taking part in the cuts as one block (a coloured box beside a column is read after or
+   * before it, never row by row with it)
+   */
+  panels?: readonly Extent[];
 }
 
 export interface LayoutStage {
@@ -38,15 +44,61 @@ export const XY_CUT_STAGE: LayoutStage = {
   name: "xy-cut",
   order(lines, page) {
     const body = median(lines.map((b) => b.yMax - b.yMin)) || 10;
-    if (!page.pictures?.length) return xyCut(lines, 0.5 * body, page.rules);
-    // (marked, not kept by identity: a box XY-cut splits at a gutter comes back as copies, and copies keep the mark)
-    const pictures = page.pictures.map((p) => ({ ...p, [PICTURE]: true }));
-    return xyCut<Extent>([...lines, ...pictures], 0.5 * body, page.rules).filter((b) => !(PICTURE in b)) as (typeof lines)[number][];
+    return page.panels?.length ? inPanels(lines, page, body) : withPictures(lines, page, body);
   },
   assemble(lines, page) {
     return assemblePage(lines, page.width, page.height, page.rules);
   },
 };
+
+/** `lines` and the page's pictures in XY-cut's order, the pictures left out; `body`: the page's line height. */
+function withPictures<T extends Extent>(lines: readonly T[], page: PageFrame, body: number): T[] {
+  if (!page.pictures?.length) return xyCut(lines, 0.5 * body, page.rules);
+  // (marked, not kept by identity: a box XY-cut splits at a gutter comes back as copies, and copies keep the mark)
+  const pictures = page.pictures.map((p) => ({ ...p, [PICTURE]: true }));
+  return xyCut<Extent>([...lines, ...pictures], 0.5 * body, page.rules).filter((b) => !(PICTURE in b)) as T[];
+}
+
+/** Marks a panel's block among the lines XY-cut orders: its lines, in their own order. */
+const PANEL = Symbol("panel");
+
+/**
+ * `lines` in reading order where the page has panels: the lines whose middles lie in a panel (the smallest that
+ * holds it) become one block, the panel's rectangle and theirs, which XY-cut orders among the other lines (and the
+ * pictures); each block then stands for its lines, themselves in XY-cut's order. `body`: the page's line height.
+ */
+function inPanels<T extends Extent>(lines: readonly T[], page: PageFrame, body: number): T[] {
+  const panels = [...page.panels!].sort((a, b) => (a.xMax - a.xMin) * (a.yMax - a.yMin) - (b.xMax - b.xMin) * (b.yMax - b.yMin));
+  const members: T[][] = panels.map(() => []);
+  const free: T[] = [];
+  for (const b of lines) {
+    const x = (b.xMin + b.xMax) / 2,
+      y = (b.yMin + b.yMax) / 2;
+    const k = panels.findIndex((p) => x > p.xMin && x < p.xMax && y > p.yMin && y < p.yMax);
+    if (k < 0) free.push(b);
+    else members[k]!.push(b);
+  }
+  const blocks = panels.flatMap((p, k) => (members[k]!.length ? [{ ...spanWith(p, members[k]!), [PANEL]: k }] : []));
+  // (a block XY-cut cut at a gutter comes back as copies: its lines are read at the first)
+  const read = new Set<number>();
+  return withPictures<Extent>([...free, ...blocks], page, body).flatMap((b) => {
+    if (!(PANEL in b)) return [b as T];
+    const k = (b as { [PANEL]: number })[PANEL];
+    if (read.has(k)) return [];
+    read.add(k);
+    return xyCut(members[k]!, 0.5 * body, page.rules);
+  });
+}
+
+/** The extent of a panel and its lines together. */
+function spanWith(panel: Extent, lines: readonly Extent[]): Extent {
+  return {
+    xMin: Math.min(panel.xMin, ...lines.map((b) => b.xMin)),
+    xMax: Math.max(panel.xMax, ...lines.map((b) => b.xMax)),
+    yMin: Math.min(panel.yMin, ...lines.map((b) => b.yMin)),
+    yMax: Math.max(panel.yMax, ...lines.map((b) => b.yMax)),
+  };
+}
 
 let current: LayoutStage = XY_CUT_STAGE;
 

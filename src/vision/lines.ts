@@ -15,6 +15,7 @@ import { horizontalRules } from "../layout/rules.js";
 import { layoutStage, type PageFrame } from "../layout/stage.js";
 import { extentOf, median, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
+import { panelRegions } from "./panels.js";
 import type { LinesConfig } from "../model/schema.js";
 import { pixelRegion, type PagePixels } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
@@ -789,7 +790,14 @@ export async function pageUnits(
   clock("marks");
   const top = found.length ? Math.min(...found.map((b) => b.yMin)) : 0;
   // (rules drawn across the page: a gutter they cross between rows is a ruled table's, read row by row)
-  const frame = { width: page.width, height: page.height, rules: horizontalRules(page, found), pictures };
+  // (and rectangles of flat colour holding text: each one's lines are read together)
+  const frame = {
+    width: page.width,
+    height: page.height,
+    rules: horizontalRules(page, found),
+    pictures,
+    panels: panelRegions(page, found),
+  };
   let boxes = [
     ...marks.filter((m) => m.yMax <= top),
     ...(models.order ? models.order(reach, frame) : orderLines(reach, frame)).map((b) => reached.get(b) ?? b),

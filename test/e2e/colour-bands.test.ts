@@ -25,6 +25,17 @@ function page(): Buffer {
   return makePdf({ content: ops, text: "colour", width: 595, height: 842 });
 }
 
+const BOXED = ["Open every day", "from nine to six", "with free entry", "for all children", "under twelve"];
+const BESIDE = ["The new gallery", "shows paintings", "by local artists", "and sculptures", "from the coast"];
+
+/** A red box of five short white lines beside five short dark lines on white, on one leading, a wide gap between. */
+function sidebar(): Buffer {
+  let ops = "0.78 0.16 0.16 rg 40 470 230 200 re f\n";
+  BOXED.forEach((line, k) => (ops += `1 1 1 rg BT /F1 14 Tf 56 ${640 - 28 * k} Td (${line}) Tj ET\n`));
+  BESIDE.forEach((line, k) => (ops += `0.1 0.1 0.1 rg BT /F1 14 Tf 400 ${640 - 28 * k} Td (${line}) Tj ET\n`));
+  return makePdf({ content: ops, text: "sidebar", width: 595, height: 842 });
+}
+
 describe("type in colour, with the default model", () => {
   const temp = tempDir("ocr-colour-");
   afterAll(() => temp.cleanup());
@@ -42,5 +53,15 @@ describe("type in colour, with the default model", () => {
     // and nothing else: not the "2" the recogniser guessed in a box the detector put on the band between two words
     const letters = (s: string) => s.replace(/\s/g, "").length;
     expect(letters(text)).toBe(letters([HEADING, ...BOX, ...RED].join("")));
+  });
+
+  it("reads a coloured box's lines together, not row by row with the column beside it", async () => {
+    const file = path.join(temp.dir, "sidebar.pdf");
+    await writeFile(file, sidebar());
+    const r = await ocr(["parse", file, "--stdout", "--threads", "1", "-q"], { cwd: repoRoot });
+    expect(r.exitCode).toBe(0);
+    // (the two columns alike on white read as a table's, row by row: "Open every day The new gallery from nine…")
+    const text = r.stdout.replace(/[#*`]/g, "").replace(/\s+/g, " ").trim();
+    expect(text).toBe([...BOXED, ...BESIDE].join(" "));
   });
 });

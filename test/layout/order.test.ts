@@ -347,6 +347,35 @@ describe("pictures take part in the cuts (PageFrame.pictures)", () => {
   });
 });
 
+describe("panels are read whole (PageFrame.panels)", () => {
+  // a leaflet's two columns of six short lines on one leading, 320 px apart: a coloured box's lines on the left, a
+  // column of type on white on the right (alike, they read as a table's two columns, row by row)
+  const frame = { width: 1240, height: 1754 };
+  const left = Array.from({ length: 6 }, (_, k) => ({ xMin: 100, xMax: 330, yMin: 400 + 40 * k, yMax: 430 + 40 * k, name: `a${k + 1}` }));
+  const right = Array.from({ length: 6 }, (_, k) => ({ xMin: 660, xMax: 900, yMin: 400 + 40 * k, yMax: 430 + 40 * k, name: `b${k + 1}` }));
+  const heading = { xMin: 80, xMax: 700, yMin: 250, yMax: 310, name: "h" };
+  const lines = [heading, ...left, ...right];
+  const names = (ordered: readonly { name: string }[]) => ordered.map((b) => b.name).join(" ");
+  const box = { xMin: 80, xMax: 600, yMin: 380, yMax: 680 };
+
+  it("reads a panel's lines together, before or after the column beside it", () => {
+    expect(names(XY_CUT_STAGE.order(lines, frame))).toBe("h a1 b1 a2 b2 a3 b3 a4 b4 a5 b5 a6 b6");
+    expect(names(XY_CUT_STAGE.order(lines, { ...frame, panels: [box] }))).toBe("h a1 a2 a3 a4 a5 a6 b1 b2 b3 b4 b5 b6");
+    // two panels side by side, and one that holds no line
+    const other = { xMin: 640, xMax: 1160, yMin: 380, yMax: 680 };
+    const empty = { xMin: 80, xMax: 600, yMin: 900, yMax: 1200 };
+    expect(names(XY_CUT_STAGE.order(lines, { ...frame, panels: [other, box, empty] }))).toBe("h a1 a2 a3 a4 a5 a6 b1 b2 b3 b4 b5 b6");
+  });
+
+  it("reads a panel's own columns in order, and its lines once where a cut splits its block", () => {
+    // the panel holds both columns; the heading outside it
+    const wide = { xMin: 60, xMax: 1180, yMin: 380, yMax: 680 };
+    const ordered = XY_CUT_STAGE.order(lines, { ...frame, panels: [wide] });
+    expect(ordered).toHaveLength(lines.length);
+    expect(names(ordered)).toBe(names(XY_CUT_STAGE.order(lines, frame)));
+  });
+});
+
 describe("the default model's learned reading order (models/default/layout.json, src/layout/learned.ts)", () => {
   const model = parsePairOrderModel(
     JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../models/default/layout.json"), "utf8")),
