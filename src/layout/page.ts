@@ -410,6 +410,11 @@ function pixelBox(b: Extent): [number, number, number, number] {
   return [Math.floor(b.xMin), Math.floor(b.yMin), Math.ceil(b.xMax), Math.ceil(b.yMax)];
 }
 
+/** A line this many times as tall as the next one is a headline over it: the next line goes on with no paragraph
+ * of the headline's (a first column's first line, which the decoder began as a heading in lower case: "A path by the
+ * river" over "### the council voted", read "A path by the river the council voted"). */
+const HEADLINE = 1.6;
+
 /** Words a heading has at most when it ends like a sentence ("Example:", "Proof.") or at all. */
 const HEADING_WORDS = 12;
 const HEADING_WORDS_MAX = 20;
@@ -488,13 +493,15 @@ export function assemblePage(
   let fenced = false;
   const ranges: ([number, number] | undefined)[] = [];
   lines.forEach((line0, i) => {
-    // (a line the decoder began as a heading in lower case goes on with the paragraph before: proseHeading)
+    // (a line the decoder began as a heading in lower case goes on with the paragraph before: proseHeading; but not
+    // with a headline over it, set HEADLINE times its size or more, whose first column's first line it is)
     // (inside a code block, "\n\n# then install" is a listing's comment after a blank line)
+    const under = i > 0 && height(boxes[i - 1]!) >= HEADLINE * height(boxes[i]!);
     const line = fenced
       ? { ...line0 }
       : goesOn.has(i)
         ? { ...line0, markdown: line0.markdown.replace(/^\n\n/, " ") }
-        : { ...line0, markdown: line0.markdown.replace(/^\n\n#{1,6} (?=\p{Ll})/u, " ") };
+        : { ...line0, markdown: line0.markdown.replace(/^\n\n#{1,6} (?=\p{Ll})/u, under ? "\n\n" : " ") };
     if (margins.has(i)) {
       // a header's or footer's text leaves the flow, but not the fence its separator closes ("\n```\n\n## 2": the
       // decoder closes a code block as the page number's line begins)

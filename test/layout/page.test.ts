@@ -125,6 +125,20 @@ describe("assemblePage", () => {
     expect(assemblePage(table, W, H).blocks.map((b) => b.type)).toEqual(["table"]);
   });
 
+  it("joins a line the decoder began as a heading in lower case to the one before, but not to a headline", () => {
+    // the decoder's "### the council voted" under the last line of a paragraph goes on with it
+    const joined = assemblePage([...body(300, 3), line(396, "\n\n### the council voted on tuesday", 120, 1120)], W, H).markdown;
+    expect(joined).toContain("line 3 of the paragraph the council voted on tuesday");
+    // under a headline three times its height (a first column's first line), it starts a paragraph of its own
+    const lines = [
+      line(200, "A path by the river", 120, 900, 90),
+      line(330, "\n\n### the council voted on tuesday", 120, 500),
+      ...body(362, 3, " to extend"),
+    ];
+    const { markdown } = assemblePage(lines, W, H);
+    expect(markdown).toMatch(/^A path by the river\n\nthe council voted on tuesday to extend/);
+  });
+
   it("tells a title by its size at the top of the page", () => {
     const lines = [line(120, "# Free software and the fine print", 120, 1000, 70), ...body(230, 6)];
     expect(assemblePage(lines, W, H).blocks.map((b) => b.type)).toEqual(["title", "paragraph"]);
