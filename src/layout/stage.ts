@@ -3,7 +3,7 @@
 // geometric roles of page.ts are the default; a learned stage (reading order and roles from line boxes, the
 // recogniser's evidence and page features) implements the same interface and replaces it.
 import { assemblePage, type AssembledPage, type PageLine } from "./page.js";
-import { median, xyCut, type Extent } from "./xycut.js";
+import { median, middleInside, xyCut, type Extent } from "./xycut.js";
 
 /** The page the lines lie on: its size and, where the page's pixels were read for them, its horizontal rules. */
 export interface PageFrame {
@@ -72,9 +72,7 @@ function inPanels<T extends Extent>(lines: readonly T[], page: PageFrame, body: 
   const members: T[][] = panels.map(() => []);
   const free: T[] = [];
   for (const b of lines) {
-    const x = (b.xMin + b.xMax) / 2,
-      y = (b.yMin + b.yMax) / 2;
-    const k = panels.findIndex((p) => x > p.xMin && x < p.xMax && y > p.yMin && y < p.yMax);
+    const k = panels.findIndex((p) => middleInside(b, p));
     if (k < 0) free.push(b);
     else members[k]!.push(b);
   }

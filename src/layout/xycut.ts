@@ -196,6 +196,17 @@ function byRows<T extends Extent>(items: readonly T[]): T[] {
 /** How far two extents overlap along x (negative: the gap between them). */
 export const overlapX = (a: Extent, b: Extent) => Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin);
 
+/** Whether the middle of `b` lies inside `p` (not on its edge). */
+export function middleInside(b: Extent, p: Extent): boolean {
+  const x = (b.xMin + b.xMax) / 2,
+    y = (b.yMin + b.yMax) / 2;
+  return x > p.xMin && x < p.xMax && y > p.yMin && y < p.yMax;
+}
+
+/** The area two extents share (0 where they do not overlap). */
+export const overlapArea = (a: Extent, b: Extent) =>
+  Math.max(0, overlapX(a, b)) * Math.max(0, Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin));
+
 /**
  * `below` is the second line of a cell whose first line is in `above` (it sits under one there, in its column),
  * and a line alone in another column among `row` sits level with the cell's middle: between the two lines'

@@ -13,7 +13,7 @@ import { withoutGlyphFrames } from "./glyph-frames.js";
 import { splitAtInkGutters } from "../layout/ink-gutters.js";
 import { horizontalRules } from "../layout/rules.js";
 import { layoutStage, type PageFrame } from "../layout/stage.js";
-import { extentOf, median, type Extent } from "../layout/xycut.js";
+import { extentOf, median, overlapArea, type Extent } from "../layout/xycut.js";
 import { insidePicture, pictureRegions } from "./pictures.js";
 import { panelRegions } from "./panels.js";
 import type { LinesConfig } from "../model/schema.js";
@@ -88,10 +88,15 @@ export interface LineUnit {
  */
 const DETECTOR_UPSCALE = 2;
 
+/** The scale the detector sees a page at: its longer side at `limit` pixels, grown no more than DETECTOR_UPSCALE times. */
+function detectorScale(page: { width: number; height: number }, limit: number): number {
+  return Math.min(DETECTOR_UPSCALE, limit / Math.max(page.width, page.height));
+}
+
 /** Detector input: the page scaled so its longer side is at most `limit` (and grown no more than DETECTOR_UPSCALE
  * times), sides multiples of 32, ImageNet-normalised. */
 export function detectorInput(page: PagePixels, limit: number): { input: Tensor; scaleX: number; scaleY: number } {
-  const ratio = Math.min(DETECTOR_UPSCALE, limit / Math.max(page.width, page.height));
+  const ratio = detectorScale(page, limit);
   const w = Math.max(32, Math.round((page.width * ratio) / 32) * 32);
   const h = Math.max(32, Math.round((page.height * ratio) / 32) * 32);
   const px = resizeBicubic(page.data, page.width, page.height, w, h);
@@ -657,7 +662,7 @@ export async function withMissedText(
   most = 1,
   ink?: readonly DarkRun[],
 ): Promise<LineBox[]> {
-  const scale = Math.min(DETECTOR_UPSCALE, cfg.det_limit / Math.max(page.width, page.height));
+  const scale = detectorScale(page, cfg.det_limit);
   const again = Math.min(most, MISSED_TEXT_GROWTH * scale);
   if (again < 1.25 * scale || missedText(page, boxes, ink).length === 0) return boxes;
   const line = median(boxes.map((b) => b.yMax - b.yMin));
@@ -671,15 +676,12 @@ export async function withMissedText(
   for (let k = 0; k < strips; k++) {
     const y0 = Math.round(k * step),
       y1 = y0 + height;
-    const strip: PagePixels = { ...page, height: y1 - y0, data: page.data.subarray(y0 * page.width * 3, y1 * page.width * 3) };
-    const det = detectorInput(strip, Math.round(again * Math.max(strip.width, strip.height)));
-    const map = await models.detect(det.input);
     // (each strip's share runs to the middle of its overlap with the next: the strips' shares tile the page)
     const from = k === 0 ? 0 : (y0 + Math.round((k - 1) * step) + height) / 2,
       to = k === strips - 1 ? page.height : (Math.round((k + 1) * step) + y1) / 2;
-    for (const b of boxesFromMap(map, det.scaleX, det.scaleY, cfg, strip.width, strip.height)) {
-      const middle = y0 + (b.yMin + b.yMax) / 2;
-      if (middle >= from && middle < to) found.push({ ...b, yMin: b.yMin + y0, yMax: b.yMax + y0 });
+    for (const b of await stripBoxes(page, y0, y1, again, models, cfg)) {
+      const middle = (b.yMin + b.yMax) / 2;
+      if (middle >= from && middle < to) found.push(b);
     }
   }
   // (a second pass that finds nothing is no better reading of the page than the first)
@@ -706,19 +708,14 @@ export async function withLargeText(
 ): Promise<LineBox[]> {
   const runs = missedLargeText(page, boxes, ink);
   if (!runs.length) return boxes;
-  const scale = Math.min(DETECTOR_UPSCALE, cfg.det_limit / Math.max(page.width, page.height));
+  const scale = detectorScale(page, cfg.det_limit);
   const taken: LineBox[] = [];
   for (const run of runs) {
     const margin = LARGE_STRIP_MARGIN * (run.yMax - run.yMin);
     const y0 = Math.max(0, Math.floor(run.yMin - margin)),
       y1 = Math.min(page.height, Math.ceil(run.yMax + margin));
-    const strip: PagePixels = { ...page, height: y1 - y0, data: page.data.subarray(y0 * page.width * 3, y1 * page.width * 3) };
-    const det = detectorInput(strip, Math.round(scale * Math.max(strip.width, strip.height)));
-    const map = await models.detect(det.input);
-    for (const b of boxesFromMap(map, det.scaleX, det.scaleY, cfg, strip.width, strip.height)) {
-      const box = { ...b, yMin: b.yMin + y0, yMax: b.yMax + y0 };
+    for (const box of await stripBoxes(page, y0, y1, scale, models, cfg))
       if (overlapArea(box, run) > 0 && !taken.some((t) => overlapArea(t, box) > 0)) taken.push(box);
-    }
   }
   if (!taken.length) return boxes;
   const area = (b: Extent) => (b.xMax - b.xMin) * (b.yMax - b.yMin);
@@ -726,11 +723,23 @@ export async function withLargeText(
   return [...kept, ...taken];
 }
 
-/** The area two boxes share. */
-function overlapArea(a: Extent, b: Extent): number {
-  return (
-    Math.max(0, Math.min(a.xMax, b.xMax) - Math.max(a.xMin, b.xMin)) * Math.max(0, Math.min(a.yMax, b.yMax) - Math.max(a.yMin, b.yMin))
-  );
+/** The boxes the detector finds in rows [y0, y1) of the page (its width) seen at `scale`, in the page's pixels. */
+async function stripBoxes(
+  page: PagePixels,
+  y0: number,
+  y1: number,
+  scale: number,
+  models: Pick<LineModels, "detect">,
+  cfg: LinesConfig,
+): Promise<LineBox[]> {
+  const strip: PagePixels = { ...page, height: y1 - y0, data: page.data.subarray(y0 * page.width * 3, y1 * page.width * 3) };
+  const det = detectorInput(strip, Math.round(scale * Math.max(strip.width, strip.height)));
+  const map = await models.detect(det.input);
+  return boxesFromMap(map, det.scaleX, det.scaleY, cfg, strip.width, strip.height).map((b) => ({
+    ...b,
+    yMin: b.yMin + y0,
+    yMax: b.yMax + y0,
+  }));
 }
 
 /** A page's text lines for the decoder, and the pictures found on it (whose lines are left out). */

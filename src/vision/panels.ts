@@ -2,7 +2,7 @@
 // sidebar). The lines inside one are read together: side by side with another column, the two are read one after
 // the other, never row by row as a table's cells (layout/stage.ts). A panel is found on a grid of cells, each
 // sampled at nine points (a cell's median colour is its ground's: type covers less than half of it).
-import { median, type Extent } from "../layout/xycut.js";
+import { median, middleInside, type Extent } from "../layout/xycut.js";
 import type { PagePixels } from "./preprocess.js";
 
 /** A cell's colour differs from the paper's by more than this in some channel: it is filled. */
@@ -114,12 +114,7 @@ export function panelRegions(page: PagePixels, lines: readonly Extent[]): Extent
     const channel = (shift: number) => median(members.map((k) => (colours[k]! >> shift) & 255));
     const ground = (channel(16) << 16) | (channel(8) << 8) | channel(0);
     if (members.filter((k) => colourDistance(colours[k]!, ground) <= FLAT).length < FLAT_SHARE * members.length) continue;
-    const holds = lines.some((b) => {
-      const mx = (b.xMin + b.xMax) / 2,
-        my = (b.yMin + b.yMax) / 2;
-      return mx > box.xMin && mx < box.xMax && my > box.yMin && my < box.yMax;
-    });
-    if (holds) panels.push(box);
+    if (lines.some((b) => middleInside(b, box))) panels.push(box);
   }
   return panels;
 }

@@ -6,7 +6,7 @@
 // nor bare of edges (icons, widgets, curves, a photograph's detail). Thresholds were checked on the training
 // corpus' 802 pages (every renderer and scan effect): 3 pages flagged, each a real picture, no line of the text
 // layer lost but the ones a figure holds.
-import type { Extent } from "../layout/xycut.js";
+import { overlapArea, type Extent } from "../layout/xycut.js";
 import type { PagePixels } from "./preprocess.js";
 
 /** Cells across the page: ~8 px at 150 DPI on A4. */
@@ -227,9 +227,5 @@ export function pictureRegions(page: PagePixels, lines: readonly Extent[]): Exte
 /** Whether most of a line's box lies inside one of the pictures. */
 export function insidePicture(line: Extent, pictures: readonly Extent[]): boolean {
   const area = Math.max(1, (line.xMax - line.xMin) * (line.yMax - line.yMin));
-  return pictures.some((p) => {
-    const w = Math.min(line.xMax, p.xMax) - Math.max(line.xMin, p.xMin);
-    const h = Math.min(line.yMax, p.yMax) - Math.max(line.yMin, p.yMin);
-    return w > 0 && h > 0 && (w * h) / area >= INSIDE;
-  });
+  return pictures.some((p) => overlapArea(line, p) / area >= INSIDE);
 }
