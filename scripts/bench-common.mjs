@@ -1,5 +1,7 @@
-// Helpers the bench scripts share: command-line flags, PDF discovery, a child's memory and its --jsonl events.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+// Helpers the bench scripts share: command-line flags, PDF discovery, a child's memory and its --jsonl events, the
+// probes' parse of a folder of images and Tesseract beside it.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** `--name` flags and `--name value` options over an argv (without node and the script). */
@@ -57,4 +59,30 @@ export function onJsonLines(stream, onEvent) {
 /** The page cap a bench run recorded (settings.maxTokens: a number, or "model" for the model's own, as ocr parse uses it), for its report. */
 export function pageCapLabel(maxTokens) {
   return maxTokens === "model" ? "the model's" : String(maxTokens);
+}
+
+/**
+ * The PNG images of `base`/img, by name without ".png" in name order, parsed by `bin` in one `ocr parse --threads 1`
+ * batch (run inside img/, so that the outputs, which mirror the inputs' folders, are `base`/ours/NAME.md).
+ */
+export function parseImages(bin, base) {
+  const names = readdirSync(path.join(base, "img"))
+    .filter((f) => f.endsWith(".png"))
+    .sort()
+    .map((f) => f.slice(0, -4));
+  execFileSync(process.execPath, [bin, "parse", ...names.map((n) => `${n}.png`), "--threads", "1", "-o", "../ours", "--quiet"], {
+    cwd: path.join(base, "img"),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return names;
+}
+
+/** Tesseract 5 (`--psm 3`, `-l lang`, one thread) reads `png` into `out`.txt, unless a run before left that file. */
+export function tesseractOnce(png, out, lang) {
+  if (existsSync(`${out}.txt`)) return;
+  mkdirSync(path.dirname(out), { recursive: true });
+  execFileSync("tesseract", [png, out, "--psm", "3", "-l", lang], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, OMP_THREAD_LIMIT: "1" },
+  });
 }

@@ -14,12 +14,11 @@
 // thread, on each) and prints per language the character errors, the numbers of 3+ digits read exactly
 // (scripts/cer.mjs numbersRead) and the letters written that the page's truth never uses (invented marks: "ť" on
 // an English page).
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs } from "../bench-common.mjs";
+import { cliArgs, parseImages, tesseractOnce } from "../bench-common.mjs";
 import { numbersRead, pageScores } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -180,27 +179,11 @@ async function build() {
 
 function run() {
   const bin = path.resolve(option("--bin", path.join(root, "bin/ocr.js")));
-  const names = readdirSync(path.join(dir, "img"))
-    .filter((f) => f.endsWith(".png"))
-    .sort()
-    .map((f) => f.slice(0, -4));
-  // (run inside img/, so that the outputs, which mirror the inputs' folders, are ours/NAME.md)
-  execFileSync(process.execPath, [bin, "parse", ...names.map((n) => `${n}.png`), "--threads", "1", "-o", "../ours", "--quiet"], {
-    cwd: path.join(dir, "img"),
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const names = parseImages(bin, dir);
   const langOf = (n) => readFileSync(path.join(dir, "truth", `${n}.lang`), "utf8").trim();
   const engines = [["ours", (n) => path.join(dir, "ours", `${n}.md`)]];
   if (flag("--tesseract")) {
-    mkdirSync(path.join(dir, "tesseract"), { recursive: true });
-    for (const n of names) {
-      const out = path.join(dir, "tesseract", n);
-      if (!existsSync(`${out}.txt`))
-        execFileSync("tesseract", [path.join(dir, "img", `${n}.png`), out, "--psm", "3", "-l", `${langOf(n)}+eng`], {
-          stdio: "ignore",
-          env: { ...process.env, OMP_THREAD_LIMIT: "1" },
-        });
-    }
+    for (const n of names) tesseractOnce(path.join(dir, "img", `${n}.png`), path.join(dir, "tesseract", n), `${langOf(n)}+eng`);
     engines.push(["tesseract", (n) => path.join(dir, "tesseract", `${n}.txt`)]);
   }
   const pct = (a, b) => ((100 * a) / Math.max(1, b)).toFixed(1);

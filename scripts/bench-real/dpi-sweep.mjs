@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import { cliArgs } from "../bench-common.mjs";
+import { cliArgs, tesseractOnce } from "../bench-common.mjs";
 import { pageScores } from "../cer.mjs";
 import { degrade } from "./degrade.mjs";
 
@@ -74,17 +74,9 @@ function run() {
   const tesseract = flag("--tesseract");
   const lang = new Map(manifest.pages.map((p) => [p.id, p.lang]));
   if (tesseract)
-    for (const dpi of dpis) {
-      mkdirSync(path.join(dir, `tess${dpi}`), { recursive: true });
-      for (const id of ids) {
-        const out = path.join(dir, `tess${dpi}`, id);
-        if (existsSync(`${out}.txt`)) continue;
-        execFileSync("tesseract", [path.join(dir, `dpi${dpi}`, `${id}.png`), out, "--psm", "3", "-l", lang.get(id) ?? "eng"], {
-          stdio: ["ignore", "ignore", "pipe"],
-          env: { ...process.env, OMP_THREAD_LIMIT: "1" },
-        });
-      }
-    }
+    for (const dpi of dpis)
+      for (const id of ids)
+        tesseractOnce(path.join(dir, `dpi${dpi}`, `${id}.png`), path.join(dir, `tess${dpi}`, id), lang.get(id) ?? "eng");
   // (ocr parse mirrors the input's folders below the working directory into -o: the Markdown is found at any depth)
   const written = new Map(
     dpis.map((dpi) => {

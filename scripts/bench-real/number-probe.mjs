@@ -13,12 +13,11 @@
 // each set's images in one `ocr parse --threads 1` batch (and with --tesseract runs `tesseract --psm 3 -l eng`,
 // one thread, on each) and prints per set the numbers of 3+ digits read exactly (scripts/cer.mjs numbersRead) and
 // the character errors, then each number missed beside the nearest token written.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs } from "../bench-common.mjs";
+import { cliArgs, parseImages, tesseractOnce } from "../bench-common.mjs";
 import { editDistance, numbersRead, pageScores, plainText } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -136,26 +135,10 @@ function run() {
   const bin = path.resolve(option("--bin", path.join(root, "bin/ocr.js")));
   for (const set of SETS) {
     const base = path.join(dir, set);
-    const names = readdirSync(path.join(base, "img"))
-      .filter((f) => f.endsWith(".png"))
-      .sort()
-      .map((f) => f.slice(0, -4));
-    // (run inside img/, so that the outputs, which mirror the inputs' folders, are ours/NAME.md)
-    execFileSync(process.execPath, [bin, "parse", ...names.map((n) => `${n}.png`), "--threads", "1", "-o", "../ours", "--quiet"], {
-      cwd: path.join(base, "img"),
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    const names = parseImages(bin, base);
     const engines = [["ours", (n) => path.join(base, "ours", `${n}.md`)]];
     if (flag("--tesseract")) {
-      mkdirSync(path.join(base, "tesseract"), { recursive: true });
-      for (const n of names) {
-        const out = path.join(base, "tesseract", n);
-        if (!existsSync(`${out}.txt`))
-          execFileSync("tesseract", [path.join(base, "img", `${n}.png`), out, "--psm", "3", "-l", "eng"], {
-            stdio: "ignore",
-            env: { ...process.env, OMP_THREAD_LIMIT: "1" },
-          });
-      }
+      for (const n of names) tesseractOnce(path.join(base, "img", `${n}.png`), path.join(base, "tesseract", n), "eng");
       engines.push(["tesseract", (n) => path.join(base, "tesseract", `${n}.txt`)]);
     }
     for (const [engine, file] of engines) {
