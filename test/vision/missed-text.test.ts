@@ -18,6 +18,17 @@ function glyphs(x: number, y: number, n: number): [number, number, number, numbe
   return out;
 }
 
+// a stand-in for the detector: text where the input is dark, joined along its row across gaps of up to 12 pixels
+// (as the detector joins a line's glyphs), so that each row of glyphs is one region
+async function detect(input: Tensor): Promise<Tensor> {
+  const [, , h, w] = input.dims as number[];
+  const out = new Float32Array(h! * w!);
+  for (let y = 0; y < h!; y++)
+    for (let x = 0; x < w!; x++)
+      if (input.data[y * w! + x]! < 0) for (let dx = -6; dx <= 6; dx++) if (x + dx >= 0 && x + dx < w!) out[y * w! + x + dx] = 1;
+  return { data: out, dims: [1, 1, h!, w!] };
+}
+
 describe("missedText", () => {
   // two lines the detector found (boxes 20 px high over 10-px glyphs), a third it found only the start of
   const found = [box(40, 95, 560, 115), box(40, 125, 560, 145), box(40, 155, 120, 175)];
@@ -59,16 +70,6 @@ describe("missedText", () => {
 });
 
 describe("withMissedText", () => {
-  // a stand-in for the detector: text where the input is dark, joined along its row across gaps of up to 12 pixels
-  // (as the detector joins a line's glyphs), so that each row of glyphs is one region
-  const detect = async (input: Tensor): Promise<Tensor> => {
-    const [, , h, w] = input.dims as number[];
-    const out = new Float32Array(h! * w!);
-    for (let y = 0; y < h!; y++)
-      for (let x = 0; x < w!; x++)
-        if (input.data[y * w! + x]! < 0) for (let dx = -6; dx <= 6; dx++) if (x + dx >= 0 && x + dx < w!) out[y * w! + x + dx] = 1;
-    return { data: out, dims: [1, 1, h!, w!] };
-  };
   // 50 rows of glyphs down an A4 page at 150 DPI, 30 px apart; the first pass found the first two only
   const rows = Array.from({ length: 50 }, (_, k) => 40 + 30 * k);
   const px = page(
@@ -143,15 +144,6 @@ describe("missedLargeText and withLargeText", () => {
   });
 
   it("boxes the headline's strip again, in place of the boxes inside what it finds", async () => {
-    // the detector's stand-in joins a row's glyphs across 12 px (missed-text's withMissedText tests)
-    const detect = async (input: Tensor): Promise<Tensor> => {
-      const [, , h, w] = input.dims as number[];
-      const out = new Float32Array(h! * w!);
-      for (let y = 0; y < h!; y++)
-        for (let x = 0; x < w!; x++)
-          if (input.data[y * w! + x]! < 0) for (let dx = -6; dx <= 6; dx++) if (x + dx >= 0 && x + dx < w!) out[y * w! + x + dx] = 1;
-      return { data: out, dims: [1, 1, h!, w!] };
-    };
     const first = [...body, lastWord].map((b) => ({ ...b, score: 1 }));
     const found = await withLargeText(px, first, { detect }, LINES_CFG);
     // the body's boxes stay; the headline is one box across all its glyphs, the last word's box gone
