@@ -5,15 +5,9 @@ import { describe, expect, it } from "vitest";
 import { horizontalRules } from "../../src/layout/rules.js";
 import { xyCut, type Extent } from "../../src/layout/xycut.js";
 import { orderLines, type LineBox } from "../../src/vision/lines.js";
+import { inkPage } from "../vision/helpers.js";
 
 const box = (xMin: number, yMin: number, xMax: number, yMax: number): LineBox => ({ xMin, yMin, xMax, yMax, score: 1 });
-
-/** A white page with ink drawn in the given rectangles. */
-function page(width: number, height: number, ink: readonly [number, number, number, number][]) {
-  const data = Buffer.alloc(width * height * 3, 255);
-  for (const [x0, y0, x1, y1] of ink) for (let y = y0; y < y1; y++) data.fill(0, (y * width + x0) * 3, (y * width + x1) * 3);
-  return { width, height, data };
-}
 
 describe("horizontalRules", () => {
   // lines 20 px high: a rule is at least 80 px long and at most 6 px thick
@@ -21,7 +15,7 @@ describe("horizontalRules", () => {
 
   it("finds rules one and two pixels thick, each grown by the three-row window's row above and below", () => {
     const rules = horizontalRules(
-      page(400, 200, [
+      inkPage(400, 200, [
         [50, 40, 350, 41],
         [20, 120, 380, 122],
       ]),
@@ -35,7 +29,7 @@ describe("horizontalRules", () => {
 
   it("joins a rule drawn a little askew, stepping a row, and one broken by a pixel", () => {
     const rules = horizontalRules(
-      page(400, 200, [
+      inkPage(400, 200, [
         [50, 40, 200, 41],
         [200, 41, 350, 42],
         [20, 120, 200, 121],
@@ -54,7 +48,7 @@ describe("horizontalRules", () => {
     const letters = Array.from({ length: 30 }, (_, k) => [20 + 12 * k, 100, 29 + 12 * k, 115] as [number, number, number, number]);
     const short: [number, number, number, number] = [20, 150, 90, 151];
     const bar: [number, number, number, number] = [20, 170, 380, 185];
-    expect(horizontalRules(page(400, 200, [...dashes, ...letters, short, bar]), lines)).toEqual([]);
+    expect(horizontalRules(inkPage(400, 200, [...dashes, ...letters, short, bar]), lines)).toEqual([]);
   });
 });
 

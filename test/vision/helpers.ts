@@ -1,7 +1,21 @@
-// Shared by the line front end's tests: the lines config of the default bundle's shape, and the pieces of a fake
-// recogniser (what crop a batch row holds, and the outputs the front end reads).
+// Shared by the line front end's tests: the lines config of the default bundle's shape, the pieces of a fake
+// recogniser (what crop a batch row holds, and the outputs the front end reads), and pages of black rectangles.
 import type { LinesConfig } from "../../src/model/schema.js";
 import type { Tensor } from "../../src/vision/lines.js";
+import type { PagePixels } from "../../src/vision/preprocess.js";
+
+/** A rectangle of ink, [x0, x1) × [y0, y1) as [x0, y0, x1, y1], in page pixels. */
+export type Rect = [number, number, number, number];
+
+/** A white RGB page with the rectangles `ink` in black: glyphs, rules and frames whose geometry a test sets. */
+export function inkPage(width: number, height: number, ink: readonly Rect[]): PagePixels {
+  const data = Buffer.alloc(width * height * 3, 255);
+  for (const [x0, y0, x1, y1] of ink) for (let y = y0; y < y1; y++) data.fill(0, (y * width + x0) * 3, (y * width + x1) * 3);
+  return { width, height, data };
+}
+
+/** An extent from its four edges. */
+export const box = (xMin: number, yMin: number, xMax: number, yMax: number) => ({ xMin, yMin, xMax, yMax });
 
 export const LINES_CFG: LinesConfig = {
   detector: "d",

@@ -23,7 +23,7 @@ import {
   type LineUnit,
   type Tensor,
 } from "../../src/vision/lines.js";
-import { LINES_CFG, middleRow, recognised } from "./helpers.js";
+import { inkPage, LINES_CFG, middleRow, recognised } from "./helpers.js";
 
 const CFG = LINES_CFG;
 
@@ -220,17 +220,11 @@ describe("orderLines", () => {
 });
 
 describe("marginMarks", () => {
-  // a white page with dark rectangles: text lines the detector found, and what lies outside them
-  function page(width: number, height: number, ink: [number, number, number, number][]) {
-    const data = Buffer.alloc(width * height * 3, 255);
-    for (const [x0, y0, x1, y1] of ink)
-      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
-    return { width, height, data };
-  }
+  // pages of dark rectangles (helpers.ts inkPage): text lines the detector found, and what lies outside them
   const lines = [box(50, 100, 550, 130), box(50, 140, 550, 170)]; // detected lines, 30 px high
 
   it("finds a lone page number below the text, grown like a detected box, and glyphs of one number as one mark", () => {
-    const px = page(600, 400, [
+    const px = inkPage(600, 400, [
       [60, 110, 540, 122],
       [60, 150, 540, 162],
       [296, 350, 302, 366],
@@ -249,7 +243,7 @@ describe("marginMarks", () => {
   });
 
   it("ignores specks, ink beside the text lines, rules wider than a few words, tall figures and the page's edge", () => {
-    const px = page(600, 400, [
+    const px = inkPage(600, 400, [
       [300, 360, 302, 361], // a 2-pixel speck
       [560, 140, 566, 156], // beside a line, not beyond the outermost ones
       [60, 300, 540, 302], // a rule
@@ -260,7 +254,7 @@ describe("marginMarks", () => {
   });
 
   it("finds a folio above the text too, and nothing when no line was detected", () => {
-    const px = page(600, 400, [[290, 40, 296, 56]]);
+    const px = inkPage(600, 400, [[290, 40, 296, 56]]);
     expect(marginMarks(px, lines, 1.5)).toHaveLength(1);
     expect(marginMarks(px, [], 1.5)).toEqual([]);
   });

@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type Tensor, withLargeText, withMissedText } from "../../src/vision/lines.js";
 import { missedLargeText, missedText } from "../../src/vision/missed-text.js";
-import { LINES_CFG } from "./helpers.js";
+import { box, inkPage, LINES_CFG } from "./helpers.js";
 
-// a white page with dark rectangles: glyphs, and the boxes a detector found
-function page(width: number, height: number, ink: [number, number, number, number][]) {
-  const data = Buffer.alloc(width * height * 3, 255);
-  for (const [x0, y0, x1, y1] of ink)
-    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
-  return { width, height, data };
-}
-const box = (xMin: number, yMin: number, xMax: number, yMax: number) => ({ xMin, yMin, xMax, yMax });
 /** `n` glyphs 6 px wide and 10 high from x, 3 px apart, a word space every fourth */
 function glyphs(x: number, y: number, n: number): [number, number, number, number][] {
   const out: [number, number, number, number][] = [];
@@ -35,7 +27,7 @@ describe("missedText", () => {
   const text = [...glyphs(50, 100, 50), ...glyphs(50, 130, 50), ...glyphs(50, 160, 50)];
 
   it("finds the glyphs of a line outside every box, as one run along the row", () => {
-    const runs = missedText(page(600, 300, text), found);
+    const runs = missedText(inkPage(600, 300, text), found);
     expect(runs).toHaveLength(1);
     const [run] = runs;
     expect(run!.yMin).toBe(160);
@@ -46,11 +38,11 @@ describe("missedText", () => {
   });
 
   it("finds nothing where the boxes hold the text", () => {
-    expect(missedText(page(600, 300, text), [...found.slice(0, 2), box(40, 155, 560, 175)])).toEqual([]);
+    expect(missedText(inkPage(600, 300, text), [...found.slice(0, 2), box(40, 155, 560, 175)])).toEqual([]);
   });
 
   it("ignores specks, rules, tall figures, a few glyphs alone, glyphs far apart and a curve in pieces", () => {
-    const px = page(600, 300, [
+    const px = inkPage(600, 300, [
       ...text.filter(([, y0]) => y0 < 160),
       [300, 200, 302, 201], // a speck
       [50, 190, 550, 192], // a rule
@@ -64,15 +56,15 @@ describe("missedText", () => {
   });
 
   it("needs two boxes to measure a line by", () => {
-    expect(missedText(page(600, 300, text), [found[0]!])).toEqual([]);
-    expect(missedText(page(600, 300, text), [])).toEqual([]);
+    expect(missedText(inkPage(600, 300, text), [found[0]!])).toEqual([]);
+    expect(missedText(inkPage(600, 300, text), [])).toEqual([]);
   });
 });
 
 describe("withMissedText", () => {
   // 50 rows of glyphs down an A4 page at 150 DPI, 30 px apart; the first pass found the first two only
   const rows = Array.from({ length: 50 }, (_, k) => 40 + 30 * k);
-  const px = page(
+  const px = inkPage(
     1275,
     1650,
     rows.flatMap((y) => glyphs(100, y, 100)),
@@ -98,7 +90,7 @@ describe("withMissedText", () => {
     });
     expect(await withMissedText(px, first, { detect: blank }, LINES_CFG)).toEqual(first);
     // a banner of two rows, lower than the strips' overlap: one strip, read whole
-    const banner = page(1275, 60, [...glyphs(100, 10, 100), ...glyphs(100, 40, 100)]);
+    const banner = inkPage(1275, 60, [...glyphs(100, 10, 100), ...glyphs(100, 40, 100)]);
     const found = await withMissedText(
       banner,
       [
@@ -120,7 +112,7 @@ describe("missedLargeText and withLargeText", () => {
   const body = [box(40, 35, 560, 55), box(40, 65, 560, 85), box(40, 95, 560, 115)];
   const text = [...glyphs(50, 40, 50), ...glyphs(50, 70, 50), ...glyphs(50, 100, 50)];
   const headline: [number, number, number, number][] = Array.from({ length: 12 }, (_, k) => [50 + 28 * k, 200, 74 + 28 * k, 240]);
-  const px = page(600, 300, [...text, ...headline]);
+  const px = inkPage(600, 300, [...text, ...headline]);
   // its last word's box, as tall as a headline's (the glyphs under it are inside it)
   const lastWord = box(270, 190, 390, 250);
 
@@ -135,11 +127,11 @@ describe("missedLargeText and withLargeText", () => {
   });
 
   it("leaves a lone large glyph beside lower boxes (a drop cap), body-sized glyphs, rules and a page it boxed", () => {
-    const dropCap = page(600, 300, [...text, [10, 35, 34, 85]]);
+    const dropCap = inkPage(600, 300, [...text, [10, 35, 34, 85]]);
     expect(missedLargeText(dropCap, body)).toEqual([]);
     // glyphs of body type outside the boxes are missedText's
-    expect(missedLargeText(page(600, 300, [...text, ...glyphs(50, 200, 40)]), body)).toEqual([]);
-    expect(missedLargeText(page(600, 300, [...text, [50, 200, 550, 240]]), body)).toEqual([]);
+    expect(missedLargeText(inkPage(600, 300, [...text, ...glyphs(50, 200, 40)]), body)).toEqual([]);
+    expect(missedLargeText(inkPage(600, 300, [...text, [50, 200, 550, 240]]), body)).toEqual([]);
     expect(missedLargeText(px, [...body, box(40, 190, 390, 250)])).toEqual([]);
   });
 

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { strayMarks } from "../../src/vision/stray-marks.js";
+import { box, inkPage, type Rect } from "./helpers.js";
 
-// a white page with dark rectangles: glyphs, frames, and the boxes a detector found (20 px high over 10-px glyphs)
-type Rect = [number, number, number, number];
-function page(width: number, height: number, ink: Rect[]) {
-  const data = Buffer.alloc(width * height * 3, 255);
-  for (const [x0, y0, x1, y1] of ink)
-    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
-  return { width, height, data };
-}
-const box = (xMin: number, yMin: number, xMax: number, yMax: number) => ({ xMin, yMin, xMax, yMax });
+// pages of dark rectangles (helpers.ts inkPage): glyphs, frames, and the boxes a detector found (20 px high over
+// 10-px glyphs)
 /** a frame's outline, 1 px wide */
 const frame = (x0: number, y0: number, x1: number, y1: number): Rect[] => [
   [x0, y0, x1, y0 + 1],
@@ -27,7 +21,7 @@ describe("strayMarks", () => {
   const rules = [...frame(40, 90, 70, 210), ...frame(40, 90, 410, 210)];
 
   it("finds a lone glyph among the lines, in a ruled cell, as a box a line high", () => {
-    const marks = strayMarks(page(500, 300, [...cells, ...numbers, ...rules]), found, [], 1.5);
+    const marks = strayMarks(inkPage(500, 300, [...cells, ...numbers, ...rules]), found, [], 1.5);
     expect(marks).toHaveLength(4);
     for (const [k, m] of [...marks].sort((a, b) => a.yMin - b.yMin).entries()) {
       expect(m.yMax - m.yMin).toBe(20);
@@ -38,7 +32,7 @@ describe("strayMarks", () => {
   });
 
   it("leaves glyphs beside a box (a word cut short), runs of more than three, pictures and the margins", () => {
-    const px = page(500, 300, [
+    const px = inkPage(500, 300, [
       ...cells,
       [405, 130, 410, 140], // just right of a row's box
       ...[0, 1, 2, 3].map((k) => [150 + 9 * k, 240, 156 + 9 * k, 250] as Rect), // four glyphs: a word
@@ -49,7 +43,7 @@ describe("strayMarks", () => {
   });
 
   it("joins glyphs a small gap apart into one mark, and leaves glyphs with other ink near them", () => {
-    const px = page(500, 300, [...cells, [200, 240, 206, 250], [209, 240, 215, 250], [60, 240, 66, 250], [75, 240, 81, 250]]);
+    const px = inkPage(500, 300, [...cells, [200, 240, 206, 250], [209, 240, 215, 250], [60, 240, 66, 250], [75, 240, 81, 250]]);
     const marks = strayMarks(px, [...found, box(80, 270, 400, 290)], [], 1.5);
     // the glyphs at 200 and 209 join one mark; those at 60 and 75 lie too far apart to join (9 px, over 0.6 of their
     // height) and too close to stand alone (within half a line): pieces of something the detector left, no mark
