@@ -7,6 +7,7 @@ import { caseBySize, slotHeights, smallCaps } from "./letter-case.js";
 import { darkRuns, rowGroups, type DarkRun } from "./components.js";
 import { inkOutsideBoxes, missedLargeText, missedText } from "./missed-text.js";
 import { STRAY_GLYPHS, strayMarks } from "./stray-marks.js";
+import { capAlone, dropCaps, withDropCap } from "./drop-caps.js";
 import { deskewPage } from "./deskew.js";
 import { withoutLinkBorders } from "./link-borders.js";
 import { withoutGlyphFrames } from "./glyph-frames.js";
@@ -535,6 +536,60 @@ async function sureStrayMarks(
   return kept;
 }
 
+/** A drop cap is set into its line where the recogniser reads it alone as one Latin or Cyrillic letter this sure
+ * ("É" read "E" at 0.70 or "é" at 0.67; "O" read "0" at 0.87; no Greek: a formula's large "Π"), or as one upright stroke ("I" read "1" at 0.49: alone it is "I", "l", "1" or "|"; its
+ * line, read with it, tells which). */
+const DROP_CAP_PEAK = 0.6;
+const DROP_CAP_SYMBOL = /^[\p{Script=Latin}\p{Script=Cyrillic}0]$/u;
+const DROP_CAP_STROKE = /^[lI|!]$/;
+/** Figures read this sure, each (a "1" surer than this is no "I"), are a number set large beside its text (a step's):
+ * it is set a word space before the first line. */
+const DROP_CAP_ONE = 0.9;
+const DROP_CAP_FIGURES = /^\d{1,3}$/;
+
+/**
+ * The page and its boxes with each drop cap (vision/drop-caps.ts) the recogniser reads surely as one letter set
+ * again at the start of the line it begins, that line's box reaching over it; where there is none, as they were.
+ * `ink`: the page's ink outside the boxes (or outside boxes that held them: the lines of pictures left out), where
+ * it was traced.
+ */
+async function withDropCaps(
+  page: PagePixels,
+  boxes: LineBox[],
+  models: LineModels,
+  cfg: LinesConfig,
+  dictionary: readonly string[],
+  ink?: readonly DarkRun[],
+): Promise<{ page: PagePixels; boxes: LineBox[] }> {
+  const caps = dropCaps(page, boxes, ink ?? inkOutsideBoxes(page, boxes));
+  if (!caps.length) return { page, boxes };
+  const reads = await readTogether(
+    caps.map(({ cap }) => {
+      const alone = capAlone(page, cap);
+      return recogniserCrop(alone, { xMin: 0, xMax: alone.width, yMin: 0, yMax: alone.height }, cfg.rec_height, cfg.rec_max_width);
+    }),
+    models,
+    cfg,
+    dictionary,
+  );
+  const out = [...boxes];
+  const own = new Set<number>();
+  let copied = false;
+  caps.forEach((c, k) => {
+    const { text, peaks } = reads[k]!;
+    const letter = DROP_CAP_SYMBOL.test(text) && peaks[0]! >= DROP_CAP_PEAK;
+    const figures = DROP_CAP_FIGURES.test(text) && Math.min(...peaks) >= DROP_CAP_ONE;
+    if (!letter && !figures && !DROP_CAP_STROKE.test(text) && !(text === "1" && peaks[0]! < DROP_CAP_ONE)) return;
+    const set = withDropCap(page, c.cap, out[c.line]!, copied, c.height, figures);
+    if (!set) return;
+    copied = true;
+    page = set.page;
+    out[c.line] = { ...out[c.line]!, ...set.box };
+    if (c.own !== undefined) own.add(c.own);
+  });
+  return { page, boxes: own.size ? out.filter((_, k) => !own.has(k)) : out };
+}
+
 /** A vertical reading is taken when its mean peak probability is at least this… */
 const VERTICAL_SURE = 0.8;
 /** …it has at least this many Latin or Cyrillic letters or digits, and it is surer than the boxes read across. */
@@ -617,7 +672,7 @@ export async function detectedLines(
   cfg: LinesConfig,
   clock: (stage: string) => void = () => {},
   again = 1,
-): Promise<{ page: PagePixels; found: LineBox[] }> {
+): Promise<{ page: PagePixels; found: LineBox[]; ink?: readonly DarkRun[] }> {
   // a page scanned askew is turned straight first: axis-aligned line crops of a skewed line hold its neighbours
   // too (boxes are then in the straightened page's pixels, which differ by the turn about the centre)
   page = deskewPage(page).page;
@@ -632,7 +687,9 @@ export async function detectedLines(
   // lines of two columns the detector joined (a narrow gutter, a page scanned askew) are cut where the pixels show the gutter
   const found = splitAtInkGutters(boxes, page);
   clock("detect");
-  return { page, found };
+  // (where no second look changed the boxes, the ink outside them is the first pass's: cutting a line at a gutter
+  // uncovers no ink)
+  return boxes === first ? { page, found, ink } : { page, found };
 }
 
 /** A page where the detector missed text at its scale (vision/missed-text.ts) is detected again at up to this many
@@ -774,10 +831,12 @@ export async function pageUnits(
   const grow = growthFor(detected.found, input);
   // (grown, it is detected again where text is missed at no more than its own pixels' scale)
   if (grow > 1) detected = await detectedLines(await grownPage(input, grow), models, cfg, clock, 1 / grow);
-  const page = detected.page;
+  let page = detected.page;
   // a picture's text (a toolbar's labels, a plot's ticks) is not the document's: its lines are not read
   const pictures = pictureRegions(page, detected.found);
-  const inText = pictures.length ? detected.found.filter((b) => !insidePicture(b, pictures)) : detected.found;
+  let inText = pictures.length ? detected.found.filter((b) => !insidePicture(b, pictures)) : detected.found;
+  // a paragraph's drop cap, which the detector leaves out, is set again at the start of its first line
+  ({ page, boxes: inText } = await withDropCaps(page, inText, models, cfg, dictionary, detected.ink));
   // a table of contents' dot leaders, which the detector does not box: found right of their lines, written after their
   // text (decode.ts), and in the reading order a line whose leader runs up to the next box on its row (its page
   // number) reaches over it, one row (not to the margin: a worksheet's blanks would join its columns)
