@@ -77,6 +77,20 @@ export function parseImages(bin, base) {
   return names;
 }
 
+/**
+ * A probe's engines over its pages: `base`/img parsed by `bin` (parseImages) and, where `tesseract`, read by Tesseract
+ * in `langOf(name)` (tesseractOnce). The pages' names, and per engine its name and where it left a page's text.
+ */
+export function probeEngines(bin, base, tesseract, langOf) {
+  const names = parseImages(bin, base);
+  const engines = [["ours", (n) => path.join(base, "ours", `${n}.md`)]];
+  if (tesseract) {
+    for (const n of names) tesseractOnce(path.join(base, "img", `${n}.png`), path.join(base, "tesseract", n), langOf(n));
+    engines.push(["tesseract", (n) => path.join(base, "tesseract", `${n}.txt`)]);
+  }
+  return { names, engines };
+}
+
 /** Tesseract 5 (`--psm 3`, `-l lang`, one thread) reads `png` into `out`.txt, unless a run before left that file. */
 export function tesseractOnce(png, out, lang) {
   if (existsSync(`${out}.txt`)) return;

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs, parseImages, tesseractOnce } from "../bench-common.mjs";
+import { cliArgs, probeEngines } from "../bench-common.mjs";
 import { numbersRead, pageScores } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -179,13 +179,8 @@ async function build() {
 
 function run() {
   const bin = path.resolve(option("--bin", path.join(root, "bin/ocr.js")));
-  const names = parseImages(bin, dir);
   const langOf = (n) => readFileSync(path.join(dir, "truth", `${n}.lang`), "utf8").trim();
-  const engines = [["ours", (n) => path.join(dir, "ours", `${n}.md`)]];
-  if (flag("--tesseract")) {
-    for (const n of names) tesseractOnce(path.join(dir, "img", `${n}.png`), path.join(dir, "tesseract", n), `${langOf(n)}+eng`);
-    engines.push(["tesseract", (n) => path.join(dir, "tesseract", `${n}.txt`)]);
-  }
+  const { names, engines } = probeEngines(bin, dir, flag("--tesseract"), (n) => `${langOf(n)}+eng`);
   const pct = (a, b) => ((100 * a) / Math.max(1, b)).toFixed(1);
   console.log("lang  engine     pages   CER (errors)        numbers      letters not in the truth");
   for (const [engine, file] of engines) {

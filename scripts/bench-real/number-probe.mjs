@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs, parseImages, tesseractOnce } from "../bench-common.mjs";
+import { cliArgs, probeEngines } from "../bench-common.mjs";
 import { editDistance, numbersRead, pageScores, plainText } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -135,12 +135,7 @@ function run() {
   const bin = path.resolve(option("--bin", path.join(root, "bin/ocr.js")));
   for (const set of SETS) {
     const base = path.join(dir, set);
-    const names = parseImages(bin, base);
-    const engines = [["ours", (n) => path.join(base, "ours", `${n}.md`)]];
-    if (flag("--tesseract")) {
-      for (const n of names) tesseractOnce(path.join(base, "img", `${n}.png`), path.join(base, "tesseract", n), "eng");
-      engines.push(["tesseract", (n) => path.join(base, "tesseract", `${n}.txt`)]);
-    }
+    const { names, engines } = probeEngines(bin, base, flag("--tesseract"), () => "eng");
     for (const [engine, file] of engines) {
       let [found, total, errors, chars] = [0, 0, 0, 0];
       const missed = [];
