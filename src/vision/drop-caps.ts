@@ -29,9 +29,11 @@ const TOP_LEVEL = 0.5;
 /** (a line beside it shares this many line heights of its rows at least) */
 const OVERLAP = 0.25;
 const BESIDE_LINES = 2;
-/** Pieces of ink (an accent, a serif's hairline broken off) within this share of the cap's height above it and
- * about it are the cap's. */
+/** A piece of ink over the cap, from ACCENT_REACH of its height above its top to ACCENT_LOW below it and within
+ * ACCENT_SIDE of its height beside its sides, is its accent (a piece beside it is the first line's: "A" read "A:"). */
 const ACCENT_REACH = 0.4;
+const ACCENT_LOW = 0.25;
+const ACCENT_SIDE = 0.1;
 /** Its strokes are this share of its height wide at least (a stem, a bowl: the thin rules of a link's frame,
  * joined into a tall piece beside two lines of a table of contents and read as "E", are not). */
 const STROKE = 0.06;
@@ -44,9 +46,12 @@ const FILL = 0.68;
 const JOIN_OVERLAP = 0.7;
 const JOIN_GAP = 0.4;
 const MAX_GLYPHS = 3;
-/** A piece of ink outside the boxes this many line heights high that touches a box, with strokes this many pixels
- * wide, may be part of a drop cap a box reaches over: it is traced again whole, within WINDOW line heights. */
-const PIECE = 0.4;
+/** A piece of ink outside the boxes this many line heights high that touches a box within PIECE_START line heights
+ * of its start, with strokes PIECE_STROKE pixels wide, may be part of a drop cap the box reaches over (a "W" the
+ * first line's box held but for its foot, 10 px of a 31-px line): it is traced again whole, within WINDOW line
+ * heights. */
+const PIECE_EDGE = 0.25;
+const PIECE_START = 3;
 const PIECE_STROKE = 2;
 const WINDOW = 4;
 /** A box this many line heights high at least and no more than OWN_WIDTH of its height wide may be a drop cap's own
@@ -79,15 +84,30 @@ export function dropCaps(page: PagePixels, boxes: readonly Extent[], ink: readon
   const line = median(boxes.map((b) => b.yMax - b.yMin));
   if (!(line > 0)) return [];
   const caps: DropCap[] = [];
+  // (a line beginning within `reach` right of `e`, on its rows, and reaching on: what is traced again must have one)
+  const lineBeside = (e: Extent, reach: number, own?: Extent) =>
+    boxes.some(
+      (o) =>
+        o !== own &&
+        o.xMin >= e.xMin - 0.25 * line &&
+        o.xMin - e.xMax <= reach &&
+        o.xMax >= e.xMax + 2 * line &&
+        Math.min(o.yMax, e.yMax) - Math.max(o.yMin, e.yMin) >= OVERLAP * line,
+    );
   const candidates: (DarkRun & { own?: number })[] = [];
   const same = (a: Extent, b: Extent) => a.xMin === b.xMin && a.xMax === b.xMax && a.yMin === b.yMin && a.yMax === b.yMax;
   for (const r of ink) {
     const h = r.yMax - r.yMin;
-    if (h < PIECE * line || h > CAP_MAX * line || r.pixels < 4) continue;
-    // (a box may reach over part of the letter, the first line's over its top: a piece that touches a box is
-    // traced again whole, where its strokes are a letter's, not a rule's)
-    const touching = boxes.some((b) => overlapArea(b, { xMin: r.xMin - 1, xMax: r.xMax + 1, yMin: r.yMin - 1, yMax: r.yMax + 1 }) > 0);
-    if (touching && strokeWidth(page, r) < PIECE_STROKE) continue;
+    if (h < PIECE_EDGE * line || h > CAP_MAX * line || r.pixels < 4) continue;
+    // (a box may reach over part of the letter, the first line's over its top or over all but its foot: a piece of
+    // ink PIECE_EDGE high that touches a box within PIECE_START line heights of its start is traced again whole,
+    // where its strokes are a letter's, not a rule's; pieces elsewhere on a box are its own glyphs')
+    const near = { xMin: r.xMin - 1, xMax: r.xMax + 1, yMin: r.yMin - 1, yMax: r.yMax + 1 };
+    const touched = boxes.filter((b) => overlapArea(b, near) > 0);
+    const touching = touched.length > 0;
+    if (touching && !touched.some((b) => r.xMin <= b.xMin + PIECE_START * line)) continue;
+    // (the piece may be a foot far left of the cap's right edge)
+    if (touching && (!lineBeside(r, (PIECE_START + BESIDE_GAP) * line) || strokeWidth(page, r) < PIECE_STROKE)) continue;
     const whole = touching ? wholeGlyph(page, r, line) : r;
     if (!candidates.some((c) => same(c, whole))) candidates.push({ ...whole });
   }
@@ -96,6 +116,7 @@ export function dropCaps(page: PagePixels, boxes: readonly Extent[], ink: readon
   boxes.forEach((b, k) => {
     const h = b.yMax - b.yMin;
     if (h < OWN_MIN * line || b.xMax - b.xMin > OWN_WIDTH * h) return;
+    if (!lineBeside(b, Math.max(BESIDE_GAP * line, BESIDE_GAP_CAP * h), b)) return;
     const { x0, x1, y0, y1 } = pixelRegion(page, b);
     // (its glyphs whole: the box may be tighter than a large figure's ink)
     for (const part of darkRuns(page, x0, x1, y0, y1, INK))
@@ -150,15 +171,14 @@ export function dropCaps(page: PagePixels, boxes: readonly Extent[], ink: readon
     );
     if (above) continue;
     if (caps.some((c) => c.line === first.k)) continue;
-    // an accent or a broken-off piece of it joins it
+    // an accent over it joins it
     const cap: Extent = { xMin: r.xMin, xMax: r.xMax, yMin: r.yMin, yMax: r.yMax };
     for (const p of ink)
       if (
-        !(p.xMin >= r.xMin && p.xMax <= r.xMax && p.yMin >= r.yMin && p.yMax <= r.yMax) &&
-        p.xMin >= r.xMin - ACCENT_REACH * h &&
-        p.xMax <= r.xMax + ACCENT_REACH * h &&
+        p.yMax <= r.yMin + ACCENT_LOW * h &&
         p.yMin >= r.yMin - ACCENT_REACH * h &&
-        p.yMax <= r.yMax &&
+        p.xMin >= r.xMin - ACCENT_SIDE * h &&
+        p.xMax <= r.xMax + ACCENT_SIDE * h &&
         p.xMax <= first.b.xMin
       ) {
         cap.xMin = Math.min(cap.xMin, p.xMin);

@@ -537,9 +537,9 @@ async function sureStrayMarks(
 }
 
 /** A drop cap is set into its line where the recogniser reads it alone as one Latin or Cyrillic letter this sure
- * ("É" read "E" at 0.70 or "é" at 0.67; "O" read "0" at 0.87; no Greek: a formula's large "Π"), or as one upright stroke ("I" read "1" at 0.49: alone it is "I", "l", "1" or "|"; its
+ * ("É" read "E" at 0.70 or "é" at 0.67; "O" read "0" at 0.60-0.90; no Greek: a formula's large "Π"), or as one upright stroke ("I" read "1" at 0.49: alone it is "I", "l", "1" or "|"; its
  * line, read with it, tells which). */
-const DROP_CAP_PEAK = 0.6;
+const DROP_CAP_PEAK = 0.5;
 const DROP_CAP_SYMBOL = /^[\p{Script=Latin}\p{Script=Cyrillic}0]$/u;
 const DROP_CAP_STROKE = /^[lI|!]$/;
 /** Figures read this sure, each (a "1" surer than this is no "I"), are a number set large beside its text (a step's):

@@ -42,6 +42,26 @@ describe("dropCaps", () => {
     expect(caps[0]!.cap.xMax).toBe(82);
   });
 
+  it("joins an accent over the letter, not a piece of the first line beside it", () => {
+    // an acute 8 px above the cap; a speck of the first line's first letter left outside its box, at the cap's right
+    const px = inkPage(600, 300, [...cap, [56, 88, 66, 95], [84, 130, 87, 140], ...text]);
+    const caps = dropCaps(px, boxes, inkOutsideBoxes(px, boxes));
+    expect(caps).toHaveLength(1);
+    expect(caps[0]!.cap).toEqual(box(40, 88, 82, 152));
+    // (its height is the letter's, without the accent)
+    expect(caps[0]!.height).toBe(52);
+  });
+
+  it("takes the letter whole where the first line's box reaches over all of it but its foot", () => {
+    // a cap two lines deep (to the second line's baseline); the first line's box, from the letter's left edge, ends
+    // 6 px (a third of a line) above its foot
+    const px = inkPage(600, 300, [...tee(40, 100, 32), ...text]);
+    const over = [box(40, 99, 360, 126), ...boxes.slice(1)];
+    const caps = dropCaps(px, over, inkOutsideBoxes(px, over));
+    expect(caps.map((c) => c.cap)).toEqual([box(40, 100, 66, 132)]);
+    expect(caps[0]!.line).toBe(0);
+  });
+
   it("takes the letter whole where the first line's box reaches over its top, leaving its stem's foot outside", () => {
     const px = inkPage(600, 300, [...cap, ...text]);
     const over = [box(44, 97, 360, 115), ...boxes.slice(1)];
