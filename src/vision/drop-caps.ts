@@ -84,16 +84,14 @@ export function dropCaps(page: PagePixels, boxes: readonly Extent[], ink: readon
   const line = median(boxes.map((b) => b.yMax - b.yMin));
   if (!(line > 0)) return [];
   const caps: DropCap[] = [];
-  // (a line beginning within `reach` right of `e`, on its rows, and reaching on: what is traced again must have one)
-  const lineBeside = (e: Extent, reach: number, own?: Extent) =>
-    boxes.some(
-      (o) =>
-        o !== own &&
-        o.xMin >= e.xMin - 0.25 * line &&
-        o.xMin - e.xMax <= reach &&
-        o.xMax >= e.xMax + 2 * line &&
-        Math.min(o.yMax, e.yMax) - Math.max(o.yMin, e.yMin) >= OVERLAP * line,
-    );
+  // a box beginning within `reach` right of `e` (or over its left side), on its rows, and reaching on past it
+  const besides = (e: Extent, reach: number, o: Extent) =>
+    o.xMin >= e.xMin - 0.25 * line &&
+    o.xMin - e.xMax <= reach &&
+    o.xMax >= e.xMax + 2 * line &&
+    Math.min(o.yMax, e.yMax) - Math.max(o.yMin, e.yMin) >= OVERLAP * line;
+  // (what is traced again must have one)
+  const lineBeside = (e: Extent, reach: number, own?: Extent) => boxes.some((o) => o !== own && besides(e, reach, o));
   const candidates: (DarkRun & { own?: number })[] = [];
   const same = (a: Extent, b: Extent) => a.xMin === b.xMin && a.xMax === b.xMax && a.yMin === b.yMin && a.yMax === b.yMax;
   for (const r of ink) {
@@ -147,15 +145,7 @@ export function dropCaps(page: PagePixels, boxes: readonly Extent[], ink: readon
     const reach = Math.max(BESIDE_GAP * line, BESIDE_GAP_CAP * h);
     const beside = boxes
       .map((b, k) => ({ b, k }))
-      .filter(
-        ({ b, k }) =>
-          k !== r.own &&
-          b.xMin >= r.xMin - 0.25 * line &&
-          b.xMax >= r.xMax + 2 * line &&
-          b.xMin - r.xMax <= reach &&
-          Math.min(b.yMax, r.yMax) - Math.max(b.yMin, r.yMin) >= OVERLAP * line &&
-          b.yMax - b.yMin <= 1.5 * line,
-      )
+      .filter(({ b, k }) => k !== r.own && besides(r, reach, b) && b.yMax - b.yMin <= 1.5 * line)
       .sort((p, q) => p.b.yMin - q.b.yMin);
     if (beside.length < BESIDE_LINES) continue;
     // (stacked lines, not pieces of one row)
