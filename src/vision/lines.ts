@@ -537,8 +537,8 @@ async function sureStrayMarks(
 }
 
 /** A drop cap is set into its line where the recogniser reads it alone as one Latin or Cyrillic letter this sure
- * ("É" read "E" at 0.70 or "é" at 0.67; "O" read "0" at 0.60-0.90; no Greek: a formula's large "Π"), or as one upright stroke ("I" read "1" at 0.49: alone it is "I", "l", "1" or "|"; its
- * line, read with it, tells which). */
+ * ("É" read "E" at 0.70 or "é" at 0.67; "O" read "0" at 0.60-0.90; no Greek: a formula's large "Π"), or as one
+ * upright stroke ("I" read "1" at 0.49: alone it is "I", "l", "1" or "|"; its line, read with it, tells which). */
 const DROP_CAP_PEAK = 0.5;
 const DROP_CAP_SYMBOL = /^[\p{Script=Latin}\p{Script=Cyrillic}0]$/u;
 const DROP_CAP_STROKE = /^[lI|!]$/;
@@ -548,8 +548,9 @@ const DROP_CAP_ONE = 0.9;
 const DROP_CAP_FIGURES = /^\d{1,3}$/;
 
 /**
- * The page and its boxes with each drop cap (vision/drop-caps.ts) the recogniser reads surely as one letter set
- * again at the start of the line it begins, that line's box reaching over it; where there is none, as they were.
+ * The page and its boxes with each drop cap (vision/drop-caps.ts) the recogniser reads alone as a letter, an upright
+ * stroke or figures (DROP_CAP_*) set again at the start of the line it begins, that line's box reaching over it (the
+ * cap's own box, where the detector boxed it alone, left out); where there is none, as they were.
  * `ink`: the page's ink outside the boxes (or outside boxes that held them: the lines of pictures left out), where
  * it was traced.
  */
