@@ -15,6 +15,35 @@ export function cliArgs(argv = process.argv.slice(2)) {
   return { argv, flag, option, list };
 }
 
+/**
+ * A probe's command line, `build|run DIR [options]`: its command, DIR resolved, and cliArgs' readers of its options;
+ * given anything else it prints `usage: USAGE` and exits 2.
+ */
+export function probeArgs(usage) {
+  const args = cliArgs();
+  const [command, dirArg] = args.argv;
+  if (!["build", "run"].includes(command) || !dirArg) {
+    process.stderr.write(`usage: ${usage}\n`);
+    process.exit(2);
+  }
+  return { ...args, command, dir: path.resolve(dirArg) };
+}
+
+/** A synthetic page's dice from `seed` (a linear congruential generator): a number in [0, 1), a member of a list, an
+ * integer in [lo, hi]. The same seed gives the same pages. */
+export function seeded(seed) {
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+  return { random, pick, int };
+}
+
+/** An SVG page `width` x `height` of white holding `body`, drawn by sharp (librsvg) into the PNG `file`. */
+export async function whitePage(sharp, width, height, body, file) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="white"/>${body}</svg>`;
+  await sharp(Buffer.from(svg)).png().toFile(file);
+}
+
 /** PDFs named by the inputs: files as given, folders expanded to their *.pdf in name order. */
 export function pdfsIn(inputs) {
   return inputs.flatMap((p) =>

@@ -18,19 +18,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs, probeEngines } from "../bench-common.mjs";
+import { probeArgs, probeEngines, seeded, whitePage } from "../bench-common.mjs";
 import { numbersRead, pageScores } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { argv, flag, option } = cliArgs();
-const [command, dirArg] = argv;
-if (!["build", "run"].includes(command) || !dirArg) {
-  process.stderr.write(
-    "usage: node scripts/bench-real/colour-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]\n",
-  );
-  process.exit(2);
-}
-const dir = path.resolve(dirArg);
+const { command, dir, flag, option } = probeArgs(
+  "node scripts/bench-real/colour-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]",
+);
 const FACES = ["DejaVu Sans", "DejaVu Serif", "Liberation Sans", "Liberation Serif"];
 /** Each language's Tesseract pack, its heading's words and its sentences (short enough for a box's line). */
 const LANGUAGES = {
@@ -118,10 +112,7 @@ const [W, H] = [1240, 1754];
 
 async function build() {
   const sharp = createRequire(path.join(root, "package.json"))("sharp");
-  let seed = Number(option("--seed", "11"));
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const pick = (list) => list[Math.floor(random() * list.length)];
-  const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+  const { random, pick, int } = seeded(Number(option("--seed", "11")));
   const xml = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
   for (const sub of ["img", "truth"]) mkdirSync(path.join(dir, sub), { recursive: true });
   const codes = Object.keys(LANGUAGES);
@@ -164,13 +155,7 @@ async function build() {
       }
     }
     const name = `cp-${String(p).padStart(2, "0")}`;
-    await sharp(
-      Buffer.from(
-        `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="white"/>${svg}</svg>`,
-      ),
-    )
-      .png()
-      .toFile(path.join(dir, "img", `${name}.png`));
+    await whitePage(sharp, W, H, svg, path.join(dir, "img", `${name}.png`));
     writeFileSync(path.join(dir, "truth", `${name}.md`), truth.join("\n") + "\n");
     writeFileSync(path.join(dir, "truth", `${name}.lang`), lang + "\n");
     process.stderr.write(`colour-probe: ${name} (${lang}, ${face})\n`);

@@ -19,20 +19,14 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import { cliArgs, tesseractOnce } from "../bench-common.mjs";
+import { probeArgs, tesseractOnce } from "../bench-common.mjs";
 import { pageScores } from "../cer.mjs";
 import { degrade } from "./degrade.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { argv, flag, option, list } = cliArgs();
-const [command, dirArg] = argv;
-if (!["build", "run"].includes(command) || !dirArg) {
-  process.stderr.write(
-    "usage: node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--scan] [--bin bin/ocr.js] [--tesseract] [--reuse]\n",
-  );
-  process.exit(2);
-}
-const dir = path.resolve(dirArg);
+const { command, dir, flag, option, list } = probeArgs(
+  "node scripts/bench-real/dpi-sweep.mjs build|run DIR [--dpi 100,150,200,300] [--every 2] [--scan] [--bin bin/ocr.js] [--tesseract] [--reuse]",
+);
 const manifest = JSON.parse(readFileSync(path.join(root, "bench/real/manifest.json"), "utf8"));
 
 async function build() {

@@ -18,19 +18,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs, probeEngines } from "../bench-common.mjs";
+import { probeArgs, probeEngines, seeded, whitePage } from "../bench-common.mjs";
 import { pageScores, plainText } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { argv, flag, option } = cliArgs();
-const [command, dirArg] = argv;
-if (!["build", "run"].includes(command) || !dirArg) {
-  process.stderr.write(
-    "usage: node scripts/bench-real/drop-cap-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]\n",
-  );
-  process.exit(2);
-}
-const dir = path.resolve(dirArg);
+const { command, dir, flag, option } = probeArgs(
+  "node scripts/bench-real/drop-cap-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]",
+);
 const FACES = ["DejaVu Serif", "Liberation Serif", "DejaVu Sans", "Liberation Sans"];
 /** Each language's Tesseract pack, paragraph openings (a capital's word first) and words for the rest. */
 const LANGUAGES = {
@@ -79,10 +73,7 @@ const CAP_HEIGHT = 0.72;
 
 async function build() {
   const sharp = createRequire(path.join(root, "package.json"))("sharp");
-  let seed = Number(option("--seed", "7"));
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const pick = (list) => list[Math.floor(random() * list.length)];
-  const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+  const { random, pick, int } = seeded(Number(option("--seed", "7")));
   /** The ink width of `text` set at `size` px in `face`, measured from its rendering. */
   const inkWidth = async (text, face, size, weight = "normal") => {
     const side = Math.ceil(size * (text.length + 1));
@@ -149,13 +140,7 @@ async function build() {
       }
     }
     const name = `dc-${String(p).padStart(2, "0")}`;
-    await sharp(
-      Buffer.from(
-        `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="white"/>${svg}</svg>`,
-      ),
-    )
-      .png()
-      .toFile(path.join(dir, "img", `${name}.png`));
+    await whitePage(sharp, W, H, svg, path.join(dir, "img", `${name}.png`));
     writeFileSync(path.join(dir, "truth", `${name}.md`), truth.join("\n\n") + "\n");
     writeFileSync(path.join(dir, "truth", `${name}.lang`), lang + "\n");
     writeFileSync(path.join(dir, "truth", `${name}.json`), JSON.stringify(look) + "\n");

@@ -17,19 +17,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliArgs, probeEngines } from "../bench-common.mjs";
+import { probeArgs, probeEngines, seeded, whitePage } from "../bench-common.mjs";
 import { editDistance, numbersRead, pageScores, plainText } from "../cer.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { argv, flag, option } = cliArgs();
-const [command, dirArg] = argv;
-if (!["build", "run"].includes(command) || !dirArg) {
-  process.stderr.write(
-    "usage: node scripts/bench-real/number-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]\n",
-  );
-  process.exit(2);
-}
-const dir = path.resolve(dirArg);
+const { command, dir, flag, option } = probeArgs(
+  "node scripts/bench-real/number-probe.mjs build|run DIR [--pages N] [--seed S] [--bin bin/ocr.js] [--tesseract]",
+);
 const SETS = ["clean", "scan"];
 const FACES = [
   "DejaVu Sans",
@@ -50,10 +44,7 @@ const [W, H, MARGIN] = [1240, 1754, 150];
 
 async function build() {
   const sharp = createRequire(path.join(root, "package.json"))("sharp");
-  let seed = Number(option("--seed", "7"));
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const pick = (list) => list[Math.floor(random() * list.length)];
-  const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+  const { random, pick, int } = seeded(Number(option("--seed", "7")));
   const pad = (n, width) => String(n).padStart(width, "0");
   const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const NUMBERS = [
@@ -108,10 +99,9 @@ async function build() {
         if (line.length && y < H - MARGIN - 50) flush();
       }
     }
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="white"/><g font-family="${face}" font-size="${px.toFixed(1)}" fill="black">${texts.join("")}</g></svg>`;
     const name = `np-${pad(p, 2)}`;
     const clean = path.join(dir, "clean", "img", `${name}.png`);
-    await sharp(Buffer.from(svg)).png().toFile(clean);
+    await whitePage(sharp, W, H, `<g font-family="${face}" font-size="${px.toFixed(1)}" fill="black">${texts.join("")}</g>`, clean);
     // the scan: tilted, scanned at a lower resolution, blurred, JPEG, brought back to 150 DPI, contrast raised
     const scale = [0.62, 0.7, 0.8, 0.55][p % 4];
     const small = await sharp(clean)
