@@ -2,7 +2,7 @@
 // link-frame eraser (link-borders.ts) and the dot-leader finder (leaders.ts); and such runs joined along their rows
 // (the mark finder's marks, missed-text.ts's runs of glyphs).
 import type { Extent } from "../layout/xycut.js";
-import type { PagePixels } from "./preprocess.js";
+import { luminance, type PagePixels } from "./preprocess.js";
 
 /** Calls `visit` with each pixel index 8-adjacent to pixel p inside the w × h grid. */
 export function forNeighbours(p: number, w: number, h: number, visit: (q: number) => void): void {
@@ -76,8 +76,7 @@ export function darkRuns(page: PagePixels, x0: number, x1: number, y0: number, y
     for (let x = 0; x < w; x++) {
       const p = (y0 + y) * page.width + x0 + x;
       if (skip?.[p]) continue;
-      const i = p * 3;
-      ink[y * w + x] = 0.299 * page.data[i]! + 0.587 * page.data[i + 1]! + 0.114 * page.data[i + 2]! < dark ? 1 : 0;
+      ink[y * w + x] = luminance(page.data, p * 3) < dark ? 1 : 0;
     }
   const out: DarkRun[] = [];
   forComponents(ink, w, h, ({ members, x0: ax, x1: bx, y0: ay, y1: by }) => {

@@ -7,7 +7,7 @@
 // number set large beside its text (a step's "1", "12") is found the same way and set a word space before its line.
 import { median, overlapArea, type Extent } from "../layout/xycut.js";
 import { darkRuns, rowGroups, type DarkRun } from "./components.js";
-import { type PagePixels, pixelRegion } from "./preprocess.js";
+import { luminance, type PagePixels, pixelRegion } from "./preprocess.js";
 import { resizeBicubic } from "./resample.js";
 
 /** Ink darker than this (0–255 luminance) is the glyphs'. */
@@ -59,8 +59,6 @@ const WINDOW = 4;
  * its glyphs as tall as a cap, or cut by its top and foot both, are candidates, traced whole. */
 const OWN_MIN = 0.9;
 const OWN_WIDTH = 3;
-
-const luminance = (d: Uint8Array, i: number) => 0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]!;
 
 /** A drop cap: its ink's extent, the index in `boxes` of the line it begins and, where the detector boxed it alone,
  * of its own box. */

@@ -6,7 +6,7 @@
 // form one run with the whole grid and a frame round a block of text is larger, so both stay.
 import type { Extent } from "../layout/xycut.js";
 import { whitenFrames } from "./link-borders.js";
-import type { PagePixels } from "./preprocess.js";
+import { luminance, type PagePixels } from "./preprocess.js";
 
 /** Ink darker than this (0–255 luminance) makes a frame's pixels… */
 const INK = 128;
@@ -18,19 +18,17 @@ const MAX_SIDE = 0.04;
 /** …and at most this many times as wide as high, or high as wide. */
 const MAX_ASPECT = 2;
 
-const luminance = (data: Buffer, p: number) => 0.299 * data[3 * p]! + 0.587 * data[3 * p + 1]! + 0.114 * data[3 * p + 2]!;
-
 /** The page with its glyph frames whitened: a copy where any are found, the page itself where none is; `frames` are
  * the boxes of those taken off. */
 export function withoutGlyphFrames(page: PagePixels): { page: PagePixels; frames: Extent[] } {
   const { width: w, height: h, data } = page;
   const mask = new Uint8Array(w * h);
-  for (let p = 0; p < w * h; p++) if (luminance(data, p) < INK) mask[p] = 1;
+  for (let p = 0; p < w * h; p++) if (luminance(data, 3 * p) < INK) mask[p] = 1;
   const largest = MAX_SIDE * w;
   return whitenFrames(
     page,
     mask,
-    (q) => luminance(data, q) < EDGE,
+    (q) => luminance(data, 3 * q) < EDGE,
     (bw, bh) => bw <= largest && bh <= largest && bw <= MAX_ASPECT * bh && bh <= MAX_ASPECT * bw,
   );
 }

@@ -1,7 +1,7 @@
 // Line crops for the recogniser: a detected line's pixels scaled to the recogniser's height and kept as bytes, and
 // the normalised batch the recogniser reads, made from them only when it is read.
 import type { Extent } from "../layout/xycut.js";
-import { pixelRegion, type PagePixels } from "./preprocess.js";
+import { luminance, pixelRegion, type PagePixels } from "./preprocess.js";
 import { resizeBicubic, resizeGrey } from "./resample.js";
 
 /** A batch of images (NCHW floats) as the line models take it. */
@@ -56,12 +56,7 @@ export function cropValue(crop: LineCrop, c: number, r: number, x: number): numb
  */
 export function inkCrop(crop: LineCrop): LineCrop {
   const n = crop.width * crop.height;
-  const grey =
-    crop.channels === 1
-      ? crop.pixels
-      : Uint8Array.from({ length: n }, (_, i) =>
-          Math.round(0.299 * crop.pixels[3 * i]! + 0.587 * crop.pixels[3 * i + 1]! + 0.114 * crop.pixels[3 * i + 2]!),
-        );
+  const grey = crop.channels === 1 ? crop.pixels : Uint8Array.from({ length: n }, (_, i) => Math.round(luminance(crop.pixels, 3 * i)));
   const counts = new Uint32Array(256);
   for (let i = 0; i < n; i++) counts[grey[i]!]!++;
   let lo = 0,

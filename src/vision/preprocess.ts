@@ -14,6 +14,12 @@ export interface PagePixels {
   data: Buffer;
 }
 
+/** The luminance (0-255, ITU-R 601 weights) of the RGB pixel whose red byte is at `i` in `rgb`: what tells ink from
+ * paper, whatever their colours. */
+export function luminance(rgb: Uint8Array, i: number): number {
+  return 0.299 * rgb[i]! + 0.587 * rgb[i + 1]! + 0.114 * rgb[i + 2]!;
+}
+
 /** The whole pixels of the page that `box` covers: [x0, x1) × [y0, y1), clamped to the page. */
 export function pixelRegion(page: { width: number; height: number }, box: Extent): { x0: number; x1: number; y0: number; y1: number } {
   return {
